@@ -118,9 +118,9 @@ FlagSet train_flags() {
   flags.add_string("checkpoint_dir", "train_logs", "checkpoints and TensorBoard logs");
   flags.add_string("hidden", "256,256", "hidden layer sizes");
   flags.add_string("optimizer", "adam", "adam, sgd, momentum or adagrad");
-  flags.add_string("learning_rate", "0.001", "the optimizer's learning rate");
+  flags.add_string("learning_rate", "0.0005", "the optimizer's learning rate");
   flags.add_int("batch_size", 128, "examples per step and worker");
-  flags.add_int("epochs", 10, "passes over the training set (all workers together)");
+  flags.add_int("epochs", 15, "passes over the training set (all workers together)");
   flags.add_int("save_checkpoint_steps", 200, "global steps between checkpoints");
   flags.add_int("log_every", 200, "steps between loss/accuracy lines of the chief");
   flags.add_bool("sync_replicas", false, "train synchronously (SyncReplicasOptimizer)");

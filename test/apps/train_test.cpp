@@ -1,0 +1,145 @@
+// `troupe train` end to end, small: in one process, as a launched 1 ps + 2 worker cluster
+// (asynchronous and synchronous), interrupted and resumed from its checkpoint, and its errors.
+// Needs Debian's dataset-fashion-mnist (installed by scripts/install-deps.sh); skipped without.
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <regex>
+
+#include <boost/test/unit_test.hpp>
+
+#include "apps/child_process.hpp"
+#include "apps/fashion_mnist.hpp"
+
+namespace troupe {
+namespace fs = std::filesystem;
+using testing::ChildProcess;
+using testing::run_process;
+
+namespace {
+
+constexpr int kTimeoutMs = 240000;
+
+bool have_data() {
+  bool present = fs::exists(fs::path(kDefaultFashionMnistDir) / "train-images-idx3-ubyte.gz");
+  if (!present) BOOST_TEST_MESSAGE("skipped: Fashion-MNIST is not installed");
+  return present;
+}
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("troupe-train-test-" + std::to_string(getpid()));
+  TempDir() { fs::remove_all(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+// The test accuracy the chief printed, or -1.
+double accuracy_in(const std::string& out) {
+  std::smatch match;
+  if (!std::regex_search(out, match, std::regex("test accuracy ([0-9.]+)"))) return -1;
+  return std::stod(match[1]);
+}
+
+// Small and quick: one hidden layer of 32, two epochs of big batches.
+std::vector<std::string> small_model(const fs::path& dir) {
+  return {"--hidden=32",      "--batch_size=500",
+          "--epochs=2",       "--save_checkpoint_steps=20",
+          "--log_every=1000", "--checkpoint_dir=" + dir.string()};
+}
+
+std::vector<std::string> launch(const std::vector<std::string>& train_flags) {
+  std::vector<std::string> argv = {TROUPE_CLI, "launch", "--ps=1", "--workers=2",
+                                   "--",       "troupe", "train"};
+  argv.insert(argv.end(), train_flags.begin(), train_flags.end());
+  return argv;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(train)
+
+BOOST_AUTO_TEST_CASE(in_one_process) {
+  if (!have_data()) return;
+  TempDir dir;
+  std::vector<std::string> argv = {TROUPE_CLI, "train"};
+  auto flags = small_model(dir.path);
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  auto result = run_process(argv, kTimeoutMs);
+  BOOST_TEST(result.exit_code == 0, result.out);
+  BOOST_TEST(accuracy_in(result.out) > 0.75, result.out);
+  BOOST_TEST(fs::exists(dir.path / "checkpoint"));
+  BOOST_TEST(fs::exists(dir.path / "model.ckpt-240.npz"));  // 2 * 60000 / 500
+}
+
+BOOST_AUTO_TEST_CASE(as_a_launched_cluster_and_resumed) {
+  if (!have_data()) return;
+  TempDir dir;
+  // Interrupt the job once it has written a checkpoint past the first.
+  ChildProcess job(launch(small_model(dir.path)));
+  bool checkpointed = false;
+  for (int i = 0; i < 2400 && !checkpointed; ++i) {
+    job.wait_for(std::string(1, '\0'), 100);  // keep reading the job's output for 100 ms
+    if (!fs::exists(dir.path)) continue;
+    for (const auto& entry : fs::directory_iterator(dir.path)) {
+      std::string name = entry.path().filename().string();
+      if (name.rfind("model.ckpt-", 0) == 0 && name != "model.ckpt-0.npz") checkpointed = true;
+    }
+  }
+  BOOST_REQUIRE_MESSAGE(checkpointed, job.output());
+  auto interrupted = job.stop(SIGTERM, 30000);
+  BOOST_TEST(interrupted.exit_code == 130, interrupted.out);
+  BOOST_TEST(interrupted.out.find("troupe launch: interrupted") != std::string::npos);
+
+  // Run again: the chief restores and training finishes from there.
+  auto resumed = run_process(launch(small_model(dir.path)), kTimeoutMs);
+  BOOST_TEST(resumed.exit_code == 0, resumed.out);
+  BOOST_TEST(resumed.out.find("restored from") != std::string::npos, resumed.out);
+  BOOST_TEST(resumed.out.find("at step 0 of") == std::string::npos, resumed.out);
+  BOOST_TEST(accuracy_in(resumed.out) > 0.75, resumed.out);
+  BOOST_TEST(resumed.out.find("troupe launch: done") != std::string::npos);
+
+  // Once more: nothing left to train, the chief only evaluates.
+  auto again = run_process(launch(small_model(dir.path)), kTimeoutMs);
+  BOOST_TEST(again.exit_code == 0, again.out);
+  // Asynchronous workers may overshoot the last step by a step each, as in TensorFlow.
+  std::smatch match;
+  BOOST_REQUIRE(
+      std::regex_search(again.out, match, std::regex("at step ([0-9]+) of 240, restored")));
+  BOOST_TEST(std::stoi(match[1]) >= 240, again.out);
+  BOOST_TEST(accuracy_in(again.out) == accuracy_in(resumed.out), again.out);
+}
+
+BOOST_AUTO_TEST_CASE(synchronously) {
+  if (!have_data()) return;
+  TempDir dir;
+  auto flags = small_model(dir.path);
+  flags.push_back("--sync_replicas");
+  auto result = run_process(launch(flags), kTimeoutMs);
+  BOOST_TEST(result.exit_code == 0, result.out);
+  // Synchronous steps take 2 x 500 examples: 2 epochs are 120 global steps.
+  BOOST_TEST(result.out.find("at step 0 of 120") != std::string::npos, result.out);
+  BOOST_TEST(accuracy_in(result.out) > 0.7, result.out);
+}
+
+BOOST_AUTO_TEST_CASE(bad_inputs_are_one_line_errors) {
+  auto refused = [](const std::vector<std::string>& flags, const std::string& needle,
+                    const std::vector<std::string>& env = {}) {
+    std::vector<std::string> argv = {TROUPE_CLI, "train"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    auto result = run_process(argv, 60000, env);
+    BOOST_TEST(result.exit_code != 0, result.out);
+    BOOST_TEST(result.out.find(needle) != std::string::npos,
+               "'" << needle << "' not in: " << result.out);
+  };
+  refused({"--optimizer=rmsprop"}, "--optimizer=rmsprop: expected adam, sgd, momentum or adagrad");
+  refused({"--hidden=256,0"}, "--hidden=256,0: '0' is not a layer size >= 1");
+  refused({"--learning_rate=fast"}, "--learning_rate=fast is not a number");
+  refused({"--epochs=0"}, "--batch_size and --epochs must be >= 1");
+  refused({"--data_dir=/nonexistent"}, "sudo apt-get install dataset-fashion-mnist");
+  refused({"--worker_hosts=127.0.0.1:1", "--evaluator_hosts=127.0.0.1:2", "--job_name=evaluator"},
+          "job 'evaluator' has no part in training");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace troupe

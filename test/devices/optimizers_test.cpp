@@ -1,0 +1,114 @@
+// Tests for the optimizers as graph builders: they train a small quadratic to its minimum,
+// keep slot variables next to the variable, and advance the global step.
+#include <set>
+
+#include "devices/run_graph.hpp"
+#include "graph/optimizers.hpp"
+
+namespace troupe {
+using testing::check_error;
+using testing::run_graph;
+
+namespace {
+
+// loss = sum((w - target)^2), w starting at 0.
+struct Quadratic {
+  Scope s = Scope::new_root();
+  Device device{"/job:localhost/replica:0/task:0/device:CPU:0", "CPU", 1};
+  ModelVariable w = make_variable(s, "w", Tensor::from_vector<double>({0, 0}));
+  ModelVariable step = get_or_create_global_step(s);
+  Output loss =
+      ops::Sum(s, ops::Square(s, ops::Sub(s, w.ref, Tensor::from_vector<double>({1, -2}))), {0});
+
+  void init() {
+    BOOST_REQUIRE(run_graph(s, {}, {}, {global_variables_initializer(s)}, &device).ok());
+  }
+  std::vector<Tensor> fetch(const std::vector<Output>& outs) {
+    auto r = run_graph(s, outs, {}, {}, &device);
+    BOOST_REQUIRE_MESSAGE(r.ok(), r.status().to_string());
+    return *r;
+  }
+  void train(const Operation& op, int steps) {
+    for (int i = 0; i < steps; ++i)
+      BOOST_REQUIRE(run_graph(s, {}, {}, {op}, &device).ok());
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(optimizers)
+
+BOOST_AUTO_TEST_CASE(gradient_descent_step_is_exact) {
+  Quadratic q;
+  GradientDescentOptimizer sgd(0.25);
+  auto train = sgd.minimize(q.s, q.loss, q.step.ref);
+  BOOST_REQUIRE_MESSAGE(train.ok(), train.status().to_string());
+  q.init();
+  q.train(*train, 1);
+  // grad = 2 (w - target) = [-2, 4]; w = 0 - 0.25 * grad = [0.5, -1].
+  auto values = q.fetch({q.w.ref, q.step.ref});
+  BOOST_TEST(values[0].to_vector<double>() == (std::vector<double>{0.5, -1}));
+  BOOST_TEST(values[1].scalar<int64_t>() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(every_optimizer_reaches_the_minimum) {
+  struct Case {
+    std::string name;
+    std::function<std::unique_ptr<Optimizer>()> make;
+    int steps;
+  };
+  std::vector<Case> cases = {
+      {"sgd", [] { return std::make_unique<GradientDescentOptimizer>(0.1); }, 200},
+      {"momentum", [] { return std::make_unique<MomentumOptimizer>(0.05, 0.9); }, 300},
+      {"adagrad", [] { return std::make_unique<AdagradOptimizer>(0.5); }, 500},
+      {"adam", [] { return std::make_unique<AdamOptimizer>(0.1); }, 500},
+  };
+  for (const Case& c : cases) {
+    Quadratic q;
+    auto optimizer = c.make();
+    auto train = optimizer->minimize(q.s, q.loss, q.step.ref);
+    BOOST_REQUIRE_MESSAGE(train.ok(), c.name << ": " << train.status().to_string());
+    q.init();
+    q.train(*train, c.steps);
+    auto values = q.fetch({q.w.ref, q.step.ref});
+    auto w = values[0].to_vector<double>();
+    BOOST_TEST(std::abs(w[0] - 1) < 1e-2, c.name << " w0 = " << w[0]);
+    BOOST_TEST(std::abs(w[1] + 2) < 1e-2, c.name << " w1 = " << w[1]);
+    BOOST_TEST(values[1].scalar<int64_t>() == c.steps, c.name);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(slots_are_variables_next_to_their_variable) {
+  Quadratic q;
+  AdamOptimizer adam(0.1);
+  BOOST_REQUIRE(adam.minimize(q.s, q.loss, q.step.ref).ok());
+  std::set<std::string> names;
+  for (const auto& r : global_variables(q.s.graph()))
+    names.insert(r.variable);
+  for (const char* n : {"w", "global_step", "w/Adam", "w/Adam_1", "beta1_power", "beta2_power"}) {
+    BOOST_TEST(names.count(n) == 1u, n);
+  }
+  std::set<std::string> trainable;
+  for (const auto& r : trainable_variables(q.s.graph()))
+    trainable.insert(r.variable);
+  BOOST_TEST(trainable == (std::set<std::string>{"w"}));
+  // Slots colocate with their variable.
+  const NodeDef& slot = q.s.graph().find("w/Adam")->def();
+  BOOST_TEST(slot.find_attr("_class") != nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(errors) {
+  Scope s = Scope::new_root();
+  auto x = ops::Placeholder(s, DataType::kFloat);
+  GradientDescentOptimizer sgd(0.1);
+  check_error(sgd.minimize(s, ops::Square(s, x)).status(), Code::kInvalidArgument,
+              "no trainable variables");
+  auto v = make_variable(s, "unused", Tensor(1.f));
+  check_error(sgd.minimize(s, ops::Square(s, x)).status(), Code::kInvalidArgument,
+              "no variable has a gradient");
+  (void)v;
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace troupe
