@@ -18,6 +18,12 @@ using resolve_device_atom = caf::atom_constant<caf::atom("resolvedev")>;
 using list_devices_atom = caf::atom_constant<caf::atom("listdevs")>;
 using resolve_role_atom = caf::atom_constant<caf::atom("resolverol")>;
 using retry_connect_atom = caf::atom_constant<caf::atom("retryconn")>;
+using watch_tasks_atom = caf::atom_constant<caf::atom("watchtasks")>;
+using task_lost_atom = caf::atom_constant<caf::atom("tasklost")>;
+using heartbeat_tick_atom = caf::atom_constant<caf::atom("hbtick")>;
+// Answered (with an empty reply) by task actors, master services and master sessions: the
+// liveness probe of peers and remote clients.
+using heartbeat_atom = caf::atom_constant<caf::atom("heartbeat")>;
 // Master service.
 using create_session_atom = caf::atom_constant<caf::atom("newsession")>;
 // Master session.

@@ -3,7 +3,10 @@
 //
 // The request is made by a short-lived helper actor that also monitors the destination, so
 // the wait ends when the answer comes, when the deadline passes (DeadlineExceeded), or when
-// the destination dies or its node becomes unreachable (Unavailable) — never later.
+// the destination dies or its node becomes unreachable (Unavailable) — never later. A
+// destination in another process is also sent heartbeats while the wait lasts: one that
+// freezes (its connection stays open but nothing answers) is Unavailable after
+// kRemoteHeartbeatTimeout.
 #pragma once
 
 #include <future>
@@ -11,9 +14,13 @@
 
 #include <caf/all.hpp>
 
+#include "actors/atoms.hpp"
 #include "actors/error_bridge.hpp"
 
 namespace troupe {
+
+constexpr std::chrono::milliseconds kRemoteHeartbeatInterval{1000};
+constexpr std::chrono::milliseconds kRemoteHeartbeatTimeout{4000};
 
 // Sends `message...` to `dest` and waits up to `timeout` (caf::infinite is safe: a dead or
 // unreachable destination ends the wait) for a reply of type T (caf::unit_t for an empty
@@ -38,6 +45,23 @@ StatusOr<T> blocking_request(caf::actor_system& system, const caf::actor& dest,
                                  self->system().render(down.reason)));
     });
     auto on_error = [=](caf::error& err) { finish(from_caf_error(err, what)); };
+    // Heartbeats to a destination in another process (answered by every troupe service).
+    bool remote = dest.node() != self->node();
+    if (remote) self->delayed_send(self, kRemoteHeartbeatInterval, heartbeat_tick_atom::value);
+    auto heartbeat = [=] {
+      self->request(dest, kRemoteHeartbeatTimeout, heartbeat_atom::value)
+          .then(
+              [=] {
+                self->delayed_send(self, kRemoteHeartbeatInterval, heartbeat_tick_atom::value);
+              },
+              [=](caf::error& err) {
+                // Other errors: the destination does not take heartbeats (e.g. a custom role);
+                // its death still ends the wait through the monitor.
+                if (err != caf::sec::request_timeout) return;
+                finish(errors::Unavailable("{}: no answer to a heartbeat within {} ms", what,
+                                           kRemoteHeartbeatTimeout.count()));
+              });
+    };
     if constexpr (std::is_same_v<T, caf::unit_t>) {
       // A handler returning caf::unit answers with an empty message.
       self->request(dest, timeout, message...).then([=] { finish(caf::unit); }, on_error);
@@ -45,7 +69,7 @@ StatusOr<T> blocking_request(caf::actor_system& system, const caf::actor& dest,
       self->request(dest, timeout, message...)
           .then([=](T& value) { finish(std::move(value)); }, on_error);
     }
-    return {};
+    return {[=](heartbeat_tick_atom) { heartbeat(); }};
   });
   return answered.get();
 }

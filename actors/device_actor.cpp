@@ -23,6 +23,7 @@ struct Partition {
 struct RunningStep {
   std::unique_ptr<StepContext> context;
   std::shared_ptr<Executor> executor;  // kept alive even if the partition is deregistered
+  caf::actor_addr master;              // the master session driving the step
 };
 
 struct DeviceState {
@@ -30,6 +31,7 @@ struct DeviceState {
   std::unique_ptr<DeviceRendezvous> rendezvous;
   std::map<int64_t, Partition> partitions;
   std::map<int64_t, RunningStep> running;
+  std::map<caf::actor_addr, int> masters;  // monitored masters -> their running steps
   std::deque<std::function<void()>> work;
   int64_t next_handle = 1;
   static inline const char* name = "troupe.device";
@@ -45,8 +47,34 @@ void abort_step(Self* self, int64_t step_id, const Status& reason) {
   }
 }
 
+void watch_master(Self* self, const caf::actor_addr& master) {
+  if (master && self->state.masters[master]++ == 0) self->monitor(master);
+}
+
+void unwatch_master(Self* self, const caf::actor_addr& master) {
+  auto it = self->state.masters.find(master);
+  if (it == self->state.masters.end() || --it->second > 0) return;
+  self->demonitor(master);
+  self->state.masters.erase(it);
+}
+
 caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
   auto& st = self->state;
+  // Steps whose master is gone (its task died) can never finish: abort them.
+  self->set_down_handler([=](caf::down_msg& msg) {
+    auto& st = self->state;
+    st.masters.erase(msg.source);
+    std::vector<int64_t> orphaned;
+    for (const auto& [id, step] : st.running) {
+      if (step.master == msg.source) orphaned.push_back(id);
+    }
+    for (int64_t id : orphaned) {
+      abort_step(self, id,
+                 errors::Aborted("step {} on {}: its master session is gone ({})", id,
+                                 st.device->name(), self->system().render(msg.reason)));
+    }
+  });
+  self->send(config.directory, watch_tasks_atom::value);
   st.device = std::make_unique<Device>(config.name, config.type, config.intra_op_threads);
   st.rendezvous = std::make_unique<DeviceRendezvous>(
       self, config.directory,
@@ -74,6 +102,8 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
           return to_caf_error(aborted);
         }
         int64_t step_id = request.step_id;
+        // Before make_response_promise, which takes the sender out of the current message.
+        auto master = caf::actor_cast<caf::actor_addr>(self->current_sender());
         auto context = std::make_unique<StepContext>();
         context->step_id = step_id;
         context->container = it->second.container;
@@ -86,9 +116,11 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
         auto promise = self->make_response_promise<RunPartitionResponse>();
         StepContext& step = *context;
         auto executor = it->second.executor;
-        st.running.emplace(step_id, RunningStep{std::move(context), executor});
+        st.running.emplace(step_id, RunningStep{std::move(context), executor, master});
+        watch_master(self, master);
         executor->run_async(step, [self, step_id, promise](const Status& status) mutable {
           auto node = self->state.running.extract(step_id);
+          unwatch_master(self, node.mapped().master);
           self->state.rendezvous->table().finish_step(step_id);
           if (!status.ok()) {
             promise.deliver(to_caf_error(status));
@@ -112,6 +144,10 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
       },
       [=](abort_step_atom, int64_t step_id, const caf::error& reason) {
         abort_step(self, step_id, from_caf_error(reason));
+      },
+      [=](task_lost_atom, const std::string& job, int32_t index, const caf::error&) {
+        // Tensors for its devices are sent to a fresh lookup from now on.
+        self->state.rendezvous->forget_task(fmt::format("/job:{}/replica:0/task:{}/", job, index));
       },
       [=](deregister_partition_atom, int64_t handle) {
         self->state.partitions.erase(handle);

@@ -14,6 +14,8 @@
 //       Cancels the step here; it fails with `reason`, now or when it arrives.
 //   (deregister_partition_atom, int64_t handle)    -> caf::unit
 //   (clear_container_atom, std::string container)  -> caf::unit   drops its resources
+//   (task_lost_atom, job, index, reason)           from the directory: forget that task's peers
+// A running step whose master session goes away (its task died) is aborted with Aborted.
 #pragma once
 
 #include <string>

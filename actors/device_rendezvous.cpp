@@ -52,6 +52,10 @@ void DeviceRendezvous::resolved(const std::string& device, const Status& status,
   }
 }
 
+void DeviceRendezvous::forget_task(const std::string& task_prefix) {
+  std::erase_if(peers_, [&](const auto& peer) { return peer.first.starts_with(task_prefix); });
+}
+
 void DeviceRendezvous::recv(int64_t step_id, const std::string& key, RecvCallback done) {
   table_.recv(step_id, key, std::move(done));
 }

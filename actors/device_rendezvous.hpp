@@ -31,6 +31,9 @@ class DeviceRendezvous : public Rendezvous {
   // A tensor another device sent here.
   Status deliver(int64_t step_id, const std::string& key, Tensor value);
   LocalRendezvous& table() { return table_; }
+  // Drops the cached peers whose names start with `task_prefix` ("/job:ps/replica:0/task:0/"):
+  // their task was lost, and a restarted one has new actors.
+  void forget_task(const std::string& task_prefix);
 
  private:
   struct Outgoing {

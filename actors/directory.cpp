@@ -1,7 +1,10 @@
-// The directory actor: task and device resolution with lazy, retried connections.
+// The directory actor: task and device resolution with lazy, retried connections, and failure
+// detection (closed connections, heartbeats).
 #include "actors/directory.hpp"
 
+#include <iostream>
 #include <map>
+#include <set>
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -26,13 +29,31 @@ struct Resolving {
   std::string address;
   Clock::time_point deadline;
   std::chrono::milliseconds backoff{100};
+  bool retry = true;  // false: one attempt (the task was lost)
+};
+
+// A task we are connected to.
+struct Connected {
+  caf::actor actor;
+  bool remote = false;  // in another actor system: watched by heartbeats
+  bool ping_in_flight = false;
+};
+
+// A task that died or stopped answering.
+struct Lost {
+  Status reason;
+  caf::actor frozen;  // the handle of a task that is connected but does not answer, else null
+  bool ping_in_flight = false;
 };
 
 struct DirectoryState {
   DirectoryConfig config;
-  std::map<TaskKey, caf::actor> tasks;
+  std::map<TaskKey, Connected> tasks;
+  std::map<TaskKey, Lost> lost;
   std::map<TaskKey, Resolving> resolving;
   std::map<std::string, std::pair<caf::actor, TaskKey>> devices;  // device -> actor, its task
+  std::set<caf::actor> watchers;
+  bool ticking = false;  // a heartbeat tick is scheduled
   static inline const char* name = "troupe.directory";
 };
 
@@ -42,17 +63,119 @@ std::string task_label(const TaskKey& key) {
   return fmt::format("/job:{}/replica:0/task:{}", key.first, key.second);
 }
 
+std::string task_address(Self* self, const TaskKey& key) {
+  auto address = self->state.config.server_def.cluster.task_address(key.first, key.second);
+  return address.ok() ? *address : std::string("?");
+}
+
+bool heartbeats_enabled(Self* self) {
+  return self->state.config.peers.heartbeat_timeout.count() > 0;
+}
+
+// How long a connected task has to answer a control request (it answers at once if alive).
+std::chrono::milliseconds answer_timeout(Self* self) {
+  const PeerOptions& peers = self->state.config.peers;
+  return heartbeats_enabled(self)
+             ? std::max(peers.heartbeat_timeout, std::chrono::milliseconds(1000))
+             : peers.connect_timeout;
+}
+
+void schedule_tick(Self* self) {
+  if (self->state.ticking || !heartbeats_enabled(self)) return;
+  self->state.ticking = true;
+  self->delayed_send(self, self->state.config.peers.heartbeat_interval, heartbeat_tick_atom::value);
+}
+
+// Forgets task `key` as connected, remembers why it is lost and tells the watchers; logs one
+// line unless the task stopped cleanly.
+void mark_lost(Self* self, const TaskKey& key, Status reason, caf::actor frozen, bool log = true) {
+  auto& st = self->state;
+  st.tasks.erase(key);
+  std::erase_if(st.devices, [&](const auto& e) { return e.second.second == key; });
+  if (log) std::cerr << "troupe: " << reason.to_string() << std::endl;
+  for (const caf::actor& watcher : st.watchers) {
+    self->send(watcher, task_lost_atom::value, key.first, static_cast<int32_t>(key.second),
+               to_caf_error(reason));
+  }
+  st.lost[key] = Lost{std::move(reason), std::move(frozen), false};
+  if (st.lost[key].frozen != nullptr) schedule_tick(self);
+}
+
 void finish_resolve(Self* self, const TaskKey& key, const Status& status, const caf::actor& task) {
   auto it = self->state.resolving.find(key);
   if (it == self->state.resolving.end()) return;
   auto waiters = std::move(it->second.waiters);
   self->state.resolving.erase(it);
   if (status.ok()) {
-    self->state.tasks[key] = task;
+    bool remote = task.node() != self->node();
+    self->state.tasks[key] = Connected{task, remote, false};
+    if (self->state.lost.erase(key) > 0) {
+      std::cerr << "troupe: " << task_label(key) << " at " << task_address(self, key) << " is back"
+                << std::endl;
+    }
     self->monitor(task);
+    if (remote) schedule_tick(self);
   }
   for (auto& waiter : waiters)
     waiter(status, task);
+}
+
+// Asks task `key` (connected, or lost but still connected) whether it is alive.
+void ping(Self* self, const TaskKey& key, const caf::actor& task) {
+  self->request(task, self->state.config.peers.heartbeat_timeout, heartbeat_atom::value)
+      .then(
+          [=] {
+            auto& st = self->state;
+            if (auto it = st.tasks.find(key); it != st.tasks.end() && it->second.actor == task) {
+              it->second.ping_in_flight = false;
+            } else if (auto lost = st.lost.find(key);
+                       lost != st.lost.end() && lost->second.frozen == task) {
+              // It answers again: connected as before.
+              st.lost.erase(lost);
+              st.tasks[key] = Connected{task, true, false};
+              std::cerr << "troupe: " << task_label(key) << " at " << task_address(self, key)
+                        << " answers again" << std::endl;
+            }
+          },
+          [=](caf::error& err) {
+            auto& st = self->state;
+            if (auto it = st.tasks.find(key); it != st.tasks.end() && it->second.actor == task) {
+              bool timeout = err == caf::sec::request_timeout;
+              Status reason =
+                  timeout
+                      ? errors::Unavailable(
+                            "{} at {} is lost: it did not answer a heartbeat within {} ms",
+                            task_label(key), task_address(self, key),
+                            st.config.peers.heartbeat_timeout.count())
+                      : errors::Unavailable("{} at {} is lost: {}", task_label(key),
+                                            task_address(self, key), self->system().render(err));
+              mark_lost(self, key, std::move(reason), timeout ? task : caf::actor());
+            } else if (auto lost = st.lost.find(key);
+                       lost != st.lost.end() && lost->second.frozen == task) {
+              lost->second.ping_in_flight = false;
+            }
+          });
+}
+
+void heartbeat_tick(Self* self) {
+  auto& st = self->state;
+  st.ticking = false;
+  bool watching = false;
+  for (auto& [key, task] : st.tasks) {
+    if (!task.remote) continue;
+    watching = true;
+    if (task.ping_in_flight) continue;
+    task.ping_in_flight = true;
+    ping(self, key, task.actor);
+  }
+  for (auto& [key, lost] : st.lost) {
+    if (lost.frozen == nullptr) continue;
+    watching = true;
+    if (lost.ping_in_flight) continue;
+    lost.ping_in_flight = true;
+    ping(self, key, lost.frozen);
+  }
+  if (watching) schedule_tick(self);
 }
 
 // One connection attempt to the task's address; a failure is retried with back-off until
@@ -84,7 +207,7 @@ void connect(Self* self, const TaskKey& key) {
             auto it = self->state.resolving.find(key);
             if (it == self->state.resolving.end()) return;
             Resolving& again = it->second;
-            if (Clock::now() + again.backoff >= again.deadline) {
+            if (!again.retry || Clock::now() + again.backoff >= again.deadline) {
               finish_resolve(self, key,
                              errors::Unavailable("{} at {} is unreachable: {}", task_label(key),
                                                  again.address, self->system().render(err)),
@@ -99,7 +222,9 @@ void connect(Self* self, const TaskKey& key) {
 
 void resolve_task(Self* self, const TaskKey& key, TaskCallback done) {
   auto& st = self->state;
-  if (auto it = st.tasks.find(key); it != st.tasks.end()) return done(Status::OK(), it->second);
+  if (auto it = st.tasks.find(key); it != st.tasks.end()) {
+    return done(Status::OK(), it->second.actor);
+  }
   const ServerDef& def = st.config.server_def;
   if (key.first == def.job_name && key.second == def.task_index) {
     return done(Status::OK(), st.config.self_task);
@@ -110,10 +235,20 @@ void resolve_task(Self* self, const TaskKey& key, TaskCallback done) {
     it->second.waiters.push_back(std::move(done));
     return;
   }
+  auto lost = st.lost.find(key);
+  // A frozen task fails fast until a heartbeat finds it again.
+  if (lost != st.lost.end() && lost->second.frozen != nullptr) {
+    return done(lost->second.reason, caf::actor());
+  }
   Resolving& r = st.resolving[key];
   r.waiters.push_back(std::move(done));
   r.address = *address;
-  r.deadline = Clock::now() + st.config.connect_timeout;
+  r.deadline = Clock::now() + st.config.peers.connect_timeout;
+  if (lost != st.lost.end()) {
+    // A task that died gets one attempt per lookup (it may have been restarted).
+    r.retry = false;
+    r.deadline = Clock::now() + answer_timeout(self);
+  }
   // A server of this process and this actor system needs no network.
   if (auto local = find_local_task(*address);
       local && &local->runtime->system() == &self->system()) {
@@ -128,7 +263,7 @@ void task_devices(Self* self, const TaskKey& key,
                   std::function<void(const Status&, std::vector<DeviceInfo>)> done) {
   resolve_task(self, key, [=](const Status& status, const caf::actor& task) {
     if (!status.ok()) return done(status, {});
-    self->request(task, self->state.config.connect_timeout, get_devices_atom::value)
+    self->request(task, answer_timeout(self), get_devices_atom::value)
         .then(
             [=](std::vector<DeviceInfo>& devices) {
               for (const DeviceInfo& d : devices)
@@ -144,15 +279,25 @@ void task_devices(Self* self, const TaskKey& key,
 caf::behavior directory_behavior(Self* self, DirectoryConfig config) {
   self->state.config = std::move(config);
   self->set_down_handler([=](caf::down_msg& msg) {
-    // Forget a task (and its devices) that went away; it is looked up again on next use.
+    // A task that went away is lost (looked up again, once, on next use); a watcher that went
+    // away is forgotten.
     auto& st = self->state;
-    for (auto it = st.tasks.begin(); it != st.tasks.end(); ++it) {
-      if (it->second.address() != msg.source) continue;
-      TaskKey gone = it->first;
-      st.tasks.erase(it);
-      std::erase_if(st.devices, [&](const auto& e) { return e.second.second == gone; });
-      break;
+    for (auto& [key, task] : st.tasks) {
+      if (task.actor.address() != msg.source) continue;
+      TaskKey gone = key;
+      bool stopped = msg.reason == caf::exit_reason::user_shutdown;
+      Status reason = stopped ? errors::Unavailable("{} at {} stopped", task_label(gone),
+                                                    task_address(self, gone))
+                              : errors::Unavailable("{} at {} is lost: its connection closed ({})",
+                                                    task_label(gone), task_address(self, gone),
+                                                    self->system().render(msg.reason));
+      mark_lost(self, gone, std::move(reason), caf::actor(), /*log=*/!stopped);
+      return;
     }
+    for (auto& [key, lost] : st.lost) {
+      if (lost.frozen != nullptr && lost.frozen.address() == msg.source) lost.frozen = nullptr;
+    }
+    std::erase_if(st.watchers, [&](const caf::actor& w) { return w.address() == msg.source; });
   });
   return {
       [=](resolve_task_atom, const std::string& job, int32_t index) -> caf::result<caf::actor> {
@@ -173,7 +318,7 @@ caf::behavior directory_behavior(Self* self, DirectoryConfig config) {
             promise.deliver(to_caf_error(status));
             return;
           }
-          self->request(task, self->state.config.connect_timeout, get_role_atom::value)
+          self->request(task, answer_timeout(self), get_role_atom::value)
               .then([=](caf::actor& role) mutable { promise.deliver(role); },
                     [=](caf::error& err) mutable {
                       promise.deliver(to_caf_error(
@@ -182,6 +327,13 @@ caf::behavior directory_behavior(Self* self, DirectoryConfig config) {
         });
         return promise;
       },
+      [=](watch_tasks_atom) {
+        auto watcher = caf::actor_cast<caf::actor>(self->current_sender());
+        if (watcher != nullptr && self->state.watchers.insert(watcher).second) {
+          self->monitor(watcher);
+        }
+      },
+      [=](heartbeat_tick_atom) { heartbeat_tick(self); },
       [=](retry_connect_atom, const std::string& job, int32_t index) {
         if (self->state.resolving.count({job, index}) > 0) connect(self, {job, index});
       },
@@ -212,12 +364,29 @@ caf::behavior directory_behavior(Self* self, DirectoryConfig config) {
                      });
         return promise;
       },
-      [=](list_devices_atom) -> caf::result<std::vector<DeviceInfo>> {
+      [=](list_devices_atom,
+          const std::vector<std::string>& filter_names) -> caf::result<std::vector<DeviceInfo>> {
         const ClusterSpec& cluster = self->state.config.server_def.cluster;
+        std::vector<DeviceName> filters;
+        for (const std::string& name : filter_names) {
+          auto filter = DeviceName::parse(name);
+          if (!filter.ok()) return to_caf_error(filter.status().with_context("device_filters"));
+          filters.push_back(*filter);
+        }
+        // A device is seen if it matches a filter (or there are none); a task is asked for its
+        // devices only if it could have one.
+        auto could_match = [&](const DeviceName& device) {
+          return filters.empty() ||
+                 std::any_of(filters.begin(), filters.end(),
+                             [&](const DeviceName& f) { return f.is_compatible_with(device); });
+        };
         std::vector<TaskKey> keys;
         for (const std::string& job : cluster.jobs()) {
-          for (int index : cluster.task_indices(job).value())
-            keys.emplace_back(job, index);
+          for (int index : cluster.task_indices(job).value()) {
+            if (could_match(DeviceName{job, 0, index, std::nullopt, std::nullopt})) {
+              keys.emplace_back(job, index);
+            }
+          }
         }
         if (keys.empty()) return std::vector<DeviceInfo>{};
         auto promise = self->make_response_promise<std::vector<DeviceInfo>>();
@@ -225,19 +394,26 @@ caf::behavior directory_behavior(Self* self, DirectoryConfig config) {
         auto remaining = std::make_shared<size_t>(keys.size());
         auto failed = std::make_shared<Status>();
         for (const TaskKey& key : keys) {
-          task_devices(self, key,
-                       [=](const Status& status, std::vector<DeviceInfo> devices) mutable {
-                         if (!status.ok() && failed->ok()) *failed = status;
-                         all->insert(all->end(), devices.begin(), devices.end());
-                         if (--*remaining > 0) return;
-                         if (!failed->ok()) {
-                           promise.deliver(to_caf_error(*failed));
-                           return;
-                         }
-                         std::sort(all->begin(), all->end(),
-                                   [](const auto& a, const auto& b) { return a.name < b.name; });
-                         promise.deliver(std::move(*all));
-                       });
+          task_devices(
+              self, key, [=](const Status& status, std::vector<DeviceInfo> devices) mutable {
+                if (!status.ok() && failed->ok()) *failed = status;
+                all->insert(all->end(), devices.begin(), devices.end());
+                if (--*remaining > 0) return;
+                if (!failed->ok()) {
+                  promise.deliver(to_caf_error(*failed));
+                  return;
+                }
+                std::erase_if(*all, [&](const DeviceInfo& d) {
+                  auto name = DeviceName::parse(d.name);
+                  return !name.ok() ||
+                         (!filters.empty() &&
+                          std::none_of(filters.begin(), filters.end(),
+                                       [&](const DeviceName& f) { return f.matches(*name); }));
+                });
+                std::sort(all->begin(), all->end(),
+                          [](const auto& a, const auto& b) { return a.name < b.name; });
+                promise.deliver(std::move(*all));
+              });
         }
         return promise;
       },
@@ -245,6 +421,25 @@ caf::behavior directory_behavior(Self* self, DirectoryConfig config) {
 }
 
 }  // namespace
+
+Status PeerOptions::validate() const {
+  auto check = [](std::chrono::milliseconds value, const char* name) {
+    if (value.count() < 0) {
+      return errors::InvalidArgument("{} is {} ms: expected >= 0", name, value.count());
+    }
+    return Status::OK();
+  };
+  TROUPE_RETURN_IF_ERROR(check(connect_timeout, "connect_timeout"));
+  TROUPE_RETURN_IF_ERROR(check(heartbeat_interval, "heartbeat_interval"));
+  TROUPE_RETURN_IF_ERROR(check(heartbeat_timeout, "heartbeat_timeout"));
+  if (heartbeat_timeout.count() > 0 && heartbeat_interval.count() == 0) {
+    return errors::InvalidArgument(
+        "heartbeat_interval is 0 ms but heartbeat_timeout is {} ms: heartbeats need an interval "
+        "(or a timeout of 0 to turn them off)",
+        heartbeat_timeout.count());
+  }
+  return Status::OK();
+}
 
 caf::actor spawn_directory(caf::local_actor* parent, DirectoryConfig config) {
   return parent->spawn<caf::linked>(directory_behavior, std::move(config));

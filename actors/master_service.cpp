@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include "actors/atoms.hpp"
+#include "actors/error_bridge.hpp"
 #include "actors/master_session.hpp"
 
 namespace troupe {
@@ -21,8 +22,13 @@ caf::behavior master_service_behavior(caf::stateful_actor<MasterServiceState>* s
                                       MasterServiceConfig config) {
   self->state.config = std::move(config);
   return {
-      [=](create_session_atom, bool has_config, const SessionConfig& session_config) {
+      [=](create_session_atom, bool has_config,
+          const SessionConfig& session_config) -> caf::result<caf::actor> {
         auto& st = self->state;
+        if (has_config) {
+          Status valid = session_config.validate();
+          if (!valid.ok()) return to_caf_error(valid.with_context("SessionConfig"));
+        }
         MasterSessionConfig session;
         // Random ids keep step ids of concurrent sessions apart across the cluster.
         session.session_id = static_cast<int64_t>(st.ids() >> 1);
@@ -31,6 +37,7 @@ caf::behavior master_service_behavior(caf::stateful_actor<MasterServiceState>* s
         session.default_device = st.config.default_device;
         return spawn_master_session(self, std::move(session));
       },
+      [=](heartbeat_atom) { return caf::unit; },
   };
 }
 

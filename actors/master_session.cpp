@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <set>
 
 #include <caf/all.hpp>
 
@@ -29,6 +30,7 @@ struct PreparedPartition {
 
 struct PreparedRun {
   bool ready = false;
+  bool failed = false;  // preparation failed (or a task it needs was lost)
   std::vector<PreparedPartition> partitions;
   std::vector<DataType> feed_types;
   std::vector<PartialShape> feed_shapes;
@@ -38,6 +40,7 @@ struct PreparedRun {
 struct PendingStep {
   caf::typed_response_promise<RunStepResponse> promise;
   std::vector<caf::actor> devices;  // devices running a partition of the step
+  std::vector<std::string> device_names;
   RunStepResponse response;
   size_t remaining = 0;
 };
@@ -50,11 +53,19 @@ struct MasterSessionState {
   std::vector<std::function<void(const Status&)>> device_waiters;
   std::map<RunSignature, std::shared_ptr<PreparedRun>> runs;
   std::map<int64_t, PendingStep> pending;
+  // Tasks lost since the devices were listed ("/job:ps/replica:0/task:0/"): their device
+  // actors are looked up again before a run is placed on them.
+  std::set<std::string> stale_tasks;
   std::mt19937_64 step_ids{std::random_device{}()};
   static inline const char* name = "troupe.master_session";
 };
 
 using Self = caf::stateful_actor<MasterSessionState>;
+
+// Device `device_name` belongs to the task of `task_prefix` ("/job:ps/replica:0/task:0/").
+bool on_task(const std::string& device_name, const std::string& task_prefix) {
+  return device_name.starts_with(task_prefix);
+}
 
 Status check_client_nodes(const GraphDef& delta) {
   for (const NodeDef& node : delta.nodes) {
@@ -84,7 +95,8 @@ void with_devices(Self* self, std::function<void(const Status&)> then) {
   if (st.devices) return then(Status::OK());
   st.device_waiters.push_back(std::move(then));
   if (st.device_waiters.size() > 1) return;
-  self->request(st.config.directory, kControlTimeout, list_devices_atom::value)
+  self->request(st.config.directory, kControlTimeout, list_devices_atom::value,
+                st.config.config.device_filters)
       .then(
           [=](std::vector<DeviceInfo>& devices) {
             self->state.devices = std::move(devices);
@@ -129,11 +141,16 @@ StatusOr<std::vector<Partition>> plan_run(Self* self, const RunSignature& signat
 
 void finish_preparation(Self* self, const RunSignature& signature,
                         const std::shared_ptr<PreparedRun>& run, const Status& status) {
+  if (run->ready || run->failed) return;  // already decided (e.g. failed by a lost task)
   if (status.ok()) {
     run->ready = true;
   } else {
     // Forget the failed run (a later call retries) and release what was registered.
-    self->state.runs.erase(signature);
+    run->failed = true;
+    if (auto it = self->state.runs.find(signature);
+        it != self->state.runs.end() && it->second == run) {
+      self->state.runs.erase(it);
+    }
     for (const PreparedPartition& p : run->partitions) {
       if (p.handle != 0) self->anon_send(p.device, deregister_partition_atom::value, p.handle);
     }
@@ -166,11 +183,51 @@ void register_partitions(Self* self, const RunSignature& signature,
         .then(
             [=](int64_t handle) {
               run->partitions[slot].handle = handle;
+              if (run->failed) {  // the run was given up while this partition registered
+                self->anon_send(run->partitions[slot].device, deregister_partition_atom::value,
+                                handle);
+              }
               done(Status::OK());
             },
             [=](caf::error& err) {
               done(from_caf_error(err, "registering a partition on " + name));
             });
+  }
+}
+
+// Looks up again the devices of `partitions` that are on lost tasks (a restarted task has new
+// actors), then calls `then`.
+void refresh_stale_devices(Self* self, const std::vector<Partition>& partitions,
+                           std::function<void(const Status&)> then) {
+  auto& st = self->state;
+  std::set<std::string> stale;
+  for (const Partition& p : partitions) {
+    for (const std::string& task : st.stale_tasks) {
+      if (on_task(p.device, task)) stale.insert(p.device);
+    }
+  }
+  if (stale.empty()) return then(Status::OK());
+  auto remaining = std::make_shared<size_t>(stale.size());
+  auto first_error = std::make_shared<Status>();
+  for (const std::string& name : stale) {
+    auto done = [=](const Status& status) {
+      if (!status.ok() && first_error->ok()) *first_error = status;
+      if (--*remaining == 0) then(*first_error);
+    };
+    self->request(st.config.directory, kControlTimeout, resolve_device_atom::value, name)
+        .then(
+            [=](caf::actor& actor) {
+              auto& st = self->state;
+              if (st.devices) {
+                for (DeviceInfo& d : *st.devices) {
+                  if (d.name == name) d.actor = actor;
+                }
+              }
+              std::erase_if(st.stale_tasks,
+                            [&](const std::string& task) { return on_task(name, task); });
+              done(Status::OK());
+            },
+            [=](caf::error& err) { done(from_caf_error(err, "looking up " + name)); });
   }
 }
 
@@ -191,7 +248,11 @@ void with_prepared_run(Self* self, const RunSignature& signature,
     if (!listed.ok()) return finish_preparation(self, signature, run, listed);
     auto planned = plan_run(self, signature, *run);
     if (!planned.ok()) return finish_preparation(self, signature, run, planned.status());
-    register_partitions(self, signature, run, std::move(planned).value());
+    auto partitions = std::make_shared<std::vector<Partition>>(std::move(planned).value());
+    refresh_stale_devices(self, *partitions, [=](const Status& refreshed) {
+      if (!refreshed.ok()) return finish_preparation(self, signature, run, refreshed);
+      register_partitions(self, signature, run, std::move(*partitions));
+    });
   });
 }
 
@@ -223,6 +284,7 @@ void start_step(Self* self, int64_t step_id, const std::shared_ptr<PreparedRun>&
   step.remaining = run->partitions.size();
   for (const PreparedPartition& p : run->partitions) {
     step.devices.push_back(p.device);
+    step.device_names.push_back(p.device_name);
     step.response.metadata.devices.push_back(p.device_name);
   }
   for (const PreparedPartition& p : run->partitions) {
@@ -260,6 +322,44 @@ void start_step(Self* self, int64_t step_id, const std::shared_ptr<PreparedRun>&
   }
 }
 
+// Task `job`:`index` is lost: steps with a partition there fail with `reason`, and runs placed
+// there are forgotten, so later steps look its devices up again (failing fast while the task
+// is away). Steps and runs that do not use the task go on.
+void task_lost(Self* self, const std::string& job, int index, const Status& reason) {
+  auto& st = self->state;
+  const std::string prefix = fmt::format("/job:{}/replica:0/task:{}/", job, index);
+  std::vector<int64_t> failing;
+  for (const auto& [id, step] : st.pending) {
+    if (std::any_of(step.device_names.begin(), step.device_names.end(),
+                    [&](const std::string& d) { return on_task(d, prefix); })) {
+      failing.push_back(id);
+    }
+  }
+  for (int64_t id : failing)
+    fail_step(self, id, reason);
+  st.stale_tasks.insert(prefix);
+  std::vector<RunSignature> gone;
+  for (const auto& [signature, run] : st.runs) {
+    if (std::any_of(run->partitions.begin(), run->partitions.end(),
+                    [&](const PreparedPartition& p) { return on_task(p.device_name, prefix); })) {
+      gone.push_back(signature);
+    }
+  }
+  for (const RunSignature& signature : gone) {
+    auto run = st.runs.at(signature);
+    if (!run->ready) {
+      finish_preparation(self, signature, run, reason);  // fails its waiting steps
+      continue;
+    }
+    st.runs.erase(signature);
+    for (const PreparedPartition& p : run->partitions) {
+      if (p.handle != 0 && !on_task(p.device_name, prefix)) {
+        self->anon_send(p.device, deregister_partition_atom::value, p.handle);
+      }
+    }
+  }
+}
+
 void close_session(Self* self, const Status& reason) {
   auto& st = self->state;
   std::vector<int64_t> ids;
@@ -291,6 +391,7 @@ caf::behavior master_session_behavior(Self* self, MasterSessionConfig config) {
   if (self->state.config.config.isolate_session_state) {
     self->state.container = fmt::format("session_{}", self->state.config.session_id);
   }
+  self->send(self->state.config.directory, watch_tasks_atom::value);
   self->set_exit_handler([=](caf::exit_msg& msg) {
     close_session(self, errors::Cancelled("the server is shutting down"));
     self->quit(msg.reason);
@@ -311,7 +412,7 @@ caf::behavior master_session_behavior(Self* self, MasterSessionConfig config) {
         auto promise = self->make_response_promise<RunStepResponse>();
         // Random ids keep concurrent steps of all sessions apart across the cluster.
         int64_t step_id = static_cast<int64_t>(self->state.step_ids() >> 1);
-        self->state.pending.emplace(step_id, PendingStep{promise, {}, {}, 0});
+        self->state.pending.emplace(step_id, PendingStep{promise, {}, {}, {}, 0});
         auto shared_request = std::make_shared<RunStepRequest>(std::move(request));
         with_prepared_run(self, shared_request->signature,
                           [=](const Status& status, std::shared_ptr<PreparedRun> run) {
@@ -321,6 +422,10 @@ caf::behavior master_session_behavior(Self* self, MasterSessionConfig config) {
                           });
         return promise;
       },
+      [=](task_lost_atom, const std::string& job, int32_t index, const caf::error& reason) {
+        task_lost(self, job, index, from_caf_error(reason));
+      },
+      [=](heartbeat_atom) { return caf::unit; },
       [=](close_session_atom) {
         close_session(self, errors::Cancelled("the session was closed"));
         self->quit();

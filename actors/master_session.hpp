@@ -7,9 +7,11 @@
 //   (extend_graph_atom, GraphDef delta) -> caf::unit      adds nodes (all or nothing)
 //   (run_step_atom, RunStepRequest)     -> RunStepResponse
 //   (close_session_atom)                -> caf::unit      cancels running steps, frees state
+//   (heartbeat_atom)                    -> caf::unit      liveness probe of remote clients
 // Errors are troupe errors: InvalidArgument for a bad graph, feed or device; NotFound for an
 // unknown feed or fetch; DeadlineExceeded when a step outlives its timeout; Cancelled when the
-// session closes under a step; Unavailable when a device actor is gone.
+// session closes under a step; Unavailable when a device actor is gone or its task is lost
+// (the directory's failure detection: the step fails at once, naming the task).
 #pragma once
 
 #include <cstdint>

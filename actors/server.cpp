@@ -63,6 +63,7 @@ struct Server::Impl {
 
 StatusOr<std::unique_ptr<Server>> Server::create(const ServerDef& server_def,
                                                  ServerOptions options) {
+  TROUPE_RETURN_IF_ERROR(options.peers.validate());
   if (options.runtime == nullptr) options.runtime = Runtime::shared_default();
   std::unique_ptr<Server> server(new Server(server_def, std::move(options)));
   TROUPE_RETURN_IF_ERROR(server->start());
@@ -89,14 +90,13 @@ Status Server::start() {
   TROUPE_ASSIGN_OR_RETURN(auto host_port, parse_host_port(address_));
   caf::actor_system& system = options_.runtime->system();
 
-  caf::actor task =
-      spawn_task_actor(system, TaskActorConfig{server_def_, options_.connect_timeout});
+  caf::actor task = spawn_task_actor(system, TaskActorConfig{server_def_, options_.peers});
   impl_->task = task;
   if (options_.listen) {
     // Port 0 picks a free port; address() then reports the real one.
     const char* bind = bind_address(host_port.first);
     auto port =
-        system.middleman().publish(task, static_cast<uint16_t>(host_port.second), bind, false);
+        system.middleman().publish(task, static_cast<uint16_t>(host_port.second), bind, true);
     if (!port) {
       caf::anon_send_exit(task, caf::exit_reason::user_shutdown);
       impl_->task = nullptr;
@@ -142,7 +142,7 @@ StatusOr<caf::actor> Server::find_role(const std::string& job, int index) const 
                                                 "finding the directory", get_directory_atom::value);
   TROUPE_RETURN_IF_ERROR(directory.status());
   return blocking_request<caf::actor>(
-      system(), *directory, caf::duration(options_.connect_timeout),
+      system(), *directory, caf::duration(options_.peers.connect_timeout),
       fmt::format("finding the role of /job:{}/task:{}", job, index), resolve_role_atom::value, job,
       static_cast<int32_t>(index));
 }

@@ -21,6 +21,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "actors/directory.hpp"
 #include "graph/server_def.hpp"
 
 namespace troupe {
@@ -33,8 +34,8 @@ struct ServerOptions {
   bool listen = true;
   // The actor system; the process's shared one when null.
   std::shared_ptr<Runtime> runtime;
-  // How long to keep trying to reach another task before its steps fail with Unavailable.
-  std::chrono::milliseconds connect_timeout{60000};
+  // How to reach the other tasks and notice when they die or freeze (actors/directory.hpp).
+  PeerOptions peers;
 };
 
 class Server {

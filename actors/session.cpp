@@ -24,6 +24,7 @@ constexpr auto kDeadlineGrace = std::chrono::seconds(10);
 
 struct Session::Impl {
   std::shared_ptr<Runtime> runtime;
+  std::string target;
   caf::actor master_session;
   std::atomic<bool> closed{false};
 };
@@ -60,6 +61,7 @@ Session::Session(const std::string& target, std::optional<SessionConfig> config)
     : impl_(std::make_unique<Impl>()) {
   LocalTask task = connect_to(target).value_or_throw();
   impl_->runtime = task.runtime;
+  impl_->target = target;
   caf::actor_system& system = impl_->runtime->system();
   auto master = blocking_request<caf::actor>(system, task.task, kControlTimeout,
                                              "finding the master service of " + target,
@@ -114,9 +116,9 @@ Status Session::run(const std::vector<std::pair<std::string, Tensor>>& feeds,
   if (options.timeout_ms > 0) {
     wait = caf::duration(std::chrono::milliseconds(options.timeout_ms) + kDeadlineGrace);
   }
-  auto response =
-      blocking_request<RunStepResponse>(impl_->runtime->system(), impl_->master_session, wait,
-                                        "running a step", run_step_atom::value, std::move(request));
+  auto response = blocking_request<RunStepResponse>(impl_->runtime->system(), impl_->master_session,
+                                                    wait, "running a step on " + impl_->target,
+                                                    run_step_atom::value, std::move(request));
   if (!response.ok()) return response.status();
   if (outputs != nullptr) *outputs = std::move(response->fetches);
   if (metadata != nullptr) *metadata = std::move(response->metadata);

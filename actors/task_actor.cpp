@@ -25,8 +25,8 @@ caf::behavior task_behavior(caf::stateful_actor<TaskState>* self, TaskActorConfi
   auto& st = self->state;
   const ServerDef& def = config.server_def;
   std::string job_name = def.job_name;
-  st.directory = spawn_directory(
-      self, DirectoryConfig{def, caf::actor_cast<caf::actor>(self), config.connect_timeout});
+  st.directory =
+      spawn_directory(self, DirectoryConfig{def, caf::actor_cast<caf::actor>(self), config.peers});
   DeviceActorConfig cpu{DeviceName::full(def.job_name, 0, def.task_index, "CPU", 0), "CPU",
                         def.default_session_config.intra_op_threads, st.directory};
   st.devices.push_back(DeviceInfo{cpu.name, cpu.type, spawn_device_actor(self, cpu)});
@@ -45,6 +45,7 @@ caf::behavior task_behavior(caf::stateful_actor<TaskState>* self, TaskActorConfi
       [=](get_devices_atom) { return self->state.devices; },
       [=](get_master_atom) { return self->state.master; },
       [=](get_directory_atom) { return self->state.directory; },
+      [=](heartbeat_atom) { return caf::unit; },
       [=](get_role_atom) -> caf::result<caf::actor> {
         if (self->state.role == nullptr) {
           return to_caf_error(errors::NotFound("job '{}' has no role actor", job_name));

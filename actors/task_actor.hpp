@@ -7,19 +7,21 @@
 //   (get_master_atom)    -> caf::actor (the master service)
 //   (get_directory_atom) -> caf::actor (the directory)
 //   (get_role_atom)      -> caf::actor (the job's custom role actor; NotFound if it has none)
+//   (heartbeat_atom)     -> caf::unit  (liveness probe of peers)
 #pragma once
 
 #include <chrono>
 
 #include <caf/fwd.hpp>
 
+#include "actors/directory.hpp"
 #include "graph/server_def.hpp"
 
 namespace troupe {
 
 struct TaskActorConfig {
   ServerDef server_def;
-  std::chrono::milliseconds connect_timeout{60000};  // for reaching other tasks
+  PeerOptions peers;  // how to reach and watch the other tasks
 };
 
 caf::actor spawn_task_actor(caf::actor_system& system, TaskActorConfig config);

@@ -22,6 +22,9 @@ FlagSet node_flags() {
   flags.add_int("port", kDefaultPort, "port of a node started without a cluster");
   flags.add_int("intra_op_threads", 0, "threads per kernel (0: one per core)");
   flags.add_int("connect_timeout_ms", 60000, "how long to keep trying to reach another task");
+  flags.add_int("heartbeat_interval_ms", 1000, "how often connected tasks are asked if alive");
+  flags.add_int("heartbeat_timeout_ms", 4000,
+                "how long a task has to answer before it is lost (0: no heartbeats)");
   return flags;
 }
 
@@ -58,8 +61,24 @@ int node_command(const Args& args) {
 
   StopSignals stop_signals;
 
+  for (const char* name : {"connect_timeout_ms", "heartbeat_interval_ms", "heartbeat_timeout_ms"}) {
+    if (flags.get_int(name) < 0) {
+      std::cerr << "troupe node: --" << name << "=" << flags.get_int(name)
+                << " is negative (expected milliseconds >= 0)\n";
+      return 2;
+    }
+  }
+  if (flags.get_int("heartbeat_interval_ms") == 0 && flags.get_int("heartbeat_timeout_ms") > 0) {
+    std::cerr << "troupe node: --heartbeat_interval_ms=0 needs --heartbeat_timeout_ms=0 "
+                 "(heartbeats off)\n";
+    return 2;
+  }
   ServerOptions options;
-  options.connect_timeout = std::chrono::milliseconds(flags.get_int("connect_timeout_ms"));
+  options.peers.connect_timeout = std::chrono::milliseconds(flags.get_int("connect_timeout_ms"));
+  options.peers.heartbeat_interval =
+      std::chrono::milliseconds(flags.get_int("heartbeat_interval_ms"));
+  options.peers.heartbeat_timeout =
+      std::chrono::milliseconds(flags.get_int("heartbeat_timeout_ms"));
   auto server = Server::create(*def, options);
   if (!server.ok()) {
     std::cerr << "troupe node: " << server.status().to_string() << "\n";

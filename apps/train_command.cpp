@@ -235,6 +235,13 @@ int train_command(const Args& args) {
   MonitoredTrainingSessionOptions options;
   options.master = server->target();
   options.is_chief = is_chief;
+  if (def) {
+    // As TensorFlow's trainers do: a worker sees the ps tasks and itself only, so it neither
+    // waits for nor depends on the other workers.
+    SessionConfig config = def->default_session_config;
+    config.device_filters = {"/job:ps", worker_device};
+    options.config = config;
+  }
   options.checkpoint_dir = flags.get_string("checkpoint_dir");
   options.save_checkpoint_steps = flags.get_int("save_checkpoint_steps");
   options.summaries = {{"loss", m.loss}, {"accuracy", m.accuracy}};
@@ -250,7 +257,8 @@ int train_command(const Args& args) {
           std::vector<std::pair<std::string, Output>>{{"loss", m.loss}})};
   if (sync) {
     options.hooks.push_back(
-        std::make_shared<SyncReplicasHook>(*sync_optimizer, is_chief, server->target()));
+        std::make_shared<SyncReplicasHook>(*sync_optimizer, is_chief, server->target(),
+                                           /*init_tokens=*/false, options.config));
   }
   auto session = MonitoredTrainingSession::create(root, options);
   if (!session.ok()) return fail(session.status());

@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 #include <kj/exception.h>
 
+#include "graph/device_name.hpp"
+
 namespace troupe {
 namespace {
 
@@ -34,18 +36,25 @@ StatusOr<ServerDef> ServerDef::create(ClusterSpec cluster, std::string job_name,
   if (protocol.empty()) {
     return errors::InvalidArgument("ServerDef: empty protocol (expected e.g. \"troupe\")");
   }
-  if (default_session_config.operation_timeout_ms < 0) {
-    return errors::InvalidArgument(
-        "ServerDef: operation_timeout_ms is {} (expected >= 0; 0 means no deadline)",
-        default_session_config.operation_timeout_ms);
-  }
-  if (default_session_config.intra_op_threads < 0) {
-    return errors::InvalidArgument(
-        "ServerDef: intra_op_threads is {} (expected >= 0; 0 means one per core)",
-        default_session_config.intra_op_threads);
-  }
+  TROUPE_RETURN_IF_ERROR(default_session_config.validate().with_context("ServerDef"));
   return ServerDef{std::move(cluster), std::move(job_name), task_index, std::move(protocol),
                    default_session_config};
+}
+
+Status SessionConfig::validate() const {
+  if (operation_timeout_ms < 0) {
+    return errors::InvalidArgument(
+        "operation_timeout_ms is {} (expected >= 0; 0 means no deadline)", operation_timeout_ms);
+  }
+  if (intra_op_threads < 0) {
+    return errors::InvalidArgument("intra_op_threads is {} (expected >= 0; 0 means one per core)",
+                                   intra_op_threads);
+  }
+  for (const std::string& filter : device_filters) {
+    auto name = DeviceName::parse(filter);
+    if (!name.ok()) return name.status().with_context("device_filters");
+  }
+  return Status::OK();
 }
 
 ServerDef ServerDef::local() {
@@ -73,6 +82,10 @@ void ServerDef::to_wire(wire::ServerDef::Builder out) const {
   config.setIsolateSessionState(default_session_config.isolate_session_state);
   config.setOperationTimeoutMs(default_session_config.operation_timeout_ms);
   config.setIntraOpThreads(default_session_config.intra_op_threads);
+  const auto& filters = default_session_config.device_filters;
+  auto wire_filters = config.initDeviceFilters(static_cast<unsigned>(filters.size()));
+  for (size_t i = 0; i < filters.size(); ++i)
+    wire_filters.set(static_cast<unsigned>(i), filters[i]);
 }
 
 StatusOr<ServerDef> ServerDef::from_wire(wire::ServerDef::Reader in) {
@@ -83,6 +96,8 @@ StatusOr<ServerDef> ServerDef::from_wire(wire::ServerDef::Reader in) {
     config.isolate_session_state = wire_config.getIsolateSessionState();
     config.operation_timeout_ms = wire_config.getOperationTimeoutMs();
     config.intra_op_threads = wire_config.getIntraOpThreads();
+    for (auto filter : wire_config.getDeviceFilters())
+      config.device_filters.push_back(text_of(filter));
     return create(std::move(cluster), text_of(in.getJobName()), in.getTaskIndex(),
                   text_of(in.getProtocol()), config);
   } catch (const kj::Exception& e) {

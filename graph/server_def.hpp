@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "graph/cluster_spec.hpp"
 #include "graph/status.hpp"
@@ -16,6 +17,14 @@ struct SessionConfig {
   bool isolate_session_state = false;
   int64_t operation_timeout_ms = 0;  // 0: no default deadline
   int intra_op_threads = 0;          // 0: one per core
+  // TensorFlow's ConfigProto.device_filters: the session sees only the devices that match one
+  // of these partial names ("/job:ps", "/job:worker/task:1"), and needs only their tasks to be
+  // up. Empty: every device of the cluster.
+  std::vector<std::string> device_filters;
+
+  // InvalidArgument naming the field: a negative timeout or thread count, a filter that is
+  // not a device name.
+  Status validate() const;
 
   bool operator==(const SessionConfig& other) const = default;
 };

@@ -24,6 +24,7 @@ struct SessionConfig {
   isolateSessionState @0 :Bool;
   operationTimeoutMs @1 :Int64;  # 0 means no default deadline
   intraOpThreads @2 :Int32;      # 0 means one per core
+  deviceFilters @3 :List(Text);  # partial device names; empty means every device
 }
 
 struct ServerDef {

@@ -4,11 +4,13 @@
 namespace troupe {
 
 SyncReplicasHook::SyncReplicasHook(const SyncReplicasOptimizer& optimizer, bool is_chief,
-                                   std::string master, bool init_tokens)
+                                   std::string master, bool init_tokens,
+                                   std::optional<SessionConfig> config)
     : optimizer_(optimizer),
       is_chief_(is_chief),
       master_(std::move(master)),
-      init_tokens_(init_tokens) {}
+      init_tokens_(init_tokens),
+      config_(std::move(config)) {}
 
 SyncReplicasHook::~SyncReplicasHook() {
   if (loop_session_ != nullptr) (void)end(*loop_session_);
@@ -19,7 +21,7 @@ Status SyncReplicasHook::after_create_session(Session& session) {
     session.run_targets({optimizer_.local_step_init()});
     if (!is_chief_) return Status::OK();
     if (init_tokens_) session.run_targets({optimizer_.init_tokens()});
-    loop_session_ = std::make_unique<Session>(master_);
+    loop_session_ = std::make_unique<Session>(master_, config_);
   } catch (const StatusError& e) {
     return e.status();
   }

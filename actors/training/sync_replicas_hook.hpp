@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "actors/training/session_run_hook.hpp"
@@ -15,10 +16,11 @@ namespace troupe {
 
 class SyncReplicasHook : public SessionRunHook {
  public:
-  // `master` is the target the chief's update loop opens its session on. `init_tokens` puts
-  // total_num_replicas tokens in the queue at start (needed with backup workers only).
+  // `master` (and `config`) is the target the chief's update loop opens its session on.
+  // `init_tokens` puts total_num_replicas tokens in the queue at start (needed with backup
+  // workers only).
   SyncReplicasHook(const SyncReplicasOptimizer& optimizer, bool is_chief, std::string master,
-                   bool init_tokens = false);
+                   bool init_tokens = false, std::optional<SessionConfig> config = std::nullopt);
   ~SyncReplicasHook() override;
 
   Status after_create_session(Session& session) override;
@@ -32,6 +34,7 @@ class SyncReplicasHook : public SessionRunHook {
   bool is_chief_;
   std::string master_;
   bool init_tokens_;
+  std::optional<SessionConfig> config_;
   std::unique_ptr<Session> loop_session_;
   std::thread loop_;
   std::atomic<bool> stopping_{false};

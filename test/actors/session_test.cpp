@@ -258,6 +258,24 @@ BOOST_AUTO_TEST_CASE(a_session_default_timeout_applies) {
                        "within 50 ms");
 }
 
+BOOST_AUTO_TEST_CASE(a_dequeue_that_timed_out_takes_nothing_later) {
+  auto server = Server::create_local_server();
+  Scope root = Scope::new_root();
+  auto queue = ops::FIFOQueue(root, {DataType::kInt64});
+  auto item = ops::QueueDequeue(root, queue, {DataType::kInt64});
+  auto value = ops::Placeholder(root, DataType::kInt64);
+  auto put = ops::QueueEnqueue(root, queue, {value});
+  Session session(server->target());
+  RunOptions short_wait;
+  short_wait.timeout_ms = 50;
+  testing::check_error(testing::status_of([&] { session.run({}, {item[0]}, {}, short_wait); }),
+                       Code::kDeadlineExceeded, "within 50 ms");
+  session.run(FeedDict{{value, Tensor(int64_t{7})}}, {}, {put});
+  RunOptions bounded;
+  bounded.timeout_ms = 5000;
+  BOOST_TEST(session.run({}, {item[0]}, {}, bounded).at(0).scalar<int64_t>() == 7);
+}
+
 BOOST_AUTO_TEST_CASE(a_producer_session_wakes_a_consumer_session) {
   auto server = Server::create_local_server();
   Scope root = Scope::new_root();
@@ -296,6 +314,32 @@ BOOST_AUTO_TEST_CASE(a_target_nobody_listens_on_is_unavailable) {
   testing::check_error(
       testing::status_of([&] { Session session("troupe://127.0.0.1:" + std::to_string(port)); }),
       Code::kUnavailable, "cannot reach the server at troupe://127.0.0.1:");
+}
+
+BOOST_AUTO_TEST_CASE(a_task_that_never_comes_up_is_unavailable_after_the_connect_timeout) {
+  std::string nobody = "127.0.0.1:" + std::to_string(pick_free_port().value_or_throw());
+  auto cluster =
+      ClusterSpec::create({{"worker", {"127.0.0.1:0"}}, {"ps", {nobody}}}).value_or_throw();
+  ServerOptions options;
+  options.peers.connect_timeout = std::chrono::milliseconds(500);
+  auto server = Server::create(ServerDef::create(cluster, "worker", 0).value_or_throw(), options)
+                    .value_or_throw();
+  Scope root = Scope::new_root();
+  auto c = ops::Neg(root.with_device("/job:ps/task:0"), 3);
+  Session session(server->target());
+  testing::check_error(testing::status_of([&] { session.run(c); }), Code::kUnavailable,
+                       "/job:ps/replica:0/task:0 at " + nobody + " is unreachable");
+}
+
+BOOST_AUTO_TEST_CASE(bad_peer_options_are_refused) {
+  ServerOptions options;
+  options.peers.heartbeat_timeout = std::chrono::milliseconds(-1);
+  testing::check_error(Server::create(ServerDef::local(), options).status(), Code::kInvalidArgument,
+                       "heartbeat_timeout is -1 ms");
+  options.peers.heartbeat_timeout = std::chrono::milliseconds(100);
+  options.peers.heartbeat_interval = std::chrono::milliseconds(0);
+  testing::check_error(Server::create(ServerDef::local(), options).status(), Code::kInvalidArgument,
+                       "heartbeat_interval is 0 ms");
 }
 
 BOOST_AUTO_TEST_CASE(a_listening_server_is_reached_by_address_in_process) {

@@ -3,6 +3,7 @@
 // Needs Debian's dataset-fashion-mnist (installed by scripts/install-deps.sh); skipped without.
 #include <signal.h>
 #include <unistd.h>
+#include <cmath>
 
 #include <filesystem>
 #include <regex>
@@ -106,7 +107,9 @@ BOOST_AUTO_TEST_CASE(as_a_launched_cluster_and_resumed) {
   BOOST_REQUIRE(
       std::regex_search(again.out, match, std::regex("at step ([0-9]+) of 240, restored")));
   BOOST_TEST(std::stoi(match[1]) >= 240, again.out);
-  BOOST_TEST(accuracy_in(again.out) == accuracy_in(resumed.out), again.out);
+  // The other worker may still apply an update after the chief's last save (asynchronous
+  // training), so the restored model is the evaluated one up to a step or two.
+  BOOST_TEST(std::abs(accuracy_in(again.out) - accuracy_in(resumed.out)) < 0.01, again.out);
 }
 
 BOOST_AUTO_TEST_CASE(synchronously) {

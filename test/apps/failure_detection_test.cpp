@@ -1,0 +1,221 @@
+// Failure detection between node processes on loopback: a task that dies (SIGKILL) or
+// freezes (SIGSTOP) is noticed within the heartbeat bound, the steps that need it fail with
+// Unavailable naming it, later steps fail fast while it is away, and it is used again when it
+// comes back. Every wait in here is bounded.
+#include <signal.h>
+
+#include <future>
+#include <thread>
+
+#include "actors/local_cluster.hpp"
+#include "actors/session.hpp"
+#include "apps/child_process.hpp"
+#include "graph/ops/ops.hpp"
+#include "status_checks.hpp"
+
+namespace troupe {
+namespace {
+
+using testing::ChildProcess;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kStartMs = 20000;
+constexpr int kHeartbeatTimeoutMs = 1500;
+const std::string kPs = "/job:ps/replica:0/task:0";
+
+// 1 ps + 1 worker node processes with fast heartbeats.
+class FaultCluster {
+ public:
+  FaultCluster() : spec_(make_ps_worker_cluster(1, 1, /*free_ports=*/true).value_or_throw()) {
+    start("ps");
+    start("worker");
+  }
+
+  ~FaultCluster() {
+    for (auto& [job, node] : nodes_) {
+      ::kill(node->pid(), SIGCONT);
+      node->stop(SIGKILL, 5000);
+    }
+  }
+
+  // (Re)starts the task of `job` and waits until it serves.
+  void start(const std::string& job) {
+    std::vector<std::string> argv = {
+        TROUPE_CLI,
+        "node",
+        "--ps_hosts=" + spec_.task_address("ps", 0).value_or_throw(),
+        "--worker_hosts=" + spec_.task_address("worker", 0).value_or_throw(),
+        "--job_name=" + job,
+        "--task_index=0",
+        "--heartbeat_interval_ms=200",
+        "--heartbeat_timeout_ms=" + std::to_string(kHeartbeatTimeoutMs)};
+    auto node = std::make_unique<ChildProcess>(argv);
+    BOOST_REQUIRE_MESSAGE(node->wait_for("serving at", kStartMs), node->output());
+    nodes_[job] = std::move(node);
+  }
+
+  ChildProcess& node(const std::string& job) { return *nodes_.at(job); }
+  std::string target(const std::string& job) const {
+    return "troupe://" + spec_.task_address(job, 0).value_or_throw();
+  }
+
+ private:
+  ClusterSpec spec_;
+  std::map<std::string, std::unique_ptr<ChildProcess>> nodes_;
+};
+
+// A graph whose steps need the ps: `blocking` waits on an empty queue there, `quick` reads a
+// constant from it; both finish on the worker.
+struct PsGraph {
+  Scope root = Scope::new_root();
+  Output queue, item, blocking, quick, value;
+  Operation put;
+
+  PsGraph() {
+    Scope ps = root.with_device("/job:ps/task:0");
+    Scope worker = root.with_device("/job:worker/task:0");
+    queue = ops::FIFOQueue(ps.with_op_name("q"), {DataType::kInt64}, {.shared_name = "q"});
+    item = ops::QueueDequeue(ps, queue, {DataType::kInt64})[0];
+    blocking = ops::Add(worker, item, int64_t{1});
+    quick = ops::Add(worker, ops::Const(ps, int64_t{41}), int64_t{1});
+    value = ops::Placeholder(ps, DataType::kInt64);
+    put = ops::QueueEnqueue(ps, queue, {value});
+    BOOST_REQUIRE_MESSAGE(root.ok(), root.status().to_string());
+  }
+};
+
+// Runs `fetch` in the background (with a generous step deadline as a safety net).
+std::future<Status> run_in_background(Session& session, const Output& fetch) {
+  return std::async(std::launch::async, [&session, fetch] {
+    RunOptions options;
+    options.timeout_ms = 60000;
+    return testing::status_of([&] { session.run({}, {fetch}, {}, options); });
+  });
+}
+
+// Waits (bounded) for the background step; returns its status and how long it took after
+// `since`.
+std::pair<Status, int64_t> wait_step(std::future<Status>& step, Clock::time_point since) {
+  BOOST_REQUIRE_MESSAGE(step.wait_for(std::chrono::seconds(30)) == std::future_status::ready,
+                        "the step did not end");
+  Status status = step.get();
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since).count();
+  return {status, ms};
+}
+
+Status run_quick(Session& session, const PsGraph& graph, int64_t* ms = nullptr) {
+  auto start = Clock::now();
+  RunOptions options;
+  options.timeout_ms = 30000;
+  Status status = testing::status_of([&] {
+    BOOST_TEST(session.run({}, {graph.quick}, {}, options).at(0).scalar<int64_t>() == 42);
+  });
+  if (ms) {
+    *ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+  }
+  return status;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(failure_detection)
+
+BOOST_AUTO_TEST_CASE(a_killed_ps_fails_the_step_and_later_steps_until_it_is_back) {
+  FaultCluster cluster;
+  PsGraph graph;
+  Session session(cluster.target("worker"));
+  BOOST_REQUIRE(run_quick(session, graph).ok());
+  auto step = run_in_background(session, graph.blocking);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+
+  auto killed = Clock::now();
+  cluster.node("ps").stop(SIGKILL, 5000);
+  auto [status, ms] = wait_step(step, killed);
+  testing::check_error(status, Code::kUnavailable, kPs);
+  BOOST_TEST(ms < kHeartbeatTimeoutMs + 2000, "noticed after " << ms << " ms");
+
+  // While it is down, steps that need it fail fast, naming it.
+  int64_t quick_ms = 0;
+  testing::check_error(run_quick(session, graph, &quick_ms), Code::kUnavailable, kPs);
+  BOOST_TEST(quick_ms < kHeartbeatTimeoutMs + 1000, "failed after " << quick_ms << " ms");
+
+  // A restarted ps (empty) is used again by the same session.
+  cluster.start("ps");
+  Status back = run_quick(session, graph);
+  BOOST_TEST(back.ok(), back.to_string());
+}
+
+BOOST_AUTO_TEST_CASE(a_frozen_ps_is_detected_by_heartbeats_and_found_again) {
+  FaultCluster cluster;
+  PsGraph graph;
+  Session session(cluster.target("worker"));
+  BOOST_REQUIRE(run_quick(session, graph).ok());
+  auto step = run_in_background(session, graph.blocking);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+
+  auto frozen = Clock::now();
+  ::kill(cluster.node("ps").pid(), SIGSTOP);
+  auto [status, ms] = wait_step(step, frozen);
+  testing::check_error(status, Code::kUnavailable, kPs);
+  testing::check_error(status, Code::kUnavailable, "heartbeat");
+  BOOST_TEST(ms < kHeartbeatTimeoutMs + 2000, "noticed after " << ms << " ms");
+
+  int64_t quick_ms = 0;
+  testing::check_error(run_quick(session, graph, &quick_ms), Code::kUnavailable, kPs);
+  BOOST_TEST(quick_ms < 1000, "failed after " << quick_ms << " ms");
+
+  ::kill(cluster.node("ps").pid(), SIGCONT);
+  Status back = errors::Unavailable("not tried");
+  for (int attempt = 0; attempt < 50 && !back.ok(); ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    back = run_quick(session, graph);
+  }
+  BOOST_TEST(back.ok(), back.to_string());
+}
+
+BOOST_AUTO_TEST_CASE(a_frozen_worker_is_detected_by_its_client) {
+  FaultCluster cluster;
+  PsGraph graph;
+  Session session(cluster.target("worker"));
+  BOOST_REQUIRE(run_quick(session, graph).ok());
+  auto step = run_in_background(session, graph.blocking);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+
+  auto frozen = Clock::now();
+  ::kill(cluster.node("worker").pid(), SIGSTOP);
+  auto [status, ms] = wait_step(step, frozen);
+  testing::check_error(status, Code::kUnavailable, "heartbeat");
+  BOOST_TEST(ms < 4000 + 3000, "noticed after " << ms << " ms");
+  ::kill(cluster.node("worker").pid(), SIGCONT);
+}
+
+BOOST_AUTO_TEST_CASE(a_step_whose_worker_dies_is_aborted_on_the_ps) {
+  // A dequeue on the ps driven by the worker's master: when the worker dies, the ps aborts
+  // it, so the next item goes to whoever asks next instead of to the dead step.
+  FaultCluster cluster;
+  PsGraph graph;
+  Session through_worker(cluster.target("worker"));
+  BOOST_REQUIRE(run_quick(through_worker, graph).ok());
+  auto orphan = run_in_background(through_worker, graph.blocking);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  cluster.node("worker").stop(SIGKILL, 5000);
+  auto [status, ms] = wait_step(orphan, Clock::now());
+  BOOST_TEST(status.code() == Code::kUnavailable, status.to_string());
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+
+  SessionConfig only_ps;  // the worker is down: see only the ps
+  only_ps.device_filters = {"/job:ps"};
+  Session on_ps(cluster.target("ps"), only_ps);
+  on_ps.run(FeedDict{{graph.value, Tensor(int64_t{7})}}, {}, {graph.put});
+  RunOptions options;
+  options.timeout_ms = 5000;
+  std::vector<Tensor> out;
+  Status dequeued =
+      testing::status_of([&] { out = on_ps.run(FeedDict{}, {graph.item}, {}, options); });
+  BOOST_REQUIRE_MESSAGE(dequeued.ok(), dequeued.to_string());
+  BOOST_TEST(out.at(0).scalar<int64_t>() == 7);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace troupe
