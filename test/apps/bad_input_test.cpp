@@ -1,0 +1,110 @@
+// Bad input on a node's port: garbage bytes, a header that claims a huge payload, a half-sent
+// message, a silent open connection. The node must survive each and keep serving sessions.
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <random>
+#include <thread>
+
+#include "actors/local_cluster.hpp"
+#include "actors/session.hpp"
+#include "apps/child_process.hpp"
+#include "graph/ops/ops.hpp"
+#include "status_checks.hpp"
+
+namespace troupe {
+namespace {
+
+using testing::ChildProcess;
+
+// A TCP connection to 127.0.0.1:`port` (closed on destruction).
+class RawConnection {
+ public:
+  explicit RawConnection(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    BOOST_REQUIRE(::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+  }
+  ~RawConnection() { ::close(fd_); }
+  RawConnection(const RawConnection&) = delete;
+  RawConnection& operator=(const RawConnection&) = delete;
+
+  // Sends what the peer takes (it may close the connection part way).
+  void send(const std::string& bytes) {
+    size_t sent = 0;
+    while (sent < bytes.size()) {
+      ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return;
+      sent += static_cast<size_t>(n);
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+std::string random_bytes(size_t size, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string out(size, '\0');
+  for (char& c : out)
+    c = static_cast<char>(rng());
+  return out;
+}
+
+void check_serves(int port) {
+  Scope root = Scope::new_root();
+  auto c = ops::Square(root, 7);
+  Session session("troupe://127.0.0.1:" + std::to_string(port));
+  RunOptions bounded;
+  bounded.timeout_ms = 10000;
+  BOOST_TEST(session.run({}, {c}, {}, bounded).at(0).scalar<int32_t>() == 49);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(bad_input_on_the_wire)
+
+BOOST_AUTO_TEST_CASE(a_node_survives_garbage_and_keeps_serving) {
+  int port = pick_free_port().value_or_throw();
+  ChildProcess node({TROUPE_CLI, "node", "--port=" + std::to_string(port)});
+  BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", 20000), node.output());
+
+  // A silent connection stays open through everything: it must not hold anyone up.
+  RawConnection silent(port);
+  const std::vector<std::string> garbage = {
+      random_bytes(100, 1),
+      random_bytes(1 << 20, 2),
+      std::string(64, '\0') + random_bytes(5000, 3),
+      "GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+      std::string(200, '\xff'),  // read as a header: bad operation, 4 GiB payload length
+      std::string(10, '\x01'),   // a header cut short
+  };
+  for (const std::string& bytes : garbage) {
+    {
+      RawConnection connection(port);
+      connection.send(bytes);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    check_serves(port);
+  }
+  // Several at once, with a session among them.
+  {
+    std::vector<std::unique_ptr<RawConnection>> many;
+    for (uint32_t i = 0; i < 20; ++i) {
+      many.push_back(std::make_unique<RawConnection>(port));
+      many.back()->send(random_bytes(4096, 100 + i));
+    }
+    check_serves(port);
+  }
+  check_serves(port);
+  auto result = node.stop(SIGTERM, 10000);
+  BOOST_TEST(result.exit_code == 0, result.out);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace troupe
