@@ -3,8 +3,9 @@
 // once per ps and worker task with TF_CONFIG naming the cluster and the task, prefixes every
 // line the tasks write with the task ("[worker1] "), shows "troupe-progress" lines as one
 // progress bar (apps/launch_output.hpp), and ends the job when the chief (worker 0) exits 0,
-// when a task fails, or on SIGINT/SIGTERM: it stops every other task (SIGTERM, a grace period,
-// SIGKILL) and reaps it before exiting.
+// when a task fails (after --max_restarts restarts of it), or on SIGINT/SIGTERM: it stops every
+// other task (SIGTERM, a grace period, SIGKILL) and reaps it before exiting. A failed task is
+// restarted with the same TF_CONFIG (same address) while it has restarts left.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -135,6 +136,7 @@ struct Task {
   std::string name;      // "/job:worker/replica:0/task:1"
   std::string prefix;    // "[worker1] "
   pid_t pid = -1;        // -1 until started
+  int restarts = 0;      // times restarted after failing
   bool reaped = false;   // waited for: its pid may be reused, never signal it again
   int fd[2] = {-1, -1};  // read ends of its stdout and stderr pipes; -1 once closed
   LineSplitter lines[2];
@@ -229,11 +231,12 @@ enum class Outcome { kRunning, kDone, kFailed, kInterrupted };
 class Launcher {
  public:
   // `signal_fd`: a non-blocking signalfd for SIGINT, SIGTERM and SIGCHLD (blocked).
-  Launcher(ClusterSpec cluster, Program program, std::chrono::milliseconds grace, int signal_fd,
-           int dev_null)
+  Launcher(ClusterSpec cluster, Program program, std::chrono::milliseconds grace, int max_restarts,
+           int signal_fd, int dev_null)
       : cluster_(std::move(cluster)),
         program_(std::move(program)),
         grace_(grace),
+        max_restarts_(max_restarts),
         signal_fd_(signal_fd),
         dev_null_(dev_null) {
     for (const std::string job : {"ps", "worker"}) {
@@ -252,12 +255,7 @@ class Launcher {
   // chief exited 0, 1 when a task failed, 130 on SIGINT/SIGTERM.
   int run() {
     for (Task& task : tasks_) {
-      if (int error = spawn(task, program_, tf_config(cluster_, task), dev_null_); error != 0) {
-        console_.print(STDERR_FILENO, fmt::format("troupe launch: cannot start task {}: {}\n",
-                                                  task.name, std::strerror(error)));
-        stop(Outcome::kFailed);
-        break;
-      }
+      if (!start(task)) break;
     }
     while (outcome_ == Outcome::kRunning ||
            std::any_of(tasks_.begin(), tasks_.end(), [](const Task& t) { return t.running(); })) {
@@ -353,12 +351,40 @@ class Launcher {
     }
   }
 
+  // Starts (or restarts) `task`; on failure ends the job and returns false.
+  bool start(Task& task) {
+    if (int error = spawn(task, program_, tf_config(cluster_, task), dev_null_); error != 0) {
+      console_.print(STDERR_FILENO, fmt::format("troupe launch: cannot start task {}: {}\n",
+                                                task.name, std::strerror(error)));
+      stop(Outcome::kFailed);
+      return false;
+    }
+    console_.print(STDOUT_FILENO,
+                   fmt::format("troupe launch: {} is pid {}\n", task.name, task.pid));
+    return true;
+  }
+
   void exited(Task& task, int status) {
     // Everything it wrote before exiting is in its pipes: print that before judging the exit.
     for (int stream : {0, 1})
       read_output(task, stream, kReadsToDrain);
     if (outcome_ != Outcome::kRunning) return;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      if (task.restarts < max_restarts_ &&
+          !(WIFEXITED(status) && WEXITSTATUS(status) == kExecFailed)) {
+        ++task.restarts;
+        console_.print(STDERR_FILENO,
+                       fmt::format("troupe launch: task {} failed: {}; restarting it ({} of {})\n",
+                                   task.name, describe_exit(status), task.restarts, max_restarts_));
+        for (int stream : {0, 1}) {
+          if (auto rest = task.lines[stream].take_rest()) emit(task, stream, *rest);
+          close_fds({task.fd[stream]});
+          task.fd[stream] = -1;
+        }
+        task.reaped = false;
+        start(task);
+        return;
+      }
       console_.print(STDERR_FILENO, fmt::format("troupe launch: task {} failed: {}\n", task.name,
                                                 describe_exit(status)));
       stop(Outcome::kFailed);
@@ -413,6 +439,7 @@ class Launcher {
   ClusterSpec cluster_;
   Program program_;
   std::chrono::milliseconds grace_;
+  int max_restarts_;  // per task
   int signal_fd_;
   int dev_null_;
   std::vector<Task> tasks_;  // ps tasks, then workers; never resized after construction
@@ -457,6 +484,7 @@ int launch_command(const Args& args) {
   flags.add_int("workers", 2, "number of worker tasks (>= 1); worker 0 is the chief");
   flags.add_int("grace_ms", 10000, "how long stopped tasks get after SIGTERM, then SIGKILL");
   flags.add_string("host", "127.0.0.1", "the host in every task's address");
+  flags.add_int("max_restarts", 0, "how many times a failed task is restarted (each task)");
   flags.add_bool("help", false, "show this help");
   auto dash = std::find(args.begin(), args.end(), "--");
   Status parsed = flags.parse(Args(args.begin(), dash));
@@ -485,6 +513,10 @@ int launch_command(const Args& args) {
   int64_t grace_ms = flags.get_int("grace_ms");
   if (grace_ms < 0 || grace_ms > kMaxGraceMs) {
     return usage_error(fmt::format("--grace_ms={} must be in 0..{}", grace_ms, kMaxGraceMs));
+  }
+  int64_t max_restarts = flags.get_int("max_restarts");
+  if (max_restarts < 0 || max_restarts > 1000) {
+    return usage_error(fmt::format("--max_restarts={} must be in 0..1000", max_restarts));
   }
   std::string host = flags.get_string("host");
   if (auto checked = parse_host_port(host + ":1"); !checked.ok()) {
@@ -515,7 +547,7 @@ int launch_command(const Args& args) {
   }
   std::cout << "troupe launch: cluster " << cluster->to_json() << std::endl;
   Launcher launcher(*cluster, resolve_program(command), std::chrono::milliseconds(grace_ms),
-                    signal_fd, dev_null);
+                    static_cast<int>(max_restarts), signal_fd, dev_null);
   int exit_code = launcher.run();
   close_fds({signal_fd, dev_null});
   return exit_code;

@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh troupe
-exec "${BUILD_DIR:-build}/apps/troupe" launch --ps=1 --workers=2 -- troupe train "$@"
+exec "${BUILD_DIR:-build}/apps/troupe" launch --ps=1 --workers=2 --max_restarts=3 -- troupe train "$@"

@@ -120,6 +120,7 @@ SummarySaverHook::SummarySaverHook(std::string output_dir, Output global_step,
       timer_(save_steps, 0) {}
 
 Status SummarySaverHook::after_create_session(Session&) {
+  if (writer_ != nullptr) return Status::OK();  // a recovered session keeps writing the file
   TROUPE_ASSIGN_OR_RETURN(writer_, EventWriter::create(output_dir_));
   return Status::OK();
 }

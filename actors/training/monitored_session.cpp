@@ -1,6 +1,7 @@
 // MonitoredTrainingSession: start-up (restore, initialise or wait), hooks, shutdown.
 #include "actors/training/monitored_session.hpp"
 
+#include <iostream>
 #include <thread>
 
 #include "graph/ops/ops.hpp"
@@ -9,6 +10,12 @@ namespace troupe {
 namespace {
 
 constexpr auto kReadyPoll = std::chrono::milliseconds(200);
+constexpr auto kRecoveryPoll = std::chrono::milliseconds(500);
+
+// Errors that mean a task was lost, not that the model or the program is wrong.
+bool is_recoverable(const Status& status) {
+  return status.code() == Code::kUnavailable || status.code() == Code::kAborted;
+}
 
 }  // namespace
 
@@ -53,14 +60,14 @@ StatusOr<std::unique_ptr<MonitoredTrainingSession>> MonitoredTrainingSession::cr
   } catch (const StatusError& e) {
     return e.status();
   }
-  TROUPE_RETURN_IF_ERROR(mts->prepare(root));
+  TROUPE_RETURN_IF_ERROR(mts->prepare(/*recovering=*/false));
   for (const auto& hook : mts->hooks_) {
     TROUPE_RETURN_IF_ERROR(hook->after_create_session(*mts->session_));
   }
   return mts;
 }
 
-Status MonitoredTrainingSession::prepare(const Scope& scope) {
+Status MonitoredTrainingSession::prepare(bool recovering) {
   try {
     auto ready = [&] {
       for (const Tensor& t : session_->run(ready_checks_)) {
@@ -69,6 +76,7 @@ Status MonitoredTrainingSession::prepare(const Scope& scope) {
       return true;
     };
     if (options_.is_chief) {
+      if (recovering && ready()) return Status::OK();  // the lost task held no variables
       std::optional<std::string> checkpoint;
       if (!options_.checkpoint_dir.empty()) {
         TROUPE_ASSIGN_OR_RETURN(checkpoint, latest_checkpoint(options_.checkpoint_dir));
@@ -110,12 +118,20 @@ StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Ou
     all.insert(all.end(), extra.begin(), extra.end());
   }
   std::vector<Tensor> values;
-  try {
-    values = all.empty() ? (session_->run_targets(targets, feeds), std::vector<Tensor>{})
-                         : session_->run(feeds, all, targets);
-  } catch (const StatusError& e) {
-    stop_ = true;
-    return e.status();
+  for (;;) {
+    try {
+      values = all.empty() ? (session_->run_targets(targets, feeds), std::vector<Tensor>{})
+                           : session_->run(feeds, all, targets);
+      break;
+    } catch (const StatusError& e) {
+      Status recovered = is_recoverable(e.status()) && options_.recovery_timeout_ms > 0
+                             ? recover(e.status())
+                             : e.status();
+      if (!recovered.ok()) {
+        stop_ = true;
+        return recovered;
+      }
+    }
   }
   Status hooks_status;
   for (size_t h = 0; h < hooks_.size(); ++h) {
@@ -128,6 +144,38 @@ StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Ou
   TROUPE_RETURN_IF_ERROR(hooks_status);
   values.resize(fetches.size());
   return values;
+}
+
+Status MonitoredTrainingSession::recover(const Status& cause) {
+  std::cerr << "troupe: recovering the training session after: " << cause.to_string() << std::endl;
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.recovery_timeout_ms);
+  Status last = cause;
+  while (std::chrono::steady_clock::now() < deadline) {
+    (void)session_->close();
+    std::this_thread::sleep_for(kRecoveryPoll);
+    try {
+      session_ = std::make_unique<Session>(options_.master, options_.config);
+    } catch (const StatusError& e) {
+      last = e.status();
+      if (!is_recoverable(last)) return last;
+      continue;
+    }
+    last = prepare(/*recovering=*/true);
+    if (!last.ok()) {
+      if (!is_recoverable(last)) return last;
+      continue;
+    }
+    for (const auto& hook : hooks_) {
+      TROUPE_RETURN_IF_ERROR(hook->after_create_session(*session_));
+    }
+    ++recoveries_;
+    std::cerr << "troupe: training session recovered"
+              << (restored_from_ ? " from " + *restored_from_ : std::string()) << std::endl;
+    return Status::OK();
+  }
+  return errors::Unavailable("could not recover the training session within {} ms: {}",
+                             options_.recovery_timeout_ms, last.to_string());
 }
 
 Status MonitoredTrainingSession::close() {

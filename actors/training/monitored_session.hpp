@@ -42,6 +42,12 @@ struct MonitoredTrainingSessionOptions {
   std::vector<std::shared_ptr<SessionRunHook>> chief_only_hooks;
   std::optional<SessionConfig> config;
   int64_t ready_timeout_ms = 300000;  // how long a non-chief waits for the chief
+  // As TensorFlow's MonitoredSession: a step that fails with Unavailable or Aborted (a task
+  // was lost) closes the session, opens a new one and prepares the model again — the chief
+  // keeps a model that is still ready and otherwise restores the newest checkpoint (a
+  // restarted ps comes back empty), the others wait for it — then runs the step again. This
+  // bounds how long that may take in all (0: no recovery; the error ends training).
+  int64_t recovery_timeout_ms = 300000;
 };
 
 class MonitoredTrainingSession {
@@ -52,14 +58,17 @@ class MonitoredTrainingSession {
       const Scope& scope, MonitoredTrainingSessionOptions options);
   ~MonitoredTrainingSession();
 
-  // One step: fetches `fetches` (plus what the hooks ask for) and runs `targets`. An error
-  // from the step or a hook ends training and is returned.
+  // One step: fetches `fetches` (plus what the hooks ask for) and runs `targets`. A lost task
+  // is recovered from (see recovery_timeout_ms); any other error from the step or a hook ends
+  // training and is returned.
   StatusOr<std::vector<Tensor>> run(const std::vector<Output>& fetches, const FeedDict& feeds = {},
                                     const std::vector<Operation>& targets = {});
 
   bool should_stop() const { return stop_; }
-  // The checkpoint restored at start-up, if any.
+  // The checkpoint restored at start-up or by the last recovery, if any.
   const std::optional<std::string>& restored_from() const { return restored_from_; }
+  // How many times the session was recovered after a lost task.
+  int recoveries() const { return recoveries_; }
   Session& session() { return *session_; }
 
   // Runs the hooks' end() (the chief's final checkpoint) and closes the session. Idempotent.
@@ -67,7 +76,12 @@ class MonitoredTrainingSession {
 
  private:
   MonitoredTrainingSession() = default;
-  Status prepare(const Scope& scope);
+  // Makes the model ready: restore or initialise (chief; when `recovering`, a model that is
+  // still ready is kept), or wait for the chief.
+  Status prepare(bool recovering);
+  // Replaces a session that failed with `cause` by a new, prepared one (bounded).
+  Status recover(const Status& cause);
+  int recoveries_ = 0;
 
   MonitoredTrainingSessionOptions options_;
   std::unique_ptr<Session> session_;

@@ -17,6 +17,11 @@ SyncReplicasHook::~SyncReplicasHook() {
 }
 
 Status SyncReplicasHook::after_create_session(Session& session) {
+  if (loop_session_ != nullptr || loop_.joinable()) {
+    return errors::Unimplemented(
+        "synchronous training cannot recover a lost session yet (its accumulators and token "
+        "queue would need to be rebuilt): restart the job to resume from the checkpoint");
+  }
   try {
     session.run_targets({optimizer_.local_step_init()});
     if (!is_chief_) return Status::OK();

@@ -244,6 +244,48 @@ exec sleep 600
   BOOST_TEST(!contains(result.out, "done"), result.out);
 }
 
+BOOST_AUTO_TEST_CASE(a_failed_task_is_restarted_up_to_the_limit) {
+  // worker1 fails every time: restarted twice, then the job fails naming it.
+  auto [result, elapsed_ms] = launch_script({"--ps=0", "--workers=2", "--max_restarts=2"}, R"(
+if [ "$task" = worker1 ]; then echo "attempt"; exit 3; fi
+exec sleep 600
+)");
+  BOOST_TEST(result.exit_code == 1, result.out);
+  BOOST_TEST(elapsed_ms < kQuickMs, result.out);
+  BOOST_TEST(contains(result.out,
+                      "task /job:worker/replica:0/task:1 failed: exit code 3; "
+                      "restarting it (1 of 2)\n"),
+             result.out);
+  BOOST_TEST(contains(result.out, "restarting it (2 of 2)\n"), result.out);
+  BOOST_TEST(contains(result.out,
+                      "troupe launch: task /job:worker/replica:0/task:1 failed: exit code 3\n"),
+             result.out);
+  size_t attempts = 0;
+  for (size_t at = result.out.find("[worker1] attempt"); at != std::string::npos;
+       at = result.out.find("[worker1] attempt", at + 1)) {
+    ++attempts;
+  }
+  BOOST_TEST(attempts == 3u, result.out);
+}
+
+BOOST_AUTO_TEST_CASE(a_restarted_task_that_then_succeeds_lets_the_job_finish) {
+  // The chief fails on its first run only (a marker file remembers), then ends the job.
+  std::string marker = "/tmp/troupe-launch-restart-" + std::to_string(::getpid());
+  ::unlink(marker.c_str());
+  auto [result, elapsed_ms] = launch_script({"--ps=1", "--workers=1", "--max_restarts=1"},
+                                            "if [ \"$task\" = worker0 ]; then\n"
+                                            "  if [ ! -e " +
+                                                marker + " ]; then touch " + marker +
+                                                "; exit 5; fi\n"
+                                                "  exit 0\n"
+                                                "fi\n"
+                                                "exec sleep 600\n");
+  ::unlink(marker.c_str());
+  BOOST_TEST(result.exit_code == 0, result.out);
+  BOOST_TEST(contains(result.out, "restarting it (1 of 1)"), result.out);
+  BOOST_TEST(contains(result.out, "troupe launch: done"), result.out);
+}
+
 BOOST_AUTO_TEST_CASE(a_task_killed_by_a_signal_fails_the_job) {
   auto [result, elapsed_ms] = launch_script({"--ps=1", "--workers=1"}, R"(
 if [ "$task" = ps0 ]; then kill -9 $$; fi

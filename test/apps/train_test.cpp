@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <cmath>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 
@@ -55,6 +56,20 @@ std::vector<std::string> launch(const std::vector<std::string>& train_flags) {
   return argv;
 }
 
+// Reads the job's output until a checkpoint past the first is in `dir` (true), or it ends or
+// 4 minutes pass (false).
+bool wait_for_checkpoint(ChildProcess& job, const fs::path& dir) {
+  for (int i = 0; i < 2400 && !job.output_closed(); ++i) {
+    job.wait_for(std::string(1, '\0'), 100);  // keep reading the job's output for 100 ms
+    if (!fs::exists(dir)) continue;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      std::string name = entry.path().filename().string();
+      if (name.rfind("model.ckpt-", 0) == 0 && name != "model.ckpt-0.npz") return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(train)
@@ -77,16 +92,7 @@ BOOST_AUTO_TEST_CASE(as_a_launched_cluster_and_resumed) {
   TempDir dir;
   // Interrupt the job once it has written a checkpoint past the first.
   ChildProcess job(launch(small_model(dir.path)));
-  bool checkpointed = false;
-  for (int i = 0; i < 2400 && !checkpointed; ++i) {
-    job.wait_for(std::string(1, '\0'), 100);  // keep reading the job's output for 100 ms
-    if (!fs::exists(dir.path)) continue;
-    for (const auto& entry : fs::directory_iterator(dir.path)) {
-      std::string name = entry.path().filename().string();
-      if (name.rfind("model.ckpt-", 0) == 0 && name != "model.ckpt-0.npz") checkpointed = true;
-    }
-  }
-  BOOST_REQUIRE_MESSAGE(checkpointed, job.output());
+  BOOST_REQUIRE_MESSAGE(wait_for_checkpoint(job, dir.path), job.output());
   auto interrupted = job.stop(SIGTERM, 30000);
   BOOST_TEST(interrupted.exit_code == 130, interrupted.out);
   BOOST_TEST(interrupted.out.find("troupe launch: interrupted") != std::string::npos);
@@ -110,6 +116,37 @@ BOOST_AUTO_TEST_CASE(as_a_launched_cluster_and_resumed) {
   // The other worker may still apply an update after the chief's last save (asynchronous
   // training), so the restored model is the evaluated one up to a step or two.
   BOOST_TEST(std::abs(accuracy_in(again.out) - accuracy_in(resumed.out)) < 0.01, again.out);
+}
+
+BOOST_AUTO_TEST_CASE(recovers_from_a_killed_ps) {
+  if (!have_data()) return;
+  TempDir dir;
+  std::vector<std::string> argv = {TROUPE_CLI, "launch", "--max_restarts=2",
+                                   "--",       "troupe", "train"};
+  auto flags = small_model(dir.path);
+  std::replace(flags.begin(), flags.end(), std::string("--epochs=2"),
+               std::string("--epochs=4"));  // long enough to be killed in the middle
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  ChildProcess job(argv);
+  BOOST_REQUIRE_MESSAGE(wait_for_checkpoint(job, dir.path), job.output());
+  std::smatch match;
+  std::string out = job.output();
+  BOOST_REQUIRE_MESSAGE(
+      std::regex_search(out, match, std::regex("/job:ps/replica:0/task:0 is pid ([0-9]+)")), out);
+  BOOST_REQUIRE(::kill(std::stoi(match[1]), SIGKILL) == 0);
+
+  // The launcher restarts the ps (empty); the workers' sessions recover, the chief restores
+  // the last checkpoint, and training finishes.
+  auto result = job.stop(0, kTimeoutMs);
+  BOOST_TEST(result.exit_code == 0, result.out);
+  BOOST_TEST(result.out.find("task /job:ps/replica:0/task:0 failed: killed by signal 9; "
+                             "restarting it (1 of 2)") != std::string::npos,
+             result.out);
+  BOOST_TEST(
+      result.out.find("[worker0] troupe: training session recovered from") != std::string::npos,
+      result.out);
+  BOOST_TEST(accuracy_in(result.out) > 0.75, result.out);
+  BOOST_TEST(result.out.find("troupe launch: done") != std::string::npos, result.out);
 }
 
 BOOST_AUTO_TEST_CASE(synchronously) {
