@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include "actors/training/file_io.hpp"
+
 namespace troupe {
 namespace {
 
@@ -200,28 +202,6 @@ Status decode_summary(std::string_view data, const std::string& what, DecodedEve
   return Status::OK();
 }
 
-// An errno as a Status with the nearest TensorFlow code.
-Status errno_status(int err, std::string_view action, const std::string& file) {
-  std::string message = fmt::format("{} '{}': {}", action, file, std::strerror(err));
-  switch (err) {
-    case ENOENT:
-    case ENOTDIR:
-      return Status(Code::kNotFound, message);
-    case EEXIST:
-      return Status(Code::kAlreadyExists, message);
-    case EACCES:
-    case EPERM:
-    case EROFS:
-      return Status(Code::kPermissionDenied, message);
-    case ENOSPC:
-    case EDQUOT:
-    case EFBIG:
-      return Status(Code::kResourceExhausted, message);
-    default:
-      return Status(Code::kUnknown, message);
-  }
-}
-
 std::string hostname() {
   char name[256] = {};
   if (::gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
@@ -367,31 +347,13 @@ Status EventWriter::flush() {
 // ---- EventReader --------------------------------------------------------------------------
 
 StatusOr<std::vector<std::string>> EventReader::read_records(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    if (err == ENOENT) {
-      return errors::NotFound(
-          "event file '{}' does not exist (EventWriter::path() names the file a writer "
-          "created; a log directory holds events.out.tfevents.* files)",
-          path);
-    }
-    return errno_status(err, "cannot open event file", path);
-  }
-  std::string file;
-  char chunk[1 << 16];
-  while (true) {
-    ssize_t n = ::read(fd, chunk, sizeof(chunk));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return errno_status(err, "cannot read event file", path);
-    }
-    if (n == 0) break;
-    file.append(chunk, static_cast<size_t>(n));
-  }
-  ::close(fd);
+  TROUPE_ASSIGN_OR_RETURN(
+      std::string file,
+      read_whole_file(path, "event file",
+                      fmt::format("event file '{}' does not exist (EventWriter::path() names "
+                                  "the file a writer created; a log directory holds "
+                                  "events.out.tfevents.* files)",
+                                  path)));
 
   std::vector<std::string> records;
   size_t pos = 0;

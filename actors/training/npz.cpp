@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include "actors/training/file_io.hpp"
+
 namespace troupe {
 namespace {
 
@@ -282,29 +284,6 @@ StatusOr<DataType> dtype_from_descr(const std::string& descr, const std::string&
 
 // ---- files --------------------------------------------------------------------------------
 
-// An errno as a Status with the nearest TensorFlow code, naming what was done to which file.
-Status errno_status(int err, std::string_view action, const std::string& file,
-                    std::string_view hint = "") {
-  std::string message = fmt::format("{} '{}': {}{}", action, file, std::strerror(err), hint);
-  switch (err) {
-    case ENOENT:
-    case ENOTDIR:
-      return Status(Code::kNotFound, message);
-    case EACCES:
-    case EPERM:
-    case EROFS:
-      return Status(Code::kPermissionDenied, message);
-    case ENOSPC:
-    case EDQUOT:
-    case EFBIG:
-      return Status(Code::kResourceExhausted, message);
-    case EISDIR:
-      return Status(Code::kInvalidArgument, message);
-    default:
-      return Status(Code::kUnknown, message);
-  }
-}
-
 Status write_all(int fd, const void* data, size_t size, const std::string& file) {
   const char* p = static_cast<const char*>(data);
   while (size > 0) {
@@ -390,38 +369,6 @@ Status write_file(const std::string& tmp, std::vector<PendingEntry>& entries,
   if (status.ok() && ::fsync(fd) != 0) status = errno_status(errno, "cannot fsync", tmp);
   if (::close(fd) != 0 && status.ok()) status = errno_status(errno, "cannot close", tmp);
   return status;
-}
-
-// Reads the whole file at `path`.
-StatusOr<std::string> read_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    if (err == ENOENT) {
-      return errors::NotFound(
-          "npz file '{}' does not exist (write_npz creates one, e.g. a training run's chief "
-          "when it saves a checkpoint; check the path)",
-          path);
-    }
-    return errno_status(err, "cannot open", path);
-  }
-  std::string bytes;
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && st.st_size > 0) bytes.reserve(static_cast<size_t>(st.st_size));
-  char buffer[1 << 16];
-  while (true) {
-    ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return errno_status(err, "cannot read", path);
-    }
-    if (n == 0) break;
-    bytes.append(buffer, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return bytes;
 }
 
 // Values from a ZIP64 extended-information extra field: each present only if the header's
@@ -645,7 +592,13 @@ Status write_npz(const std::string& path, const NamedTensors& tensors) {
 }
 
 StatusOr<NamedTensors> read_npz(const std::string& path) {
-  TROUPE_ASSIGN_OR_RETURN(std::string file, read_file(path));
+  TROUPE_ASSIGN_OR_RETURN(
+      std::string file,
+      read_whole_file(path, "",
+                      fmt::format("npz file '{}' does not exist (write_npz creates one, e.g. a "
+                                  "training run's chief when it saves a checkpoint; check the "
+                                  "path)",
+                                  path)));
   const auto* base = reinterpret_cast<const uint8_t*>(file.data());
   const uint64_t size = file.size();
 
