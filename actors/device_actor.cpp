@@ -11,6 +11,7 @@
 #include "actors/error_bridge.hpp"
 #include "actors/messages.hpp"
 #include "devices/executor.hpp"
+#include "graph/device_name.hpp"
 
 namespace troupe {
 namespace {
@@ -147,7 +148,7 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
       },
       [=](task_lost_atom, const std::string& job, int32_t index, const caf::error&) {
         // Tensors for its devices are sent to a fresh lookup from now on.
-        self->state.rendezvous->forget_task(fmt::format("/job:{}/replica:0/task:{}/", job, index));
+        self->state.rendezvous->forget_task(DeviceName::task_name(job, index) + "/");
       },
       [=](deregister_partition_atom, int64_t handle) {
         self->state.partitions.erase(handle);

@@ -60,7 +60,7 @@ struct DirectoryState {
 using Self = caf::stateful_actor<DirectoryState>;
 
 std::string task_label(const TaskKey& key) {
-  return fmt::format("/job:{}/replica:0/task:{}", key.first, key.second);
+  return DeviceName::task_name(key.first, key.second);
 }
 
 std::string task_address(Self* self, const TaskKey& key) {

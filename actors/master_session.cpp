@@ -327,7 +327,7 @@ void start_step(Self* self, int64_t step_id, const std::shared_ptr<PreparedRun>&
 // is away). Steps and runs that do not use the task go on.
 void task_lost(Self* self, const std::string& job, int index, const Status& reason) {
   auto& st = self->state;
-  const std::string prefix = fmt::format("/job:{}/replica:0/task:{}/", job, index);
+  const std::string prefix = DeviceName::task_name(job, index) + "/";
   std::vector<int64_t> failing;
   for (const auto& [id, step] : st.pending) {
     if (std::any_of(step.device_names.begin(), step.device_names.end(),

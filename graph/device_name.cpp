@@ -191,6 +191,10 @@ std::string DeviceName::full(std::string job, int replica, int task, std::string
                      id);
 }
 
+std::string DeviceName::task_name(std::string_view job, int task) {
+  return fmt::format("/job:{}/replica:0/task:{}", job, task);
+}
+
 std::string DeviceName::task_prefix() const {
   std::string out;
   if (job) out += fmt::format("/job:{}", *job);

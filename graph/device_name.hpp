@@ -36,6 +36,8 @@ struct DeviceName {
   // "/job:<job>/replica:<replica>/task:<task>/device:<TYPE>:<id>", with `type` upper-cased.
   // The arguments are not validated.
   static std::string full(std::string job, int replica, int task, std::string type, int id);
+  // The name of a task of replica 0: "/job:<job>/replica:0/task:<task>".
+  static std::string task_name(std::string_view job, int task);
 
   // The canonical form: only the set fields, in the order job, replica, task, device;
   // "/device:CPU:*" when the type is set but not the id, "/device:*:1" for the reverse, and ""

@@ -70,7 +70,7 @@ StatusOr<std::string> ServerDef::address() const {
 }
 
 std::string ServerDef::task_name() const {
-  return fmt::format("/job:{}/replica:0/task:{}", job_name, task_index);
+  return DeviceName::task_name(job_name, task_index);
 }
 
 void ServerDef::to_wire(wire::ServerDef::Builder out) const {
