@@ -3,14 +3,15 @@
 // Needs Debian's dataset-fashion-mnist (installed by scripts/install-deps.sh); skipped without.
 #include <signal.h>
 #include <unistd.h>
-#include <cmath>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <regex>
 
 #include <boost/test/unit_test.hpp>
 
+#include "actors/training/saver.hpp"
 #include "apps/child_process.hpp"
 #include "apps/fashion_mnist.hpp"
 
@@ -56,15 +57,16 @@ std::vector<std::string> launch(const std::vector<std::string>& train_flags) {
   return argv;
 }
 
-// Reads the job's output until a checkpoint past the first is in `dir` (true), or it ends or
-// 4 minutes pass (false).
+// Reads the job's output until the checkpoint index in `dir` names a checkpoint past the
+// first (true: resuming from it must not start at step 0), or the job ends or 4 minutes pass
+// (false). The index, not the files, is what a restart reads: a .npz may exist before the
+// index names it.
 bool wait_for_checkpoint(ChildProcess& job, const fs::path& dir) {
   for (int i = 0; i < 2400 && !job.output_closed(); ++i) {
     job.wait_for(std::string(1, '\0'), 100);  // keep reading the job's output for 100 ms
-    if (!fs::exists(dir)) continue;
-    for (const auto& entry : fs::directory_iterator(dir)) {
-      std::string name = entry.path().filename().string();
-      if (name.rfind("model.ckpt-", 0) == 0 && name != "model.ckpt-0.npz") return true;
+    auto latest = latest_checkpoint(dir.string());
+    if (latest.ok() && latest->has_value() && fs::path(**latest).filename() != "model.ckpt-0.npz") {
+      return true;
     }
   }
   return false;
