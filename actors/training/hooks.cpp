@@ -1,6 +1,8 @@
 // The standard hooks.
 #include "actors/training/hooks.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 
 #include <fmt/format.h>
@@ -121,7 +123,10 @@ SummarySaverHook::SummarySaverHook(std::string output_dir, Output global_step,
 
 Status SummarySaverHook::after_create_session(Session&) {
   if (writer_ != nullptr) return Status::OK();  // a recovered session keeps writing the file
-  TROUPE_ASSIGN_OR_RETURN(writer_, EventWriter::create(output_dir_));
+  // The pid in the name keeps apart the files of runs that start in the same second (a job
+  // restarted at once), as TensorFlow 2's names do.
+  TROUPE_ASSIGN_OR_RETURN(writer_,
+                          EventWriter::create(output_dir_, fmt::format(".{}", ::getpid())));
   return Status::OK();
 }
 

@@ -1,5 +1,7 @@
 // Training on the runtime: checkpoints (Saver), MonitoredTrainingSession start-up, hooks, and
 // synchronous replicas on an in-process cluster.
+#include <unistd.h>
+
 #include <filesystem>
 #include <sstream>
 #include <thread>
@@ -170,6 +172,9 @@ BOOST_AUTO_TEST_CASE(trains_checkpoints_and_resumes) {
   for (const auto& entry : fs::directory_iterator(dir.path)) {
     if (entry.path().filename().string().rfind("events.out.tfevents.", 0) != 0) continue;
     found_events = true;
+    // The pid keeps apart the files of two runs started in the same second.
+    std::string name = entry.path().filename().string();
+    BOOST_TEST(name.ends_with("." + std::to_string(::getpid())), name);
     auto scalars = EventReader::read_scalars(entry.path().string()).value_or_throw();
     BOOST_TEST(!scalars.empty());
     BOOST_TEST(scalars.front().tag == "loss");
