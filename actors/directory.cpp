@@ -14,6 +14,7 @@
 #include "actors/local_registry.hpp"
 #include "actors/messages.hpp"
 #include "actors/runtime.hpp"
+#include "actors/transport.hpp"
 #include "graph/device_name.hpp"
 #include "graph/host_port.hpp"
 
@@ -188,9 +189,9 @@ void connect(Self* self, const TaskKey& key) {
     return;
   }
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(r.deadline - Clock::now());
-  self->request(self->system().middleman().actor_handle(),
-                std::max(left, std::chrono::milliseconds(1)), caf::connect_atom::value,
-                host_port->first, static_cast<uint16_t>(host_port->second))
+  self->request(connection_manager(self->system()), std::max(left, std::chrono::milliseconds(1)),
+                caf::connect_atom::value, host_port->first,
+                static_cast<uint16_t>(host_port->second))
       .then(
           [=](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
             if (ptr == nullptr) {
@@ -207,6 +208,20 @@ void connect(Self* self, const TaskKey& key) {
             auto it = self->state.resolving.find(key);
             if (it == self->state.resolving.end()) return;
             Resolving& again = it->second;
+            if (err == caf::sec::disconnect_during_handshake) {
+              // The task is up but refused this one (or this one refused it): trying again
+              // changes nothing.
+              finish_resolve(self, key,
+                             errors::Unavailable(
+                                 "{} at {} refused the connection during the handshake: {} ({}; "
+                                 "docs/security.md)",
+                                 task_label(key), again.address, self->system().render(err),
+                                 uses_tls(self->system())
+                                     ? "its TLS credentials and this task's must share one CA"
+                                     : "it may use TLS, which this task does not"),
+                             caf::actor());
+              return;
+            }
             if (!again.retry || Clock::now() + again.backoff >= again.deadline) {
               finish_resolve(self, key,
                              errors::Unavailable("{} at {} is unreachable: {}", task_label(key),

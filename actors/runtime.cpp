@@ -5,6 +5,7 @@
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
+#include <caf/openssl/manager.hpp>
 
 #include "actors/error_bridge.hpp"
 #include "actors/messages.hpp"
@@ -37,11 +38,19 @@ Status Runtime::add_message_types(std::function<void(caf::actor_system_config&)>
 }
 
 struct Runtime::Impl {
-  explicit Impl(const RuntimeOptions& options) : system(configure(config, options)) {}
+  explicit Impl(const RuntimeOptions& options)
+      : options(options), system(configure(config, options)) {}
 
   static caf::actor_system_config& configure(caf::actor_system_config& cfg,
                                              const RuntimeOptions& options) {
     cfg.load<caf::io::middleman>();
+    if (options.tls.enabled()) {
+      cfg.load<caf::openssl::manager>();
+      cfg.openssl_certificate = options.tls.certificate_file;
+      cfg.openssl_key = options.tls.key_file;
+      cfg.openssl_cafile = options.tls.ca_file;
+      cfg.openssl_passphrase = options.tls.key_passphrase;
+    }
     if (options.scheduler_threads > 0) {
       cfg.set("scheduler.max-threads", static_cast<size_t>(options.scheduler_threads));
     }
@@ -64,11 +73,33 @@ struct Runtime::Impl {
     return cfg;
   }
 
+  RuntimeOptions options;
   caf::actor_system_config config;
   caf::actor_system system;
 };
 
-Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(options)) {}
+namespace {
+
+// Creates an actor system only for options that validate.
+const RuntimeOptions& validated(const RuntimeOptions& options) {
+  throw_if_error(options.tls.validate());
+  return options;
+}
+
+struct DefaultRuntime {
+  std::mutex mutex;
+  std::weak_ptr<Runtime> current;
+  std::optional<RuntimeOptions> options;  // set_default_options(); else from the environment
+};
+
+DefaultRuntime& default_runtime() {
+  static auto* state = new DefaultRuntime();  // never destroyed: used until exit
+  return *state;
+}
+
+}  // namespace
+
+Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(validated(options))) {}
 
 Runtime::~Runtime() = default;
 
@@ -76,16 +107,39 @@ caf::actor_system& Runtime::system() {
   return impl_->system;
 }
 
+const RuntimeOptions& Runtime::options() const {
+  return impl_->options;
+}
+
 std::shared_ptr<Runtime> Runtime::shared_default() {
-  static std::mutex* mutex = new std::mutex();
-  static auto* current = new std::weak_ptr<Runtime>();
-  std::lock_guard lock(*mutex);
-  auto runtime = current->lock();
+  DefaultRuntime& d = default_runtime();
+  std::lock_guard lock(d.mutex);
+  auto runtime = d.current.lock();
   if (!runtime) {
-    runtime = std::make_shared<Runtime>();
-    *current = runtime;
+    RuntimeOptions options;
+    if (d.options) {
+      options = *d.options;
+    } else {
+      options.tls = TlsOptions::from_environment();
+      throw_if_error(options.tls.validate(TlsOptions::environment_names()));
+    }
+    runtime = std::make_shared<Runtime>(options);
+    d.current = runtime;
   }
   return runtime;
+}
+
+Status Runtime::set_default_options(RuntimeOptions options) {
+  TROUPE_RETURN_IF_ERROR(options.tls.validate());
+  DefaultRuntime& d = default_runtime();
+  std::lock_guard lock(d.mutex);
+  if (d.current.lock()) {
+    return errors::FailedPrecondition(
+        "the shared runtime already exists: set its options before the first server or session "
+        "of this process starts");
+  }
+  d.options = std::move(options);
+  return Status::OK();
 }
 
 }  // namespace troupe

@@ -12,6 +12,7 @@
 
 #include <caf/fwd.hpp>
 
+#include "actors/tls.hpp"
 #include "graph/status.hpp"
 
 namespace troupe {
@@ -19,20 +20,31 @@ namespace troupe {
 struct RuntimeOptions {
   // Worker threads of the actor scheduler; 0 keeps CAF's default (one per core, at least 4).
   int scheduler_threads = 0;
+  // TLS for every connection (actors/tls.hpp); off when no file is given.
+  TlsOptions tls;
 };
 
 class Runtime {
  public:
+  // Throws StatusError (InvalidArgument) for TLS settings that do not validate.
   explicit Runtime(RuntimeOptions options = {});
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
   caf::actor_system& system();
+  const RuntimeOptions& options() const;
 
   // The process's shared runtime: created when first asked for, destroyed when the last
-  // holder releases it (and created anew if asked for again).
+  // holder releases it (and created anew if asked for again). Its options are those given to
+  // set_default_options(), else TLS from the environment (TlsOptions::from_environment()),
+  // so programs started by `troupe launch` are encrypted without code of their own. Throws
+  // StatusError when those TLS settings do not validate.
   static std::shared_ptr<Runtime> shared_default();
+
+  // Sets the options of the shared runtime. InvalidArgument for TLS settings that do not
+  // validate; FailedPrecondition while the shared runtime exists.
+  static Status set_default_options(RuntimeOptions options);
 
   // Adds message types of the user's own (e.g. a custom role's) to every actor system created
   // from now on: `registrar` calls config.add_message_type<T>("name") for each. Every process

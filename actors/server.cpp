@@ -17,6 +17,7 @@
 #include "actors/messages.hpp"
 #include "actors/runtime.hpp"
 #include "actors/task_actor.hpp"
+#include "actors/transport.hpp"
 #include "graph/host_port.hpp"
 
 namespace troupe {
@@ -64,7 +65,13 @@ struct Server::Impl {
 StatusOr<std::unique_ptr<Server>> Server::create(const ServerDef& server_def,
                                                  ServerOptions options) {
   TROUPE_RETURN_IF_ERROR(options.peers.validate());
-  if (options.runtime == nullptr) options.runtime = Runtime::shared_default();
+  if (options.runtime == nullptr) {
+    try {
+      options.runtime = Runtime::shared_default();
+    } catch (const StatusError& e) {
+      return e.status();
+    }
+  }
   std::unique_ptr<Server> server(new Server(server_def, std::move(options)));
   TROUPE_RETURN_IF_ERROR(server->start());
   return server;
@@ -95,8 +102,7 @@ Status Server::start() {
   if (options_.listen) {
     // Port 0 picks a free port; address() then reports the real one.
     const char* bind = bind_address(host_port.first);
-    auto port =
-        system.middleman().publish(task, static_cast<uint16_t>(host_port.second), bind, true);
+    auto port = publish(system, task, static_cast<uint16_t>(host_port.second), bind);
     if (!port) {
       caf::anon_send_exit(task, caf::exit_reason::user_shutdown);
       impl_->task = nullptr;
@@ -159,7 +165,7 @@ void Server::stop() {
     for (const caf::actor& member : impl_->members)
       self->monitor(member);
     if (options_.listen) {
-      options_.runtime->system().middleman().unpublish(impl_->task, 0);
+      unpublish(options_.runtime->system(), impl_->task);
     }
     self->send_exit(impl_->task, caf::exit_reason::user_shutdown);
     size_t down = 0;

@@ -32,7 +32,8 @@ struct ServerOptions {
   // Listen on the task's address so other processes can reach it. Off for servers that only
   // talk within this process (Server::create_local_server, LocalCluster).
   bool listen = true;
-  // The actor system; the process's shared one when null.
+  // The actor system; the process's shared one when null. Its TLS settings (RuntimeOptions)
+  // decide whether the server listens and connects with TLS.
   std::shared_ptr<Runtime> runtime;
   // How to reach the other tasks and notice when they die or freeze (actors/directory.hpp).
   PeerOptions peers;
@@ -43,7 +44,8 @@ class Server {
   // Starts the task `server_def` names. With options.listen it listens on the task's address:
   // on that host's interface if the host is an IP address or "localhost", else on all; port 0
   // picks a free port (address() then has the real one). Unavailable if the port cannot be
-  // bound (e.g. already taken), naming the address.
+  // bound (e.g. already taken), naming the address; InvalidArgument when the shared runtime's
+  // TLS settings from the environment do not validate.
   static StatusOr<std::unique_ptr<Server>> create(const ServerDef& server_def,
                                                   ServerOptions options = {});
 

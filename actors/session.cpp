@@ -10,6 +10,7 @@
 #include "actors/local_registry.hpp"
 #include "actors/messages.hpp"
 #include "actors/runtime.hpp"
+#include "actors/transport.hpp"
 #include "graph/host_port.hpp"
 
 namespace troupe {
@@ -31,9 +32,13 @@ struct Session::Impl {
 
 namespace {
 
-// The task actor behind `target`: a server of this process, or one reached over the network.
-StatusOr<LocalTask> connect_to(const std::string& target) {
-  if (auto local = find_local_task(target)) return *local;
+// The task actor behind `target`: a server of this process, or one reached over the network
+// through `runtime` (the shared one when null).
+StatusOr<LocalTask> connect_to(const std::string& target, std::shared_ptr<Runtime> runtime) {
+  if (auto local = find_local_task(target)) {
+    bool inproc = target.rfind("inproc://", 0) == 0;
+    if (inproc || runtime == nullptr || local->runtime == runtime) return *local;
+  }
   if (target.rfind("inproc://", 0) == 0) {
     return errors::NotFound("no server of this process has the target '{}'", target);
   }
@@ -45,21 +50,30 @@ StatusOr<LocalTask> connect_to(const std::string& target) {
         target);
   }
   TROUPE_ASSIGN_OR_RETURN(auto host_port, parse_host_port(target.substr(kScheme.size())));
-  auto runtime = Runtime::shared_default();
-  auto task = runtime->system().middleman().remote_actor(host_port.first,
-                                                         static_cast<uint16_t>(host_port.second));
+  if (runtime == nullptr) runtime = Runtime::shared_default();
+  caf::actor_system& system = runtime->system();
+  auto task = remote_actor(system, host_port.first, static_cast<uint16_t>(host_port.second));
   if (!task) {
-    return errors::Unavailable("cannot reach the server at {}: {}", target,
-                               runtime->system().render(task.error()));
+    std::string hint;
+    if (task.error() == caf::sec::disconnect_during_handshake) {
+      hint = uses_tls(system)
+                 ? " (this process uses TLS: the server refused its certificate, or does not "
+                   "use TLS or the same CA; docs/security.md)"
+                 : " (this process does not use TLS: if the server does, give this process the "
+                   "cluster's credentials; docs/security.md)";
+    }
+    return errors::Unavailable("cannot reach the server at {}: {}{}", target,
+                               system.render(task.error()), hint);
   }
   return LocalTask{runtime, *task};
 }
 
 }  // namespace
 
-Session::Session(const std::string& target, std::optional<SessionConfig> config)
+Session::Session(const std::string& target, std::optional<SessionConfig> config,
+                 std::shared_ptr<Runtime> runtime)
     : impl_(std::make_unique<Impl>()) {
-  LocalTask task = connect_to(target).value_or_throw();
+  LocalTask task = connect_to(target, std::move(runtime)).value_or_throw();
   impl_->runtime = task.runtime;
   impl_->target = target;
   caf::actor_system& system = impl_->runtime->system();

@@ -26,6 +26,8 @@
 
 namespace troupe {
 
+class Runtime;
+
 using FeedDict = std::vector<std::pair<Output, Tensor>>;
 
 class Session {
@@ -35,8 +37,10 @@ class Session {
   // ("inproc://<n>"). Without `config` the server's default session config applies. Throws
   // StatusError: InvalidArgument for a malformed target, NotFound for an "inproc://" target
   // this process does not have, Unavailable if the server cannot be reached or does not
-  // answer.
-  explicit Session(const std::string& target, std::optional<SessionConfig> config = std::nullopt);
+  // answer (or refuses this process's TLS credentials, or their absence). A network target is
+  // reached through `runtime` — its TLS settings — or the process's shared one when null.
+  explicit Session(const std::string& target, std::optional<SessionConfig> config = std::nullopt,
+                   std::shared_ptr<Runtime> runtime = nullptr);
   ~Session();  // closes
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;

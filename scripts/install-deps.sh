@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libcaf-dev capnproto libcapnp-dev libeigen3-dev libfmt-dev nlohmann-json3-dev
-  libboost-test-dev zlib1g-dev
+  libboost-test-dev zlib1g-dev libssl-dev
+  openssl  # tests: certificates made with the commands docs/security.md shows
   python3-numpy dataset-fashion-mnist  # tests: npz files checked with numpy; the training data
 )
 

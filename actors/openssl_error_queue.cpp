@@ -1,0 +1,57 @@
+// Clears OpenSSL's per-thread error queue before each TLS read, write and handshake step that
+// CAF 0.17's OpenSSL module makes. OpenSSL requires an empty queue before such a call for
+// SSL_get_error() to tell the truth; CAF never clears it, and all its connections share one
+// network thread. So one connection that failed (e.g. a peer closing a redundant connection,
+// which OpenSSL 3 records as "unexpected eof") made the next SSL_read on a healthy connection
+// look failed too, and CAF closed that connection: two TLS nodes that both connected to each
+// other lost each other. These definitions take the place of libssl's for the whole process
+// (the executable exports them: see actors/CMakeLists.txt) and then call libssl's.
+#include <dlfcn.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+namespace {
+
+template <class Function>
+Function next_definition(const char* name) {
+  return reinterpret_cast<Function>(::dlsym(RTLD_NEXT, name));
+}
+
+}  // namespace
+
+namespace troupe {
+
+// Referenced by actors/transport.cpp, so this file is linked into every program that can use
+// TLS (an archive member nothing refers to would be left out).
+void link_openssl_error_queue_fix() {}
+
+}  // namespace troupe
+
+extern "C" {
+
+int SSL_read(SSL* ssl, void* buffer, int size) {
+  static auto real = next_definition<int (*)(SSL*, void*, int)>("SSL_read");
+  ERR_clear_error();
+  return real(ssl, buffer, size);
+}
+
+int SSL_write(SSL* ssl, const void* buffer, int size) {
+  static auto real = next_definition<int (*)(SSL*, const void*, int)>("SSL_write");
+  ERR_clear_error();
+  return real(ssl, buffer, size);
+}
+
+int SSL_connect(SSL* ssl) {
+  static auto real = next_definition<int (*)(SSL*)>("SSL_connect");
+  ERR_clear_error();
+  return real(ssl);
+}
+
+int SSL_accept(SSL* ssl) {
+  static auto real = next_definition<int (*)(SSL*)>("SSL_accept");
+  ERR_clear_error();
+  return real(ssl);
+}
+
+}  // extern "C"

@@ -1,0 +1,31 @@
+// How an actor system reaches other processes: plain TCP through CAF's middleman, or TLS
+// through CAF's OpenSSL module when its Runtime was given TlsOptions. Everything in troupe
+// that listens or connects goes through these, so one setting covers every connection.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <caf/expected.hpp>
+#include <caf/fwd.hpp>
+#include <caf/io/middleman_actor.hpp>
+
+namespace troupe {
+
+// Whether `system` was configured for TLS.
+bool uses_tls(caf::actor_system& system);
+
+// The actor that opens connections (connect_atom) for `system`.
+caf::io::middleman_actor connection_manager(caf::actor_system& system);
+
+// Listens for `whom` on `port` (0: any free port) at `bind` (nullptr: every interface), with
+// SO_REUSEADDR; the port it got.
+caf::expected<uint16_t> publish(caf::actor_system& system, const caf::actor& whom, uint16_t port,
+                                const char* bind);
+void unpublish(caf::actor_system& system, const caf::actor& whom);
+
+// The actor published at `host`:`port`.
+caf::expected<caf::actor> remote_actor(caf::actor_system& system, const std::string& host,
+                                       uint16_t port);
+
+}  // namespace troupe

@@ -1,0 +1,190 @@
+// TLS between runtimes (actors/tls.hpp, actors/transport.hpp): credentials are checked before
+// use, peers with the cluster's credentials work both ways, and a process without them (or
+// with another CA's) is refused while the server keeps serving.
+#include <thread>
+
+#include "actors/local_cluster.hpp"
+#include "actors/runtime.hpp"
+#include "actors/server.hpp"
+#include "actors/session.hpp"
+#include "graph/ops/ops.hpp"
+#include "status_checks.hpp"
+#include "tls_credentials.hpp"
+
+namespace troupe {
+namespace {
+
+using testing::TlsCredentials;
+
+void check_ok(const Status& status) {
+  BOOST_TEST(status.ok(), status.to_string());
+}
+
+std::shared_ptr<Runtime> runtime_with(const TlsOptions& tls) {
+  RuntimeOptions options;
+  options.tls = tls;
+  return std::make_shared<Runtime>(options);
+}
+
+// A step on `device` of the server at `target`, through `runtime`.
+Status run_step_on(const std::string& target, const std::string& device,
+                   std::shared_ptr<Runtime> runtime, int64_t* result,
+                   std::optional<SessionConfig> config = std::nullopt) {
+  try {
+    Scope root = Scope::new_root();
+    auto sum = ops::Add(root.with_device(device), ops::Const(root, int64_t{40}), int64_t{2});
+    Session session(target, config, std::move(runtime));
+    *result = session.run(sum).scalar<int64_t>();
+    return Status::OK();
+  } catch (const StatusError& e) {
+    return e.status();
+  }
+}
+
+// A ps and a worker task, each in its own runtime (so they talk over loopback, not in-process).
+struct TwoTasks {
+  explicit TwoTasks(const TlsOptions& ps_tls, const TlsOptions& worker_tls) {
+    ClusterSpec cluster = make_ps_worker_cluster(1, 1, true).value_or_throw();
+    for (auto [job, tls] : {std::pair{"ps", &ps_tls}, std::pair{"worker", &worker_tls}}) {
+      ServerOptions options;
+      options.runtime = runtime_with(*tls);
+      options.peers.connect_timeout = std::chrono::seconds(5);
+      runtimes.push_back(options.runtime);
+      ServerDef def = ServerDef::create(cluster, job, 0).value_or_throw();
+      servers.push_back(Server::create(def, options).value_or_throw());
+    }
+  }
+  std::vector<std::shared_ptr<Runtime>> runtimes;  // ps, worker
+  std::vector<std::unique_ptr<Server>> servers;    // ps, worker
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(tls)
+
+BOOST_AUTO_TEST_CASE(credentials_are_checked_before_use) {
+  TlsCredentials creds;
+  creds.make_ca("ca");
+  creds.make_ca("other_ca");
+  TlsOptions good = creds.make_certificate("node", "ca");
+  creds.make_certificate("stranger", "other_ca");
+  check_ok(good.validate());
+  BOOST_TEST(!TlsOptions{}.enabled());
+  check_ok(TlsOptions{}.validate());  // off
+
+  TlsOptions no_ca = good;
+  no_ca.ca_file.clear();
+  testing::check_error(no_ca.validate(), Code::kInvalidArgument, "ca_file is missing");
+
+  TlsOptions missing = good;
+  missing.certificate_file = creds.path("nope.pem");
+  testing::check_error(missing.validate({"--tls_cert", "--tls_key", "--tls_ca"}),
+                       Code::kInvalidArgument, "--tls_cert '" + creds.path("nope.pem") + "'");
+
+  TlsOptions wrong_key = good;
+  wrong_key.key_file = creds.path("stranger.key");
+  testing::check_error(wrong_key.validate(), Code::kInvalidArgument, "is not the key of");
+
+  TlsOptions key_as_certificate = good;
+  key_as_certificate.certificate_file = good.key_file;
+  testing::check_error(key_as_certificate.validate(), Code::kInvalidArgument,
+                       "is not a readable PEM certificate");
+
+  TlsOptions other_ca = creds.options("stranger", "ca");
+  testing::check_error(other_ca.validate(), Code::kInvalidArgument, "is not signed by the CA");
+
+  creds.run("openssl ec -in node.key -aes256 -passout pass:secret -out locked.key");
+  TlsOptions locked = good;
+  locked.key_file = creds.path("locked.key");
+  testing::check_error(locked.validate(), Code::kInvalidArgument, "needs its passphrase");
+  locked.key_passphrase = "secret";
+  check_ok(locked.validate());
+
+  BOOST_CHECK_THROW(runtime_with(wrong_key), StatusError);
+}
+
+BOOST_AUTO_TEST_CASE(only_clients_with_the_clusters_credentials_get_in) {
+  TlsCredentials creds;
+  creds.make_ca("ca");
+  creds.make_ca("other_ca");
+  ServerOptions options;
+  options.runtime = runtime_with(creds.make_certificate("node", "ca"));
+  auto server = Server::create(ServerDef::local(), options).value_or_throw();
+  std::string target = server->target();
+  std::string device = "/job:localhost/task:0";
+
+  int64_t result = 0;
+  auto member = runtime_with(creds.make_certificate("client", "ca"));
+  check_ok(run_step_on(target, device, member, &result));
+  BOOST_TEST(result == 42);
+
+  auto plain = std::make_shared<Runtime>();
+  testing::check_error(run_step_on(target, device, plain, &result), Code::kUnavailable,
+                       "this process does not use TLS");
+  auto stranger = runtime_with(creds.make_certificate("stranger", "other_ca"));
+  testing::check_error(run_step_on(target, device, stranger, &result), Code::kUnavailable,
+                       "this process uses TLS");
+  // A CA with the cluster CA's very name, but another key, is no better.
+  creds.run(
+      "mkdir fake && cd fake && openssl req -x509 -newkey ec -pkeyopt "
+      "ec_paramgen_curve:prime256v1 -nodes -days 2 -subj '/CN=ca' -keyout ca.key -out "
+      "ca.pem && cp ca.pem ../fake_ca.pem && cp ca.key ../fake_ca.key");
+  auto impostor = runtime_with(creds.make_certificate("impostor", "fake_ca"));
+  testing::check_error(run_step_on(target, device, impostor, &result), Code::kUnavailable,
+                       "this process uses TLS");
+
+  result = 0;
+  check_ok(run_step_on(target, device, member, &result));
+  BOOST_TEST(result == 42);
+}
+
+// Regression: two TLS tasks that each connect to the other (the worker to the ps for a step,
+// then the ps back to the worker) lost each other, because CAF's OpenSSL module read a stale
+// OpenSSL error left by the redundant connection it closed (actors/openssl_error_queue.cpp).
+BOOST_AUTO_TEST_CASE(tasks_connect_to_each_other_both_ways) {
+  TlsCredentials creds;
+  creds.make_ca("ca");
+  TlsOptions ps_tls = creds.make_certificate("ps", "ca");
+  TlsOptions worker_tls = creds.make_certificate("worker", "ca");
+  TwoTasks tasks(ps_tls, worker_tls);
+  auto client = runtime_with(creds.make_certificate("client", "ca"));
+  std::string on_worker = tasks.servers[1]->target(), on_ps = tasks.servers[0]->target();
+  // One session that stays open on the worker, one opened on the ps after it.
+  Scope root = Scope::new_root();
+  auto on_ps_device = ops::Add(root.with_device("/job:ps/task:0"), int64_t{40}, int64_t{2});
+  auto on_worker_device = ops::Add(root.with_device("/job:worker/task:0"), int64_t{40}, int64_t{2});
+  Session worker_master(on_worker, std::nullopt, client);
+  BOOST_TEST(worker_master.run(on_ps_device).scalar<int64_t>() == 42);  // worker -> ps
+  Session ps_master(on_ps, std::nullopt, client);
+  for (int round = 0; round < 10; ++round) {
+    BOOST_TEST_CONTEXT("round " << round) {
+      BOOST_TEST(ps_master.run(on_worker_device).scalar<int64_t>() == 42);  // ps -> worker
+      BOOST_TEST(worker_master.run(on_ps_device).scalar<int64_t>() == 42);
+    }
+    // Time for the redundant connection to close and for reads to follow on the other.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_task_with_another_cas_certificate_cannot_join) {
+  TlsCredentials creds;
+  creds.make_ca("ca");
+  creds.make_ca("other_ca");
+  TwoTasks tasks(creds.make_certificate("ps", "other_ca"), creds.make_certificate("worker", "ca"));
+  auto client = runtime_with(creds.make_certificate("client", "ca"));
+  int64_t result = 0;
+  testing::check_error(run_step_on(tasks.servers[1]->target(), "/job:ps/task:0", client, &result),
+                       Code::kUnavailable,
+                       "/job:ps/replica:0/task:0 at " + tasks.servers[0]->address() +
+                           " refused the connection during the handshake");  // not retried
+  // The worker itself still serves.
+  SessionConfig worker_only;
+  worker_only.device_filters = {"/job:worker"};
+  check_ok(
+      run_step_on(tasks.servers[1]->target(), "/job:worker/task:0", client, &result, worker_only));
+  BOOST_TEST(result == 42);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace troupe
