@@ -6,6 +6,10 @@
 // when a task fails (after --max_restarts restarts of it), or on SIGINT/SIGTERM: it stops every
 // other task (SIGTERM, a grace period, SIGKILL) and reaps it before exiting. A failed task is
 // restarted with the same TF_CONFIG (same address) while it has restarts left.
+//
+// The tasks talk TLS: with the credentials in TROUPE_TLS_CERT/KEY/CA if launch has them, else
+// with throwaway ones it makes for the job (apps/throwaway_credentials.hpp) and passes on in
+// those variables; --insecure (TROUPE_INSECURE=1 for the tasks) runs them without.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -28,6 +32,7 @@
 #include "apps/flags.hpp"
 #include "apps/launch_output.hpp"
 #include "apps/stop_signals.hpp"
+#include "apps/throwaway_credentials.hpp"
 #include "graph/cluster_spec.hpp"
 #include "graph/host_port.hpp"
 
@@ -476,6 +481,35 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
+// Puts the tasks' TLS settings in launch's environment, which they inherit; the throwaway
+// credentials made for them, if any, land in `made` and live as long as it.
+Status set_up_task_tls(bool insecure, std::unique_ptr<ThrowawayCredentials>& made) {
+  TlsOptions given = TlsOptions::from_environment();
+  if (insecure) {
+    if (given.enabled()) {
+      return errors::InvalidArgument(
+          "--insecure, but TROUPE_TLS_CERT/KEY/CA are set: unset them or drop --insecure");
+    }
+    ::setenv("TROUPE_INSECURE", "1", 1);
+    std::cout << "troupe launch: --insecure: the tasks run without TLS" << std::endl;
+    return Status::OK();
+  }
+  ::unsetenv("TROUPE_INSECURE");
+  if (given.enabled()) {
+    TROUPE_RETURN_IF_ERROR(given.validate(TlsOptions::environment_names()));
+    std::cout << "troupe launch: TLS with the credentials in TROUPE_TLS_CERT/KEY/CA" << std::endl;
+    return Status::OK();
+  }
+  TROUPE_ASSIGN_OR_RETURN(made, ThrowawayCredentials::create());
+  TlsOptions tls = made->tls();
+  ::setenv("TROUPE_TLS_CERT", tls.certificate_file.c_str(), 1);
+  ::setenv("TROUPE_TLS_KEY", tls.key_file.c_str(), 1);
+  ::setenv("TROUPE_TLS_CA", tls.ca_file.c_str(), 1);
+  std::cout << "troupe launch: TLS with throwaway credentials in " << made->directory()
+            << " (removed when the job ends)" << std::endl;
+  return Status::OK();
+}
+
 }  // namespace
 
 int launch_command(const Args& args) {
@@ -485,6 +519,10 @@ int launch_command(const Args& args) {
   flags.add_int("grace_ms", 10000, "how long stopped tasks get after SIGTERM, then SIGKILL");
   flags.add_string("host", "127.0.0.1", "the host in every task's address");
   flags.add_int("max_restarts", 0, "how many times a failed task is restarted (each task)");
+  const char* insecure_env = std::getenv("TROUPE_INSECURE");
+  flags.add_bool("insecure", insecure_env != nullptr && std::string(insecure_env) == "1",
+                 "run the tasks without TLS (default: $TROUPE_INSECURE=1); else they use "
+                 "TROUPE_TLS_CERT/KEY/CA, or throwaway credentials made for the job");
   flags.add_bool("help", false, "show this help");
   auto dash = std::find(args.begin(), args.end(), "--");
   Status parsed = flags.parse(Args(args.begin(), dash));
@@ -527,6 +565,11 @@ int launch_command(const Args& args) {
   if (!cluster.ok()) {
     std::cerr << "troupe launch: " << cluster.status().message() << "\n";
     return 1;
+  }
+  std::unique_ptr<ThrowawayCredentials> credentials;
+  if (Status tls = set_up_task_tls(flags.get_bool("insecure"), credentials); !tls.ok()) {
+    std::cerr << "troupe launch: " << tls.to_string() << "\n";
+    return tls.code() == Code::kInvalidArgument ? 2 : 1;
   }
 
   // SIGINT and SIGTERM are blocked from here on (and SIGCHLD below), before any fork; launch

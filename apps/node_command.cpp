@@ -8,8 +8,10 @@
 #include "actors/server.hpp"
 #include "apps/cluster_config.hpp"
 #include "apps/commands.hpp"
+#include "apps/exit_now.hpp"
 #include "apps/metrics_role.hpp"
 #include "apps/stop_signals.hpp"
+#include "apps/tls_flags.hpp"
 
 namespace troupe::cli {
 namespace {
@@ -19,6 +21,7 @@ constexpr int kDefaultPort = 2222;
 FlagSet node_flags() {
   FlagSet flags;
   add_cluster_flags(flags);
+  add_tls_flags(flags);
   flags.add_int("port", kDefaultPort, "port of a node started without a cluster");
   flags.add_int("intra_op_threads", 0, "threads per kernel (0: one per core)");
   flags.add_int("connect_timeout_ms", 60000, "how long to keep trying to reach another task");
@@ -73,6 +76,7 @@ int node_command(const Args& args) {
                  "(heartbeats off)\n";
     return 2;
   }
+  if (auto exit_code = apply_tls_flags(flags, "node")) return *exit_code;
   ServerOptions options;
   options.peers.connect_timeout = std::chrono::milliseconds(flags.get_int("connect_timeout_ms"));
   options.peers.heartbeat_interval =
@@ -95,7 +99,7 @@ int node_command(const Args& args) {
   (*server)->join();
   waiter.join();
   std::cout << "troupe node: " << (*server)->task_name() << " stopped" << std::endl;
-  return 0;
+  exit_now(0);
 }
 
 }  // namespace troupe::cli

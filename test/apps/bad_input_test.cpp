@@ -1,5 +1,6 @@
 // Bad input on a node's port: garbage bytes, a header that claims a huge payload, a half-sent
-// message, a silent open connection. The node must survive each and keep serving sessions.
+// message, a silent open connection, plain or wrong TLS on a TLS node. The node must survive
+// each and keep serving sessions.
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -9,10 +10,12 @@
 #include <thread>
 
 #include "actors/local_cluster.hpp"
+#include "actors/runtime.hpp"
 #include "actors/session.hpp"
 #include "apps/child_process.hpp"
 #include "graph/ops/ops.hpp"
 #include "status_checks.hpp"
+#include "tls_credentials.hpp"
 
 namespace troupe {
 namespace {
@@ -55,10 +58,11 @@ std::string random_bytes(size_t size, uint32_t seed) {
   return out;
 }
 
-void check_serves(int port) {
+// A step on the node at `port`, through `runtime` (the shared, plain one when null).
+void check_serves(int port, std::shared_ptr<Runtime> runtime = nullptr) {
   Scope root = Scope::new_root();
   auto c = ops::Square(root, 7);
-  Session session("troupe://127.0.0.1:" + std::to_string(port));
+  Session session("troupe://127.0.0.1:" + std::to_string(port), std::nullopt, runtime);
   RunOptions bounded;
   bounded.timeout_ms = 10000;
   BOOST_TEST(session.run({}, {c}, {}, bounded).at(0).scalar<int32_t>() == 49);
@@ -70,7 +74,7 @@ BOOST_AUTO_TEST_SUITE(bad_input_on_the_wire)
 
 BOOST_AUTO_TEST_CASE(a_node_survives_garbage_and_keeps_serving) {
   int port = pick_free_port().value_or_throw();
-  ChildProcess node({TROUPE_CLI, "node", "--port=" + std::to_string(port)});
+  ChildProcess node({TROUPE_CLI, "node", "--insecure", "--port=" + std::to_string(port)});
   BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", 20000), node.output());
 
   // A silent connection stays open through everything: it must not hold anyone up.
@@ -101,6 +105,42 @@ BOOST_AUTO_TEST_CASE(a_node_survives_garbage_and_keeps_serving) {
     check_serves(port);
   }
   check_serves(port);
+  auto result = node.stop(SIGTERM, 10000);
+  BOOST_TEST(result.exit_code == 0, result.out);
+}
+
+BOOST_AUTO_TEST_CASE(a_tls_node_survives_garbage_and_strangers) {
+  testing::TlsCredentials creds;
+  creds.make_ca("ca");
+  creds.make_ca("other_ca");
+  TlsOptions node_tls = creds.make_certificate("node", "ca");
+  RuntimeOptions member_options, stranger_options;
+  member_options.tls = creds.make_certificate("member", "ca");
+  stranger_options.tls = creds.make_certificate("stranger", "other_ca");
+  auto member = std::make_shared<Runtime>(member_options);
+  auto stranger = std::make_shared<Runtime>(stranger_options);
+
+  int port = pick_free_port().value_or_throw();
+  ChildProcess node({TROUPE_CLI, "node", "--port=" + std::to_string(port),
+                     "--tls_cert=" + node_tls.certificate_file, "--tls_key=" + node_tls.key_file,
+                     "--tls_ca=" + node_tls.ca_file});
+  BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", 20000), node.output());
+  RawConnection silent(port);
+  for (const std::string& bytes :
+       {random_bytes(100, 1), random_bytes(1 << 20, 2), std::string(200, '\xff'),
+        std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11)}) {  // a cut ClientHello
+    {
+      RawConnection connection(port);
+      connection.send(bytes);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    check_serves(port, member);
+  }
+  for (auto& refused : {std::shared_ptr<Runtime>(), stranger}) {
+    testing::check_error(testing::status_of([&] { check_serves(port, refused); }),
+                         Code::kUnavailable, "cannot reach the server");
+    check_serves(port, member);
+  }
   auto result = node.stop(SIGTERM, 10000);
   BOOST_TEST(result.exit_code == 0, result.out);
 }

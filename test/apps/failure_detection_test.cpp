@@ -44,6 +44,7 @@ class FaultCluster {
     std::vector<std::string> argv = {
         TROUPE_CLI,
         "node",
+        "--insecure",
         "--ps_hosts=" + spec_.task_address("ps", 0).value_or_throw(),
         "--worker_hosts=" + spec_.task_address("worker", 0).value_or_throw(),
         "--job_name=" + job,

@@ -122,6 +122,49 @@ pid_t read_pid(const std::string& file) {
 
 BOOST_AUTO_TEST_SUITE(launch)
 
+BOOST_AUTO_TEST_CASE(tasks_get_throwaway_tls_credentials_that_go_with_the_job) {
+  TempDir dir;
+  // Each task checks its credentials with openssl and records where they were.
+  auto [result, elapsed_ms] = launch_script({"--ps=1", "--workers=2"}, R"sh(
+openssl verify -CAfile "$TROUPE_TLS_CA" "$TROUPE_TLS_CERT" || exit 3
+openssl pkey -in "$TROUPE_TLS_KEY" -noout || exit 4
+echo "insecure=[$TROUPE_INSECURE] key mode $(stat -c %a "$TROUPE_TLS_KEY")"
+echo "$TROUPE_TLS_CERT" > "$1/$task"
+if [ "$task" = worker0 ]; then await "$1" 3; exit 0; fi
+exec sleep 600
+)sh",
+                                            {dir.path()});
+  BOOST_TEST(result.exit_code == 0, result.out);
+  BOOST_TEST(contains(result.out, "troupe launch: TLS with throwaway credentials in "), result.out);
+  BOOST_TEST(contains(result.out, "[worker1] insecure=[] key mode 600"), result.out);
+  std::ifstream recorded(dir.path() + "/worker0");
+  std::string certificate;
+  std::getline(recorded, certificate);
+  BOOST_REQUIRE(!certificate.empty());
+  BOOST_TEST(!std::filesystem::exists(std::filesystem::path(certificate).parent_path()),
+             "the credentials outlived the job: " << certificate);
+}
+
+BOOST_AUTO_TEST_CASE(insecure_tasks_get_no_credentials) {
+  auto [result, elapsed_ms] = launch_script({"--insecure", "--workers=1", "--ps=0"}, R"(
+echo "insecure=[$TROUPE_INSECURE] cert=[$TROUPE_TLS_CERT]"
+)");
+  BOOST_TEST(result.exit_code == 0, result.out);
+  BOOST_TEST(contains(result.out, "troupe launch: --insecure: the tasks run without TLS"),
+             result.out);
+  BOOST_TEST(contains(result.out, "[worker0] insecure=[1] cert=[]"), result.out);
+
+  auto both = run_process({TROUPE_CLI, "launch", "--insecure", "--", "true"}, kTimeoutMs,
+                          {"TROUPE_TLS_CERT=/x.pem", "TROUPE_TLS_KEY=/x.key", "TROUPE_TLS_CA=/x"});
+  BOOST_TEST(both.exit_code == 2, both.out);
+  BOOST_TEST(contains(both.out, "--insecure, but TROUPE_TLS_CERT/KEY/CA are set"), both.out);
+  auto unreadable =
+      run_process({TROUPE_CLI, "launch", "--", "true"}, kTimeoutMs,
+                  {"TROUPE_TLS_CERT=/no/such.pem", "TROUPE_TLS_KEY=/x.key", "TROUPE_TLS_CA=/x"});
+  BOOST_TEST(unreadable.exit_code == 2, unreadable.out);
+  BOOST_TEST(contains(unreadable.out, "TROUPE_TLS_CERT '/no/such.pem'"), unreadable.out);
+}
+
 BOOST_AUTO_TEST_CASE(each_task_gets_tf_config_naming_it_and_the_cluster) {
   TempDir dir;
   auto [result, elapsed_ms] = launch_script({"--ps=2", "--workers=3"}, R"(

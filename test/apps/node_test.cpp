@@ -10,8 +10,10 @@
 #include <fstream>
 
 #include "actors/local_cluster.hpp"
+#include "actors/runtime.hpp"
 #include "apps/child_process.hpp"
 #include "cluster_scenarios.hpp"
+#include "tls_credentials.hpp"
 
 namespace troupe {
 namespace {
@@ -44,7 +46,7 @@ class NodeCluster {
     }
     for (const std::string job : {"ps", "worker"}) {
       for (int index = 0; index < 2; ++index) {
-        std::vector<std::string> argv = {TROUPE_CLI, "node"};
+        std::vector<std::string> argv = {TROUPE_CLI, "node", "--insecure"};
         std::vector<std::string> env;
         switch (config) {
           case Config::kFlags:
@@ -92,7 +94,7 @@ class NodeCluster {
 
 testing::ProcessResult run_node(const std::vector<std::string>& flags,
                                 const std::vector<std::string>& env = {}) {
-  std::vector<std::string> argv = {TROUPE_CLI, "node"};
+  std::vector<std::string> argv = {TROUPE_CLI, "node", "--insecure"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   return run_process(argv, 20000, env);
 }
@@ -102,8 +104,10 @@ void check_refused(const testing::ProcessResult& result, const std::string& need
   BOOST_TEST(!result.timed_out);
   BOOST_TEST(result.out.find(needle) != std::string::npos,
              "'" << needle << "' not in: " << result.out);
-  // One line, naming the problem.
-  BOOST_TEST(std::count(result.out.begin(), result.out.end(), '\n') == 1, result.out);
+  // One line, naming the problem (after --insecure's warning, if given).
+  size_t lines = std::count(result.out.begin(), result.out.end(), '\n');
+  if (result.out.find("warning: --insecure") != std::string::npos) --lines;
+  BOOST_TEST(lines == 1u, result.out);
 }
 
 }  // namespace
@@ -129,7 +133,7 @@ BOOST_AUTO_TEST_CASE(cluster_from_a_cluster_file) {
 
 BOOST_AUTO_TEST_CASE(a_standalone_node_serves_sessions) {
   int port = pick_free_port().value_or_throw();
-  ChildProcess node({TROUPE_CLI, "node", "--port=" + std::to_string(port)});
+  ChildProcess node({TROUPE_CLI, "node", "--insecure", "--port=" + std::to_string(port)});
   BOOST_REQUIRE_MESSAGE(
       node.wait_for("serving at troupe://localhost:" + std::to_string(port), kStartMs),
       node.output());
@@ -145,7 +149,7 @@ BOOST_AUTO_TEST_CASE(a_standalone_node_serves_sessions) {
 // fetched and held as a constant through a node process.
 BOOST_AUTO_TEST_CASE(a_120_mb_tensor_crosses_the_remote_path) {
   int port = pick_free_port().value_or_throw();
-  ChildProcess node({TROUPE_CLI, "node", "--port=" + std::to_string(port)});
+  ChildProcess node({TROUPE_CLI, "node", "--insecure", "--port=" + std::to_string(port)});
   BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", kStartMs), node.output());
   Tensor big(DataType::kFloat, TensorShape{10000, 3000});
   float* data = big.data<float>();
@@ -204,6 +208,48 @@ BOOST_AUTO_TEST_CASE(bad_tf_config_is_a_one_line_error) {
           {},
           {R"(TF_CONFIG={"cluster": {"worker": ["nohost"]}, "task": {"type": "worker", "index": 0}})"}),
       "port");
+}
+
+BOOST_AUTO_TEST_CASE(tls_or_insecure_must_be_chosen) {
+  std::vector<std::string> node = {TROUPE_CLI, "node", "--port=0"};
+  auto with = [&](std::vector<std::string> flags, std::vector<std::string> env = {}) {
+    flags.insert(flags.begin(), node.begin(), node.end());
+    return run_process(flags, 20000, env);
+  };
+  check_refused(with({}), "no TLS credentials: give --tls_cert, --tls_key and --tls_ca");
+  check_refused(with({"--tls_cert=/a.pem"}), "--tls_key is missing");
+  check_refused(with({"--tls_cert=/no/a.pem", "--tls_key=/no/a.key", "--tls_ca=/no/ca.pem"}),
+                "--tls_cert '/no/a.pem' is not a readable PEM certificate");
+  check_refused(with({"--insecure"}, {"TROUPE_TLS_CERT=/a.pem"}), "--insecure and TLS credentials");
+  // --insecure is allowed, with a warning.
+  int port = pick_free_port().value_or_throw();
+  ChildProcess insecure({TROUPE_CLI, "node", "--port=" + std::to_string(port)},
+                        {"TROUPE_INSECURE=1"});
+  BOOST_REQUIRE_MESSAGE(insecure.wait_for("serving at", kStartMs), insecure.output());
+  BOOST_TEST(
+      insecure.output().find("warning: --insecure: traffic is unencrypted") != std::string::npos,
+      insecure.output());
+}
+
+BOOST_AUTO_TEST_CASE(tls_from_the_environment) {
+  testing::TlsCredentials creds;
+  creds.make_ca("ca");
+  TlsOptions tls = creds.make_certificate("node", "ca");
+  RuntimeOptions client;
+  client.tls = creds.make_certificate("client", "ca");
+  int port = pick_free_port().value_or_throw();
+  ChildProcess node({TROUPE_CLI, "node", "--port=" + std::to_string(port)},
+                    {"TROUPE_TLS_CERT=" + tls.certificate_file, "TROUPE_TLS_KEY=" + tls.key_file,
+                     "TROUPE_TLS_CA=" + tls.ca_file});
+  BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", kStartMs), node.output());
+  Scope root = Scope::new_root();
+  auto c = ops::Square(root, 7);
+  std::string target = "troupe://127.0.0.1:" + std::to_string(port);
+  Session session(target, std::nullopt, std::make_shared<Runtime>(client));
+  BOOST_TEST(session.run(c).scalar<int32_t>() == 49);
+  testing::check_error(testing::status_of([&] { Session plain(target); }), Code::kUnavailable,
+                       "this process does not use TLS");
+  BOOST_TEST(node.stop(SIGTERM, 10000).exit_code == 0);
 }
 
 BOOST_AUTO_TEST_CASE(a_taken_port_is_refused) {

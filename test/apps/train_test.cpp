@@ -166,7 +166,7 @@ BOOST_AUTO_TEST_CASE(synchronously) {
 BOOST_AUTO_TEST_CASE(bad_inputs_are_one_line_errors) {
   auto refused = [](const std::vector<std::string>& flags, const std::string& needle,
                     const std::vector<std::string>& env = {}) {
-    std::vector<std::string> argv = {TROUPE_CLI, "train"};
+    std::vector<std::string> argv = {TROUPE_CLI, "train", "--insecure"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     auto result = run_process(argv, 60000, env);
     BOOST_TEST(result.exit_code != 0, result.out);

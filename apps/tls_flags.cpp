@@ -1,0 +1,66 @@
+// TLS flags: from flags or environment to the shared runtime's options.
+#include "apps/tls_flags.hpp"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "actors/runtime.hpp"
+
+namespace troupe::cli {
+namespace {
+
+std::string env_or_empty(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
+}  // namespace
+
+void add_tls_flags(FlagSet& flags) {
+  TlsOptions env = TlsOptions::from_environment();
+  flags.add_string("tls_cert", env.certificate_file,
+                   "this task's certificate, PEM (default: $TROUPE_TLS_CERT)");
+  flags.add_string("tls_key", env.key_file, "its private key, PEM (default: $TROUPE_TLS_KEY)");
+  flags.add_string("tls_ca", env.ca_file,
+                   "the cluster's CA certificate that peers must be signed by, PEM "
+                   "(default: $TROUPE_TLS_CA)");
+  flags.add_bool("insecure", env_or_empty("TROUPE_INSECURE") == "1",
+                 "run without TLS: unencrypted, and anyone who reaches the port can join "
+                 "(default: $TROUPE_INSECURE=1)");
+}
+
+std::optional<int> apply_tls_flags(const FlagSet& flags, const std::string& command) {
+  RuntimeOptions options;
+  options.tls.certificate_file = flags.get_string("tls_cert");
+  options.tls.key_file = flags.get_string("tls_key");
+  options.tls.ca_file = flags.get_string("tls_ca");
+  std::string prefix = "troupe " + command + ": ";
+  bool insecure = flags.get_bool("insecure");
+  if (options.tls.enabled() && insecure) {
+    std::cerr << prefix
+              << "--insecure and TLS credentials (--tls_cert/--tls_key/--tls_ca or "
+                 "TROUPE_TLS_*) both given: choose one\n";
+    return 2;
+  }
+  if (!options.tls.enabled() && !insecure) {
+    std::cerr << prefix
+              << "no TLS credentials: give --tls_cert, --tls_key and --tls_ca (or set "
+                 "TROUPE_TLS_CERT, TROUPE_TLS_KEY and TROUPE_TLS_CA; docs/security.md), or "
+                 "--insecure to run without TLS\n";
+    return 2;
+  }
+  if (insecure) {
+    std::cerr << prefix
+              << "warning: --insecure: traffic is unencrypted and unauthenticated; any process "
+                 "that reaches this node's port can join the cluster and run graphs on it\n";
+  }
+  Status status = options.tls.validate({"--tls_cert", "--tls_key", "--tls_ca"});
+  if (status.ok()) status = Runtime::set_default_options(options);
+  if (!status.ok()) {
+    std::cerr << prefix << status.to_string() << "\n";
+    return 2;
+  }
+  return std::nullopt;
+}
+
+}  // namespace troupe::cli
