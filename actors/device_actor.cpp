@@ -78,7 +78,7 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
   self->send(config.directory, watch_tasks_atom::value);
   st.device = std::make_unique<Device>(config.name, config.type, config.intra_op_threads);
   st.rendezvous = std::make_unique<DeviceRendezvous>(
-      self, config.directory,
+      self, config.directory, st.device->name(),
       [self](int64_t step, const Status& status) { abort_step(self, step, status); });
   return {
       [=](register_partition_atom, PartitionSpec& spec) -> caf::result<int64_t> {
@@ -123,10 +123,16 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
           auto node = self->state.running.extract(step_id);
           unwatch_master(self, node.mapped().master);
           self->state.rendezvous->table().finish_step(step_id);
-          if (!status.ok()) {
-            promise.deliver(to_caf_error(status));
+          Status done = status;
+          auto& rets = node.mapped().context->rets;
+          for (size_t r = 0; r < rets.size() && done.ok(); ++r) {
+            done = check_fits_in_message(self->system(), node.mapped().master.node(), rets[r],
+                                         fmt::format("partition result {}", r));
+          }
+          if (!done.ok()) {
+            promise.deliver(to_caf_error(done));
           } else {
-            promise.deliver(RunPartitionResponse{std::move(node.mapped().context->rets)});
+            promise.deliver(RunPartitionResponse{std::move(rets)});
           }
         });
         return promise;

@@ -16,11 +16,19 @@ constexpr auto kResolveTimeout = std::chrono::seconds(120);
 }  // namespace
 
 DeviceRendezvous::DeviceRendezvous(caf::event_based_actor* self, caf::actor directory,
+                                   std::string device,
                                    std::function<void(int64_t, const Status&)> on_send_failure)
-    : self_(self), directory_(std::move(directory)), on_send_failure_(std::move(on_send_failure)) {}
+    : self_(self),
+      directory_(std::move(directory)),
+      task_prefix_(device.substr(0, device.find("/device:") + 1)),
+      on_send_failure_(std::move(on_send_failure)) {}
 
 Status DeviceRendezvous::send(const std::string& dst_device, int64_t step_id,
                               const std::string& key, const Tensor& value) {
+  if (!dst_device.starts_with(task_prefix_)) {
+    TROUPE_RETURN_IF_ERROR(
+        check_fits_in_message(self_->system(), value, fmt::format("the tensor sent as '{}'", key)));
+  }
   if (auto it = peers_.find(dst_device); it != peers_.end()) {
     self_->send(it->second, recv_tensor_atom::value, step_id, key, value);
     return Status::OK();

@@ -19,10 +19,13 @@ namespace troupe {
 
 class DeviceRendezvous : public Rendezvous {
  public:
-  // `on_send_failure(step, status)` aborts a step whose tensor could not be sent.
-  DeviceRendezvous(caf::event_based_actor* self, caf::actor directory,
+  // `on_send_failure(step, status)` aborts a step whose tensor could not be sent. `device` is
+  // the owning device's full name.
+  DeviceRendezvous(caf::event_based_actor* self, caf::actor directory, std::string device,
                    std::function<void(int64_t, const Status&)> on_send_failure);
 
+  // InvalidArgument at once, before anything is queued, for a tensor to another task that is
+  // over the message size limit (actors/messages.hpp): the Send fails, and so does its step.
   Status send(const std::string& dst_device, int64_t step_id, const std::string& key,
               const Tensor& value) override;
   void recv(int64_t step_id, const std::string& key, RecvCallback done) override;
@@ -45,6 +48,7 @@ class DeviceRendezvous : public Rendezvous {
 
   caf::event_based_actor* self_;
   caf::actor directory_;
+  std::string task_prefix_;  // "/job:ps/replica:0/task:0/": devices of the same task
   std::function<void(int64_t, const Status&)> on_send_failure_;
   LocalRendezvous table_;
   std::map<std::string, caf::actor> peers_;

@@ -18,6 +18,13 @@ Status from_sec(caf::sec code, std::string_view context) {
       return Status(Code::kDeadlineExceeded, with_context("no reply before the deadline"));
     case caf::sec::request_receiver_down:
       return Status(Code::kUnavailable, with_context("the receiving actor is down"));
+    case caf::sec::unexpected_message:
+      // What a receiver in another process answers when it could not decode the message's
+      // content (it then logs why); troupe's own actors handle every message they are sent.
+      return Status(Code::kInvalidArgument,
+                    with_context("the receiver could not decode the message (a tensor or graph "
+                                 "over its --max_message_bytes limit, or malformed: its log "
+                                 "says which)"));
     case caf::sec::cannot_connect_to_node:
     case caf::sec::no_route_to_receiving_node:
     case caf::sec::remote_linking_failed:

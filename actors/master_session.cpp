@@ -39,6 +39,8 @@ struct PreparedRun {
 
 struct PendingStep {
   caf::typed_response_promise<RunStepResponse> promise;
+  caf::node_id client;  // where the response goes
+  std::vector<std::string> fetch_names;
   std::vector<caf::actor> devices;  // devices running a partition of the step
   std::vector<std::string> device_names;
   RunStepResponse response;
@@ -281,6 +283,7 @@ void start_step(Self* self, int64_t step_id, const std::shared_ptr<PreparedRun>&
                                          : caf::duration(caf::infinite);
   PendingStep& step = st.pending.at(step_id);
   step.response.fetches.resize(request.signature.fetches.size());
+  step.fetch_names = request.signature.fetches;
   step.remaining = run->partitions.size();
   for (const PreparedPartition& p : run->partitions) {
     step.devices.push_back(p.device);
@@ -305,6 +308,12 @@ void start_step(Self* self, int64_t step_id, const std::shared_ptr<PreparedRun>&
                 out.fetches[fetch_of_ret[r]] = std::move(response.rets[r]);
               }
               if (--it->second.remaining == 0) {
+                for (size_t f = 0; f < out.fetches.size(); ++f) {
+                  Status fits =
+                      check_fits_in_message(self->system(), it->second.client, out.fetches[f],
+                                            fmt::format("fetch '{}'", it->second.fetch_names[f]));
+                  if (!fits.ok()) return fail_step(self, step_id, fits);
+                }
                 it->second.promise.deliver(std::move(out));
                 self->state.pending.erase(it);
               }
@@ -409,10 +418,13 @@ caf::behavior master_session_behavior(Self* self, MasterSessionConfig config) {
                                                       request.signature.feeds.size(),
                                                       request.feeds.size()));
         }
+        // Before make_response_promise, which takes the sender out of the current message.
+        caf::node_id client =
+            self->current_sender() ? self->current_sender()->node() : self->node();
         auto promise = self->make_response_promise<RunStepResponse>();
         // Random ids keep concurrent steps of all sessions apart across the cluster.
         int64_t step_id = static_cast<int64_t>(self->state.step_ids() >> 1);
-        self->state.pending.emplace(step_id, PendingStep{promise, {}, {}, {}, 0});
+        self->state.pending.emplace(step_id, PendingStep{promise, client, {}, {}, {}, {}, 0});
         auto shared_request = std::make_shared<RunStepRequest>(std::move(request));
         with_prepared_run(self, shared_request->signature,
                           [=](const Status& status, std::shared_ptr<PreparedRun> run) {

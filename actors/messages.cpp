@@ -1,12 +1,46 @@
 // Cap'n Proto bytes inside CAF's binary serialisation: a word count, then the flat message.
 #include "actors/messages.hpp"
 
+#include <iostream>
+
 #include <capnp/serialize.h>
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/binary_deserializer.hpp>
+#include <caf/execution_unit.hpp>
 #include <caf/sec.hpp>
 
 #include "actors/error_bridge.hpp"
 #include "graph/graph_def_codec.hpp"
 #include "graph/tensor_codec.hpp"
+
+namespace troupe {
+
+uint64_t max_message_bytes(caf::actor_system& system) {
+  // CAF keeps integers in its config as int64_t.
+  return static_cast<uint64_t>(caf::get_or(system.config(), kMaxMessageBytesKey,
+                                           static_cast<int64_t>(kDefaultMaxMessageBytes)));
+}
+
+Status check_fits_in_message(caf::actor_system& system, const caf::node_id& destination,
+                             const Tensor& tensor, std::string_view what) {
+  if (destination == system.node()) return Status::OK();
+  return check_fits_in_message(system, tensor, what);
+}
+
+Status check_fits_in_message(caf::actor_system& system, const Tensor& tensor,
+                             std::string_view what) {
+  uint64_t limit = max_message_bytes(system);
+  // The encoding adds a few words per tensor and per chunk of data.
+  uint64_t bytes = static_cast<uint64_t>(tensor.total_bytes()) + 1024;
+  if (bytes <= limit) return Status::OK();
+  return errors::InvalidArgument(
+      "{} ({}, {} bytes) is over the limit of {} bytes for one message between processes "
+      "(RuntimeOptions::max_message_bytes, --max_message_bytes)",
+      what, tensor.shape().to_string(), tensor.total_bytes(), limit);
+}
+
+}  // namespace troupe
 
 namespace troupe::detail {
 namespace {
@@ -17,13 +51,32 @@ caf::error save_flat(caf::serializer& sink, kj::Array<capnp::word> flat) {
   return sink.apply_raw(words * sizeof(capnp::word), flat.begin());
 }
 
+// A message that fails to decode is dropped by CAF without a word; say why, once, where it
+// happens (not for decoding outside a message, e.g. in fuzz targets: no execution context).
+caf::error refuse(caf::deserializer& source, const Status& status) {
+  if (source.context() != nullptr) {
+    std::cerr << "troupe: dropped an incoming message: " + status.to_string() + "\n";
+  }
+  return to_caf_error(status);
+}
+
 caf::error load_flat(caf::deserializer& source, std::shared_ptr<kj::Array<capnp::word>>& flat) {
   uint64_t words = 0;
   if (auto err = source(words)) return err;
-  if (words > kMaxInspectedBytes / sizeof(capnp::word)) {
-    return to_caf_error(
-        errors::InvalidArgument("incoming message of {} bytes exceeds the limit of {} bytes",
-                                words * sizeof(capnp::word), kMaxInspectedBytes));
+  uint64_t limit = source.context() != nullptr ? max_message_bytes(source.context()->system())
+                                               : kDefaultMaxMessageBytes;
+  if (words > limit / sizeof(capnp::word)) {
+    return refuse(source, errors::InvalidArgument(
+                              "a tensor or graph of {} bytes is over this process's limit of {} "
+                              "bytes (RuntimeOptions::max_message_bytes, --max_message_bytes)",
+                              words * sizeof(capnp::word), limit));
+  }
+  // Claims larger than what arrived are refused before anything is allocated for them.
+  if (auto* binary = dynamic_cast<caf::binary_deserializer*>(&source);
+      binary != nullptr && words > binary->remaining() / sizeof(capnp::word)) {
+    return refuse(source, errors::InvalidArgument(
+                              "a tensor or graph claims {} bytes but its message has {} left",
+                              words * sizeof(capnp::word), binary->remaining()));
   }
   flat = std::make_shared<kj::Array<capnp::word>>(kj::heapArray<capnp::word>(words));
   return source.apply_raw(words * sizeof(capnp::word), flat->begin());
@@ -39,7 +92,7 @@ caf::error load_tensor(caf::deserializer& source, Tensor& tensor) {
   std::shared_ptr<kj::Array<capnp::word>> flat;
   if (auto err = load_flat(source, flat)) return err;
   auto parsed = parse_tensor(flat);
-  if (!parsed.ok()) return to_caf_error(parsed.status());
+  if (!parsed.ok()) return refuse(source, parsed.status());
   tensor = std::move(parsed).value();
   return caf::none;
 }
@@ -52,7 +105,7 @@ caf::error load_graph(caf::deserializer& source, GraphDef& graph) {
   std::shared_ptr<kj::Array<capnp::word>> flat;
   if (auto err = load_flat(source, flat)) return err;
   auto parsed = parse_graph_def(flat->asPtr());
-  if (!parsed.ok()) return to_caf_error(parsed.status());
+  if (!parsed.ok()) return refuse(source, parsed.status());
   graph = std::move(parsed).value();
   return caf::none;
 }

@@ -6,11 +6,13 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/deserializer.hpp>
 #include <caf/meta/type_name.hpp>
+#include <caf/node_id.hpp>
 #include <caf/serializer.hpp>
 
 #include "actors/run_options.hpp"
@@ -57,8 +59,25 @@ struct DeviceInfo {
   caf::actor actor;
 };
 
-// Largest Cap'n Proto message a peer may send inside one actor message (CAF's limit is 4 GiB).
-inline constexpr uint64_t kMaxInspectedBytes = uint64_t{2} << 30;
+// The size limit on one tensor or graph inside an actor message between processes
+// (RuntimeOptions::max_message_bytes): the default, which is also the most (CAF's frames end
+// at 4 GiB), the least that may be set, and where an actor system's config keeps it.
+inline constexpr uint64_t kDefaultMaxMessageBytes = uint64_t{2} << 30;
+inline constexpr uint64_t kMinMaxMessageBytes = uint64_t{4} << 10;
+inline constexpr const char* kMaxMessageBytesKey = "troupe.max-message-bytes";
+
+// The limit `system` was configured with.
+uint64_t max_message_bytes(caf::actor_system& system);
+
+// What a sender checks before a tensor leaves for another process (the receiver would drop a
+// message over its limit, and the sender would wait in vain): OK if `destination` is this
+// process's node or `tensor` fits `system`'s limit; InvalidArgument naming `what` otherwise.
+// Every process of a cluster should use the same limit.
+Status check_fits_in_message(caf::actor_system& system, const caf::node_id& destination,
+                             const Tensor& tensor, std::string_view what);
+// The same for a destination that may be in another process.
+Status check_fits_in_message(caf::actor_system& system, const Tensor& tensor,
+                             std::string_view what);
 
 namespace detail {
 // Flat Cap'n Proto <-> CAF's binary inspectors (defined in messages.cpp).

@@ -37,6 +37,14 @@ Status Runtime::add_message_types(std::function<void(caf::actor_system_config&)>
   return Status::OK();
 }
 
+// CAF's configuration with troupe's own options declared (CAF refuses to set undeclared ones).
+struct TroupeConfig : caf::actor_system_config {
+  TroupeConfig() {
+    opt_group{custom_options_, "troupe"}.add<int64_t>(
+        "max-message-bytes", "largest tensor or graph in one message from another process");
+  }
+};
+
 struct Runtime::Impl {
   explicit Impl(const RuntimeOptions& options)
       : options(options), system(configure(config, options)) {}
@@ -51,6 +59,7 @@ struct Runtime::Impl {
       cfg.openssl_cafile = options.tls.ca_file;
       cfg.openssl_passphrase = options.tls.key_passphrase;
     }
+    cfg.set(kMaxMessageBytesKey, static_cast<int64_t>(options.max_message_bytes));
     if (options.scheduler_threads > 0) {
       cfg.set("scheduler.max-threads", static_cast<size_t>(options.scheduler_threads));
     }
@@ -74,7 +83,7 @@ struct Runtime::Impl {
   }
 
   RuntimeOptions options;
-  caf::actor_system_config config;
+  TroupeConfig config;
   caf::actor_system system;
 };
 
@@ -82,7 +91,7 @@ namespace {
 
 // Creates an actor system only for options that validate.
 const RuntimeOptions& validated(const RuntimeOptions& options) {
-  throw_if_error(options.tls.validate());
+  throw_if_error(options.validate());
   return options;
 }
 
@@ -129,8 +138,16 @@ std::shared_ptr<Runtime> Runtime::shared_default() {
   return runtime;
 }
 
+Status RuntimeOptions::validate() const {
+  if (max_message_bytes < kMinMaxMessageBytes || max_message_bytes > kDefaultMaxMessageBytes) {
+    return errors::InvalidArgument("max_message_bytes={}: expected {} .. {} bytes",
+                                   max_message_bytes, kMinMaxMessageBytes, kDefaultMaxMessageBytes);
+  }
+  return tls.validate();
+}
+
 Status Runtime::set_default_options(RuntimeOptions options) {
-  TROUPE_RETURN_IF_ERROR(options.tls.validate());
+  TROUPE_RETURN_IF_ERROR(options.validate());
   DefaultRuntime& d = default_runtime();
   std::lock_guard lock(d.mutex);
   if (d.current.lock()) {

@@ -22,6 +22,13 @@ struct RuntimeOptions {
   int scheduler_threads = 0;
   // TLS for every connection (actors/tls.hpp); off when no file is given.
   TlsOptions tls;
+  // The largest tensor or graph one message from another process may carry, in bytes
+  // (4 KiB .. 2 GiB). A bigger one is dropped on arrival with a log line; senders check it
+  // first and fail with InvalidArgument. Every process of a cluster should use the same.
+  uint64_t max_message_bytes = uint64_t{2} << 30;
+
+  // InvalidArgument for TLS settings that do not validate or a limit out of range.
+  Status validate() const;
 };
 
 class Runtime {

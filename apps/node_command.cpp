@@ -10,8 +10,8 @@
 #include "apps/commands.hpp"
 #include "apps/exit_now.hpp"
 #include "apps/metrics_role.hpp"
+#include "apps/runtime_flags.hpp"
 #include "apps/stop_signals.hpp"
-#include "apps/tls_flags.hpp"
 
 namespace troupe::cli {
 namespace {
@@ -21,7 +21,7 @@ constexpr int kDefaultPort = 2222;
 FlagSet node_flags() {
   FlagSet flags;
   add_cluster_flags(flags);
-  add_tls_flags(flags);
+  add_runtime_flags(flags);
   flags.add_int("port", kDefaultPort, "port of a node started without a cluster");
   flags.add_int("intra_op_threads", 0, "threads per kernel (0: one per core)");
   flags.add_int("connect_timeout_ms", 60000, "how long to keep trying to reach another task");
@@ -76,7 +76,7 @@ int node_command(const Args& args) {
                  "(heartbeats off)\n";
     return 2;
   }
-  if (auto exit_code = apply_tls_flags(flags, "node")) return *exit_code;
+  if (auto exit_code = apply_runtime_flags(flags, "node")) return *exit_code;
   ServerOptions options;
   options.peers.connect_timeout = std::chrono::milliseconds(flags.get_int("connect_timeout_ms"));
   options.peers.heartbeat_interval =

@@ -17,8 +17,8 @@
 #include "apps/commands.hpp"
 #include "apps/exit_now.hpp"
 #include "apps/fashion_mnist.hpp"
+#include "apps/runtime_flags.hpp"
 #include "apps/stop_signals.hpp"
-#include "apps/tls_flags.hpp"
 #include "graph/device_setter.hpp"
 #include "graph/ops/ops.hpp"
 #include "graph/sync_replicas_optimizer.hpp"
@@ -116,7 +116,7 @@ StatusOr<double> evaluate(Session& session, const Model& m, const Dataset& data)
 FlagSet train_flags() {
   FlagSet flags;
   add_cluster_flags(flags);
-  add_tls_flags(flags);
+  add_runtime_flags(flags);
   flags.add_string("data_dir", kDefaultFashionMnistDir, "where the Fashion-MNIST .gz files are");
   flags.add_string("checkpoint_dir", "train_logs", "checkpoints and TensorBoard logs");
   flags.add_string("hidden", "256,256", "hidden layer sizes");
@@ -178,7 +178,7 @@ int train_command(const Args& args) {
   std::optional<ServerDef> def = *configured;
   // A task of a cluster listens for the others; a single process does not.
   if (def) {
-    if (auto exit_code = apply_tls_flags(flags, "train")) return *exit_code;
+    if (auto exit_code = apply_runtime_flags(flags, "train")) return *exit_code;
   }
   if (def && def->job_name == "ps") return serve_ps(*def);
   if (def && def->job_name != "worker") {

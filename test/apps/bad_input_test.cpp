@@ -9,13 +9,49 @@
 #include <random>
 #include <thread>
 
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/atoms.hpp"
 #include "actors/local_cluster.hpp"
+#include "actors/messages.hpp"
 #include "actors/runtime.hpp"
 #include "actors/session.hpp"
 #include "apps/child_process.hpp"
 #include "graph/ops/ops.hpp"
+#include "graph/tensor_codec.hpp"
 #include "status_checks.hpp"
 #include "tls_credentials.hpp"
+
+// What a broken or hostile peer sends in place of a tensor or graph: a word count and bytes,
+// registered under troupe's type names in an actor system of the test's own, so they travel
+// inside valid CAF frames and fail only when the node decodes them.
+struct ForgedPayload {
+  uint64_t words = 0;  // what the payload claims
+  std::string bytes;   // what it has
+};
+struct ForgedTensor : ForgedPayload {};
+struct ForgedGraph : ForgedPayload {};
+
+template <class Inspector>
+typename Inspector::result_type inspect_forged(Inspector& f, ForgedPayload& x) {
+  if constexpr (std::is_base_of_v<caf::serializer, Inspector>) {
+    if (auto err = f(x.words)) return err;
+    return f.apply_raw(x.bytes.size(), x.bytes.data());
+  } else if constexpr (std::is_base_of_v<caf::deserializer, Inspector>) {
+    return caf::sec::invalid_argument;  // never sent back
+  } else {
+    return f(caf::meta::type_name("ForgedPayload"), x.words);
+  }
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ForgedTensor& x) {
+  return inspect_forged(f, x);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ForgedGraph& x) {
+  return inspect_forged(f, x);
+}
 
 namespace troupe {
 namespace {
@@ -104,6 +140,83 @@ BOOST_AUTO_TEST_CASE(a_node_survives_garbage_and_keeps_serving) {
     }
     check_serves(port);
   }
+  check_serves(port);
+  auto result = node.stop(SIGTERM, 10000);
+  BOOST_TEST(result.exit_code == 0, result.out);
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+  return testing::count_of(text, needle);
+}
+
+// A tensor message as troupe encodes it, then broken in `how`.
+ForgedTensor forged_tensor(const std::string& how) {
+  Tensor real = Tensor::from_vector<float>({1, 2, 3, 4}, {2, 2});
+  kj::Array<capnp::word> flat = serialize_tensor(real);
+  ForgedTensor forged;
+  forged.words = flat.size();
+  forged.bytes.assign(reinterpret_cast<const char*>(flat.begin()), flat.asBytes().size());
+  if (how == "claims more than it has") {
+    forged.words = 4096;  // 32 KiB claimed (within the limit), about 100 bytes sent
+  } else if (how == "a bad segment table") {
+    forged.bytes[0] = '\x7f';
+  } else if (how == "random words") {
+    forged.bytes = random_bytes(forged.bytes.size(), 7);
+  } else if (how == "a truncated message") {
+    forged.words -= 2;
+    forged.bytes.resize(forged.bytes.size() - 16);
+  } else if (how == "over the size limit") {
+    forged.words = 10000;  // 80000 bytes, over the node's --max_message_bytes=65536
+    forged.bytes.assign(80000, '\0');
+  }
+  return forged;
+}
+
+BOOST_AUTO_TEST_CASE(malformed_payloads_inside_valid_messages) {
+  int port = pick_free_port().value_or_throw();
+  ChildProcess node({TROUPE_CLI, "node", "--insecure", "--max_message_bytes=65536",
+                     "--port=" + std::to_string(port)});
+  BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", 20000), node.output());
+
+  caf::actor_system_config config;
+  config.load<caf::io::middleman>();
+  config.add_message_type<ForgedTensor>("troupe.Tensor");
+  config.add_message_type<ForgedGraph>("troupe.GraphDef");
+  caf::actor_system system(config);
+  auto task = system.middleman().remote_actor("127.0.0.1", static_cast<uint16_t>(port));
+  BOOST_REQUIRE_MESSAGE(task, (task ? std::string() : system.render(task.error())));
+  caf::scoped_actor self(system);
+  auto refused = [&](auto&&... message) {
+    bool answered = false;
+    self->request(*task, std::chrono::seconds(10), std::forward<decltype(message)>(message)...)
+        .receive([&](caf::message&) {},
+                 [&](caf::error& err) {
+                   // The node could not decode it and said so: not a timeout.
+                   answered = err != caf::sec::request_timeout;
+                 });
+    return answered;
+  };
+  size_t expected_lines = 0;
+  for (const std::string how : {"claims more than it has", "a bad segment table", "random words",
+                                "a truncated message", "over the size limit"}) {
+    BOOST_TEST_CONTEXT(how) {
+      BOOST_TEST(
+          refused(recv_tensor_atom::value, int64_t{1}, std::string("key"), forged_tensor(how)));
+      ++expected_lines;
+    }
+  }
+  ForgedGraph graph;
+  graph.bytes = random_bytes(4096, 11);
+  graph.words = 512;
+  BOOST_TEST(refused(extend_graph_atom::value, graph));
+  ++expected_lines;
+  // One line each, naming what was wrong.
+  node.wait_for_count("troupe: dropped an incoming message: ", expected_lines, 10000);
+  BOOST_TEST(count(node.output(), "troupe: dropped an incoming message: ") == expected_lines,
+             node.output());
+  BOOST_TEST(count(node.output(), "over this process's limit of 65536 bytes") == 1u, node.output());
+  BOOST_TEST(count(node.output(), "claims 32768 bytes but its message has") == 1u,
+             node.output());
   check_serves(port);
   auto result = node.stop(SIGTERM, 10000);
   BOOST_TEST(result.exit_code == 0, result.out);

@@ -89,12 +89,23 @@ void ChildProcess::read_available(int timeout_ms) {
 }
 
 bool ChildProcess::wait_for(const std::string& needle, int timeout_ms) {
+  return wait_for_count(needle, 1, timeout_ms);
+}
+
+bool ChildProcess::wait_for_count(const std::string& needle, size_t times, int timeout_ms) {
   auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (out_.find(needle) == std::string::npos) {
+  while (count_of(out_, needle) < times) {
     if (fd_ < 0 || ms_left(deadline) == 0) return false;
     read_available(ms_left(deadline));
   }
   return true;
+}
+
+size_t count_of(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++n;
+  return n;
 }
 
 ProcessResult ChildProcess::stop(int signal, int timeout_ms) {

@@ -17,6 +17,9 @@ struct ProcessResult {
   std::string out;         // stdout and stderr, interleaved
 };
 
+// How many times `needle` occurs in `text`.
+size_t count_of(const std::string& text, const std::string& needle);
+
 // Runs to the end (or kills at the deadline).
 ProcessResult run_process(const std::vector<std::string>& argv, int timeout_ms,
                           const std::vector<std::string>& extra_env = {});
@@ -33,6 +36,8 @@ class ChildProcess {
   // Reads output until it contains `needle` (true) or the deadline passes or the child closes
   // its output (false).
   bool wait_for(const std::string& needle, int timeout_ms);
+  // The same, until the output contains `needle` `times` times.
+  bool wait_for_count(const std::string& needle, size_t times, int timeout_ms);
   // Sends `signal` (0: none), then waits up to `timeout_ms` for the exit (SIGKILL after that).
   ProcessResult stop(int signal, int timeout_ms);
   pid_t pid() const { return pid_; }

@@ -1,9 +1,10 @@
-// TLS flags: from flags or environment to the shared runtime's options.
-#include "apps/tls_flags.hpp"
+// Runtime flags: from flags or environment to the shared runtime's options.
+#include "apps/runtime_flags.hpp"
 
 #include <cstdlib>
 #include <iostream>
 
+#include "actors/messages.hpp"
 #include "actors/runtime.hpp"
 
 namespace troupe::cli {
@@ -16,7 +17,7 @@ std::string env_or_empty(const char* name) {
 
 }  // namespace
 
-void add_tls_flags(FlagSet& flags) {
+void add_runtime_flags(FlagSet& flags) {
   TlsOptions env = TlsOptions::from_environment();
   flags.add_string("tls_cert", env.certificate_file,
                    "this task's certificate, PEM (default: $TROUPE_TLS_CERT)");
@@ -27,9 +28,11 @@ void add_tls_flags(FlagSet& flags) {
   flags.add_bool("insecure", env_or_empty("TROUPE_INSECURE") == "1",
                  "run without TLS: unencrypted, and anyone who reaches the port can join "
                  "(default: $TROUPE_INSECURE=1)");
+  flags.add_int("max_message_bytes", static_cast<int64_t>(kDefaultMaxMessageBytes),
+                "the largest tensor one message from another process may carry (4096 .. 2 GiB)");
 }
 
-std::optional<int> apply_tls_flags(const FlagSet& flags, const std::string& command) {
+std::optional<int> apply_runtime_flags(const FlagSet& flags, const std::string& command) {
   RuntimeOptions options;
   options.tls.certificate_file = flags.get_string("tls_cert");
   options.tls.key_file = flags.get_string("tls_key");
@@ -49,6 +52,14 @@ std::optional<int> apply_tls_flags(const FlagSet& flags, const std::string& comm
                  "--insecure to run without TLS\n";
     return 2;
   }
+  int64_t limit = flags.get_int("max_message_bytes");
+  if (limit < static_cast<int64_t>(kMinMaxMessageBytes) ||
+      limit > static_cast<int64_t>(kDefaultMaxMessageBytes)) {
+    std::cerr << prefix << "--max_message_bytes=" << limit << " is out of range (expected "
+              << kMinMaxMessageBytes << " .. " << kDefaultMaxMessageBytes << ")\n";
+    return 2;
+  }
+  options.max_message_bytes = static_cast<uint64_t>(limit);
   if (insecure) {
     std::cerr << prefix
               << "warning: --insecure: traffic is unencrypted and unauthenticated; any process "

@@ -1,0 +1,110 @@
+// The size limit on one tensor in a message between processes (RuntimeOptions::
+// max_message_bytes): senders refuse what the other side would drop, with InvalidArgument
+// naming the tensor, and a receiver with a smaller limit drops it without being held up.
+#include "actors/local_cluster.hpp"
+#include "actors/runtime.hpp"
+#include "actors/server.hpp"
+#include "actors/session.hpp"
+#include "graph/ops/ops.hpp"
+#include "status_checks.hpp"
+
+namespace troupe {
+namespace {
+
+constexpr uint64_t kLimit = 64 << 10;
+
+std::shared_ptr<Runtime> runtime_with_limit(uint64_t limit) {
+  RuntimeOptions options;
+  options.max_message_bytes = limit;
+  return std::make_shared<Runtime>(options);
+}
+
+// A server whose runtime allows `limit` bytes, reached over loopback from other runtimes.
+std::unique_ptr<Server> server_with_limit(uint64_t limit) {
+  ServerOptions options;
+  options.runtime = runtime_with_limit(limit);
+  return Server::create(ServerDef::local(), options).value_or_throw();
+}
+
+Tensor floats(int64_t n) {
+  Tensor t(DataType::kFloat, TensorShape{n});
+  for (int64_t i = 0; i < n; ++i)
+    t.data<float>()[i] = static_cast<float>(i);
+  return t;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(message_limit)
+
+BOOST_AUTO_TEST_CASE(the_limit_is_checked) {
+  RuntimeOptions options;
+  options.max_message_bytes = 100;
+  testing::check_error(options.validate(), Code::kInvalidArgument, "max_message_bytes=100");
+  options.max_message_bytes = uint64_t{3} << 30;
+  testing::check_error(options.validate(), Code::kInvalidArgument, "expected 4096 ..");
+  BOOST_CHECK_THROW(Runtime{options}, StatusError);
+}
+
+BOOST_AUTO_TEST_CASE(senders_refuse_tensors_over_the_limit) {
+  auto server = server_with_limit(kLimit);
+  auto client = runtime_with_limit(kLimit);
+  Scope root = Scope::new_root();
+  auto x = ops::Placeholder(root.with_op_name("x"), DataType::kFloat, PartialShape({-1}));
+  auto total = ops::Sum(root, x, {0});
+  auto big = ops::Fill(root.with_op_name("big"), {1 << 16}, 1.5f);
+  auto big_sum = ops::Sum(root, big, {0});
+  Session session(server->target(), std::nullopt, client);
+
+  // A feed over the limit never leaves the client.
+  testing::check_error(testing::status_of([&] {
+                         session.run({{x, floats(1 << 16)}}, {total});
+                       }),
+                       Code::kInvalidArgument,
+                       "feed 'x:0' ([65536], 262144 bytes) is over the limit of 65536");
+  // A fetch over the limit is refused by the master, which would send it.
+  testing::check_error(testing::status_of([&] { session.run(big); }), Code::kInvalidArgument,
+                       "fetch 'big:0'");
+  // What fits goes through, also after those.
+  BOOST_TEST(session.run({{x, floats(1000)}}, {total}).at(0).scalar<float>() == 499500.f);
+  BOOST_TEST(session.run(big_sum).scalar<float>() == 98304.f);
+}
+
+BOOST_AUTO_TEST_CASE(a_tensor_between_tasks_over_the_limit_fails_the_step) {
+  ClusterSpec cluster = make_ps_worker_cluster(1, 1, true).value_or_throw();
+  std::vector<std::unique_ptr<Server>> servers;
+  for (const std::string job : {"ps", "worker"}) {
+    ServerOptions options;
+    options.runtime = runtime_with_limit(kLimit);
+    servers.push_back(Server::create(ServerDef::create(cluster, job, 0).value_or_throw(), options)
+                          .value_or_throw());
+  }
+  Scope root = Scope::new_root();
+  auto on_ps =
+      ops::Fill(root.with_device("/job:ps/task:0").with_op_name("made_on_ps"), {1 << 16}, 1.f);
+  auto on_worker = ops::Sum(root.with_device("/job:worker/task:0"), on_ps, {0});
+  Session session(servers[1]->target());
+  testing::check_error(testing::status_of([&] { session.run(on_worker); }), Code::kInvalidArgument,
+                       "over the limit of 65536 bytes");
+}
+
+// A client with a larger limit than the server: the server drops the step request's content
+// (and says so on stderr), the client gets InvalidArgument, and the server goes on serving.
+BOOST_AUTO_TEST_CASE(a_receiver_drops_what_is_over_its_limit) {
+  auto server = server_with_limit(kLimit);
+  auto client = runtime_with_limit(uint64_t{1} << 30);
+  Scope root = Scope::new_root();
+  auto x = ops::Placeholder(root.with_op_name("x"), DataType::kFloat, PartialShape({-1}));
+  auto total = ops::Sum(root, x, {0});
+  Session session(server->target(), std::nullopt, client);
+  BOOST_TEST(session.run({{x, floats(10)}}, {total}).at(0).scalar<float>() == 45.f);
+  testing::check_error(testing::status_of([&] {
+                         session.run({{x, floats(1 << 16)}}, {total});
+                       }),
+                       Code::kInvalidArgument, "the receiver could not decode the message");
+  BOOST_TEST(session.run({{x, floats(10)}}, {total}).at(0).scalar<float>() == 45.f);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace troupe
