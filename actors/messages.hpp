@@ -64,7 +64,7 @@ struct DeviceInfo {
 // at 4 GiB), the least that may be set, and where an actor system's config keeps it.
 inline constexpr uint64_t kDefaultMaxMessageBytes = uint64_t{2} << 30;
 inline constexpr uint64_t kMinMaxMessageBytes = uint64_t{4} << 10;
-inline constexpr const char* kMaxMessageBytesKey = "troupe.max-message-bytes";
+inline constexpr char kMaxMessageBytesKey[] = "troupe.max-message-bytes";
 
 // The limit `system` was configured with.
 uint64_t max_message_bytes(caf::actor_system& system);

@@ -599,6 +599,10 @@ StatusOr<NamedTensors> read_npz(const std::string& path) {
                                   "training run's chief when it saves a checkpoint; check the "
                                   "path)",
                                   path)));
+  return decode_npz(file, path);
+}
+
+StatusOr<NamedTensors> decode_npz(std::string_view file, const std::string& path) {
   const auto* base = reinterpret_cast<const uint8_t*>(file.data());
   const uint64_t size = file.size();
 

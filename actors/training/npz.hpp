@@ -41,6 +41,9 @@ Status write_npz(const std::string& path, const NamedTensors& tensors);
 // a ZIP64 end record).
 StatusOr<NamedTensors> read_npz(const std::string& path);
 
+// read_npz on the bytes of an archive; `path` names it in error messages.
+StatusOr<NamedTensors> decode_npz(std::string_view file, const std::string& path);
+
 // The .npy encoding of one tensor (format version 1.0, header padded to 64 bytes).
 // InvalidArgument for an uninitialised or string tensor.
 StatusOr<std::string> encode_npy(const Tensor& tensor);
