@@ -3,12 +3,14 @@
 
 #include <deque>
 #include <map>
+#include <thread>
 
 #include <caf/all.hpp>
 
 #include "actors/atoms.hpp"
 #include "actors/device_rendezvous.hpp"
 #include "actors/error_bridge.hpp"
+#include "actors/fault_injector.hpp"
 #include "actors/messages.hpp"
 #include "devices/executor.hpp"
 #include "graph/device_name.hpp"
@@ -94,6 +96,20 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
       },
       [=](run_partition_atom, RunPartitionRequest& request) -> caf::result<RunPartitionResponse> {
         auto& st = self->state;
+        if (config.faults != nullptr) {
+          std::chrono::milliseconds delay{0};
+          switch (config.faults->on_run_partition(&delay)) {
+            case FaultInjector::Action::kRun:
+              break;
+            case FaultInjector::Action::kDelay:
+              std::this_thread::sleep_for(delay);  // a slow machine: everything here waits
+              break;
+            case FaultInjector::Action::kDrop:
+            case FaultInjector::Action::kKill:
+              // Lost, or the task is dying: never answered.
+              return self->make_response_promise<RunPartitionResponse>();
+          }
+        }
         auto it = st.partitions.find(request.handle);
         if (it == st.partitions.end()) {
           return to_caf_error(

@@ -18,17 +18,21 @@
 // A running step whose master session goes away (its task died) is aborted with Aborted.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include <caf/actor.hpp>
 
 namespace troupe {
 
+class FaultInjector;
+
 struct DeviceActorConfig {
   std::string name;  // full device name
   std::string type;  // "CPU"
   int intra_op_threads = 0;
-  caf::actor directory;  // resolves peer devices by name
+  caf::actor directory;                   // resolves peer devices by name
+  std::shared_ptr<FaultInjector> faults;  // simulated faults (tests); none when null
 };
 
 // Spawns a device actor linked to `parent` (the task actor): it stops when the task does.

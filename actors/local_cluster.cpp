@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "actors/runtime.hpp"
+#include "graph/device_name.hpp"
 
 namespace troupe {
 
@@ -51,6 +52,14 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::start(const ClusterSpec& c
                                                             LocalClusterOptions options) {
   if (cluster.empty()) return errors::InvalidArgument("the cluster has no jobs");
   if (options.runtime == nullptr) options.runtime = Runtime::shared_default();
+  std::map<std::pair<std::string, int>, const Fault*> faults;
+  for (const Fault& fault : options.faults) {
+    TROUPE_RETURN_IF_ERROR(fault.validate(cluster));
+    if (!faults.emplace(std::make_pair(fault.job, fault.task), &fault).second) {
+      return errors::InvalidArgument("more than one fault for {}",
+                                     DeviceName::task_name(fault.job, fault.task));
+    }
+  }
   std::unique_ptr<LocalCluster> local(new LocalCluster());
   local->cluster_ = cluster;
   for (const std::string& job : cluster.jobs()) {
@@ -60,6 +69,11 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::start(const ClusterSpec& c
       ServerOptions server_options;
       server_options.listen = options.listen;
       server_options.runtime = options.runtime;
+      if (auto fault = faults.find({job, index}); fault != faults.end()) {
+        LocalCluster* owner = local.get();
+        server_options.faults = std::make_shared<FaultInjector>(
+            *fault->second, [owner, job, index] { (void)owner->kill(job, index); });
+      }
       auto server = Server::create(def, server_options);
       if (!server.ok()) {
         local->stop();
@@ -97,7 +111,21 @@ std::string LocalCluster::target(const std::string& job, int index) const {
   return server(job, index).value_or_throw()->target();
 }
 
+Status LocalCluster::kill(const std::string& job, int index) {
+  TROUPE_ASSIGN_OR_RETURN(Server * server, this->server(job, index));
+  std::lock_guard lock(killers_mutex_);
+  killers_.emplace_back([server] { server->stop(); });
+  return Status::OK();
+}
+
 void LocalCluster::stop() {
+  std::vector<std::thread> killers;
+  {
+    std::lock_guard lock(killers_mutex_);
+    killers.swap(killers_);
+  }
+  for (std::thread& killer : killers)
+    killer.join();
   for (auto& [key, server] : servers_)
     server->stop();
 }

@@ -12,9 +12,13 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
+#include "actors/fault_injector.hpp"
 #include "actors/server.hpp"
 #include "graph/cluster_spec.hpp"
 
@@ -25,6 +29,8 @@ struct LocalClusterOptions {
   SessionConfig default_session_config;
   // Each task listens on its address (the generated clusters then use free 127.0.0.1 ports).
   bool listen = false;
+  // Simulated faults (actors/fault_injector.hpp), at most one per task.
+  std::vector<Fault> faults;
 };
 
 class LocalCluster {
@@ -47,6 +53,10 @@ class LocalCluster {
   std::string target(const std::string& job, int index) const;
   size_t size() const { return servers_.size(); }
 
+  // Stops task (job, index) at once, from another thread, as if its process had died: the
+  // other tasks see it lost, and steps that need it fail. InvalidArgument if there is none.
+  Status kill(const std::string& job, int index);
+
   // Stops every task. Idempotent.
   void stop();
 
@@ -54,6 +64,8 @@ class LocalCluster {
   LocalCluster() = default;
   ClusterSpec cluster_;
   std::map<std::pair<std::string, int>, std::unique_ptr<Server>> servers_;
+  std::mutex killers_mutex_;
+  std::vector<std::thread> killers_;  // joined by stop()
 };
 
 // A cluster spec of jobs "ps" and "worker" with distinct addresses: free 127.0.0.1 ports if

@@ -97,7 +97,8 @@ Status Server::start() {
   TROUPE_ASSIGN_OR_RETURN(auto host_port, parse_host_port(address_));
   caf::actor_system& system = options_.runtime->system();
 
-  caf::actor task = spawn_task_actor(system, TaskActorConfig{server_def_, options_.peers});
+  caf::actor task =
+      spawn_task_actor(system, TaskActorConfig{server_def_, options_.peers, options_.faults});
   impl_->task = task;
   if (options_.listen) {
     // Port 0 picks a free port; address() then reports the real one.

@@ -26,6 +26,8 @@
 
 namespace troupe {
 
+class FaultInjector;
+
 class Runtime;
 
 struct ServerOptions {
@@ -37,6 +39,9 @@ struct ServerOptions {
   std::shared_ptr<Runtime> runtime;
   // How to reach the other tasks and notice when they die or freeze (actors/directory.hpp).
   PeerOptions peers;
+  // Simulated faults for this task's devices (actors/fault_injector.hpp; LocalCluster sets it
+  // from LocalClusterOptions::faults). None when null.
+  std::shared_ptr<FaultInjector> faults;
 };
 
 class Server {

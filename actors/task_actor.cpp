@@ -28,7 +28,7 @@ caf::behavior task_behavior(caf::stateful_actor<TaskState>* self, TaskActorConfi
   st.directory =
       spawn_directory(self, DirectoryConfig{def, caf::actor_cast<caf::actor>(self), config.peers});
   DeviceActorConfig cpu{DeviceName::full(def.job_name, 0, def.task_index, "CPU", 0), "CPU",
-                        def.default_session_config.intra_op_threads, st.directory};
+                        def.default_session_config.intra_op_threads, st.directory, config.faults};
   st.devices.push_back(DeviceInfo{cpu.name, cpu.type, spawn_device_actor(self, cpu)});
 
   MasterServiceConfig master;

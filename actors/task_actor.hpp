@@ -11,6 +11,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 
 #include <caf/fwd.hpp>
 
@@ -19,9 +20,12 @@
 
 namespace troupe {
 
+class FaultInjector;
+
 struct TaskActorConfig {
   ServerDef server_def;
-  PeerOptions peers;  // how to reach and watch the other tasks
+  PeerOptions peers;                      // how to reach and watch the other tasks
+  std::shared_ptr<FaultInjector> faults;  // simulated faults for its devices (tests)
 };
 
 caf::actor spawn_task_actor(caf::actor_system& system, TaskActorConfig config);

@@ -1,0 +1,75 @@
+// FaultInjector: which partition runs of a task a simulated fault hits.
+#include "actors/fault_injector.hpp"
+
+#include <random>
+
+#include "graph/device_name.hpp"
+
+namespace troupe {
+
+Status Fault::validate(const ClusterSpec& cluster) const {
+  if (!cluster.task_address(job, task).ok()) {
+    return errors::InvalidArgument("fault for {}: the cluster has no such task ({})",
+                                   DeviceName::task_name(job, task), cluster.to_string());
+  }
+  if (at_partition < 1 || times < 1 || delay.count() < 0) {
+    return errors::InvalidArgument(
+        "fault {}: expected at_partition >= 1, times >= 1 and delay >= 0", to_string());
+  }
+  return Status::OK();
+}
+
+std::string Fault::to_string() const {
+  std::string task_name = DeviceName::task_name(job, task);
+  switch (kind) {
+    case FaultKind::kKill:
+      return fmt::format("kill {} at partition run {}", task_name, at_partition);
+    case FaultKind::kDrop:
+      return fmt::format("drop {} partition run(s) of {} from run {}", times, task_name,
+                         at_partition);
+    case FaultKind::kDelay:
+      return fmt::format("delay {} partition run(s) of {} by {} ms from run {}", times, task_name,
+                         delay.count(), at_partition);
+  }
+  return "unknown fault";
+}
+
+Fault Fault::random(uint64_t seed, const ClusterSpec& cluster, int max_partition) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::pair<std::string, int>> tasks;
+  for (const std::string& job : cluster.jobs()) {
+    for (int index : cluster.task_indices(job).value())
+      tasks.emplace_back(job, index);
+  }
+  Fault fault;
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
+  std::tie(fault.job, fault.task) = tasks[pick(static_cast<int>(tasks.size()))];
+  fault.kind = static_cast<FaultKind>(pick(3));
+  fault.at_partition = 1 + pick(std::max(max_partition, 1));
+  fault.times = 1 + pick(3);
+  fault.delay = std::chrono::milliseconds(50 + pick(351));
+  return fault;
+}
+
+FaultInjector::FaultInjector(Fault fault, std::function<void()> kill)
+    : fault_(std::move(fault)), kill_(std::move(kill)) {}
+
+FaultInjector::Action FaultInjector::on_run_partition(std::chrono::milliseconds* delay) {
+  std::lock_guard lock(mutex_);
+  int run = ++runs_;
+  if (run < fault_.at_partition) return Action::kRun;
+  switch (fault_.kind) {
+    case FaultKind::kKill:
+      if (run == fault_.at_partition) kill_();
+      return Action::kKill;  // a dead task answers nothing
+    case FaultKind::kDrop:
+      return run < fault_.at_partition + fault_.times ? Action::kDrop : Action::kRun;
+    case FaultKind::kDelay:
+      if (run >= fault_.at_partition + fault_.times) return Action::kRun;
+      *delay = fault_.delay;
+      return Action::kDelay;
+  }
+  return Action::kRun;
+}
+
+}  // namespace troupe
