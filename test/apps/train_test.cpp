@@ -163,6 +163,40 @@ BOOST_AUTO_TEST_CASE(synchronously) {
   BOOST_TEST(accuracy_in(result.out) > 0.7, result.out);
 }
 
+// Backup workers: 3 workers, 2 gradients per synchronous step. Worker 2 is killed mid-training;
+// the other two go on, the launcher restarts it, and it rejoins.
+BOOST_AUTO_TEST_CASE(synchronously_with_a_backup_worker_when_one_is_lost) {
+  if (!have_data()) return;
+  TempDir dir;
+  auto flags = small_model(dir.path);
+  std::replace(flags.begin(), flags.end(), std::string("--epochs=2"),
+               std::string("--epochs=12"));  // long enough to lose a worker in the middle
+  std::vector<std::string> argv = {
+      TROUPE_CLI, "launch", "--ps=1", "--workers=3",     "--max_restarts=1",
+      "--",       "troupe", "train",  "--sync_replicas", "--replicas_to_aggregate=2"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  ChildProcess job(argv);
+  BOOST_REQUIRE_MESSAGE(wait_for_checkpoint(job, dir.path), job.output());
+  std::smatch match;
+  std::string out = job.output();
+  BOOST_REQUIRE_MESSAGE(
+      std::regex_search(out, match, std::regex("/job:worker/replica:0/task:2 is pid ([0-9]+)")),
+      out);
+  BOOST_REQUIRE(::kill(std::stoi(match[1]), SIGKILL) == 0);
+
+  auto result = job.stop(0, kTimeoutMs);
+  BOOST_TEST(result.exit_code == 0, result.out);
+  BOOST_TEST(result.out.find("task /job:worker/replica:0/task:2 failed: killed by signal 9; "
+                             "restarting it (1 of 1)") != std::string::npos,
+             result.out);
+  // It started twice: the second time it joined the training in progress.
+  BOOST_TEST(
+      testing::count_of(result.out, "[worker2] troupe train: /job:worker/task:2 at step") == 2u,
+      result.out);
+  BOOST_TEST(accuracy_in(result.out) > 0.75, result.out);
+  BOOST_TEST(result.out.find("troupe launch: done") != std::string::npos, result.out);
+}
+
 BOOST_AUTO_TEST_CASE(bad_inputs_are_one_line_errors) {
   auto refused = [](const std::vector<std::string>& flags, const std::string& needle,
                     const std::vector<std::string>& env = {}) {
