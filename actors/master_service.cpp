@@ -22,8 +22,8 @@ caf::behavior master_service_behavior(caf::stateful_actor<MasterServiceState>* s
                                       MasterServiceConfig config) {
   self->state.config = std::move(config);
   return {
-      [=](create_session_atom, bool has_config,
-          const SessionConfig& session_config) -> caf::result<caf::actor> {
+      [=](create_session_atom, bool has_config, const SessionConfig& session_config,
+          const caf::actor& client) -> caf::result<caf::actor> {
         auto& st = self->state;
         if (has_config) {
           Status valid = session_config.validate();
@@ -35,6 +35,7 @@ caf::behavior master_service_behavior(caf::stateful_actor<MasterServiceState>* s
         session.config = has_config ? session_config : st.config.default_session_config;
         session.directory = st.config.directory;
         session.default_device = st.config.default_device;
+        session.client = client;
         return spawn_master_session(self, std::move(session));
       },
       [=](heartbeat_atom) { return caf::unit; },

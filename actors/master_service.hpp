@@ -2,8 +2,10 @@
 // master session actor per client session.
 //
 // Protocol:
-//   (create_session_atom, bool has_config, SessionConfig) -> caf::actor (the master session)
-//       Without a config, the session uses the server's default.
+//   (create_session_atom, bool has_config, SessionConfig, caf::actor client)
+//       -> caf::actor (the master session)
+//       Without a config, the session uses the server's default. The session closes when
+//       `client` (the client's session actor) is gone.
 #pragma once
 
 #include <caf/actor.hpp>

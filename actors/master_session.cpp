@@ -401,6 +401,17 @@ caf::behavior master_session_behavior(Self* self, MasterSessionConfig config) {
     self->state.container = fmt::format("session_{}", self->state.config.session_id);
   }
   self->send(self->state.config.directory, watch_tasks_atom::value);
+  if (self->state.config.client) {
+    self->monitor(self->state.config.client);
+    self->set_down_handler([=](caf::down_msg& msg) {
+      if (msg.source != self->state.config.client.address()) return;
+      // A client that died would otherwise leave its steps running (a dequeue taking items
+      // meant for others) and its session here until the server stops.
+      close_session(
+          self, errors::Cancelled("the client is gone ({})", self->system().render(msg.reason)));
+      self->quit();
+    });
+  }
   self->set_exit_handler([=](caf::exit_msg& msg) {
     close_session(self, errors::Cancelled("the server is shutting down"));
     self->quit(msg.reason);

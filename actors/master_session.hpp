@@ -30,6 +30,9 @@ struct MasterSessionConfig {
   SessionConfig config;
   caf::actor directory;       // lists the devices the session may place nodes on
   DeviceName default_device;  // where nodes without a device request go
+  // The client's session actor (actors/session.cpp), monitored: when it is gone — closed, or
+  // its process died — the session closes and its steps are cancelled. None when null.
+  caf::actor client;
 };
 
 // Spawns a master session linked to `parent` (it stops when the parent does).

@@ -24,8 +24,15 @@ constexpr auto kDeadlineGrace = std::chrono::seconds(10);
 }  // namespace
 
 struct Session::Impl {
+  ~Impl() {
+    if (client) caf::anon_send_exit(client, caf::exit_reason::user_shutdown);
+  }
+
   std::shared_ptr<Runtime> runtime;
   std::string target;
+  // Lives as long as the Session; the master session monitors it, so when this process dies
+  // its session on the server closes and its steps are cancelled.
+  caf::actor client;
   caf::actor master_session;
   std::atomic<bool> closed{false};
 };
@@ -77,13 +84,15 @@ Session::Session(const std::string& target, std::optional<SessionConfig> config,
   impl_->runtime = task.runtime;
   impl_->target = target;
   caf::actor_system& system = impl_->runtime->system();
+  impl_->client =
+      system.spawn([]() -> caf::behavior { return {[](heartbeat_atom) { return caf::unit; }}; });
   auto master = blocking_request<caf::actor>(system, task.task, kControlTimeout,
                                              "finding the master service of " + target,
                                              get_master_atom::value);
-  auto session =
-      blocking_request<caf::actor>(system, std::move(master).value_or_throw(), kControlTimeout,
-                                   "creating a session on " + target, create_session_atom::value,
-                                   config.has_value(), config.value_or(SessionConfig{}));
+  auto session = blocking_request<caf::actor>(system, std::move(master).value_or_throw(),
+                                              kControlTimeout, "creating a session on " + target,
+                                              create_session_atom::value, config.has_value(),
+                                              config.value_or(SessionConfig{}), impl_->client);
   impl_->master_session = std::move(session).value_or_throw();
 }
 

@@ -212,6 +212,37 @@ BOOST_FIXTURE_TEST_CASE(a_step_whose_worker_dies_is_aborted_on_the_ps, StepBlock
   BOOST_TEST(out.at(0).scalar<int64_t>() == 7);
 }
 
+// A client process killed in the middle of a step that waits on a queue: its session on the
+// server closes and the step is cancelled, so the next item goes to a live client instead of
+// the dead one.
+BOOST_AUTO_TEST_CASE(a_client_that_dies_mid_step_leaves_nothing_behind) {
+  int port = pick_free_port().value_or_throw();
+  std::string target = "troupe://127.0.0.1:" + std::to_string(port);
+  ChildProcess node({TROUPE_CLI, "node", "--insecure", "--port=" + std::to_string(port)});
+  BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", kStartMs), node.output());
+  ChildProcess client({DEQUEUE_CLIENT, target});
+  BOOST_REQUIRE_MESSAGE(client.wait_for("dequeuing", kStartMs), client.output());
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // its step reaches the queue
+  BOOST_REQUIRE(::kill(client.pid(), SIGKILL) == 0);
+  client.stop(0, 10000);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the node sees it gone
+
+  Scope root = Scope::new_root();
+  auto queue = ops::FIFOQueue(root.with_op_name("q"), {DataType::kInt64}, {.shared_name = "q"});
+  auto value = ops::Placeholder(root, DataType::kInt64);
+  auto put = ops::QueueEnqueue(root, queue, {value});
+  auto item = ops::QueueDequeue(root, queue, {DataType::kInt64})[0];
+  Session session(target);
+  session.run_targets({put}, {{value, Tensor(int64_t{7})}});
+  RunOptions bounded;
+  bounded.timeout_ms = 5000;
+  Status taken = testing::status_of([&] {
+    BOOST_TEST(session.run(FeedDict{}, {item}, {}, bounded).at(0).scalar<int64_t>() == 7);
+  });
+  BOOST_TEST(taken.ok(), "the dead client's step took the item: " << taken.to_string());
+  BOOST_TEST(node.stop(SIGTERM, 10000).exit_code == 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe
