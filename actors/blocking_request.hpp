@@ -31,46 +31,51 @@ StatusOr<T> blocking_request(caf::actor_system& system, const caf::actor& dest,
   if (dest == nullptr) return errors::Unavailable("{}: the actor is gone", what);
   auto result = std::make_shared<std::promise<StatusOr<T>>>();
   auto answered = result->get_future();
-  system.spawn([=](caf::event_based_actor* self) -> caf::behavior {
-    auto done = std::make_shared<bool>(false);
-    auto finish = [=](StatusOr<T> value) {
-      if (*done) return;
-      *done = true;
-      result->set_value(std::move(value));
-      self->quit();
-    };
-    self->monitor(dest);
-    self->set_down_handler([=](caf::down_msg& down) {
-      finish(errors::Unavailable("{}: the receiver is gone ({})", what,
-                                 self->system().render(down.reason)));
-    });
-    auto on_error = [=](caf::error& err) { finish(from_caf_error(err, what)); };
-    // Heartbeats to a destination in another process (answered by every troupe service).
-    bool remote = dest.node() != self->node();
-    if (remote) self->delayed_send(self, kRemoteHeartbeatInterval, heartbeat_tick_atom::value);
-    auto heartbeat = [=] {
-      self->request(dest, kRemoteHeartbeatTimeout, heartbeat_atom::value)
-          .then(
-              [=] {
-                self->delayed_send(self, kRemoteHeartbeatInterval, heartbeat_tick_atom::value);
-              },
-              [=](caf::error& err) {
-                // Other errors: the destination does not take heartbeats (e.g. a custom role);
-                // its death still ends the wait through the monitor.
-                if (err != caf::sec::request_timeout) return;
-                finish(errors::Unavailable("{}: no answer to a heartbeat within {} ms", what,
-                                           kRemoteHeartbeatTimeout.count()));
-              });
-    };
-    if constexpr (std::is_same_v<T, caf::unit_t>) {
-      // A handler returning caf::unit answers with an empty message.
-      self->request(dest, timeout, message...).then([=] { finish(caf::unit); }, on_error);
-    } else {
-      self->request(dest, timeout, message...)
-          .then([=](T& value) { finish(std::move(value)); }, on_error);
-    }
-    return {[=](heartbeat_tick_atom) { heartbeat(); }};
-  });
+  // `result` is passed rather than captured: CAF 0.17 dereferences a null tuple pointer when a
+  // function actor is spawned without arguments (undefined behaviour that UBSan reports).
+  system.spawn(
+      [=](caf::event_based_actor* self,
+          std::shared_ptr<std::promise<StatusOr<T>>> result) -> caf::behavior {
+        auto done = std::make_shared<bool>(false);
+        auto finish = [=](StatusOr<T> value) {
+          if (*done) return;
+          *done = true;
+          result->set_value(std::move(value));
+          self->quit();
+        };
+        self->monitor(dest);
+        self->set_down_handler([=](caf::down_msg& down) {
+          finish(errors::Unavailable("{}: the receiver is gone ({})", what,
+                                     self->system().render(down.reason)));
+        });
+        auto on_error = [=](caf::error& err) { finish(from_caf_error(err, what)); };
+        // Heartbeats to a destination in another process (answered by every troupe service).
+        bool remote = dest.node() != self->node();
+        if (remote) self->delayed_send(self, kRemoteHeartbeatInterval, heartbeat_tick_atom::value);
+        auto heartbeat = [=] {
+          self->request(dest, kRemoteHeartbeatTimeout, heartbeat_atom::value)
+              .then(
+                  [=] {
+                    self->delayed_send(self, kRemoteHeartbeatInterval, heartbeat_tick_atom::value);
+                  },
+                  [=](caf::error& err) {
+                    // Other errors: the destination does not take heartbeats (e.g. a custom role);
+                    // its death still ends the wait through the monitor.
+                    if (err != caf::sec::request_timeout) return;
+                    finish(errors::Unavailable("{}: no answer to a heartbeat within {} ms", what,
+                                               kRemoteHeartbeatTimeout.count()));
+                  });
+        };
+        if constexpr (std::is_same_v<T, caf::unit_t>) {
+          // A handler returning caf::unit answers with an empty message.
+          self->request(dest, timeout, message...).then([=] { finish(caf::unit); }, on_error);
+        } else {
+          self->request(dest, timeout, message...)
+              .then([=](T& value) { finish(std::move(value)); }, on_error);
+        }
+        return {[=](heartbeat_tick_atom) { heartbeat(); }};
+      },
+      result);
   return answered.get();
 }
 

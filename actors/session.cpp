@@ -84,8 +84,13 @@ Session::Session(const std::string& target, std::optional<SessionConfig> config,
   impl_->runtime = task.runtime;
   impl_->target = target;
   caf::actor_system& system = impl_->runtime->system();
-  impl_->client =
-      system.spawn([]() -> caf::behavior { return {[](heartbeat_atom) { return caf::unit; }}; });
+  // The argument is unused: CAF 0.17 dereferences a null tuple pointer when a function actor
+  // is spawned without arguments (undefined behaviour that UBSan reports).
+  impl_->client = system.spawn(
+      [](const std::string&) -> caf::behavior {
+        return {[](heartbeat_atom) { return caf::unit; }};
+      },
+      target);
   auto master = blocking_request<caf::actor>(system, task.task, kControlTimeout,
                                              "finding the master service of " + target,
                                              get_master_atom::value);

@@ -3,19 +3,12 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <string_view>
 
 #include "actors/messages.hpp"
 #include "actors/runtime.hpp"
 
 namespace troupe::cli {
-namespace {
-
-std::string env_or_empty(const char* name) {
-  const char* value = std::getenv(name);
-  return value == nullptr ? "" : value;
-}
-
-}  // namespace
 
 void add_runtime_flags(FlagSet& flags) {
   TlsOptions env = TlsOptions::from_environment();
@@ -25,7 +18,8 @@ void add_runtime_flags(FlagSet& flags) {
   flags.add_string("tls_ca", env.ca_file,
                    "the cluster's CA certificate that peers must be signed by, PEM "
                    "(default: $TROUPE_TLS_CA)");
-  flags.add_bool("insecure", env_or_empty("TROUPE_INSECURE") == "1",
+  const char* insecure = std::getenv("TROUPE_INSECURE");
+  flags.add_bool("insecure", insecure != nullptr && std::string_view(insecure) == "1",
                  "run without TLS: unencrypted, and anyone who reaches the port can join "
                  "(default: $TROUPE_INSECURE=1)");
   flags.add_int("max_message_bytes", static_cast<int64_t>(kDefaultMaxMessageBytes),

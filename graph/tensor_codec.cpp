@@ -61,7 +61,10 @@ void tensor_to_wire(const Tensor& tensor, wire::Tensor::Builder out, capnp::Orph
   for (size_t i = 0; i < count; ++i) {
     size_t size = std::min(kWireChunkBytes, total - i * kWireChunkBytes);
     auto bytes = bytes_of(base + i * kWireChunkBytes, size);
-    if (mode == WireData::kReference) {
+    // Cap'n Proto references external data in whole words: a size that is not a multiple of
+    // 8 would make it read past the end of the buffer when flattening, so that chunk (only
+    // ever the last) is copied.
+    if (mode == WireData::kReference && size % sizeof(capnp::word) == 0) {
       chunks.adopt(i, orphanage.referenceExternalData(bytes));
     } else {
       chunks.set(i, bytes);

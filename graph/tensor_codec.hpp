@@ -24,7 +24,8 @@ inline constexpr size_t kWireChunkBytes = size_t{256} << 20;
 
 enum class WireData {
   kCopy,       // copy the element bytes into the message
-  kReference,  // point the message at the tensor's buffer (zero copy)
+  kReference,  // point the message at the tensor's buffer (zero copy; a last chunk whose
+               // size is not a multiple of 8 bytes is copied)
 };
 
 void tensor_to_wire(const Tensor& tensor, wire::Tensor::Builder out, capnp::Orphanage orphanage,
