@@ -64,6 +64,20 @@ void unwatch_master(Self* self, const caf::actor_addr& master) {
 caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
   auto& st = self->state;
   // Steps whose master is gone (its task died) can never finish: abort them.
+  // A device that stops (its task is stopping) cancels the steps still running here first: a
+  // step waiting on a queue is held by the queue's waiter while holding the queue, a cycle
+  // that would otherwise outlive the device (and its master session with it).
+  self->set_exit_handler([=](caf::exit_msg& msg) {
+    std::vector<int64_t> ids;
+    for (const auto& [id, running] : self->state.running)
+      ids.push_back(id);
+    for (int64_t id : ids) {
+      abort_step(self, id,
+                 errors::Cancelled("step {} on {}: the device is stopping", id,
+                                   self->state.device->name()));
+    }
+    self->quit(msg.reason);
+  });
   self->set_down_handler([=](caf::down_msg& msg) {
     auto& st = self->state;
     st.masters.erase(msg.source);

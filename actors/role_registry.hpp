@@ -5,7 +5,7 @@
 // directory's resolve_role from inside the cluster).
 //
 //   RoleRegistry::global().register_role("metrics", [](const RoleContext& ctx) {
-//     return ctx.parent->spawn<caf::linked>(metrics_behavior);
+//     return ctx.parent->spawn<caf::linked>(metrics_behavior, ctx.server_def.task_name());
 //   });
 //
 // Message types a role sends between processes must be registered on every node with

@@ -15,11 +15,13 @@ namespace troupe {
 namespace {
 
 struct AggregatorState {
+  std::string task;  // the task it runs on
   std::map<std::string, MetricSummary> metrics;
   static inline const char* name = "troupe.metrics";
 };
 
-caf::behavior aggregator(caf::stateful_actor<AggregatorState>* self) {
+caf::behavior aggregator(caf::stateful_actor<AggregatorState>* self, const std::string& task) {
+  self->state.task = task;
   return {
       [=](report_metric_atom, const MetricReport& report) {
         MetricSummary& s = self->state.metrics[report.name];
@@ -53,7 +55,7 @@ Status register_metrics_role(const std::string& job_name) {
     config.add_message_type<MetricSummary>("troupe.MetricSummary");
   }));
   return RoleRegistry::global().register_role(job_name, [](const RoleContext& context) {
-    return context.parent->spawn<caf::linked>(aggregator);
+    return context.parent->spawn<caf::linked>(aggregator, context.server_def.task_name());
   });
 }
 
