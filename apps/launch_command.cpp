@@ -31,6 +31,7 @@
 #include "apps/commands.hpp"
 #include "apps/flags.hpp"
 #include "apps/launch_output.hpp"
+#include "apps/runtime_flags.hpp"
 #include "apps/stop_signals.hpp"
 #include "apps/throwaway_credentials.hpp"
 #include "graph/cluster_spec.hpp"
@@ -519,8 +520,7 @@ int launch_command(const Args& args) {
   flags.add_int("grace_ms", 10000, "how long stopped tasks get after SIGTERM, then SIGKILL");
   flags.add_string("host", "127.0.0.1", "the host in every task's address");
   flags.add_int("max_restarts", 0, "how many times a failed task is restarted (each task)");
-  const char* insecure_env = std::getenv("TROUPE_INSECURE");
-  flags.add_bool("insecure", insecure_env != nullptr && std::string(insecure_env) == "1",
+  flags.add_bool("insecure", insecure_by_environment(),
                  "run the tasks without TLS (default: $TROUPE_INSECURE=1); else they use "
                  "TROUPE_TLS_CERT/KEY/CA, or throwaway credentials made for the job");
   flags.add_bool("help", false, "show this help");

@@ -18,12 +18,16 @@ void add_runtime_flags(FlagSet& flags) {
   flags.add_string("tls_ca", env.ca_file,
                    "the cluster's CA certificate that peers must be signed by, PEM "
                    "(default: $TROUPE_TLS_CA)");
-  const char* insecure = std::getenv("TROUPE_INSECURE");
-  flags.add_bool("insecure", insecure != nullptr && std::string_view(insecure) == "1",
+  flags.add_bool("insecure", insecure_by_environment(),
                  "run without TLS: unencrypted, and anyone who reaches the port can join "
                  "(default: $TROUPE_INSECURE=1)");
   flags.add_int("max_message_bytes", static_cast<int64_t>(kDefaultMaxMessageBytes),
                 "the largest tensor one message from another process may carry (4096 .. 2 GiB)");
+}
+
+bool insecure_by_environment() {
+  const char* insecure = std::getenv("TROUPE_INSECURE");
+  return insecure != nullptr && std::string_view(insecure) == "1";
 }
 
 std::optional<int> apply_runtime_flags(const FlagSet& flags, const std::string& command) {

@@ -14,6 +14,9 @@ namespace troupe::cli {
 
 void add_runtime_flags(FlagSet& flags);
 
+// Whether TROUPE_INSECURE=1 is set: the default of --insecure here and in `troupe launch`.
+bool insecure_by_environment();
+
 // Makes the flags' settings those of this process's runtime. Returns nullopt to go on, or the
 // exit code (2) after printing why not: credentials that do not validate, none and no
 // --insecure, or both, a limit out of range. With --insecure it prints a warning and goes on.

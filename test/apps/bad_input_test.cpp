@@ -145,10 +145,6 @@ BOOST_AUTO_TEST_CASE(a_node_survives_garbage_and_keeps_serving) {
   BOOST_TEST(result.exit_code == 0, result.out);
 }
 
-size_t count(const std::string& text, const std::string& needle) {
-  return testing::count_of(text, needle);
-}
-
 // A tensor message as troupe encodes it, then broken in `how`.
 ForgedTensor forged_tensor(const std::string& how) {
   Tensor real = Tensor::from_vector<float>({1, 2, 3, 4}, {2, 2});
@@ -212,10 +208,12 @@ BOOST_AUTO_TEST_CASE(malformed_payloads_inside_valid_messages) {
   ++expected_lines;
   // One line each, naming what was wrong.
   node.wait_for_count("troupe: dropped an incoming message: ", expected_lines, 10000);
-  BOOST_TEST(count(node.output(), "troupe: dropped an incoming message: ") == expected_lines,
+  BOOST_TEST(
+      testing::count_of(node.output(), "troupe: dropped an incoming message: ") == expected_lines,
+      node.output());
+  BOOST_TEST(testing::count_of(node.output(), "over this process's limit of 65536 bytes") == 1u,
              node.output());
-  BOOST_TEST(count(node.output(), "over this process's limit of 65536 bytes") == 1u, node.output());
-  BOOST_TEST(count(node.output(), "claims 32768 bytes but its message has") == 1u,
+  BOOST_TEST(testing::count_of(node.output(), "claims 32768 bytes but its message has") == 1u,
              node.output());
   check_serves(port);
   auto result = node.stop(SIGTERM, 10000);

@@ -71,7 +71,8 @@ BOOST_AUTO_TEST_CASE(the_node_binary_runs_the_role_for_its_job) {
           .value_or_throw();
   std::string file = "/tmp/troupe-metrics-cluster-" + std::to_string(getpid()) + ".json";
   { std::ofstream(file) << spec.to_json(); }
-  testing::ChildProcess node({TROUPE_CLI, "node", "--insecure", "--cluster_file=" + file, "--job_name=metrics"});
+  testing::ChildProcess node(
+      {TROUPE_CLI, "node", "--insecure", "--cluster_file=" + file, "--job_name=metrics"});
   BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", 20000), node.output());
   // This test process is the worker task.
   auto worker =

@@ -72,6 +72,17 @@ bool wait_for_checkpoint(ChildProcess& job, const fs::path& dir) {
   return false;
 }
 
+// Once `job` has written its first checkpoint after step 0, SIGKILLs its task `task_name`
+// ("/job:ps/replica:0/task:0") by the pid launch printed for it.
+void kill_task_mid_training(ChildProcess& job, const fs::path& dir, const std::string& task_name) {
+  BOOST_REQUIRE_MESSAGE(wait_for_checkpoint(job, dir), job.output());
+  std::smatch match;
+  std::string out = job.output();
+  BOOST_REQUIRE_MESSAGE(std::regex_search(out, match, std::regex(task_name + " is pid ([0-9]+)")),
+                        out);
+  BOOST_REQUIRE(::kill(std::stoi(match[1]), SIGKILL) == 0);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(train)
@@ -130,12 +141,7 @@ BOOST_AUTO_TEST_CASE(recovers_from_a_killed_ps) {
                std::string("--epochs=4"));  // long enough to be killed in the middle
   argv.insert(argv.end(), flags.begin(), flags.end());
   ChildProcess job(argv);
-  BOOST_REQUIRE_MESSAGE(wait_for_checkpoint(job, dir.path), job.output());
-  std::smatch match;
-  std::string out = job.output();
-  BOOST_REQUIRE_MESSAGE(
-      std::regex_search(out, match, std::regex("/job:ps/replica:0/task:0 is pid ([0-9]+)")), out);
-  BOOST_REQUIRE(::kill(std::stoi(match[1]), SIGKILL) == 0);
+  kill_task_mid_training(job, dir.path, "/job:ps/replica:0/task:0");
 
   // The launcher restarts the ps (empty); the workers' sessions recover, the chief restores
   // the last checkpoint, and training finishes.
@@ -176,13 +182,7 @@ BOOST_AUTO_TEST_CASE(synchronously_with_a_backup_worker_when_one_is_lost) {
       "--",       "troupe", "train",  "--sync_replicas", "--replicas_to_aggregate=2"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   ChildProcess job(argv);
-  BOOST_REQUIRE_MESSAGE(wait_for_checkpoint(job, dir.path), job.output());
-  std::smatch match;
-  std::string out = job.output();
-  BOOST_REQUIRE_MESSAGE(
-      std::regex_search(out, match, std::regex("/job:worker/replica:0/task:2 is pid ([0-9]+)")),
-      out);
-  BOOST_REQUIRE(::kill(std::stoi(match[1]), SIGKILL) == 0);
+  kill_task_mid_training(job, dir.path, "/job:worker/replica:0/task:2");
 
   auto result = job.stop(0, kTimeoutMs);
   BOOST_TEST(result.exit_code == 0, result.out);
