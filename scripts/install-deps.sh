@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages troupe builds and runs with (sudo where not root).
-# Does nothing when they are all present, so it is cheap to call before every build.
+# Does nothing when they are all present, so it is cheap to call before every build. Arguments
+# name more packages to install (scripts/bench.sh: the peers it measures against).
 set -euo pipefail
 
 packages=(
@@ -9,6 +10,7 @@ packages=(
   libboost-test-dev zlib1g-dev libssl-dev
   openssl  # tests: certificates made with the commands docs/security.md shows
   python3-numpy dataset-fashion-mnist  # tests: npz files checked with numpy; the training data
+  "$@"
 )
 
 missing=()

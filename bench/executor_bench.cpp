@@ -1,0 +1,67 @@
+// executor overhead: steps of 10,000 scalar ops in one process — a chain (each op waits for
+// the one before) and a fan-out/fan-in (10,000 independent ops feeding one AddN) — as time per
+// node; and the fixed cost of Session::run on a local server (fetch a constant).
+#include "actors/server.hpp"
+#include "actors/session.hpp"
+#include "benchmarks.hpp"
+#include "graph/ops/ops.hpp"
+#include "report.hpp"
+
+namespace troupe::bench {
+namespace {
+
+constexpr int kOps = 10000;
+
+std::vector<double> per_node_us(Session& session, const Output& fetch, int nodes, int samples) {
+  for (int i = 0; i < 2; ++i)
+    session.run(fetch);
+  std::vector<double> us;
+  for (int i = 0; i < samples; ++i) {
+    us.push_back(seconds_of([&] { session.run(fetch); }) * 1e6 / nodes);
+  }
+  return us;
+}
+
+}  // namespace
+
+void executor_bench(const BenchOptions& options) {
+  const int samples = options.quick ? 3 : 20;
+  auto server = Server::create_local_server();
+  {
+    Scope root = Scope::new_root();
+    Output one = ops::Const(root, 1.0f);
+    Output x = ops::Const(root, 0.0f);
+    for (int i = 0; i < kOps; ++i)
+      x = ops::Add(root, x, one);
+    Session session(server->target());
+    report({"executor", "chain of 10,000 scalar Adds", "troupe, one process", "us per node",
+            per_node_us(session, x, kOps + 2, samples)});
+  }
+  {
+    Scope root = Scope::new_root();
+    Output one = ops::Const(root, 1.0f);
+    Output source = ops::Const(root, 0.0f);
+    std::vector<Input> outputs;
+    for (int i = 0; i < kOps; ++i)
+      outputs.push_back(ops::Add(root, source, one));
+    Output sum = ops::AddN(root, outputs);
+    Session session(server->target());
+    report({"executor", "fan-out/fan-in of 10,000 scalar Adds", "troupe, one process",
+            "us per node", per_node_us(session, sum, kOps + 3, samples)});
+  }
+  {
+    Scope root = Scope::new_root();
+    Output c = ops::Const(root, 1.0f);
+    Session session(server->target());
+    for (int i = 0; i < 1000; ++i)
+      session.run(c);
+    std::vector<double> us;
+    for (int i = 0; i < (options.quick ? 1000 : 20000); ++i) {
+      us.push_back(seconds_of([&] { session.run(c); }) * 1e6);
+    }
+    report({"executor", "Session::run fixed cost (fetch a constant)", "troupe, local server", "us",
+            us});
+  }
+}
+
+}  // namespace troupe::bench

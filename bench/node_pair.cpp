@@ -1,0 +1,33 @@
+// ps:0 as a node process, worker:0 here.
+#include "node_pair.hpp"
+
+#include <signal.h>
+
+#include <fmt/core.h>
+
+#include "actors/local_cluster.hpp"
+
+namespace troupe::bench {
+
+NodePair::NodePair(const std::vector<std::string>& extra_node_flags) {
+  std::string ps = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
+  std::string worker = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
+  std::vector<std::string> argv = {
+      TROUPE_CLI,      "node",           "--ps_hosts=" + ps, "--worker_hosts=" + worker,
+      "--job_name=ps", "--task_index=0", "--insecure"};
+  argv.insert(argv.end(), extra_node_flags.begin(), extra_node_flags.end());
+  node_ = std::make_unique<testing::ChildProcess>(argv);
+  if (!node_->wait_for("serving at", 30000)) {
+    throw StatusError(errors::Unavailable("the ps node did not start: {}", node_->output()));
+  }
+  auto cluster = ClusterSpec::create({{"ps", {ps}}, {"worker", {worker}}}).value_or_throw();
+  server_ =
+      Server::create(ServerDef::create(cluster, "worker", 0).value_or_throw()).value_or_throw();
+}
+
+NodePair::~NodePair() {
+  server_->stop();
+  node_->stop(SIGTERM, 10000);
+}
+
+}  // namespace troupe::bench

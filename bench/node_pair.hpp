@@ -1,0 +1,29 @@
+// The two-process set-up of the transfer, latency and memory benchmarks: a cluster of ps:0 and
+// worker:0 on free loopback ports, ps:0 a `troupe node` process (plain TCP), worker:0 a Server
+// in this process that sessions connect to.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/server.hpp"
+#include "apps/child_process.hpp"
+
+namespace troupe::bench {
+
+class NodePair {
+ public:
+  // Throws StatusError if a port, the node or the server cannot be had.
+  explicit NodePair(const std::vector<std::string>& extra_node_flags = {});
+  ~NodePair();
+
+  const std::string& target() const { return server_->target(); }
+  int node_pid() const { return node_->pid(); }
+
+ private:
+  std::unique_ptr<testing::ChildProcess> node_;
+  std::unique_ptr<Server> server_;
+};
+
+}  // namespace troupe::bench

@@ -1,0 +1,37 @@
+// How benchmarks report: one JSON object per measured series on stdout, which
+// bench/report.py turns into docs/PERFORMANCE.md (medians, spread, ratios to baselines).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace troupe::bench {
+
+// One series: `system` measured on `case_name` of benchmark `bench`, in `unit`.
+struct Series {
+  std::string bench;      // "transfer"
+  std::string case_name;  // "1 MiB"
+  std::string system;     // "troupe, two processes", "raw TCP, two processes"
+  std::string unit;       // "GB/s", "us", ...
+  std::vector<double> samples;
+};
+
+// Prints `series` as one JSON line and flushes.
+void report(const Series& series);
+
+double median(std::vector<double> samples);
+
+// Seconds taken by `work()`.
+template <class Work>
+double seconds_of(Work&& work) {
+  auto start = std::chrono::steady_clock::now();
+  work();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// This process's resident memory now and at its peak, in bytes (/proc/<pid>/status).
+int64_t resident_bytes(int pid = 0);
+int64_t peak_resident_bytes(int pid = 0);
+
+}  // namespace troupe::bench

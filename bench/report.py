@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Turns the benchmarks' JSON lines into the results part of docs/PERFORMANCE.md.
+
+usage: report.py NEW.jsonl STORED.jsonl DOC.md
+
+Each input line is one series: {"bench", "case", "system", "unit", "samples"}. The series of
+NEW replace those of the same benchmarks in STORED (so one benchmark can be run again alone),
+and STORED is rewritten. The results
+(machine, tables of medians and spread, and the targets with the ratio each one is measured by,
+baseline from the same run) replace what lies between the RESULTS_BEGIN and RESULTS_END
+markers of DOC.md; the hand-written analysis around them is kept.
+"""
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+
+BEGIN, END = "<!-- RESULTS_BEGIN (written by bench/report.py) -->", "<!-- RESULTS_END -->"
+
+TITLES = {
+    "transfer": "Transfer: a tensor from a device of one task to a device of another",
+    "memory": "Memory: a node receiving a 120 MB tensor",
+    "latency": "Step latency: the smallest remote step",
+    "executor": "Executor overhead",
+    "kernels": "Kernels: MatMul",
+    "training": "Training: Fashion-MNIST MLP",
+    "scale": "Scale: in-process clusters",
+}
+
+
+def percentile(values, p):
+    values = sorted(values)
+    k = (len(values) - 1) * p
+    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
+    return values[lo] + (values[hi] - values[lo]) * (k - lo)
+
+
+def fmt(x):
+    if x >= 100:
+        return f"{x:,.0f}"
+    if x >= 10:
+        return f"{x:.1f}"
+    return f"{x:.2f}" if x >= 0.1 else f"{x:.3f}"
+
+
+def machine():
+    def run(*cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return "?"
+    cpu = next((line.split(":", 1)[1].strip() for line in run("lscpu").splitlines()
+                if line.startswith("Model name")), "?")
+    memory = next((int(line.split()[1]) // (1024 * 1024) for line in open("/proc/meminfo")
+                   if line.startswith("MemTotal")), 0)
+    return (f"{cpu}, {os.cpu_count()} cores, {memory} GiB; Linux {platform.release()}; "
+            f"{run('c++', '--version').splitlines()[0] if run('c++', '--version') != '?' else '?'}; "
+            f"commit {run('git', 'rev-parse', '--short', 'HEAD')}; "
+            f"{datetime.date.today().isoformat()}")
+
+
+class Results:
+    def __init__(self, lines):
+        self.series = [json.loads(line) for line in lines if line.startswith("{")]
+
+    def find(self, bench, case, system_prefix):
+        for s in self.series:
+            if s["bench"] == bench and s["case"] == case and s["system"].startswith(system_prefix):
+                return s
+        return None
+
+    def median(self, bench, case, system_prefix):
+        s = self.find(bench, case, system_prefix)
+        return statistics.median(s["samples"]) if s else None
+
+    def p99(self, bench, case, system_prefix):
+        s = self.find(bench, case, system_prefix)
+        return percentile(s["samples"], 0.99) if s else None
+
+    def tables(self):
+        out = []
+        for bench, title in TITLES.items():
+            rows = [s for s in self.series if s["bench"] == bench]
+            if not rows:
+                continue
+            out += [f"### {title}", "",
+                    "| case | system | median | p10 - p90 | p99 | runs |",
+                    "|---|---|---|---|---|---|"]
+            for s in rows:
+                v, unit = s["samples"], s["unit"]
+                out.append(f"| {s['case']} | {s['system']} | **{fmt(statistics.median(v))}** {unit} "
+                           f"| {fmt(percentile(v, 0.1))} - {fmt(percentile(v, 0.9))} "
+                           f"| {fmt(percentile(v, 0.99))} | {len(v)} |")
+            out.append("")
+        return out
+
+    def targets(self):
+        rows = []
+
+        def add(what, figure, target, met):
+            if figure is not None:
+                rows.append(f"| {what} | {figure} | {target} | {'yes' if met else '**no**'} |")
+
+        def ratio(a, b):
+            return a / b if a is not None and b else None
+
+        for case in ["4 KiB", "64 KiB", "1 MiB", "16 MiB", "64 MiB", "256 MiB"]:
+            r = ratio(self.median("transfer", case, "troupe, two"),
+                      self.median("transfer", case, "raw TCP"))
+            goal = 0.5 if "KiB" in case else 0.9
+            if r is not None:
+                add(f"transfer {case}, two processes / raw TCP", f"{r:.2f}", f">= {goal}", r >= goal)
+        in_process = [(c, self.median("transfer", c, "troupe, one")) for c in
+                      ["1 MiB", "16 MiB", "64 MiB", "256 MiB"]]
+        in_process = [(c, t) for c, t in in_process if t is not None]
+        if len(in_process) >= 2:
+            r = in_process[-1][1] / in_process[0][1]
+            add(f"in-process step time, {in_process[-1][0]} / {in_process[0][0]}", f"{r:.2f}",
+                "~1 (no copy)", r < 1.5)
+        case = "fetch a scalar variable from another process"
+        r = ratio(self.median("latency", case, "troupe"), self.median("latency", case, "raw TCP"))
+        if r is not None:
+            add("remote step median / raw TCP round trip median", f"{r:.1f}", "<= 1.5", r <= 1.5)
+            r = ratio(self.p99("latency", case, "troupe"), self.p99("latency", case, "raw TCP"))
+            add("remote step p99 / raw TCP round trip p99", f"{r:.1f}", "<= 2", r <= 2)
+        for case in ["chain of 10,000 scalar Adds", "fan-out/fan-in of 10,000 scalar Adds"]:
+            m = self.median("executor", case, "troupe")
+            if m is not None:
+                add(f"executor, {case}", f"{m:.2f} us/node", "<= 1 us", m <= 1)
+        m = self.median("executor", "Session::run fixed cost (fetch a constant)", "troupe")
+        if m is not None:
+            add("local Session::run fixed cost", f"{m:.1f} us", "<= 20 us", m <= 20)
+        case = "MLP 784-512-512-10, batch 128, SGD"
+        dist = self.median("training", case, "troupe, 1 ps")
+        r = ratio(dist, self.median("training", case, "PyTorch"))
+        if r is not None:
+            add("training, troupe 1 ps + 2 workers / PyTorch rpc parameter server", f"{r:.2f}",
+                ">= 1.5", r >= 1.5)
+        r = ratio(dist, self.median("training", case, "troupe, one process"))
+        if r is not None:
+            add("training, troupe 1 ps + 2 workers / troupe one process", f"{r:.2f}", ">= 0.8",
+                r >= 0.8)
+        for s in self.series:
+            if s["bench"] == "kernels" and s["system"] == "troupe":
+                r = ratio(statistics.median(s["samples"]), self.median("kernels", s["case"], "PyTorch"))
+                if r is not None:
+                    add(f"{s['case']} / torch.mm", f"{r:.2f}", ">= 0.9", r >= 0.9)
+        m = self.median("memory", "120 MB tensor received", "troupe")
+        if m is not None:
+            add("node peak memory growth receiving a 120 MB tensor", f"{m:.2f} x", "<= 1.5 x",
+                m <= 1.5)
+        return ["| target | measured | goal | met |", "|---|---|---|---|"] + rows + [""]
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    new_path, stored_path, doc_path = sys.argv[1:]
+    new = [line for line in open(new_path).read().splitlines() if line.startswith("{")]
+    rerun = {json.loads(line)["bench"] for line in new}
+    stored = open(stored_path).read().splitlines() if os.path.exists(stored_path) else []
+    kept = [line for line in stored if line.startswith("{") and json.loads(line)["bench"] not in rerun]
+    with open(stored_path, "w") as out:
+        out.write("\n".join(kept + new) + "\n")
+    results = Results(kept + new)
+    body = [BEGIN, "", f"Measured on: {machine()}.", "",
+            "### Targets (each a ratio to a baseline measured in the same run)", ""]
+    body += results.targets() + results.tables() + [END]
+    doc = open(doc_path).read() if os.path.exists(doc_path) else f"# Performance\n\n{BEGIN}\n{END}\n"
+    if BEGIN not in doc or END not in doc:
+        sys.exit(f"report.py: {doc_path} lacks the {BEGIN} / {END} markers")
+    head, rest = doc.split(BEGIN, 1)
+    tail = rest.split(END, 1)[1]
+    with open(doc_path, "w") as out:
+        out.write(head + "\n".join(body) + tail)
+
+
+if __name__ == "__main__":
+    main()

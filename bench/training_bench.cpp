@@ -1,0 +1,171 @@
+// training: the Fashion-MNIST MLP (784-512-512-10, ReLU, softmax cross entropy, SGD, batch 128
+// per worker, synthetic data) trained asynchronously by 1 ps + 2 workers as processes
+// (between-graph replication, variables on the ps), against the same model in one troupe
+// process, and against PyTorch's parameter-server pattern (bench/peers/torch_ps.py: the same
+// model, batch and steps). Figures are examples/s over the measured steps, summed over workers.
+#include <signal.h>
+
+#include <fmt/core.h>
+
+#include <iostream>
+#include <random>
+
+#include "actors/local_cluster.hpp"
+#include "actors/server.hpp"
+#include "actors/training/monitored_session.hpp"
+#include "apps/child_process.hpp"
+#include "benchmarks.hpp"
+#include "graph/device_setter.hpp"
+#include "graph/ops/ops.hpp"
+#include "graph/optimizers.hpp"
+#include "graph/variables.hpp"
+#include "report.hpp"
+
+namespace troupe::bench {
+namespace {
+
+constexpr int64_t kBatch = 128, kPixels = 784, kClasses = 10;
+constexpr int kWarmupSteps = 20;
+constexpr char kResultPrefix[] = "train-result ";
+
+void check(const Status& status) {
+  if (!status.ok()) throw StatusError(status);
+}
+
+struct Model {
+  Output images, labels;
+  Operation train;
+};
+
+Model build(const Scope& scope) {
+  Model m;
+  m.images =
+      ops::Placeholder(scope.with_op_name("images"), DataType::kFloat, PartialShape({-1, kPixels}));
+  m.labels = ops::Placeholder(scope.with_op_name("labels"), DataType::kInt64, PartialShape({-1}));
+  Output h = m.images;
+  int64_t width = kPixels;
+  const std::vector<int64_t> sizes = {512, 512, kClasses};
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    Scope s = scope.sub_scope(fmt::format("layer{}", i + 1));
+    auto weights = make_variable(s, "weights", glorot_uniform({width, sizes[i]}, i + 1));
+    auto biases = make_variable(s, "biases", zeros(DataType::kFloat, {sizes[i]}));
+    h = ops::BiasAdd(s, ops::MatMul(s, h, weights.ref), biases.ref);
+    if (i + 1 < sizes.size()) h = ops::Relu(s, h);
+    width = sizes[i];
+  }
+  Output loss =
+      ops::Mean(scope, ops::SparseSoftmaxCrossEntropyWithLogits(scope, h, m.labels).loss, {0});
+  ModelVariable global_step = get_or_create_global_step(scope);
+  m.train = GradientDescentOptimizer(0.01).minimize(scope, loss, global_step.ref).value_or_throw();
+  return m;
+}
+
+std::pair<Tensor, Tensor> synthetic_batch(uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<float> pixel(0.f, 1.f);
+  std::uniform_int_distribution<int64_t> label(0, kClasses - 1);
+  std::vector<float> images(kBatch * kPixels);
+  for (float& p : images)
+    p = pixel(random);
+  std::vector<int64_t> labels(kBatch);
+  for (int64_t& l : labels)
+    l = label(random);
+  return {Tensor::from_vector(images, TensorShape({kBatch, kPixels})), Tensor::from_vector(labels)};
+}
+
+// Runs kWarmupSteps + `steps` steps; examples/s over the last `steps`.
+double train(const std::string& target, const Scope& root, const Model& m, bool is_chief,
+             std::optional<SessionConfig> config, int steps, uint64_t seed) {
+  MonitoredTrainingSessionOptions options;
+  options.master = target;
+  options.is_chief = is_chief;
+  options.config = std::move(config);
+  auto session = MonitoredTrainingSession::create(root, options).value_or_throw();
+  auto [images, labels] = synthetic_batch(seed);
+  auto step = [&] {
+    check(session->run({}, {{m.images, images}, {m.labels, labels}}, {m.train}).status());
+  };
+  for (int i = 0; i < kWarmupSteps; ++i)
+    step();
+  double s = seconds_of([&] {
+    for (int i = 0; i < steps; ++i)
+      step();
+  });
+  check(session->close());
+  return static_cast<double>(steps * kBatch) / s;
+}
+
+double result_of(const testing::ProcessResult& run, const std::string& what) {
+  size_t start = run.out.rfind(kResultPrefix);
+  if (run.exit_code != 0 || start == std::string::npos) {
+    throw std::runtime_error(fmt::format("{} failed:\n{}", what, run.out));
+  }
+  return std::stod(run.out.substr(start + sizeof kResultPrefix - 1));
+}
+
+}  // namespace
+
+// `train-worker <steps> local` or `train-worker <steps> <ps address> <worker addresses>
+// <task index>`: prints "train-result <examples/s>".
+int training_worker_main(int argc, char** argv) {
+  int steps = std::stoi(argv[0]);
+  double rate = 0;
+  if (std::string(argv[1]) == "local") {
+    auto server = Server::create_local_server();
+    Scope root = Scope::new_root();
+    rate = train(server->target(), root, build(root), true, std::nullopt, steps, 1);
+  } else {
+    std::vector<std::string> workers = {argv[2]};
+    if (size_t comma = workers[0].find(','); comma != std::string::npos) {
+      workers = {workers[0].substr(0, comma), workers[0].substr(comma + 1)};
+    }
+    int task = std::stoi(argv[3]);
+    auto cluster = ClusterSpec::create({{"ps", {argv[1]}}, {"worker", workers}}).value_or_throw();
+    auto server = Server::create(ServerDef::create(cluster, "worker", task).value_or_throw())
+                      .value_or_throw();
+    std::string device = fmt::format("/job:worker/task:{}", task);
+    Scope root = Scope::new_root();
+    Model m =
+        build(root.with_device_function(replica_device_setter(cluster, device).value_or_throw()));
+    SessionConfig config;
+    config.device_filters = {"/job:ps", device};
+    rate =
+        train(server->target(), root, m, task == 0, config, steps, static_cast<uint64_t>(task + 1));
+  }
+  std::cout << kResultPrefix << rate << std::endl;
+  return 0;
+}
+
+void training_bench(const BenchOptions& options) {
+  const int steps = options.quick ? 20 : 300;
+  std::vector<double> distributed, single;
+  for (int rep = 0; rep < (options.quick ? 1 : 3); ++rep) {
+    std::string ps = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
+    std::string workers =
+        fmt::format("127.0.0.1:{},127.0.0.1:{}", pick_free_port().value_or_throw(),
+                    pick_free_port().value_or_throw());
+    testing::ChildProcess node({TROUPE_CLI, "node", "--ps_hosts=" + ps, "--worker_hosts=" + workers,
+                                "--job_name=ps", "--insecure"});
+    if (!node.wait_for("serving at", 30000)) throw std::runtime_error("ps node: " + node.output());
+    std::vector<std::unique_ptr<testing::ChildProcess>> running;
+    for (int task : {0, 1}) {
+      running.push_back(std::make_unique<testing::ChildProcess>(std::vector<std::string>{
+          options.self, "train-worker", std::to_string(steps), ps, workers, std::to_string(task)}));
+    }
+    double total = 0;
+    for (auto& worker : running)
+      total += result_of(worker->stop(0, 600000), "a training worker");
+    distributed.push_back(total);
+    node.stop(SIGTERM, 10000);
+    single.push_back(
+        result_of(testing::run_process(
+                      {options.self, "train-worker", std::to_string(steps), "local"}, 600000),
+                  "single-process training"));
+  }
+  report({"training", "MLP 784-512-512-10, batch 128, SGD", "troupe, 1 ps + 2 workers (processes)",
+          "examples/s", distributed});
+  report({"training", "MLP 784-512-512-10, batch 128, SGD", "troupe, one process", "examples/s",
+          single});
+}
+
+}  // namespace troupe::bench

@@ -1,0 +1,131 @@
+// transfer: tensors from a device of one task to a device of another — the real _Send/_Recv
+// path — between two processes and inside one, against raw TCP between two processes.
+// memory: how much a node's peak memory grows when it receives a 120 MB tensor.
+//
+// A step moves `count` float tensors of `bytes` each from variables on ps:0 to worker:0, where
+// Size consumes them (it reads no element, so the step is the move and nothing else). Small
+// tensors move 64 to a step: they are measured as a stream, as the TCP baseline is.
+#include <fmt/core.h>
+
+#include "actors/local_cluster.hpp"
+#include "actors/session.hpp"
+#include "benchmarks.hpp"
+#include "graph/ops/ops.hpp"
+#include "node_pair.hpp"
+#include "report.hpp"
+#include "tcp_baseline.hpp"
+
+namespace troupe::bench {
+namespace {
+
+struct Case {
+  std::string name;
+  int64_t bytes;
+  int count;    // tensors per step
+  int samples;  // steps measured
+};
+
+std::vector<Case> cases(bool quick) {
+  constexpr int64_t KiB = 1024, MiB = 1024 * KiB;
+  if (quick) return {{"64 KiB", 64 * KiB, 64, 3}, {"16 MiB", 16 * MiB, 1, 3}};
+  return {{"4 KiB", 4 * KiB, 64, 30},  {"64 KiB", 64 * KiB, 64, 30}, {"1 MiB", 1 * MiB, 1, 30},
+          {"16 MiB", 16 * MiB, 1, 15}, {"64 MiB", 64 * MiB, 1, 9},   {"256 MiB", 256 * MiB, 1, 5}};
+}
+
+// Variables on `from` holding `count` tensors of `bytes`, and their sizes computed on `to`.
+struct TransferGraph {
+  std::vector<Operation> init;
+  std::vector<Output> sizes;
+};
+
+TransferGraph build(const Scope& root, const Case& c, const std::string& from,
+                    const std::string& to) {
+  TransferGraph g;
+  Scope src = root.with_device(from), dst = root.with_device(to);
+  int64_t elements = c.bytes / 4;
+  for (int i = 0; i < c.count; ++i) {
+    std::string name = fmt::format("v{}_{}", c.bytes, i);
+    Output v = ops::Variable(src.with_op_name(name), PartialShape({elements}), DataType::kFloat);
+    Output fill = ops::Fill(src, Tensor::from_vector<int64_t>({elements}), 1.0f);
+    g.init.push_back(ops::Assign(src, v, fill).op());
+    g.sizes.push_back(ops::Size(dst, v));
+  }
+  return g;
+}
+
+// Runs the case's step `c.samples` times (after two unmeasured ones): GB/s of each.
+std::vector<double> measure(const std::string& target, const Case& c) {
+  Scope root = Scope::new_root();
+  TransferGraph g = build(root, c, "/job:ps/task:0", "/job:worker/task:0");
+  Session session(target);
+  session.run_targets(g.init);
+  for (int i = 0; i < 2; ++i)
+    session.run(g.sizes);
+  std::vector<double> rates;
+  for (int i = 0; i < c.samples; ++i) {
+    double s = seconds_of([&] { session.run(g.sizes); });
+    rates.push_back(static_cast<double>(c.bytes) * c.count / s / 1e9);
+  }
+  return rates;
+}
+
+}  // namespace
+
+void transfer_bench(const BenchOptions& options) {
+  TcpBaseline tcp(options.self);
+  NodePair pair;
+  auto local = LocalCluster::start(1, 1).value_or_throw();
+  for (const Case& c : cases(options.quick)) {
+    report({"transfer", c.name, "troupe, two processes", "GB/s", measure(pair.target(), c)});
+    std::vector<double> raw;
+    for (int i = 0; i < 2 + c.samples; ++i) {
+      double s = tcp.transfer(static_cast<size_t>(c.bytes), c.count);
+      if (i >= 2) raw.push_back(static_cast<double>(c.bytes) * c.count / s / 1e9);
+    }
+    report({"transfer", c.name, "raw TCP, two processes", "GB/s", raw});
+    // In one process the figure of interest is time, which should not grow with the size.
+    std::vector<double> in_process;
+    for (double rate : measure(local->target("worker", 0), c)) {
+      in_process.push_back(static_cast<double>(c.bytes) * c.count / rate / 1e3);  // us
+    }
+    report({"transfer", c.name, "troupe, one process (step time)", "us", in_process});
+  }
+}
+
+namespace {
+
+// The growth of the node's peak memory (VmHWM) when worker:0 (here) sends it a 120 MB tensor
+// to sum, as a multiple of the tensor's size; a fresh node each time.
+double memory_growth() {
+  constexpr int64_t kBytes = 120'000'000;
+  NodePair pair;
+  Scope root = Scope::new_root();
+  Scope src = root.with_device("/job:worker/task:0"), dst = root.with_device("/job:ps/task:0");
+  auto make = [&](const std::string& name, int64_t elements) {
+    Output v = ops::Variable(src.with_op_name(name), PartialShape({elements}), DataType::kFloat);
+    Operation init =
+        ops::Assign(src, v, ops::Fill(src, Tensor::from_vector<int64_t>({elements}), 1.0f)).op();
+    return std::make_pair(init, ops::Sum(dst, v, Tensor::from_vector<int32_t>({0})));
+  };
+  auto [small_init, small_sum] = make("small", 1024);
+  auto [big_init, big_sum] = make("big", kBytes / 4);
+  Session session(pair.target());
+  session.run_targets({small_init, big_init});
+  session.run(small_sum);  // the node has run a step: what follows is the tensor's cost
+  int64_t before = peak_resident_bytes(pair.node_pid());
+  session.run(big_sum);
+  int64_t after = peak_resident_bytes(pair.node_pid());
+  return static_cast<double>(after - before) / kBytes;
+}
+
+}  // namespace
+
+void memory_bench(const BenchOptions& options) {
+  std::vector<double> growth;
+  for (int i = 0; i < (options.quick ? 1 : 3); ++i)
+    growth.push_back(memory_growth());
+  report(
+      {"memory", "120 MB tensor received", "troupe node, peak memory growth", "x tensor", growth});
+}
+
+}  // namespace troupe::bench

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The benchmark suite (not part of CI): installs what it needs — the PyTorch peers it measures
+# against, with OpenBLAS —, builds troupe_bench, runs the benchmarks and writes their results
+# into docs/PERFORMANCE.md (raw samples: docs/performance-results.jsonl).
+#
+#   scripts/bench.sh                 # everything, about 15 minutes on 2 cores
+#   scripts/bench.sh transfer latency   # some (their earlier results are replaced)
+#   scripts/bench.sh --quick         # a smoke run: fewer sizes and samples
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh python3-torch libopenblas0-pthread
+build_dir=${BUILD_DIR:-build}
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTROUPE_BENCH=ON >/dev/null
+BUILD_DIR=$build_dir scripts/build.sh troupe troupe_bench
+
+quick=()
+benchmarks=()
+for arg in "$@"; do
+  if [ "$arg" = "--quick" ]; then quick=(--quick); else benchmarks+=("$arg"); fi
+done
+[ ${#benchmarks[@]} -gt 0 ] || benchmarks=(transfer memory latency executor kernels training scale)
+
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+"$build_dir/bench/troupe_bench" "${quick[@]}" "${benchmarks[@]}" | tee "$results"
+python=/usr/bin/python3  # Debian's, which has python3-torch
+for bench in "${benchmarks[@]}"; do
+  case "$bench" in
+    kernels) "$python" bench/peers/torch_mm.py "${quick[@]}" | tee -a "$results" ;;
+    training)
+      steps=300 reps=3
+      [ ${#quick[@]} -eq 0 ] || { steps=20; reps=1; }
+      # PyTorch's RPC agents log to stderr at every start and stop: shown only on failure.
+      log=$(mktemp)
+      if ! "$python" bench/peers/torch_ps.py --steps=$steps --reps=$reps 2>"$log" | tee -a "$results"; then
+        cat "$log" >&2
+        exit 1
+      fi
+      rm -f "$log" ;;
+  esac
+done
+"$python" bench/report.py "$results" docs/performance-results.jsonl docs/PERFORMANCE.md
+echo "troupe: results written to docs/PERFORMANCE.md"
