@@ -1,4 +1,6 @@
-// CPU kernel for MatMul: an Eigen tensor contraction on the device's thread pool.
+// CPU kernel for MatMul: OpenBLAS for float and double (devices/cpu/blas_gemm.hpp), an Eigen
+// tensor contraction on the device's thread pool for the other types.
+#include "devices/cpu/blas_gemm.hpp"
 #include "devices/cpu/cpu_kernels.hpp"
 #include "devices/eigen.hpp"
 
@@ -35,6 +37,13 @@ class MatMulKernel : public OpKernel {
     if (inner == 0) {
       result.setZero();
       return;
+    }
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      GemmShape shape{rows, inner, cols, transpose_a_, transpose_b_};
+      if (blas_gemm_fits(shape)) {
+        blas_gemm(ctx.device(), shape, a.data<T>(), b.data<T>(), out.data<T>());
+        return;
+      }
     }
     Matrix ma(a.data<T>(), a.dim(0), a.dim(1));
     Matrix mb(b.data<T>(), b.dim(0), b.dim(1));

@@ -45,6 +45,52 @@ BOOST_AUTO_TEST_CASE(non_square_with_transposes) {
                        {14, 32, 32, 77});
 }
 
+// Products big enough to be split into row panels across the device's two threads (BLAS path
+// for float and double), in every layout, against a plain triple loop.
+template <class T>
+void check_against_reference(bool transpose_a, bool transpose_b) {
+  const int64_t rows = 150, inner = 70, cols = 45;
+  auto values = [](int64_t count, int seed) {
+    std::vector<T> v(static_cast<size_t>(count));
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<T>(((i * 37 + seed) % 19)) / 8 - 1;
+    return v;
+  };
+  std::vector<T> a = values(rows * inner, 1), b = values(inner * cols, 2);
+  // a_at(r, k) and b_at(k, c) read op(a) and op(b) from their stored layouts.
+  auto a_at = [&](int64_t r, int64_t k) {
+    return transpose_a ? a[k * rows + r] : a[r * inner + k];
+  };
+  auto b_at = [&](int64_t k, int64_t c) {
+    return transpose_b ? b[c * inner + k] : b[k * cols + c];
+  };
+  std::vector<T> expected(static_cast<size_t>(rows * cols));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      for (int64_t k = 0; k < inner; ++k)
+        expected[r * cols + c] += a_at(r, k) * b_at(k, c);
+  Scope s = Scope::new_root();
+  auto ca = ops::Const(s, Tensor::from_vector<T>(a, transpose_a ? TensorShape{inner, rows}
+                                                                : TensorShape{rows, inner}));
+  auto cb = ops::Const(s, Tensor::from_vector<T>(b, transpose_b ? TensorShape{cols, inner}
+                                                                : TensorShape{inner, cols}));
+  Tensor product =
+      run_one(s, ops::MatMul(s, ca, cb, {.transpose_a = transpose_a, .transpose_b = transpose_b}));
+  check_tensor<T>(product, TensorShape{rows, cols}, expected);
+}
+
+BOOST_AUTO_TEST_CASE(panels_in_every_layout_match_a_reference) {
+  for (bool transpose_a : {false, true}) {
+    for (bool transpose_b : {false, true}) {
+      BOOST_TEST_CONTEXT("transpose_a " << transpose_a << ", transpose_b " << transpose_b) {
+        check_against_reference<float>(transpose_a, transpose_b);
+        check_against_reference<double>(transpose_a, transpose_b);
+        check_against_reference<int32_t>(transpose_a, transpose_b);
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(integers) {
   Scope s = Scope::new_root();
   auto a = ops::Const(s, {{1, -2}, {3, 4}});
