@@ -40,6 +40,9 @@ StatusOr<T> blocking_request(caf::actor_system& system, const caf::actor& dest,
         auto finish = [=](StatusOr<T> value) {
           if (*done) return;
           *done = true;
+          // CAF 0.17 leaves a monitor on `dest` when its observer quits: without this, every
+          // call would add one for good (and each later demonitor on `dest` scans them all).
+          self->demonitor(dest);
           result->set_value(std::move(value));
           self->quit();
         };
