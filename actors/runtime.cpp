@@ -60,6 +60,11 @@ struct Runtime::Impl {
       cfg.openssl_passphrase = options.tls.key_passphrase;
     }
     cfg.set(kMaxMessageBytesKey, static_cast<int64_t>(options.max_message_bytes));
+    // An idle work-stealing worker of CAF 0.17 first polls its queue 100 times, then 500 times
+    // with a 50 us sleep in between that new work does not cut short, and only then waits on a
+    // condition variable that new work signals. A step's every actor hop could wait out such a
+    // sleep: skip that middle phase (remote step median 460 -> 225 us, docs/PERFORMANCE.md).
+    cfg.set("work-stealing.moderate-poll-attempts", size_t{0});
     if (options.scheduler_threads > 0) {
       cfg.set("scheduler.max-threads", static_cast<size_t>(options.scheduler_threads));
     }
