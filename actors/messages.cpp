@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include <capnp/message.h>
 #include <capnp/serialize.h>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -51,6 +52,31 @@ caf::error save_flat(caf::serializer& sink, kj::Array<capnp::word> flat) {
   return sink.apply_raw(words * sizeof(capnp::word), flat.begin());
 }
 
+// The same bytes as save_flat(messageToFlatArray(message)) — Cap'n Proto's segment table, then
+// the segments — written piece by piece, so segments that reference a tensor's buffer go from
+// there into CAF's buffer without a flat copy in between.
+caf::error save_segments(caf::serializer& sink, capnp::MessageBuilder& message) {
+  auto segments = message.getSegmentsForOutput();
+  // uint32 segment count - 1, a uint32 size per segment, padded to whole words.
+  std::vector<uint32_t> table((segments.size() + 2) / 2 * 2, 0);
+  table[0] = static_cast<uint32_t>(segments.size() - 1);
+  uint64_t words = table.size() / 2;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    table[i + 1] = static_cast<uint32_t>(segments[i].size());
+    words += segments[i].size();
+  }
+  if (auto err = sink(words)) return err;
+  if (auto err = sink.apply_raw(table.size() * sizeof(uint32_t), table.data())) return err;
+  for (auto segment : segments) {
+    // A serializer only reads what apply_raw is given (the parameter is shared with loading).
+    auto* bytes = const_cast<capnp::word*>(segment.begin());
+    if (auto err = sink.apply_raw(segment.size() * sizeof(capnp::word), bytes)) {
+      return err;
+    }
+  }
+  return caf::none;
+}
+
 // A message that fails to decode is dropped by CAF without a word; say why, once, where it
 // happens (not for decoding outside a message, e.g. in fuzz targets: no execution context).
 caf::error refuse(caf::deserializer& source, const Status& status) {
@@ -85,7 +111,9 @@ caf::error load_flat(caf::deserializer& source, std::shared_ptr<kj::Array<capnp:
 }  // namespace
 
 caf::error save_tensor(caf::serializer& sink, const Tensor& tensor) {
-  return save_flat(sink, serialize_tensor(tensor));
+  capnp::MallocMessageBuilder message;
+  build_tensor_message(tensor, message);
+  return save_segments(sink, message);
 }
 
 caf::error load_tensor(caf::deserializer& source, Tensor& tensor) {

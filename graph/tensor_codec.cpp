@@ -124,10 +124,14 @@ uint64_t traversal_limit_for(size_t words) {
   return words + 1024;
 }
 
-kj::Array<capnp::word> serialize_tensor(const Tensor& tensor) {
-  capnp::MallocMessageBuilder message;
+void build_tensor_message(const Tensor& tensor, capnp::MessageBuilder& message) {
   auto root = message.initRoot<wire::Tensor>();
   tensor_to_wire(tensor, root, message.getOrphanage(), WireData::kReference);
+}
+
+kj::Array<capnp::word> serialize_tensor(const Tensor& tensor) {
+  capnp::MallocMessageBuilder message;
+  build_tensor_message(tensor, message);
   return capnp::messageToFlatArray(message);
 }
 

@@ -46,6 +46,10 @@ PartialShape shape_from_wire(wire::TensorShape::Reader in);
 // too small for large tensors).
 uint64_t traversal_limit_for(size_t words);
 
+// One tensor as the root of `message`, referencing the tensor's data where it can (no copy
+// of whole words): `tensor` must outlive the message's use.
+void build_tensor_message(const Tensor& tensor, capnp::MessageBuilder& message);
+
 // One tensor as a flat message (copies the data once), and back (reads it in place).
 kj::Array<capnp::word> serialize_tensor(const Tensor& tensor);
 StatusOr<Tensor> parse_tensor(std::shared_ptr<const kj::Array<capnp::word>> flat);
