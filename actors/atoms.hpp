@@ -36,6 +36,7 @@ using run_partition_atom = caf::atom_constant<caf::atom("runpart")>;
 using deregister_partition_atom = caf::atom_constant<caf::atom("deregpart")>;
 using clear_container_atom = caf::atom_constant<caf::atom("clearcont")>;
 using recv_tensor_atom = caf::atom_constant<caf::atom("recvtensor")>;
+using channel_endpoint_atom = caf::atom_constant<caf::atom("tchannel")>;
 using abort_step_atom = caf::atom_constant<caf::atom("abortstep")>;
 // Scheduled work of an actor (sent to itself).
 using run_work_atom = caf::atom_constant<caf::atom("runwork")>;

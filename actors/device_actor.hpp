@@ -15,6 +15,8 @@
 //   (deregister_partition_atom, int64_t handle)    -> caf::unit
 //   (clear_container_atom, std::string container)  -> caf::unit   drops its resources
 //   (task_lost_atom, job, index, reason)           from the directory: forget that task's peers
+//   (channel_endpoint_atom)                        -> std::string: "host:port" of the tensor
+//       channel of this device's process ("" if none)
 // A running step whose master session goes away (its task died) is aborted with Aborted.
 #pragma once
 
@@ -26,6 +28,7 @@
 namespace troupe {
 
 class FaultInjector;
+class TensorChannel;
 
 struct DeviceActorConfig {
   std::string name;  // full device name
@@ -33,6 +36,9 @@ struct DeviceActorConfig {
   int intra_op_threads = 0;
   caf::actor directory;                   // resolves peer devices by name
   std::shared_ptr<FaultInjector> faults;  // simulated faults (tests); none when null
+  // The process's tensor channel (actors/tensor_channel.hpp): receives tensors for this device
+  // and sends large ones to devices of other processes. Actor messages only when null.
+  std::shared_ptr<TensorChannel> channel;
 };
 
 // Spawns a device actor linked to `parent` (the task actor): it stops when the task does.

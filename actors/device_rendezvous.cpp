@@ -1,4 +1,4 @@
-// DeviceRendezvous: peer resolution and tensor messages between device actors.
+// DeviceRendezvous: peer resolution and tensor messages (or channel frames) between devices.
 #include "actors/device_rendezvous.hpp"
 
 #include <caf/all.hpp>
@@ -6,22 +6,27 @@
 #include "actors/atoms.hpp"
 #include "actors/error_bridge.hpp"
 #include "actors/messages.hpp"
+#include "actors/tensor_channel.hpp"
 
 namespace troupe {
 namespace {
 
 // How long resolving a peer device may take (it may need a new connection).
 constexpr auto kResolveTimeout = std::chrono::seconds(120);
+// How long a resolved peer may take to name its tensor channel.
+constexpr auto kChannelTimeout = std::chrono::seconds(30);
 
 }  // namespace
 
 DeviceRendezvous::DeviceRendezvous(caf::event_based_actor* self, caf::actor directory,
                                    std::string device,
-                                   std::function<void(int64_t, const Status&)> on_send_failure)
+                                   std::function<void(int64_t, const Status&)> on_send_failure,
+                                   std::shared_ptr<TensorChannel> channel)
     : self_(self),
       directory_(std::move(directory)),
       task_prefix_(device.substr(0, device.find("/device:") + 1)),
-      on_send_failure_(std::move(on_send_failure)) {}
+      on_send_failure_(std::move(on_send_failure)),
+      channel_(std::move(channel)) {}
 
 Status DeviceRendezvous::send(const std::string& dst_device, int64_t step_id,
                               const std::string& key, const Tensor& value) {
@@ -30,33 +35,55 @@ Status DeviceRendezvous::send(const std::string& dst_device, int64_t step_id,
         check_fits_in_message(self_->system(), value, fmt::format("the tensor sent as '{}'", key)));
   }
   if (auto it = peers_.find(dst_device); it != peers_.end()) {
-    self_->send(it->second, recv_tensor_atom::value, step_id, key, value);
+    send_to(it->second, dst_device, step_id, key, value);
     return Status::OK();
   }
   bool first = waiting_.count(dst_device) == 0;
   waiting_[dst_device].push_back(Outgoing{step_id, key, value});
   if (!first) return Status::OK();
   self_->request(directory_, kResolveTimeout, resolve_device_atom::value, dst_device)
-      .then([this, dst_device](caf::actor& peer) { resolved(dst_device, Status::OK(), peer); },
+      .then([this, dst_device](caf::actor& peer) { ask_channel(dst_device, peer); },
             [this, dst_device](caf::error& err) {
-              resolved(dst_device, from_caf_error(err, "resolving device " + dst_device),
-                       caf::actor());
+              resolved(dst_device, from_caf_error(err, "resolving device " + dst_device), Peer{});
             });
   return Status::OK();
 }
 
-void DeviceRendezvous::resolved(const std::string& device, const Status& status,
-                                const caf::actor& peer) {
+void DeviceRendezvous::ask_channel(const std::string& device, const caf::actor& peer) {
+  if (channel_ == nullptr || peer.node() == self_->node()) {
+    resolved(device, Status::OK(), Peer{peer, ""});
+    return;
+  }
+  self_->request(peer, kChannelTimeout, channel_endpoint_atom::value)
+      .then(
+          [this, device, peer](std::string& endpoint) {
+            resolved(device, Status::OK(), Peer{peer, std::move(endpoint)});
+          },
+          // A peer that does not answer still takes actor messages.
+          [this, device, peer](caf::error&) {
+            resolved(device, Status::OK(), Peer{peer, ""});
+          });
+}
+
+void DeviceRendezvous::resolved(const std::string& device, const Status& status, Peer peer) {
   auto outgoing = std::move(waiting_[device]);
   waiting_.erase(device);
   if (status.ok()) peers_[device] = peer;
   for (Outgoing& out : outgoing) {
     if (status.ok()) {
-      self_->send(peer, recv_tensor_atom::value, out.step_id, std::move(out.key),
-                  std::move(out.value));
+      send_to(peer, device, out.step_id, std::move(out.key), std::move(out.value));
     } else {
       on_send_failure_(out.step_id, status);
     }
+  }
+}
+
+void DeviceRendezvous::send_to(const Peer& peer, const std::string& device, int64_t step_id,
+                               std::string key, Tensor value) {
+  if (!peer.channel.empty() && TensorChannel::takes(value)) {
+    channel_->send(peer.channel, peer.actor, device, step_id, key, std::move(value));
+  } else {
+    self_->send(peer.actor, recv_tensor_atom::value, step_id, std::move(key), std::move(value));
   }
 }
 

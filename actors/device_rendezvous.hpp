@@ -1,12 +1,14 @@
 // DeviceRendezvous: the rendezvous of one device actor. Receiving uses the device's local
 // table; sending resolves the peer device actor by name through the server's directory (once,
 // then cached) and sends it the tensor directly: (recv_tensor_atom, step, key, tensor).
-// In one process the tensor moves by reference; between processes it is one CAF message.
+// In one process the tensor moves by reference; between processes it is one CAF message, or
+// for large tensors a frame on the tensor channel when both processes have one.
 // Used only from the owning device actor.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,12 +19,17 @@
 
 namespace troupe {
 
+class TensorChannel;
+
 class DeviceRendezvous : public Rendezvous {
  public:
   // `on_send_failure(step, status)` aborts a step whose tensor could not be sent. `device` is
   // the owning device's full name.
+  // Large tensors for devices of other processes go through `channel` when both processes have
+  // one (actors/tensor_channel.hpp).
   DeviceRendezvous(caf::event_based_actor* self, caf::actor directory, std::string device,
-                   std::function<void(int64_t, const Status&)> on_send_failure);
+                   std::function<void(int64_t, const Status&)> on_send_failure,
+                   std::shared_ptr<TensorChannel> channel = nullptr);
 
   // InvalidArgument at once, before anything is queued, for a tensor to another task that is
   // over the message size limit (actors/messages.hpp): the Send fails, and so does its step.
@@ -44,14 +51,23 @@ class DeviceRendezvous : public Rendezvous {
     std::string key;
     Tensor value;
   };
-  void resolved(const std::string& device, const Status& status, const caf::actor& peer);
+  struct Peer {
+    caf::actor actor;
+    std::string channel;  // the tensor channel of its process; "" for actor messages only
+  };
+  // Asks a peer in another process for its channel, then calls resolved().
+  void ask_channel(const std::string& device, const caf::actor& peer);
+  void resolved(const std::string& device, const Status& status, Peer peer);
+  void send_to(const Peer& peer, const std::string& device, int64_t step_id, std::string key,
+               Tensor value);
 
   caf::event_based_actor* self_;
   caf::actor directory_;
   std::string task_prefix_;  // "/job:ps/replica:0/task:0/": devices of the same task
   std::function<void(int64_t, const Status&)> on_send_failure_;
   LocalRendezvous table_;
-  std::map<std::string, caf::actor> peers_;
+  std::shared_ptr<TensorChannel> channel_;
+  std::map<std::string, Peer> peers_;
   std::map<std::string, std::vector<Outgoing>> waiting_;  // sends to devices being resolved
 };
 

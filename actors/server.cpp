@@ -17,6 +17,7 @@
 #include "actors/messages.hpp"
 #include "actors/runtime.hpp"
 #include "actors/task_actor.hpp"
+#include "actors/tensor_channel.hpp"
 #include "actors/transport.hpp"
 #include "graph/host_port.hpp"
 
@@ -60,6 +61,7 @@ std::optional<std::string> why_cannot_bind(const char* host, int port) {
 struct Server::Impl {
   caf::actor task;
   std::vector<caf::actor> members;  // the task actor and the actors it owns
+  std::shared_ptr<TensorChannel> channel;
 };
 
 StatusOr<std::unique_ptr<Server>> Server::create(const ServerDef& server_def,
@@ -97,8 +99,14 @@ Status Server::start() {
   TROUPE_ASSIGN_OR_RETURN(auto host_port, parse_host_port(address_));
   caf::actor_system& system = options_.runtime->system();
 
-  caf::actor task =
-      spawn_task_actor(system, TaskActorConfig{server_def_, options_.peers, options_.faults});
+  // Bulk tensors to and from other processes go beside CAF's messages (plain TCP only).
+  if (options_.listen && options_.tensor_channel && !options_.runtime->options().tls.enabled()) {
+    TROUPE_ASSIGN_OR_RETURN(
+        impl_->channel, TensorChannel::start(system, host_port.first, bind_address(host_port.first),
+                                             max_message_bytes(system)));
+  }
+  caf::actor task = spawn_task_actor(
+      system, TaskActorConfig{server_def_, options_.peers, options_.faults, impl_->channel});
   impl_->task = task;
   if (options_.listen) {
     // Port 0 picks a free port; address() then reports the real one.
@@ -173,7 +181,12 @@ void Server::stop() {
     self->receive_while([&] { return down < impl_->members.size(); })(
         [&](caf::down_msg&) { ++down; }, caf::after(kStopTimeout) >> [&] { down = SIZE_MAX; });
   }
+  if (impl_->channel != nullptr) impl_->channel->stop();
   stopped_cv_.notify_all();
+}
+
+const TensorChannel* Server::tensor_channel() const {
+  return impl_->channel.get();
 }
 
 void Server::join() {

@@ -27,6 +27,7 @@
 namespace troupe {
 
 class FaultInjector;
+class TensorChannel;
 
 class Runtime;
 
@@ -42,6 +43,10 @@ struct ServerOptions {
   // Simulated faults for this task's devices (actors/fault_injector.hpp; LocalCluster sets it
   // from LocalClusterOptions::faults). None when null.
   std::shared_ptr<FaultInjector> faults;
+  // A listening server in a plain-TCP cluster moves large tensors to and from other processes
+  // on a channel of its own beside CAF's messages (actors/tensor_channel.hpp, docs/wire.md):
+  // one more port, chosen freely, on the task's interface. Off: everything as actor messages.
+  bool tensor_channel = true;
 };
 
 class Server {
@@ -66,6 +71,8 @@ class Server {
   // The session target of this server: "troupe://host:port" when listening, else
   // "inproc://<n>". Both work from this process; the first from anywhere.
   const std::string& target() const { return target_; }
+  // The tensor channel of a listening plain-TCP server; null otherwise.
+  const TensorChannel* tensor_channel() const;
   // The in-process target, which skips the network from this process.
   const std::string& inproc_target() const { return inproc_target_; }
   // The task's "host:port" (with the real port if 0 was asked for).

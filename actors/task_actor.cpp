@@ -27,8 +27,12 @@ caf::behavior task_behavior(caf::stateful_actor<TaskState>* self, TaskActorConfi
   std::string job_name = def.job_name;
   st.directory =
       spawn_directory(self, DirectoryConfig{def, caf::actor_cast<caf::actor>(self), config.peers});
-  DeviceActorConfig cpu{DeviceName::full(def.job_name, 0, def.task_index, "CPU", 0), "CPU",
-                        def.default_session_config.intra_op_threads, st.directory, config.faults};
+  DeviceActorConfig cpu{DeviceName::full(def.job_name, 0, def.task_index, "CPU", 0),
+                        "CPU",
+                        def.default_session_config.intra_op_threads,
+                        st.directory,
+                        config.faults,
+                        config.channel};
   st.devices.push_back(DeviceInfo{cpu.name, cpu.type, spawn_device_actor(self, cpu)});
 
   MasterServiceConfig master;

@@ -28,6 +28,8 @@ FlagSet node_flags() {
   flags.add_int("heartbeat_interval_ms", 1000, "how often connected tasks are asked if alive");
   flags.add_int("heartbeat_timeout_ms", 4000,
                 "how long a task has to answer before it is lost (0: no heartbeats)");
+  flags.add_bool("tensor_channel", true,
+                 "move large tensors to other processes on a socket of their own (plain TCP)");
   return flags;
 }
 
@@ -83,6 +85,7 @@ int node_command(const Args& args) {
       std::chrono::milliseconds(flags.get_int("heartbeat_interval_ms"));
   options.peers.heartbeat_timeout =
       std::chrono::milliseconds(flags.get_int("heartbeat_timeout_ms"));
+  options.tensor_channel = flags.get_bool("tensor_channel");
   auto server = Server::create(*def, options);
   if (!server.ok()) {
     std::cerr << "troupe node: " << server.status().to_string() << "\n";

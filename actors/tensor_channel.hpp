@@ -1,0 +1,104 @@
+// TensorChannel: a process's side channel for bulk tensors between device actors of different
+// processes, beside CAF's actor messages (docs/wire.md, "Tensor channel").
+//
+// CAF copies a message's payload several times on its way and allocates fresh buffers for it;
+// a tensor sent here is written to a TCP socket straight from its buffer (writev of a small
+// header and the data) and read on the other side straight into the new tensor's buffer, which
+// is then handed to the receiving device actor as an ordinary in-process message. Each process
+// listens on one extra port (Server picks it; peers learn it from the device actors).
+//
+// A tensor that cannot go this way (no connection, a broken one, a refused frame) goes as the
+// usual actor message instead: the channel adds speed, never a failure mode of its own.
+// Only for plain-TCP clusters: with TLS, tensors stay on CAF's encrypted connections.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/actor_addr.hpp>
+#include <caf/fwd.hpp>
+
+#include "graph/status.hpp"
+#include "graph/tensor.hpp"
+
+namespace troupe {
+
+class TensorChannel {
+ public:
+  // Tensors smaller than this go as actor messages (their latency matters more than copies).
+  static constexpr size_t kMinBytes = 64 * 1024;
+
+  // Listens on `bind_address` (nullptr: every interface) at a free port; peers are told
+  // "<advertised_host>:<port>". Frames over `max_bytes` of data are refused. Unavailable
+  // naming the address if it cannot listen.
+  static StatusOr<std::shared_ptr<TensorChannel>> start(caf::actor_system& system,
+                                                        const std::string& advertised_host,
+                                                        const char* bind_address,
+                                                        uint64_t max_bytes);
+  ~TensorChannel();  // stop()
+  TensorChannel(const TensorChannel&) = delete;
+  TensorChannel& operator=(const TensorChannel&) = delete;
+
+  // "host:port" for peers.
+  const std::string& endpoint() const { return endpoint_; }
+
+  // Frames addressed to `device` are delivered to `actor` as (recv_tensor_atom, step, key,
+  // tensor). A frame for a device not (or no longer) added is read and dropped.
+  void add_device(const std::string& device, const caf::actor& actor);
+  void remove_device(const std::string& device);
+
+  // Whether `value` may travel here (not a string tensor, at least kMinBytes).
+  static bool takes(const Tensor& value);
+
+  // Queues `value` for `device`, a device actor (`peer`) of the process whose channel is at
+  // `endpoint`. Returns at once; if the channel cannot deliver it, it is sent to `peer` as an
+  // actor message.
+  void send(const std::string& endpoint, const caf::actor& peer, const std::string& device,
+            int64_t step_id, const std::string& key, Tensor value);
+
+  // Closes every connection and joins the channel's threads. Idempotent.
+  void stop();
+
+  struct Counters {
+    std::atomic<uint64_t> frames_sent{0};      // written completely to a socket
+    std::atomic<uint64_t> frames_received{0};  // delivered to a device actor
+    std::atomic<uint64_t> fallbacks{0};        // sent as actor messages instead
+    std::atomic<uint64_t> refused{0};          // malformed or unaddressable frames received
+  };
+  const Counters& counters() const { return counters_; }
+
+ private:
+  struct Outgoing;
+  struct Connection;
+  TensorChannel(caf::actor_system& system, uint64_t max_bytes);
+
+  void accept_loop();
+  void read_loop(int fd);
+  void write_loop(Connection* connection);
+  void fall_back(Outgoing& out);
+
+  caf::actor_system& system_;
+  const uint64_t max_bytes_;
+  int listen_fd_ = -1;
+  std::string endpoint_;
+  std::atomic<bool> stopping_{false};
+  std::thread acceptor_;
+
+  std::mutex mutex_;  // guards everything below
+  std::map<std::string, caf::actor_addr> devices_;
+  std::map<std::string, std::unique_ptr<Connection>> connections_;  // by endpoint
+  std::vector<int> reader_fds_;
+  std::vector<std::thread> readers_;
+  Counters counters_;
+};
+
+}  // namespace troupe
