@@ -16,11 +16,13 @@ namespace {
 struct NodeAndWorker {
   std::string ps = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
   std::string worker = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
-  testing::ChildProcess node{{TROUPE_CLI, "node", "--insecure", "--ps_hosts=" + ps,
-                              "--worker_hosts=" + worker, "--job_name=ps"}};
+  testing::ChildProcess node;
   std::unique_ptr<Server> server;
 
-  explicit NodeAndWorker(bool channel) {
+  // `channel`: this process's server has one; `node_channel`: the node's --tensor_channel.
+  explicit NodeAndWorker(bool channel, bool node_channel = true)
+      : node({TROUPE_CLI, "node", "--insecure", "--ps_hosts=" + ps, "--worker_hosts=" + worker,
+              "--job_name=ps", node_channel ? "--tensor_channel=true" : "--tensor_channel=false"}) {
     BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", 20000), node.output());
     ServerOptions options;
     options.tensor_channel = channel;
@@ -80,6 +82,18 @@ BOOST_AUTO_TEST_CASE(a_server_without_the_channel_moves_the_same_tensors) {
   BOOST_TEST(cluster.server->tensor_channel() == nullptr);
   Session session(cluster.server->target());
   round_trip(session);
+}
+
+// The node says it has no channel: this process sends and receives actor messages only.
+BOOST_AUTO_TEST_CASE(a_node_started_without_the_channel_gets_actor_messages) {
+  NodeAndWorker cluster(true, /*node_channel=*/false);
+  Session session(cluster.server->target());
+  round_trip(session);
+  const TensorChannel* channel = cluster.server->tensor_channel();
+  BOOST_REQUIRE(channel != nullptr);
+  BOOST_TEST(channel->counters().frames_sent == 0u);
+  BOOST_TEST(channel->counters().frames_received == 0u);
+  BOOST_TEST(channel->counters().fallbacks == 0u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
