@@ -17,7 +17,9 @@
 
 #include <bit>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <iostream>
 
 #include <fmt/core.h>

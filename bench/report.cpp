@@ -3,9 +3,9 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -33,11 +33,14 @@ void report(const Series& series) {
   std::cout << line.dump() << std::endl;
 }
 
-double median(std::vector<double> samples) {
-  if (samples.empty()) return 0;
-  std::sort(samples.begin(), samples.end());
-  size_t n = samples.size();
-  return n % 2 == 1 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+std::string child_result(const testing::ProcessResult& run, const std::string& prefix,
+                         const std::string& what) {
+  size_t start = run.out.rfind(prefix);
+  if (run.exit_code != 0 || start == std::string::npos) {
+    throw std::runtime_error(what + " failed:\n" + run.out);
+  }
+  start += prefix.size();
+  return run.out.substr(start, run.out.find('\n', start) - start);
 }
 
 int64_t resident_bytes(int pid) {

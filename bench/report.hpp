@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "apps/child_process.hpp"
+
 namespace troupe::bench {
 
 // One series: `system` measured on `case_name` of benchmark `bench`, in `unit`.
@@ -20,7 +22,11 @@ struct Series {
 // Prints `series` as one JSON line and flushes.
 void report(const Series& series);
 
-double median(std::vector<double> samples);
+// The rest of the last output line of a benchmark's child process that starts with `prefix`
+// (how a child reports its result). Throws std::runtime_error naming `what` with the output if
+// the child failed or printed no such line.
+std::string child_result(const testing::ProcessResult& run, const std::string& prefix,
+                         const std::string& what);
 
 // Seconds taken by `work()`.
 template <class Work>

@@ -84,12 +84,8 @@ void scale_bench(const BenchOptions& options) {
     std::vector<double> startup, memory, steps;
     for (int rep = 0; rep < (options.quick ? 1 : 3); ++rep) {
       auto run = testing::run_process({options.self, "scale-run", std::to_string(tasks)}, 600000);
-      size_t start = run.out.rfind(kResultPrefix);
-      if (run.exit_code != 0 || start == std::string::npos) {
-        throw std::runtime_error(fmt::format("scale-run {} failed:\n{}", tasks, run.out));
-      }
-      start += sizeof kResultPrefix - 1;
-      auto result = nlohmann::json::parse(run.out.substr(start, run.out.find('\n', start) - start));
+      auto result = nlohmann::json::parse(
+          child_result(run, kResultPrefix, fmt::format("scale-run {}", tasks)));
       startup.push_back(result["startup_s"].template get<double>() * 1e3);
       memory.push_back(result["bytes_per_task"].template get<double>() / 1024);
       for (double us : result["step_us"])

@@ -96,11 +96,7 @@ double train(const std::string& target, const Scope& root, const Model& m, bool 
 }
 
 double result_of(const testing::ProcessResult& run, const std::string& what) {
-  size_t start = run.out.rfind(kResultPrefix);
-  if (run.exit_code != 0 || start == std::string::npos) {
-    throw std::runtime_error(fmt::format("{} failed:\n{}", what, run.out));
-  }
-  return std::stod(run.out.substr(start + sizeof kResultPrefix - 1));
+  return std::stod(child_result(run, kResultPrefix, what));
 }
 
 }  // namespace

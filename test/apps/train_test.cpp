@@ -4,7 +4,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <regex>
@@ -44,10 +43,13 @@ double accuracy_in(const std::string& out) {
 }
 
 // Small and quick: one hidden layer of 32, two epochs of big batches.
-std::vector<std::string> small_model(const fs::path& dir) {
-  return {"--hidden=32",      "--batch_size=500",
-          "--epochs=2",       "--save_checkpoint_steps=20",
-          "--log_every=1000", "--checkpoint_dir=" + dir.string()};
+std::vector<std::string> small_model(const fs::path& dir, int epochs = 2) {
+  return {"--hidden=32",
+          "--batch_size=500",
+          "--epochs=" + std::to_string(epochs),
+          "--save_checkpoint_steps=20",
+          "--log_every=1000",
+          "--checkpoint_dir=" + dir.string()};
 }
 
 std::vector<std::string> launch(const std::vector<std::string>& train_flags) {
@@ -136,9 +138,7 @@ BOOST_AUTO_TEST_CASE(recovers_from_a_killed_ps) {
   TempDir dir;
   std::vector<std::string> argv = {TROUPE_CLI, "launch", "--max_restarts=2",
                                    "--",       "troupe", "train"};
-  auto flags = small_model(dir.path);
-  std::replace(flags.begin(), flags.end(), std::string("--epochs=2"),
-               std::string("--epochs=4"));  // long enough to be killed in the middle
+  auto flags = small_model(dir.path, /*epochs=*/4);  // long enough to be killed in the middle
   argv.insert(argv.end(), flags.begin(), flags.end());
   ChildProcess job(argv);
   kill_task_mid_training(job, dir.path, "/job:ps/replica:0/task:0");
@@ -174,9 +174,7 @@ BOOST_AUTO_TEST_CASE(synchronously) {
 BOOST_AUTO_TEST_CASE(synchronously_with_a_backup_worker_when_one_is_lost) {
   if (!have_data()) return;
   TempDir dir;
-  auto flags = small_model(dir.path);
-  std::replace(flags.begin(), flags.end(), std::string("--epochs=2"),
-               std::string("--epochs=12"));  // long enough to lose a worker in the middle
+  auto flags = small_model(dir.path, /*epochs=*/12);  // long enough to lose a worker in the middle
   std::vector<std::string> argv = {
       TROUPE_CLI, "launch", "--ps=1", "--workers=3",     "--max_restarts=1",
       "--",       "troupe", "train",  "--sync_replicas", "--replicas_to_aggregate=2"};
