@@ -7,6 +7,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/runtime.hpp"
+#include "graph/buffer_pool.hpp"
 
 namespace troupe::cli {
 
@@ -23,6 +24,8 @@ void add_runtime_flags(FlagSet& flags) {
                  "(default: $TROUPE_INSECURE=1)");
   flags.add_int("max_message_bytes", static_cast<int64_t>(kDefaultMaxMessageBytes),
                 "the largest tensor one message from another process may carry (4096 .. 2 GiB)");
+  flags.add_int("buffer_pool_bytes", static_cast<int64_t>(BufferPool::kDefaultLimit),
+                "memory of freed tensors of 1 MiB and more kept for reuse (0: none)");
 }
 
 bool insecure_by_environment() {
@@ -58,6 +61,12 @@ std::optional<int> apply_runtime_flags(const FlagSet& flags, const std::string& 
     return 2;
   }
   options.max_message_bytes = static_cast<uint64_t>(limit);
+  int64_t pool_bytes = flags.get_int("buffer_pool_bytes");
+  if (pool_bytes < 0) {
+    std::cerr << prefix << "--buffer_pool_bytes=" << pool_bytes
+              << " is negative (expected bytes >= 0; 0 keeps no memory for reuse)\n";
+    return 2;
+  }
   if (insecure) {
     std::cerr << prefix
               << "warning: --insecure: traffic is unencrypted and unauthenticated; any process "
@@ -69,6 +78,7 @@ std::optional<int> apply_runtime_flags(const FlagSet& flags, const std::string& 
     std::cerr << prefix << status.to_string() << "\n";
     return 2;
   }
+  BufferPool::instance().set_limit(static_cast<size_t>(pool_bytes));
   return std::nullopt;
 }
 

@@ -2,7 +2,7 @@
 // `troupe train` in a cluster): TLS — --tls_cert, --tls_key and --tls_ca (defaults:
 // TROUPE_TLS_CERT, TROUPE_TLS_KEY, TROUPE_TLS_CA, which `troupe launch` sets), or --insecure
 // (default: TROUPE_INSECURE=1) to run without; a node with neither refuses to start
-// (docs/security.md) — and --max_message_bytes.
+// (docs/security.md) — --max_message_bytes, and --buffer_pool_bytes (graph/buffer_pool.hpp).
 #pragma once
 
 #include <optional>

@@ -1,8 +1,11 @@
-// TensorBuffer implementations: aligned numeric storage, string storage, wrapped memory.
+// TensorBuffer implementations: aligned and pooled numeric storage, string storage, wrapped
+// memory.
 #include "graph/tensor_buffer.hpp"
 
 #include <new>
 #include <string>
+
+#include "graph/buffer_pool.hpp"
 
 namespace troupe {
 namespace {
@@ -18,6 +21,14 @@ class AlignedBuffer final : public TensorBuffer {
   ~AlignedBuffer() override {
     if (data() != nullptr) ::operator delete(data(), std::align_val_t(kAlignment));
   }
+};
+
+// Large buffers come from, and go back to, the process's BufferPool (page-aligned).
+class PooledBuffer final : public TensorBuffer {
+ public:
+  explicit PooledBuffer(size_t bytes)
+      : TensorBuffer(BufferPool::instance().acquire(bytes), bytes) {}
+  ~PooledBuffer() override { BufferPool::instance().release(data(), size()); }
 };
 
 class StringBuffer final : public TensorBuffer {
@@ -52,6 +63,7 @@ class WrappedBuffer final : public TensorBuffer {
 }  // namespace
 
 std::shared_ptr<TensorBuffer> TensorBuffer::allocate(size_t bytes) {
+  if (bytes >= BufferPool::kMinBytes) return std::make_shared<PooledBuffer>(bytes);
   return std::make_shared<AlignedBuffer>(bytes);
 }
 

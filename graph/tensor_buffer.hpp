@@ -1,7 +1,8 @@
 // TensorBuffer: the reference-counted memory behind tensors.
 //
 // Copying a Tensor copies a shared_ptr to its buffer, never the data. Buffers that troupe
-// allocates are 64-byte aligned (cache lines, AVX-512 loads); a buffer may also wrap memory
+// allocates are 64-byte aligned (cache lines, AVX-512 loads), and those of 1 MiB and more are
+// reused from the process's BufferPool (graph/buffer_pool.hpp); a buffer may also wrap memory
 // owned by something else (a received Cap'n Proto message) and keep that owner alive, in which
 // case the data is aligned at least to its element size.
 #pragma once

@@ -189,6 +189,7 @@ BOOST_AUTO_TEST_CASE(bad_flags_are_one_line_errors) {
   check_refused(run_node({"--port=70000"}), "--port=70000 is not a port");
   check_refused(run_node({"--heartbeat_timeout_ms=-5"}), "--heartbeat_timeout_ms=-5 is negative");
   check_refused(run_node({"--heartbeat_interval_ms=0"}), "--heartbeat_interval_ms=0 needs");
+  check_refused(run_node({"--buffer_pool_bytes=-1"}), "--buffer_pool_bytes=-1 is negative");
 }
 
 BOOST_AUTO_TEST_CASE(bad_tf_config_is_a_one_line_error) {
