@@ -40,5 +40,7 @@ using channel_endpoint_atom = caf::atom_constant<caf::atom("tchannel")>;
 using abort_step_atom = caf::atom_constant<caf::atom("abortstep")>;
 // Scheduled work of an actor (sent to itself).
 using run_work_atom = caf::atom_constant<caf::atom("runwork")>;
+// A device actor's small tensors for other processes, held back while it ran its work, go out.
+using flush_sends_atom = caf::atom_constant<caf::atom("flushsend")>;
 
 }  // namespace troupe

@@ -181,6 +181,7 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
           fn();
         }
       },
+      [=](flush_sends_atom) { self->state.rendezvous->flush(); },
       [=](recv_tensor_atom, int64_t step_id, std::string& key, Tensor& value) {
         Status status = self->state.rendezvous->deliver(step_id, key, std::move(value));
         if (!status.ok()) abort_step(self, step_id, status);

@@ -1,12 +1,13 @@
 // DeviceRendezvous: peer resolution and tensor messages (or channel frames) between devices.
 #include "actors/device_rendezvous.hpp"
 
+#include <utility>
+
 #include <caf/all.hpp>
 
 #include "actors/atoms.hpp"
 #include "actors/error_bridge.hpp"
 #include "actors/messages.hpp"
-#include "actors/tensor_channel.hpp"
 
 namespace troupe {
 namespace {
@@ -80,10 +81,35 @@ void DeviceRendezvous::resolved(const std::string& device, const Status& status,
 
 void DeviceRendezvous::send_to(const Peer& peer, const std::string& device, int64_t step_id,
                                std::string key, Tensor value) {
-  if (!peer.channel.empty() && TensorChannel::takes(value)) {
-    channel_->send(peer.channel, peer.actor, device, step_id, key, std::move(value));
-  } else {
+  if (peer.channel.empty() || !TensorChannel::takes(value)) {
     self_->send(peer.actor, recv_tensor_atom::value, step_id, std::move(key), std::move(value));
+    return;
+  }
+  auto bytes = static_cast<size_t>(value.total_bytes());
+  if (bytes >= TensorChannel::kMinBytes) {
+    channel_->send(peer.channel, peer.actor, device, step_id, key, std::move(value));
+    return;
+  }
+  SmallBatch& batch = small_[peer.channel];
+  batch.frames.push_back({peer.actor, device, step_id, std::move(key), std::move(value)});
+  batch.bytes += bytes;
+  if (!flush_scheduled_) {
+    flush_scheduled_ = true;
+    self_->send(self_, flush_sends_atom::value);
+  }
+}
+
+void DeviceRendezvous::flush() {
+  flush_scheduled_ = false;
+  for (auto& [endpoint, batch] : std::exchange(small_, {})) {
+    if (batch.bytes >= TensorChannel::kMinBytes) {
+      channel_->send(endpoint, std::move(batch.frames));
+      continue;
+    }
+    for (TensorChannel::Frame& frame : batch.frames) {
+      self_->send(frame.peer, recv_tensor_atom::value, frame.step_id, std::move(frame.key),
+                  std::move(frame.value));
+    }
   }
 }
 

@@ -1,8 +1,12 @@
 // DeviceRendezvous: the rendezvous of one device actor. Receiving uses the device's local
 // table; sending resolves the peer device actor by name through the server's directory (once,
 // then cached) and sends it the tensor directly: (recv_tensor_atom, step, key, tensor).
-// In one process the tensor moves by reference; between processes it is one CAF message, or
-// for large tensors a frame on the tensor channel when both processes have one.
+// In one process the tensor moves by reference. Between processes, when both have a tensor
+// channel, tensors of 64 KiB and more go on it at once; smaller ones wait until the device
+// actor's current message is handled (flush(), on a flush_sends message to itself), and a
+// process's batch of them goes on the channel in one write if it holds 64 KiB or more, as
+// actor messages otherwise — a lone small tensor then travels with the step's replies.
+// Without channels every tensor is one CAF message.
 // Used only from the owning device actor.
 #pragma once
 
@@ -15,11 +19,10 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "actors/tensor_channel.hpp"
 #include "devices/local_rendezvous.hpp"
 
 namespace troupe {
-
-class TensorChannel;
 
 class DeviceRendezvous : public Rendezvous {
  public:
@@ -41,6 +44,8 @@ class DeviceRendezvous : public Rendezvous {
   // A tensor another device sent here.
   Status deliver(int64_t step_id, const std::string& key, Tensor value);
   LocalRendezvous& table() { return table_; }
+  // Sends the small tensors held back since the last flush (see above).
+  void flush();
   // Drops the cached peers whose names start with `task_prefix` ("/job:ps/replica:0/task:0/"):
   // their task was lost, and a restarted one has new actors.
   void forget_task(const std::string& task_prefix);
@@ -69,6 +74,12 @@ class DeviceRendezvous : public Rendezvous {
   std::shared_ptr<TensorChannel> channel_;
   std::map<std::string, Peer> peers_;
   std::map<std::string, std::vector<Outgoing>> waiting_;  // sends to devices being resolved
+  struct SmallBatch {
+    std::vector<TensorChannel::Frame> frames;
+    size_t bytes = 0;
+  };
+  std::map<std::string, SmallBatch> small_;  // held back for flush(), by channel endpoint
+  bool flush_scheduled_ = false;
 };
 
 }  // namespace troupe

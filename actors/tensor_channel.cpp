@@ -1,5 +1,6 @@
-// The tensor channel: frames on plain TCP sockets, one writer thread per peer process, one
-// reader thread per accepted connection.
+// The tensor channel: frames on plain TCP sockets, one writer thread per peer process (small
+// frames are written by the sending thread when the socket is free), one reader thread per
+// accepted connection.
 //
 // A frame (little-endian): magic "TRPT", version, dtype, rank, step id, key length, device
 // length, data length (32 bytes), then the dims (int64 each), the rendezvous key, the
@@ -15,6 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <condition_variable>
@@ -55,27 +57,73 @@ struct FrameHead {
 };
 static_assert(sizeof(FrameHead) == 32);
 
-bool read_exactly(int fd, void* data, size_t bytes) {
-  auto* at = static_cast<char*>(data);
-  while (bytes > 0) {
-    ssize_t got = ::read(fd, at, bytes);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    at += got;
-    bytes -= static_cast<size_t>(got);
-  }
-  return true;
-}
+// Frames come off the socket through a small buffer, so a run of small frames costs a few
+// reads rather than five each; bytes beyond what is buffered go straight to their destination.
+class FrameReader {
+ public:
+  explicit FrameReader(int fd) : fd_(fd), buffer_(kBufferBytes) {}
 
-// Writes all of `parts` (modified on the way).
-bool write_all(int fd, std::vector<iovec>& parts) {
-  size_t first = 0;
+  // Fills `data` with the next `bytes` bytes of the stream; false once it ends or fails.
+  bool read(void* data, size_t bytes) {
+    auto* at = static_cast<char*>(data);
+    size_t buffered = std::min(bytes, end_ - begin_);
+    std::memcpy(at, buffer_.data() + begin_, buffered);
+    begin_ += buffered;
+    at += buffered;
+    bytes -= buffered;
+    if (bytes >= kBufferBytes) return read_exactly(at, bytes);  // a tensor's bulk: no copy
+    while (bytes > 0) {
+      if (!fill()) return false;
+      size_t take = std::min(bytes, end_ - begin_);
+      std::memcpy(at, buffer_.data() + begin_, take);
+      begin_ += take;
+      at += take;
+      bytes -= take;
+    }
+    return true;
+  }
+
+ private:
+  static constexpr size_t kBufferBytes = 64 * 1024;
+
+  bool fill() {  // the buffer is empty here
+    begin_ = end_ = 0;
+    for (;;) {
+      ssize_t got = ::read(fd_, buffer_.data(), buffer_.size());
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      end_ = static_cast<size_t>(got);
+      return true;
+    }
+  }
+
+  bool read_exactly(char* at, size_t bytes) {
+    while (bytes > 0) {
+      ssize_t got = ::read(fd_, at, bytes);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      at += got;
+      bytes -= static_cast<size_t>(got);
+    }
+    return true;
+  }
+
+  int fd_;
+  std::vector<char> buffer_;
+  size_t begin_ = 0, end_ = 0;
+};
+
+// Writes `parts` (modified on the way) until all are written or the socket fails; returns the
+// bytes written.
+size_t write_all(int fd, std::vector<iovec>& parts) {
+  size_t first = 0, written = 0;
   while (first < parts.size()) {
     int count = static_cast<int>(std::min<size_t>(parts.size() - first, IOV_MAX));
     ssize_t put = ::writev(fd, parts.data() + first, count);
     if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) return false;
+    if (put <= 0) break;
     auto left = static_cast<size_t>(put);
+    written += left;
     while (first < parts.size() && left >= parts[first].iov_len) {
       left -= parts[first].iov_len;
       ++first;
@@ -85,7 +133,7 @@ bool write_all(int fd, std::vector<iovec>& parts) {
       parts[first].iov_len -= left;
     }
   }
-  return true;
+  return written;
 }
 
 void set_no_delay(int fd) {
@@ -152,19 +200,12 @@ std::string check_head(const FrameHead& head, uint64_t max_bytes) {
 
 }  // namespace
 
-struct TensorChannel::Outgoing {
-  caf::actor peer;
-  std::string device;
-  int64_t step_id = 0;
-  std::string key;
-  Tensor value;
-};
-
 struct TensorChannel::Connection {
   std::string endpoint;
   std::atomic<int> fd{-1};
   std::chrono::steady_clock::time_point retry_at{};  // no connecting before (after a failure)
-  std::deque<Outgoing> queue;                        // guarded by the channel's mutex
+  std::deque<Frame> queue;                           // guarded by the channel's mutex
+  bool busy = false;  // a thread is writing to fd (guarded by the channel's mutex)
   std::condition_variable wake;
   std::thread writer;
 };
@@ -225,16 +266,24 @@ void TensorChannel::remove_device(const std::string& device) {
 }
 
 bool TensorChannel::takes(const Tensor& value) {
-  return value.dtype() != DataType::kString && value.total_bytes() >= kMinBytes;
+  return value.dtype() != DataType::kString;
 }
 
 void TensorChannel::send(const std::string& endpoint, const caf::actor& peer,
                          const std::string& device, int64_t step_id, const std::string& key,
                          Tensor value) {
-  Outgoing out{peer, device, step_id, key, std::move(value)};
-  std::lock_guard lock(mutex_);
+  std::vector<Frame> frames;
+  frames.push_back(Frame{peer, device, step_id, key, std::move(value)});
+  send(endpoint, std::move(frames));
+}
+
+void TensorChannel::send(const std::string& endpoint, std::vector<Frame> frames) {
+  if (frames.empty()) return;
+  std::unique_lock lock(mutex_);
   if (stopping_) {
-    fall_back(out);
+    lock.unlock();
+    for (Frame& frame : frames)
+      fall_back(frame);
     return;
   }
   auto& connection = connections_[endpoint];
@@ -243,11 +292,68 @@ void TensorChannel::send(const std::string& endpoint, const caf::actor& peer,
     connection->endpoint = endpoint;
     connection->writer = std::thread([this, c = connection.get()] { write_loop(c); });
   }
-  connection->queue.push_back(std::move(out));
-  connection->wake.notify_one();
+  Connection* c = connection.get();
+  size_t bytes = 0;
+  for (const Frame& frame : frames)
+    bytes += static_cast<size_t>(frame.value.total_bytes());
+  if (bytes >= kInlineBytes || !c->queue.empty() || c->busy || c->fd < 0) {
+    for (Frame& frame : frames)
+      c->queue.push_back(std::move(frame));
+    c->wake.notify_one();
+    return;
+  }
+  // Few bytes and the socket free: written on this thread, which saves the wake-up of the
+  // writer (a small write does not block: the peer's reader drains the socket).
+  c->busy = true;
+  int fd = c->fd;
+  lock.unlock();
+  finish_write(c, fd, frames, write_frames(fd, frames));
 }
 
-void TensorChannel::fall_back(Outgoing& out) {
+size_t TensorChannel::write_frames(int fd, const std::vector<Frame>& frames) {
+  std::vector<FrameHead> heads;
+  std::vector<std::vector<int64_t>> dims;
+  std::vector<iovec> parts;
+  std::vector<size_t> ends;  // each frame's end in the stream of bytes written
+  heads.reserve(frames.size());
+  dims.reserve(frames.size());
+  size_t total = 0;
+  for (const Frame& out : frames) {
+    const auto& shape = out.value.shape();
+    heads.push_back(
+        {kMagic, kVersion, static_cast<uint8_t>(out.value.dtype()),
+         static_cast<uint8_t>(shape.rank()), out.step_id, static_cast<uint32_t>(out.key.size()),
+         static_cast<uint32_t>(out.device.size()), static_cast<uint64_t>(out.value.total_bytes())});
+    dims.emplace_back(shape.dims().begin(), shape.dims().end());
+    parts.push_back({&heads.back(), sizeof(FrameHead)});
+    parts.push_back({dims.back().data(), dims.back().size() * sizeof(int64_t)});
+    parts.push_back({const_cast<char*>(out.key.data()), out.key.size()});
+    parts.push_back({const_cast<char*>(out.device.data()), out.device.size()});
+    parts.push_back({out.value.raw_data(), static_cast<size_t>(out.value.total_bytes())});
+    total += sizeof(FrameHead) + dims.back().size() * sizeof(int64_t) + out.key.size() +
+             out.device.size() + static_cast<size_t>(out.value.total_bytes());
+    ends.push_back(total);
+  }
+  size_t written = write_all(fd, parts);
+  return static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), written) - ends.begin());
+}
+
+void TensorChannel::finish_write(Connection* c, int fd, std::vector<Frame>& frames, size_t sent) {
+  {
+    std::lock_guard lock(mutex_);
+    c->busy = false;
+    // A frame that did not go out whole is dropped by the receiver, and the connection with
+    // it; stop() shuts down the socket it sees under the lock.
+    if (sent < frames.size() && c->fd == fd) ::close(c->fd.exchange(-1));
+    if (!c->queue.empty()) c->wake.notify_one();
+    written_.notify_all();
+  }
+  counters_.frames_sent += sent;
+  for (size_t i = sent; i < frames.size(); ++i)
+    fall_back(frames[i]);
+}
+
+void TensorChannel::fall_back(Frame& out) {
   ++counters_.fallbacks;
   caf::anon_send(out.peer, recv_tensor_atom::value, out.step_id, std::move(out.key),
                  std::move(out.value));
@@ -255,13 +361,21 @@ void TensorChannel::fall_back(Outgoing& out) {
 
 void TensorChannel::write_loop(Connection* c) {
   for (;;) {
-    Outgoing out;
+    std::vector<Frame> frames;
     {
       std::unique_lock lock(mutex_);
-      c->wake.wait(lock, [&] { return stopping_ || !c->queue.empty(); });
+      c->wake.wait(lock, [&] { return stopping_ || (!c->queue.empty() && !c->busy); });
       if (stopping_) break;
-      out = std::move(c->queue.front());
-      c->queue.pop_front();
+      // Whatever queued up goes in one writev: small tensors of a step share the syscalls.
+      size_t bytes = 0;
+      while (!c->queue.empty() && frames.size() < kMaxBatchFrames &&
+             (frames.empty() || bytes + static_cast<size_t>(c->queue.front().value.total_bytes()) <=
+                                    kMaxBatchBytes)) {
+        bytes += static_cast<size_t>(c->queue.front().value.total_bytes());
+        frames.push_back(std::move(c->queue.front()));
+        c->queue.pop_front();
+      }
+      c->busy = true;
     }
     if (c->fd < 0 && std::chrono::steady_clock::now() >= c->retry_at) {
       int fd = connect_to(c->endpoint);
@@ -276,36 +390,8 @@ void TensorChannel::write_loop(Connection* c) {
         c->retry_at = std::chrono::steady_clock::now() + kRetryAfter;
       }
     }
-    if (c->fd < 0) {
-      fall_back(out);
-      continue;
-    }
-    const auto& shape = out.value.shape();
-    FrameHead head{kMagic,
-                   kVersion,
-                   static_cast<uint8_t>(out.value.dtype()),
-                   static_cast<uint8_t>(shape.rank()),
-                   out.step_id,
-                   static_cast<uint32_t>(out.key.size()),
-                   static_cast<uint32_t>(out.device.size()),
-                   static_cast<uint64_t>(out.value.total_bytes())};
-    std::vector<int64_t> dims(shape.dims().begin(), shape.dims().end());
-    std::vector<iovec> parts = {
-        {&head, sizeof head},
-        {dims.data(), dims.size() * sizeof(int64_t)},
-        {out.key.data(), out.key.size()},
-        {out.device.data(), out.device.size()},
-        {out.value.raw_data(), static_cast<size_t>(out.value.total_bytes())}};
-    if (write_all(c->fd, parts)) {
-      ++counters_.frames_sent;
-      continue;
-    }
-    // The frame did not go out whole: the receiver drops the partial one; send it the old way.
-    {
-      std::lock_guard lock(mutex_);  // stop() shuts down the socket it sees under the lock
-      ::close(c->fd.exchange(-1));
-    }
-    fall_back(out);
+    int fd = c->fd;
+    finish_write(c, fd, frames, fd < 0 ? 0 : write_frames(fd, frames));
   }
   std::lock_guard lock(mutex_);
   c->queue.clear();
@@ -333,18 +419,18 @@ void TensorChannel::read_loop(int fd) {
     ++counters_.refused;
     if (!stopping_) std::cerr << "troupe: tensor channel: refused a frame: " + why + "\n";
   };
+  FrameReader reader(fd);
   for (;;) {
     FrameHead head{};
-    if (!read_exactly(fd, &head, sizeof head)) break;
+    if (!reader.read(&head, sizeof head)) break;
     if (std::string why = check_head(head, max_bytes_); !why.empty()) {
       refuse(why + "; closing the connection");
       break;
     }
     std::vector<int64_t> dims(head.rank);
     std::string key(head.key_bytes, '\0'), device(head.device_bytes, '\0');
-    if (!read_exactly(fd, dims.data(), dims.size() * sizeof(int64_t)) ||
-        !read_exactly(fd, key.data(), key.size()) ||
-        !read_exactly(fd, device.data(), device.size())) {
+    if (!reader.read(dims.data(), dims.size() * sizeof(int64_t)) ||
+        !reader.read(key.data(), key.size()) || !reader.read(device.data(), device.size())) {
       break;
     }
     auto dtype = static_cast<DataType>(head.dtype);
@@ -364,7 +450,7 @@ void TensorChannel::read_loop(int fd) {
       }
     }
     Tensor value(dtype, *shape);
-    if (!read_exactly(fd, value.raw_data(), head.data_bytes)) break;
+    if (!reader.read(value.raw_data(), head.data_bytes)) break;
     if (receiver == nullptr) {
       refuse(fmt::format("no device {} here (tensor '{}')", device, key));
       continue;
@@ -389,6 +475,14 @@ void TensorChannel::stop() {
     }
     for (int fd : reader_fds_)
       shutdown(fd, SHUT_RDWR);
+  }
+  {
+    // A write on a sender's thread (send()) ends soon after the shutdown above.
+    std::unique_lock lock(mutex_);
+    written_.wait(lock, [&] {
+      return std::none_of(connections_.begin(), connections_.end(),
+                          [](const auto& c) { return c.second->busy; });
+    });
   }
   if (acceptor_.joinable()) acceptor_.join();
   if (listen_fd_ >= 0) ::close(listen_fd_);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -32,8 +33,15 @@ namespace troupe {
 
 class TensorChannel {
  public:
-  // Tensors smaller than this go as actor messages (their latency matters more than copies).
+  // Tensors (or a device's batch of them) smaller than this are better sent as actor messages:
+  // on the connection that also carries the step's replies they arrive sooner (DeviceRendezvous).
   static constexpr size_t kMinBytes = 64 * 1024;
+  // Frames smaller than this are written by the thread that sends them when no other write to
+  // their peer is under way; larger ones, and any that queue up, by the peer's writer thread.
+  static constexpr size_t kInlineBytes = 64 * 1024;
+  // What the writer thread puts into one writev at most (a larger frame goes alone).
+  static constexpr size_t kMaxBatchFrames = 128;
+  static constexpr size_t kMaxBatchBytes = 1 << 20;
 
   // Listens on `bind_address` (nullptr: every interface) at a free port; peers are told
   // "<advertised_host>:<port>". Frames over `max_bytes` of data are refused. Unavailable
@@ -54,12 +62,22 @@ class TensorChannel {
   void add_device(const std::string& device, const caf::actor& actor);
   void remove_device(const std::string& device);
 
-  // Whether `value` may travel here (not a string tensor, at least kMinBytes).
+  // Whether `value` may travel here (not a string tensor).
   static bool takes(const Tensor& value);
 
-  // Queues `value` for `device`, a device actor (`peer`) of the process whose channel is at
-  // `endpoint`. Returns at once; if the channel cannot deliver it, it is sent to `peer` as an
-  // actor message.
+  // A tensor for `device`, a device actor (`peer`) of another process.
+  struct Frame {
+    caf::actor peer;
+    std::string device;
+    int64_t step_id = 0;
+    std::string key;
+    Tensor value;
+  };
+
+  // Queues `frames` for the process whose channel is at `endpoint`, to go out in this order
+  // and together (one writev). Returns at once; a frame the channel cannot deliver is sent to
+  // its `peer` as an actor message.
+  void send(const std::string& endpoint, std::vector<Frame> frames);
   void send(const std::string& endpoint, const caf::actor& peer, const std::string& device,
             int64_t step_id, const std::string& key, Tensor value);
 
@@ -75,14 +93,18 @@ class TensorChannel {
   const Counters& counters() const { return counters_; }
 
  private:
-  struct Outgoing;
   struct Connection;
   TensorChannel(caf::actor_system& system, uint64_t max_bytes);
 
   void accept_loop();
   void read_loop(int fd);
   void write_loop(Connection* connection);
-  void fall_back(Outgoing& out);
+  void fall_back(Frame& out);
+  // Writes `frames` in one writev; returns how many went out whole.
+  static size_t write_frames(int fd, const std::vector<Frame>& frames);
+  // After a write of `frames` to `fd`: frees the socket, closes it if `sent` < all, and sends
+  // the frames not sent as actor messages.
+  void finish_write(Connection* connection, int fd, std::vector<Frame>& frames, size_t sent);
 
   caf::actor_system& system_;
   const uint64_t max_bytes_;
@@ -96,6 +118,7 @@ class TensorChannel {
   std::map<std::string, std::unique_ptr<Connection>> connections_;  // by endpoint
   std::vector<int> reader_fds_;
   std::vector<std::thread> readers_;
+  std::condition_variable written_;  // a connection stopped being busy
   Counters counters_;
 };
 

@@ -1,6 +1,6 @@
 // The tensor channel between processes: a `troupe node` and this process exchange large
-// tensors on it in both directions (values checked), small ones as actor messages, and a
-// server started without it still moves the same tensors.
+// tensors on it in both directions (values checked), small ones in batches or, alone, as actor
+// messages, and a server started without it still moves the same tensors.
 #include <signal.h>
 
 #include "actors/local_cluster.hpp"
@@ -74,6 +74,31 @@ BOOST_AUTO_TEST_CASE(large_tensors_travel_on_the_channel_both_ways) {
   // worker -> ps: x; ps -> worker: doubled (twice: for the Sum and for the fetch, or once).
   BOOST_TEST(channel->counters().frames_sent >= 1u);
   BOOST_TEST(channel->counters().frames_received >= 1u);
+  BOOST_TEST(channel->counters().fallbacks == 0u);
+}
+
+// 40 tensors of 4 KiB for the ps in one step go on the channel as a batch; a lone scalar goes
+// as an actor message (with the step's reply).
+BOOST_AUTO_TEST_CASE(small_tensors_go_on_the_channel_in_batches_and_alone_as_messages) {
+  NodeAndWorker cluster(true);
+  const TensorChannel* channel = cluster.server->tensor_channel();
+  BOOST_REQUIRE(channel != nullptr);
+  Session session(cluster.server->target());
+  Scope root = Scope::new_root();
+  Scope worker = root.with_device("/job:worker/task:0"), ps = root.with_device("/job:ps/task:0");
+  std::vector<Input> parts;
+  for (int i = 0; i < 40; ++i) {
+    parts.push_back(ops::Identity(
+        worker, ops::Fill(worker, Tensor::from_vector<int64_t>({1024}), static_cast<float>(i))));
+  }
+  auto total = ops::Sum(ps, ops::AddN(ps, parts), Tensor::from_vector<int32_t>({0}));
+  auto scalar = ops::Mul(ps, ops::Identity(worker, 3.0f), 2.0f);
+  BOOST_TEST(session.run(total).scalar<float>() == 1024.0f * (39 * 40 / 2));
+  uint64_t batched = channel->counters().frames_sent;
+  BOOST_TEST(batched >= 16u);  // at least one batch of 64 KiB
+  BOOST_TEST(batched <= 40u);
+  BOOST_TEST(session.run(scalar).scalar<float>() == 6.0f);
+  BOOST_TEST(channel->counters().frames_sent == batched);
   BOOST_TEST(channel->counters().fallbacks == 0u);
 }
 
