@@ -60,7 +60,11 @@ int scale_run_main(int tasks) {
     Output v = ops::Variable(ps.with_op_name(fmt::format("counter{}", p)), PartialShape({}),
                              DataType::kFloat);
     worker.step = ops::AssignAdd(ps, v, ops::Add(here, v, 1.0f)).op();
-    worker.session = std::make_unique<Session>(cluster->target("worker", w));
+    // As TensorFlow's workers do at scale, each session sees only the ps tasks and its own
+    // task (ConfigProto.device_filters); unfiltered, each would list all the tasks' devices.
+    SessionConfig config;
+    config.device_filters = {"/job:ps", fmt::format("/job:worker/task:{}", w)};
+    worker.session = std::make_unique<Session>(cluster->target("worker", w), config);
     worker.session->run_targets({worker.step});  // registers its partitions
   }
   std::vector<double> step_us;
