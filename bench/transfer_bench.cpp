@@ -53,18 +53,26 @@ TransferGraph build(const Scope& root, const Case& c, const std::string& from,
   return g;
 }
 
-// Runs the case's step `c.samples` times (after two unmeasured ones): GB/s of each.
-std::vector<double> measure(const std::string& target, const Case& c) {
+// Runs the case's step `c.samples` times (after two unmeasured ones): GB/s of each. With
+// `tcp`, the raw TCP move of the same bytes is measured between the steps, so both see the
+// same moments of a noisy machine; its GB/s go to `*raw`.
+std::vector<double> measure(const std::string& target, const Case& c, TcpBaseline* tcp = nullptr,
+                            std::vector<double>* raw = nullptr) {
   Scope root = Scope::new_root();
   TransferGraph g = build(root, c, "/job:ps/task:0", "/job:worker/task:0");
   Session session(target);
   session.run_targets(g.init);
-  for (int i = 0; i < 2; ++i)
+  auto bytes = static_cast<double>(c.bytes) * c.count;
+  for (int i = 0; i < 2; ++i) {
     session.run(g.sizes);
+    if (tcp != nullptr) tcp->transfer(static_cast<size_t>(c.bytes), c.count);
+  }
   std::vector<double> rates;
   for (int i = 0; i < c.samples; ++i) {
     double s = seconds_of([&] { session.run(g.sizes); });
-    rates.push_back(static_cast<double>(c.bytes) * c.count / s / 1e9);
+    rates.push_back(bytes / s / 1e9);
+    if (tcp != nullptr)
+      raw->push_back(bytes / tcp->transfer(static_cast<size_t>(c.bytes), c.count) / 1e9);
   }
   return rates;
 }
@@ -76,12 +84,9 @@ void transfer_bench(const BenchOptions& options) {
   NodePair pair;
   auto local = LocalCluster::start(1, 1).value_or_throw();
   for (const Case& c : cases(options.quick)) {
-    report({"transfer", c.name, "troupe, two processes", "GB/s", measure(pair.target(), c)});
     std::vector<double> raw;
-    for (int i = 0; i < 2 + c.samples; ++i) {
-      double s = tcp.transfer(static_cast<size_t>(c.bytes), c.count);
-      if (i >= 2) raw.push_back(static_cast<double>(c.bytes) * c.count / s / 1e9);
-    }
+    report({"transfer", c.name, "troupe, two processes", "GB/s",
+            measure(pair.target(), c, &tcp, &raw)});
     report({"transfer", c.name, "raw TCP, two processes", "GB/s", raw});
     // In one process the figure of interest is time, which should not grow with the size.
     std::vector<double> in_process;
