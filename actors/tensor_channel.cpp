@@ -1,6 +1,5 @@
-// The tensor channel: frames on plain TCP sockets, one writer thread per peer process (small
-// frames are written by the sending thread when the socket is free), one reader thread per
-// accepted connection.
+// The tensor channel: frames on plain TCP sockets, one writer thread per peer process, one
+// reader thread per accepted connection.
 //
 // A frame (little-endian): magic "TRPT", version, dtype, rank, step id, key length, device
 // length, data length (32 bytes), then the dims (int64 each), the rendezvous key, the
@@ -205,7 +204,6 @@ struct TensorChannel::Connection {
   std::atomic<int> fd{-1};
   std::chrono::steady_clock::time_point retry_at{};  // no connecting before (after a failure)
   std::deque<Frame> queue;                           // guarded by the channel's mutex
-  bool busy = false;  // a thread is writing to fd (guarded by the channel's mutex)
   std::condition_variable wake;
   std::thread writer;
 };
@@ -292,22 +290,9 @@ void TensorChannel::send(const std::string& endpoint, std::vector<Frame> frames)
     connection->endpoint = endpoint;
     connection->writer = std::thread([this, c = connection.get()] { write_loop(c); });
   }
-  Connection* c = connection.get();
-  size_t bytes = 0;
-  for (const Frame& frame : frames)
-    bytes += static_cast<size_t>(frame.value.total_bytes());
-  if (bytes >= kInlineBytes || !c->queue.empty() || c->busy || c->fd < 0) {
-    for (Frame& frame : frames)
-      c->queue.push_back(std::move(frame));
-    c->wake.notify_one();
-    return;
-  }
-  // Few bytes and the socket free: written on this thread, which saves the wake-up of the
-  // writer (a small write does not block: the peer's reader drains the socket).
-  c->busy = true;
-  int fd = c->fd;
-  lock.unlock();
-  finish_write(c, fd, frames, write_frames(fd, frames));
+  for (Frame& frame : frames)
+    connection->queue.push_back(std::move(frame));
+  connection->wake.notify_one();
 }
 
 size_t TensorChannel::write_frames(int fd, const std::vector<Frame>& frames) {
@@ -318,6 +303,10 @@ size_t TensorChannel::write_frames(int fd, const std::vector<Frame>& frames) {
   heads.reserve(frames.size());
   dims.reserve(frames.size());
   size_t total = 0;
+  auto add = [&](const void* data, size_t bytes) {
+    parts.push_back({const_cast<void*>(data), bytes});
+    total += bytes;
+  };
   for (const Frame& out : frames) {
     const auto& shape = out.value.shape();
     heads.push_back(
@@ -325,13 +314,11 @@ size_t TensorChannel::write_frames(int fd, const std::vector<Frame>& frames) {
          static_cast<uint8_t>(shape.rank()), out.step_id, static_cast<uint32_t>(out.key.size()),
          static_cast<uint32_t>(out.device.size()), static_cast<uint64_t>(out.value.total_bytes())});
     dims.emplace_back(shape.dims().begin(), shape.dims().end());
-    parts.push_back({&heads.back(), sizeof(FrameHead)});
-    parts.push_back({dims.back().data(), dims.back().size() * sizeof(int64_t)});
-    parts.push_back({const_cast<char*>(out.key.data()), out.key.size()});
-    parts.push_back({const_cast<char*>(out.device.data()), out.device.size()});
-    parts.push_back({out.value.raw_data(), static_cast<size_t>(out.value.total_bytes())});
-    total += sizeof(FrameHead) + dims.back().size() * sizeof(int64_t) + out.key.size() +
-             out.device.size() + static_cast<size_t>(out.value.total_bytes());
+    add(&heads.back(), sizeof(FrameHead));
+    add(dims.back().data(), dims.back().size() * sizeof(int64_t));
+    add(out.key.data(), out.key.size());
+    add(out.device.data(), out.device.size());
+    add(out.value.raw_data(), static_cast<size_t>(out.value.total_bytes()));
     ends.push_back(total);
   }
   size_t written = write_all(fd, parts);
@@ -340,13 +327,10 @@ size_t TensorChannel::write_frames(int fd, const std::vector<Frame>& frames) {
 
 void TensorChannel::finish_write(Connection* c, int fd, std::vector<Frame>& frames, size_t sent) {
   {
-    std::lock_guard lock(mutex_);
-    c->busy = false;
     // A frame that did not go out whole is dropped by the receiver, and the connection with
     // it; stop() shuts down the socket it sees under the lock.
-    if (sent < frames.size() && c->fd == fd) ::close(c->fd.exchange(-1));
-    if (!c->queue.empty()) c->wake.notify_one();
-    written_.notify_all();
+    std::lock_guard lock(mutex_);
+    if (fd >= 0 && sent < frames.size() && c->fd == fd) ::close(c->fd.exchange(-1));
   }
   counters_.frames_sent += sent;
   for (size_t i = sent; i < frames.size(); ++i)
@@ -364,7 +348,7 @@ void TensorChannel::write_loop(Connection* c) {
     std::vector<Frame> frames;
     {
       std::unique_lock lock(mutex_);
-      c->wake.wait(lock, [&] { return stopping_ || (!c->queue.empty() && !c->busy); });
+      c->wake.wait(lock, [&] { return stopping_ || !c->queue.empty(); });
       if (stopping_) break;
       // Whatever queued up goes in one writev: small tensors of a step share the syscalls.
       size_t bytes = 0;
@@ -375,7 +359,6 @@ void TensorChannel::write_loop(Connection* c) {
         frames.push_back(std::move(c->queue.front()));
         c->queue.pop_front();
       }
-      c->busy = true;
     }
     if (c->fd < 0 && std::chrono::steady_clock::now() >= c->retry_at) {
       int fd = connect_to(c->endpoint);
@@ -475,14 +458,6 @@ void TensorChannel::stop() {
     }
     for (int fd : reader_fds_)
       shutdown(fd, SHUT_RDWR);
-  }
-  {
-    // A write on a sender's thread (send()) ends soon after the shutdown above.
-    std::unique_lock lock(mutex_);
-    written_.wait(lock, [&] {
-      return std::none_of(connections_.begin(), connections_.end(),
-                          [](const auto& c) { return c.second->busy; });
-    });
   }
   if (acceptor_.joinable()) acceptor_.join();
   if (listen_fd_ >= 0) ::close(listen_fd_);

@@ -13,7 +13,6 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -36,9 +35,6 @@ class TensorChannel {
   // Tensors (or a device's batch of them) smaller than this are better sent as actor messages:
   // on the connection that also carries the step's replies they arrive sooner (DeviceRendezvous).
   static constexpr size_t kMinBytes = 64 * 1024;
-  // Frames smaller than this are written by the thread that sends them when no other write to
-  // their peer is under way; larger ones, and any that queue up, by the peer's writer thread.
-  static constexpr size_t kInlineBytes = 64 * 1024;
   // What the writer thread puts into one writev at most (a larger frame goes alone).
   static constexpr size_t kMaxBatchFrames = 128;
   static constexpr size_t kMaxBatchBytes = 1 << 20;
@@ -102,8 +98,8 @@ class TensorChannel {
   void fall_back(Frame& out);
   // Writes `frames` in one writev; returns how many went out whole.
   static size_t write_frames(int fd, const std::vector<Frame>& frames);
-  // After a write of `frames` to `fd`: frees the socket, closes it if `sent` < all, and sends
-  // the frames not sent as actor messages.
+  // After a write of `frames` to `fd`: closes the socket if `sent` < all, and sends the frames
+  // not sent as actor messages.
   void finish_write(Connection* connection, int fd, std::vector<Frame>& frames, size_t sent);
 
   caf::actor_system& system_;
@@ -118,7 +114,6 @@ class TensorChannel {
   std::map<std::string, std::unique_ptr<Connection>> connections_;  // by endpoint
   std::vector<int> reader_fds_;
   std::vector<std::thread> readers_;
-  std::condition_variable written_;  // a connection stopped being busy
   Counters counters_;
 };
 

@@ -112,7 +112,7 @@ BOOST_AUTO_TEST_CASE(string_tensors_stay_off_the_channel) {
 }
 
 // A burst of tensors of every size — scalars, empty ones, frames that straddle the reader's
-// buffer, a large one among them — written inline and in batches: all arrive, in order, equal.
+// buffer, a large one among them — written in batches: all arrive, in order, equal.
 BOOST_AUTO_TEST_CASE(a_burst_of_small_and_large_tensors_arrives_in_order) {
   auto runtime = Runtime::shared_default();
   auto& system = runtime->system();
@@ -148,7 +148,7 @@ BOOST_AUTO_TEST_CASE(a_burst_of_small_and_large_tensors_arrives_in_order) {
       sent.push_back(Tensor::from_vector<int32_t>(values));
     }
     sender->send(receiver->endpoint(), device, kDevice, i, fmt::format("key{}", i), sent.back());
-    if (i == 0) {  // connected from now on: small frames may be written inline
+    if (i == 0) {  // the rest go on a connection already open
       std::unique_lock lock(inbox->mutex);
       BOOST_REQUIRE(inbox->arrived.wait_for(lock, std::chrono::seconds(20),
                                             [&] { return inbox->received.size() == 1; }));
