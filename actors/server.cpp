@@ -103,7 +103,8 @@ Status Server::start() {
   if (options_.listen && options_.tensor_channel && !options_.runtime->options().tls.enabled()) {
     TROUPE_ASSIGN_OR_RETURN(
         impl_->channel, TensorChannel::start(system, host_port.first, bind_address(host_port.first),
-                                             max_message_bytes(system)));
+                                             {.max_bytes = max_message_bytes(system),
+                                              .shared_memory = options_.shared_memory}));
   }
   caf::actor task = spawn_task_actor(
       system, TaskActorConfig{server_def_, options_.peers, options_.faults, impl_->channel});

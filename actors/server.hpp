@@ -47,6 +47,9 @@ struct ServerOptions {
   // on a channel of its own beside CAF's messages (actors/tensor_channel.hpp, docs/wire.md):
   // one more port, chosen freely, on the task's interface. Off: everything as actor messages.
   bool tensor_channel = true;
+  // With the channel: the bytes of large tensors for processes on the same host go through
+  // shared memory rather than the socket (actors/shared_ring.hpp). Off: on the socket.
+  bool shared_memory = true;
 };
 
 class Server {

@@ -3,7 +3,13 @@
 //
 // A frame (little-endian): magic "TRPT", version, dtype, rank, step id, key length, device
 // length, data length (32 bytes), then the dims (int64 each), the rendezvous key, the
-// destination device's name, and the tensor's bytes.
+// destination device's name, and the tensor's bytes, except where the connection has a shared
+// ring and the data has kSharedMemoryMinBytes or more: then they go through the ring.
+//
+// A writer may open a connection with a hello instead (magic "TRPH", version, name length,
+// slot count, slot size, nonce: 32 bytes, then the name of a shared-memory ring it made); the
+// reader answers one byte, 'S' if it opened the ring and will read large data from it, 'T' if
+// not. docs/wire.md has the tables.
 #include "actors/tensor_channel.hpp"
 
 #include <fcntl.h>
@@ -28,6 +34,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/messages.hpp"  // how CAF inspects a Tensor
+#include "actors/shared_ring.hpp"
 #include "graph/host_port.hpp"
 
 namespace troupe {
@@ -55,6 +62,20 @@ struct FrameHead {
   uint64_t data_bytes;
 };
 static_assert(sizeof(FrameHead) == 32);
+
+constexpr uint32_t kHelloMagic = 0x48505254;  // "TRPH"
+constexpr char kRingTaken = 'S', kRingDeclined = 'T';
+constexpr auto kHelloTimeout = std::chrono::seconds(10);
+
+struct HelloHead {
+  uint32_t magic;
+  uint16_t version;
+  uint16_t name_bytes;
+  uint32_t slots;
+  uint32_t slot_bytes;
+  SharedRing::Nonce nonce;
+};
+static_assert(sizeof(HelloHead) == sizeof(FrameHead), "a reader tells them apart by the magic");
 
 // Frames come off the socket through a small buffer, so a run of small frames costs a few
 // reads rather than five each; bytes beyond what is buffered go straight to their destination.
@@ -117,8 +138,11 @@ class FrameReader {
 size_t write_all(int fd, std::vector<iovec>& parts) {
   size_t first = 0, written = 0;
   while (first < parts.size()) {
-    int count = static_cast<int>(std::min<size_t>(parts.size() - first, IOV_MAX));
-    ssize_t put = ::writev(fd, parts.data() + first, count);
+    msghdr message{};
+    message.msg_iov = parts.data() + first;
+    message.msg_iovlen = std::min<size_t>(parts.size() - first, IOV_MAX);
+    // No SIGPIPE if the reader has gone: the write fails and the frames fall back.
+    ssize_t put = ::sendmsg(fd, &message, MSG_NOSIGNAL);
     if (put < 0 && errno == EINTR) continue;
     if (put <= 0) break;
     auto left = static_cast<size_t>(put);
@@ -204,18 +228,19 @@ struct TensorChannel::Connection {
   std::atomic<int> fd{-1};
   std::chrono::steady_clock::time_point retry_at{};  // no connecting before (after a failure)
   std::deque<Frame> queue;                           // guarded by the channel's mutex
+  std::unique_ptr<SharedRing> ring;                  // the writer thread's, if the peer took it
   std::condition_variable wake;
   std::thread writer;
 };
 
-TensorChannel::TensorChannel(caf::actor_system& system, uint64_t max_bytes)
-    : system_(system), max_bytes_(max_bytes) {}
+TensorChannel::TensorChannel(caf::actor_system& system, Options options)
+    : system_(system), options_(options) {}
 
 StatusOr<std::shared_ptr<TensorChannel>> TensorChannel::start(caf::actor_system& system,
                                                               const std::string& advertised_host,
                                                               const char* bind_address,
-                                                              uint64_t max_bytes) {
-  std::shared_ptr<TensorChannel> channel(new TensorChannel(system, max_bytes));
+                                                              Options options) {
+  std::shared_ptr<TensorChannel> channel(new TensorChannel(system, options));
   addrinfo hints{};
   hints.ai_family = bind_address == nullptr ? AF_INET6 : AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -295,17 +320,32 @@ void TensorChannel::send(const std::string& endpoint, std::vector<Frame> frames)
   connection->wake.notify_one();
 }
 
-size_t TensorChannel::write_frames(int fd, const std::vector<Frame>& frames) {
+bool TensorChannel::gone(int fd) const {
+  if (stopping_) return true;
+  pollfd p{fd, POLLRDHUP, 0};
+  return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
+size_t TensorChannel::write_frames(Connection* c, int fd, const std::vector<Frame>& frames) {
   std::vector<FrameHead> heads;
   std::vector<std::vector<int64_t>> dims;
-  std::vector<iovec> parts;
-  std::vector<size_t> ends;  // each frame's end in the stream of bytes written
+  std::vector<iovec> parts;  // not yet written
+  std::vector<size_t> ends;  // the end of each frame in them, in bytes
   heads.reserve(frames.size());
   dims.reserve(frames.size());
-  size_t total = 0;
+  size_t total = 0, sent = 0;
   auto add = [&](const void* data, size_t bytes) {
     parts.push_back({const_cast<void*>(data), bytes});
     total += bytes;
+  };
+  auto write_parts = [&] {  // whether all went out; counts the frames that ended in them
+    size_t written = write_all(fd, parts);
+    sent += static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), written) - ends.begin());
+    bool whole = written == total;
+    parts.clear();
+    ends.clear();
+    total = 0;
+    return whole;
   };
   for (const Frame& out : frames) {
     const auto& shape = out.value.shape();
@@ -318,11 +358,20 @@ size_t TensorChannel::write_frames(int fd, const std::vector<Frame>& frames) {
     add(dims.back().data(), dims.back().size() * sizeof(int64_t));
     add(out.key.data(), out.key.size());
     add(out.device.data(), out.device.size());
-    add(out.value.raw_data(), static_cast<size_t>(out.value.total_bytes()));
+    auto bytes = static_cast<size_t>(out.value.total_bytes());
+    if (c->ring != nullptr && bytes >= kSharedMemoryMinBytes) {
+      // The head goes first: the reader then waits for the data in the ring.
+      if (!write_parts() || !c->ring->write(out.value.raw_data(), bytes, [&] { return gone(fd); }))
+        return sent;
+      ++sent;
+      ++counters_.shared_memory_frames;
+      continue;
+    }
+    add(out.value.raw_data(), bytes);
     ends.push_back(total);
   }
-  size_t written = write_all(fd, parts);
-  return static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), written) - ends.begin());
+  write_parts();
+  return sent;
 }
 
 void TensorChannel::finish_write(Connection* c, int fd, std::vector<Frame>& frames, size_t sent) {
@@ -360,24 +409,55 @@ void TensorChannel::write_loop(Connection* c) {
         c->queue.pop_front();
       }
     }
-    if (c->fd < 0 && std::chrono::steady_clock::now() >= c->retry_at) {
-      int fd = connect_to(c->endpoint);
-      {
-        std::lock_guard lock(mutex_);
-        if (stopping_ && fd >= 0) shutdown(fd, SHUT_RDWR);  // stop() may have looked already
-        c->fd = fd;
-      }
-      if (fd < 0) {
-        std::cerr << "troupe: tensor channel: cannot connect to " + c->endpoint +
-                         "; tensors for it go as actor messages for now\n";
-        c->retry_at = std::chrono::steady_clock::now() + kRetryAfter;
-      }
+    if (c->fd < 0 && std::chrono::steady_clock::now() >= c->retry_at && !connect(c)) {
+      std::cerr << "troupe: tensor channel: cannot connect to " + c->endpoint +
+                       "; tensors for it go as actor messages for now\n";
+      c->retry_at = std::chrono::steady_clock::now() + kRetryAfter;
     }
     int fd = c->fd;
-    finish_write(c, fd, frames, fd < 0 ? 0 : write_frames(fd, frames));
+    finish_write(c, fd, frames, fd < 0 ? 0 : write_frames(c, fd, frames));
   }
   std::lock_guard lock(mutex_);
   c->queue.clear();
+}
+
+bool TensorChannel::connect(Connection* c) {
+  int fd = connect_to(c->endpoint);
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_ && fd >= 0) shutdown(fd, SHUT_RDWR);  // stop() may have looked already
+    c->fd = fd;
+  }
+  c->ring = nullptr;
+  if (fd < 0 || !options_.shared_memory) return fd >= 0;
+  auto ring = SharedRing::create();
+  if (!ring.ok()) {
+    std::cerr << "troupe: tensor channel: " + ring.status().message() + "; tensors for " +
+                     c->endpoint + " go on the socket\n";
+    return true;
+  }
+  const std::string& name = (*ring)->name();
+  HelloHead hello{kHelloMagic,
+                  kVersion,
+                  static_cast<uint16_t>(name.size()),
+                  SharedRing::kSlots,
+                  SharedRing::kSlotBytes,
+                  (*ring)->nonce()};
+  std::vector<iovec> parts{{&hello, sizeof hello}, {const_cast<char*>(name.data()), name.size()}};
+  char answer = 0;
+  pollfd p{fd, POLLIN, 0};
+  bool answered =
+      write_all(fd, parts) == sizeof hello + name.size() &&
+      poll(&p, 1, static_cast<int>(std::chrono::milliseconds(kHelloTimeout).count())) == 1 &&
+      recv(fd, &answer, 1, 0) == 1 && (answer == kRingTaken || answer == kRingDeclined);
+  (*ring)->unlink();  // opened by the peer by now, or never
+  if (!answered) {
+    std::lock_guard lock(mutex_);
+    if (c->fd == fd) ::close(c->fd.exchange(-1));
+    return false;
+  }
+  if (answer == kRingTaken) c->ring = std::move(*ring);
+  return true;
 }
 
 void TensorChannel::accept_loop() {
@@ -403,10 +483,27 @@ void TensorChannel::read_loop(int fd) {
     if (!stopping_) std::cerr << "troupe: tensor channel: refused a frame: " + why + "\n";
   };
   FrameReader reader(fd);
-  for (;;) {
+  std::unique_ptr<SharedRing> ring;  // the writer's, if it offered one and it opened here
+  for (bool first = true;; first = false) {
     FrameHead head{};
     if (!reader.read(&head, sizeof head)) break;
-    if (std::string why = check_head(head, max_bytes_); !why.empty()) {
+    if (first && head.magic == kHelloMagic) {
+      HelloHead hello;
+      std::memcpy(&hello, &head, sizeof hello);
+      std::string name(hello.name_bytes, '\0');
+      if (!reader.read(name.data(), name.size())) break;
+      if (options_.shared_memory && hello.version == kVersion) {
+        // Not there (another host or container): the data comes on the socket.
+        if (auto opened = SharedRing::open(name, hello.nonce, hello.slots, hello.slot_bytes);
+            opened.ok()) {
+          ring = std::move(*opened);
+        }
+      }
+      char answer = ring != nullptr ? kRingTaken : kRingDeclined;
+      if (::send(fd, &answer, 1, MSG_NOSIGNAL) != 1) break;
+      continue;
+    }
+    if (std::string why = check_head(head, options_.max_bytes); !why.empty()) {
       refuse(why + "; closing the connection");
       break;
     }
@@ -433,7 +530,10 @@ void TensorChannel::read_loop(int fd) {
       }
     }
     Tensor value(dtype, *shape);
-    if (!reader.read(value.raw_data(), head.data_bytes)) break;
+    bool read = ring != nullptr && head.data_bytes >= kSharedMemoryMinBytes
+                    ? ring->read(value.raw_data(), head.data_bytes, [&] { return gone(fd); })
+                    : reader.read(value.raw_data(), head.data_bytes);
+    if (!read) break;
     if (receiver == nullptr) {
       refuse(fmt::format("no device {} here (tensor '{}')", device, key));
       continue;

@@ -7,6 +7,11 @@
 // is then handed to the receiving device actor as an ordinary in-process message. Each process
 // listens on one extra port (Server picks it; peers learn it from the device actors).
 //
+// Between processes on the same host, the bytes of large tensors go through a ring in shared
+// memory instead of the socket (actors/shared_ring.hpp); the frame's head still goes on the
+// socket, so order and addressing are the same. The writer offers a ring when it connects, and
+// the reader takes it only if it can open it: a peer on another host (or container) cannot.
+//
 // A tensor that cannot go this way (no connection, a broken one, a refused frame) goes as the
 // usual actor message instead: the channel adds speed, never a failure mode of its own.
 // Only for plain-TCP clusters: with TLS, tensors stay on CAF's encrypted connections.
@@ -39,13 +44,21 @@ class TensorChannel {
   static constexpr size_t kMaxBatchFrames = 128;
   static constexpr size_t kMaxBatchBytes = 1 << 20;
 
+  // Tensors whose bytes go through shared memory to a process on the same host, from this size.
+  static constexpr size_t kSharedMemoryMinBytes = 64 * 1024;
+
+  struct Options {
+    // Frames with more data than this are refused.
+    uint64_t max_bytes = uint64_t{1} << 31;
+    // Offer (as writer) and take (as reader) a shared-memory ring with processes on this host.
+    bool shared_memory = true;
+  };
+
   // Listens on `bind_address` (nullptr: every interface) at a free port; peers are told
-  // "<advertised_host>:<port>". Frames over `max_bytes` of data are refused. Unavailable
-  // naming the address if it cannot listen.
+  // "<advertised_host>:<port>". Unavailable naming the address if it cannot listen.
   static StatusOr<std::shared_ptr<TensorChannel>> start(caf::actor_system& system,
                                                         const std::string& advertised_host,
-                                                        const char* bind_address,
-                                                        uint64_t max_bytes);
+                                                        const char* bind_address, Options options);
   ~TensorChannel();  // stop()
   TensorChannel(const TensorChannel&) = delete;
   TensorChannel& operator=(const TensorChannel&) = delete;
@@ -81,29 +94,35 @@ class TensorChannel {
   void stop();
 
   struct Counters {
-    std::atomic<uint64_t> frames_sent{0};      // written completely to a socket
-    std::atomic<uint64_t> frames_received{0};  // delivered to a device actor
-    std::atomic<uint64_t> fallbacks{0};        // sent as actor messages instead
-    std::atomic<uint64_t> refused{0};          // malformed or unaddressable frames received
+    std::atomic<uint64_t> frames_sent{0};           // written completely to a socket
+    std::atomic<uint64_t> shared_memory_frames{0};  // of those, data through shared memory
+    std::atomic<uint64_t> frames_received{0};       // delivered to a device actor
+    std::atomic<uint64_t> fallbacks{0};             // sent as actor messages instead
+    std::atomic<uint64_t> refused{0};               // malformed or unaddressable frames received
   };
   const Counters& counters() const { return counters_; }
 
  private:
   struct Connection;
-  TensorChannel(caf::actor_system& system, uint64_t max_bytes);
+  TensorChannel(caf::actor_system& system, Options options);
 
   void accept_loop();
   void read_loop(int fd);
   void write_loop(Connection* connection);
+  // Connects `connection` (and offers it a shared-memory ring); false if it cannot.
+  bool connect(Connection* connection);
   void fall_back(Frame& out);
-  // Writes `frames` in one writev; returns how many went out whole.
-  static size_t write_frames(int fd, const std::vector<Frame>& frames);
+  // Writes `frames` in one writev, with the data of large ones through `connection`'s ring if
+  // it has one; returns how many went out whole.
+  size_t write_frames(Connection* connection, int fd, const std::vector<Frame>& frames);
+  // Whether the peer on `fd` hung up or this channel stops: a wait on a ring gives up.
+  bool gone(int fd) const;
   // After a write of `frames` to `fd`: closes the socket if `sent` < all, and sends the frames
   // not sent as actor messages.
   void finish_write(Connection* connection, int fd, std::vector<Frame>& frames, size_t sent);
 
   caf::actor_system& system_;
-  const uint64_t max_bytes_;
+  const Options options_;
   int listen_fd_ = -1;
   std::string endpoint_;
   std::atomic<bool> stopping_{false};

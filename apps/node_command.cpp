@@ -30,6 +30,9 @@ FlagSet node_flags() {
                 "how long a task has to answer before it is lost (0: no heartbeats)");
   flags.add_bool("tensor_channel", true,
                  "move large tensors to other processes on a socket of their own (plain TCP)");
+  flags.add_bool("shared_memory", true,
+                 "with the tensor channel: large tensors for processes on this host go through "
+                 "shared memory");
   return flags;
 }
 
@@ -86,6 +89,7 @@ int node_command(const Args& args) {
   options.peers.heartbeat_timeout =
       std::chrono::milliseconds(flags.get_int("heartbeat_timeout_ms"));
   options.tensor_channel = flags.get_bool("tensor_channel");
+  options.shared_memory = flags.get_bool("shared_memory");
   auto server = Server::create(*def, options);
   if (!server.ok()) {
     std::cerr << "troupe node: " << server.status().to_string() << "\n";

@@ -14,8 +14,10 @@ namespace troupe::bench {
 
 class NodePair {
  public:
-  // Throws StatusError if a port, the node or the server cannot be had.
-  explicit NodePair(const std::vector<std::string>& extra_node_flags = {});
+  // Throws StatusError if a port, the node or the server cannot be had. `shared_memory`: both
+  // processes' tensor channels use shared memory for large tensors (else the socket).
+  explicit NodePair(const std::vector<std::string>& extra_node_flags = {},
+                    bool shared_memory = true);
   ~NodePair();
 
   const std::string& target() const { return server_->target(); }

@@ -53,26 +53,30 @@ TransferGraph build(const Scope& root, const Case& c, const std::string& from,
   return g;
 }
 
-// Runs the case's step `c.samples` times (after two unmeasured ones): GB/s of each. With
-// `tcp`, the raw TCP move of the same bytes is measured between the steps, so both see the
-// same moments of a noisy machine; its GB/s go to `*raw`.
-std::vector<double> measure(const std::string& target, const Case& c, TcpBaseline* tcp = nullptr,
-                            std::vector<double>* raw = nullptr) {
+// Runs the case's step on each of `targets` in turn, `c.samples` times (after two unmeasured
+// rounds): GB/s of each step, by target. With `tcp`, the raw TCP move of the same bytes is
+// measured after each round, so all see the same moments of a noisy machine; its GB/s go to
+// `*raw`.
+std::vector<std::vector<double>> measure(const std::vector<std::string>& targets, const Case& c,
+                                         TcpBaseline* tcp = nullptr,
+                                         std::vector<double>* raw = nullptr) {
   Scope root = Scope::new_root();
   TransferGraph g = build(root, c, "/job:ps/task:0", "/job:worker/task:0");
-  Session session(target);
-  session.run_targets(g.init);
-  auto bytes = static_cast<double>(c.bytes) * c.count;
-  for (int i = 0; i < 2; ++i) {
-    session.run(g.sizes);
-    if (tcp != nullptr) tcp->transfer(static_cast<size_t>(c.bytes), c.count);
+  std::vector<std::unique_ptr<Session>> sessions;
+  for (const std::string& target : targets) {
+    sessions.push_back(std::make_unique<Session>(target));
+    sessions.back()->run_targets(g.init);
   }
-  std::vector<double> rates;
-  for (int i = 0; i < c.samples; ++i) {
-    double s = seconds_of([&] { session.run(g.sizes); });
-    rates.push_back(bytes / s / 1e9);
-    if (tcp != nullptr)
-      raw->push_back(bytes / tcp->transfer(static_cast<size_t>(c.bytes), c.count) / 1e9);
+  auto bytes = static_cast<double>(c.bytes) * c.count;
+  std::vector<std::vector<double>> rates(targets.size());
+  for (int i = -2; i < c.samples; ++i) {
+    for (size_t t = 0; t < sessions.size(); ++t) {
+      double s = seconds_of([&] { sessions[t]->run(g.sizes); });
+      if (i >= 0) rates[t].push_back(bytes / s / 1e9);
+    }
+    if (tcp == nullptr) continue;
+    double s = tcp->transfer(static_cast<size_t>(c.bytes), c.count);
+    if (i >= 0) raw->push_back(bytes / s / 1e9);
   }
   return rates;
 }
@@ -81,16 +85,21 @@ std::vector<double> measure(const std::string& target, const Case& c, TcpBaselin
 
 void transfer_bench(const BenchOptions& options) {
   TcpBaseline tcp(options.self);
-  NodePair pair;
+  // The same host, as the benchmark runs: large tensors through shared memory; and the path
+  // between hosts, the tensor channel's socket.
+  NodePair same_host, socket({}, /*shared_memory=*/false);
   auto local = LocalCluster::start(1, 1).value_or_throw();
   for (const Case& c : cases(options.quick)) {
     std::vector<double> raw;
-    report({"transfer", c.name, "troupe, two processes", "GB/s",
-            measure(pair.target(), c, &tcp, &raw)});
+    auto rates = measure({same_host.target(), socket.target()}, c, &tcp, &raw);
+    report({"transfer", c.name, "troupe, two processes, TCP channel", "GB/s", rates[1]});
+    report(
+        {"transfer", c.name, "troupe, two processes, same host (shared memory)", "GB/s", rates[0]});
     report({"transfer", c.name, "raw TCP, two processes", "GB/s", raw});
     // In one process the figure of interest is time, which should not grow with the size.
     std::vector<double> in_process;
-    for (double rate : measure(local->target("worker", 0), c)) {
+    auto in_process_rates = measure({local->target("worker", 0)}, c);
+    for (double rate : in_process_rates[0]) {
       in_process.push_back(static_cast<double>(c.bytes) * c.count / rate / 1e3);  // us
     }
     report({"transfer", c.name, "troupe, one process (step time)", "us", in_process});

@@ -18,6 +18,7 @@
 #include "actors/local_cluster.hpp"
 #include "actors/messages.hpp"
 #include "actors/runtime.hpp"
+#include "actors/shared_ring.hpp"
 #include "actors/tensor_channel.hpp"
 #include "graph/host_port.hpp"
 
@@ -61,8 +62,10 @@ bool reaches(const std::atomic<uint64_t>& counter, uint64_t value) {
   return counter == value;
 }
 
-std::shared_ptr<TensorChannel> start_channel(caf::actor_system& system) {
-  return TensorChannel::start(system, "127.0.0.1", "127.0.0.1", uint64_t{1} << 30).value_or_throw();
+std::shared_ptr<TensorChannel> start_channel(caf::actor_system& system, bool shared_memory = true) {
+  return TensorChannel::start(system, "127.0.0.1", "127.0.0.1",
+                              {.max_bytes = uint64_t{1} << 30, .shared_memory = shared_memory})
+      .value_or_throw();
 }
 
 Tensor big_tensor() {
@@ -83,37 +86,14 @@ int connect_raw(const std::string& endpoint) {
   return fd;
 }
 
-}  // namespace
-
-BOOST_AUTO_TEST_SUITE(tensor_channel)
-
-BOOST_AUTO_TEST_CASE(a_frame_reaches_the_device_it_names_unchanged) {
-  FakeDevice device;
-  auto& system = device.runtime->system();
-  auto sender = start_channel(system), receiver = start_channel(system);
-  receiver->add_device(kDevice, device.actor);
-  Tensor sent = big_tensor();
-  BOOST_REQUIRE(TensorChannel::takes(sent));
-  sender->send(receiver->endpoint(), device.actor, kDevice, 42, "step;key", sent);
-  Received got = device.wait();
-  BOOST_TEST(got.step_id == 42);
-  BOOST_TEST(got.key == "step;key");
-  BOOST_TEST(got.value.equals(sent));
-  BOOST_TEST(reaches(sender->counters().frames_sent, 1));
-  BOOST_TEST(receiver->counters().frames_received == 1u);
-  BOOST_TEST(sender->counters().fallbacks == 0u);
-}
-
-BOOST_AUTO_TEST_CASE(string_tensors_stay_off_the_channel) {
-  BOOST_TEST(!TensorChannel::takes(Tensor::from_vector<std::string>(
-      std::vector<std::string>(100000, "a string tensor of many bytes"))));
-  BOOST_TEST(TensorChannel::takes(Tensor(1.0f)));
-  BOOST_TEST(TensorChannel::takes(big_tensor()));
-}
-
-// A burst of tensors of every size — scalars, empty ones, frames that straddle the reader's
-// buffer, a large one among them — written in batches: all arrive, in order, equal.
-BOOST_AUTO_TEST_CASE(a_burst_of_small_and_large_tensors_arrives_in_order) {
+// Sends a burst of tensors of every size — scalars, empty ones, frames that straddle the
+// reader's buffer, large ones among them, one larger than the shared ring — in batches, and
+// checks that all arrive, in order, equal.
+struct Burst {
+  std::shared_ptr<TensorChannel> sender;
+  size_t large = 0;
+};
+Burst send_burst(bool sender_shared_memory, bool receiver_shared_memory) {
   auto runtime = Runtime::shared_default();
   auto& system = runtime->system();
   struct Inbox {
@@ -131,12 +111,26 @@ BOOST_AUTO_TEST_CASE(a_burst_of_small_and_large_tensors_arrives_in_order) {
         }};
       },
       inbox);
-  auto sender = start_channel(system), receiver = start_channel(system);
+  auto sender = start_channel(system, sender_shared_memory);
+  auto receiver = start_channel(system, receiver_shared_memory);
   receiver->add_device(kDevice, device);
   std::vector<Tensor> sent;
+  size_t large = 0;
   for (int i = 0; i < 300; ++i) {
-    if (i == 150) {
+    if (i == 150 || i == 151) {
       sent.push_back(big_tensor());
+      ++large;
+    } else if (i == 200) {  // more than the ring holds: it goes round
+      std::vector<double> values(3 * SharedRing::kSlots * SharedRing::kSlotBytes / 8 / 2 + 5);
+      for (size_t v = 0; v < values.size(); ++v)
+        values[v] = static_cast<double>(v) * 0.25;
+      sent.push_back(Tensor::from_vector<double>(values));
+      ++large;
+    } else if (i == 250 || i == 251) {  // the smallest that goes through the ring, and less
+      size_t floats = TensorChannel::kSharedMemoryMinBytes / 4 - (i == 251 ? 1 : 0);
+      std::vector<float> values(floats, static_cast<float>(i));
+      sent.push_back(Tensor::from_vector<float>(values));
+      large += i == 250 ? 1 : 0;
     } else if (i % 50 == 0) {
       sent.push_back(Tensor(DataType::kFloat, TensorShape{0, 3}));
     } else if (i % 7 == 0) {
@@ -167,6 +161,72 @@ BOOST_AUTO_TEST_CASE(a_burst_of_small_and_large_tensors_arrives_in_order) {
   BOOST_TEST(reaches(sender->counters().frames_sent, sent.size()));
   BOOST_TEST(sender->counters().fallbacks == 0u);
   caf::anon_send_exit(device, caf::exit_reason::user_shutdown);
+  return Burst{sender, large};
+}
+
+// The hello that offers a shared ring, as docs/wire.md lays it out.
+struct Hello {
+  uint32_t magic = 0x48505254;  // "TRPH"
+  uint16_t version = 1;
+  uint16_t name_bytes = 0;
+  uint32_t slots = SharedRing::kSlots;
+  uint32_t slot_bytes = SharedRing::kSlotBytes;
+  SharedRing::Nonce nonce{};
+};
+
+bool read_exactly(int fd, void* data, size_t bytes) {
+  auto* at = static_cast<char*>(data);
+  while (bytes > 0) {
+    ssize_t got = read(fd, at, bytes);
+    if (got <= 0) return false;
+    at += got;
+    bytes -= static_cast<size_t>(got);
+  }
+  return true;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(tensor_channel)
+
+BOOST_AUTO_TEST_CASE(a_frame_reaches_the_device_it_names_unchanged) {
+  FakeDevice device;
+  auto& system = device.runtime->system();
+  auto sender = start_channel(system), receiver = start_channel(system);
+  receiver->add_device(kDevice, device.actor);
+  Tensor sent = big_tensor();
+  BOOST_REQUIRE(TensorChannel::takes(sent));
+  sender->send(receiver->endpoint(), device.actor, kDevice, 42, "step;key", sent);
+  Received got = device.wait();
+  BOOST_TEST(got.step_id == 42);
+  BOOST_TEST(got.key == "step;key");
+  BOOST_TEST(got.value.equals(sent));
+  BOOST_TEST(reaches(sender->counters().frames_sent, 1));
+  BOOST_TEST(receiver->counters().frames_received == 1u);
+  BOOST_TEST(sender->counters().fallbacks == 0u);
+  BOOST_TEST(reaches(sender->counters().shared_memory_frames, 1));
+}
+
+BOOST_AUTO_TEST_CASE(string_tensors_stay_off_the_channel) {
+  BOOST_TEST(!TensorChannel::takes(Tensor::from_vector<std::string>(
+      std::vector<std::string>(100000, "a string tensor of many bytes"))));
+  BOOST_TEST(TensorChannel::takes(Tensor(1.0f)));
+  BOOST_TEST(TensorChannel::takes(big_tensor()));
+}
+
+BOOST_AUTO_TEST_CASE(a_burst_of_small_and_large_tensors_arrives_in_order) {
+  Burst burst = send_burst(true, true);
+  // Same host: the large ones' bytes went through shared memory.
+  BOOST_TEST(burst.sender->counters().shared_memory_frames == burst.large);
+}
+
+BOOST_AUTO_TEST_CASE(where_either_side_has_no_shared_memory_the_burst_goes_on_the_socket) {
+  for (auto [sender_shm, receiver_shm] : {std::pair{true, false}, std::pair{false, true}}) {
+    BOOST_TEST_CONTEXT("sender " << sender_shm << ", receiver " << receiver_shm) {
+      Burst burst = send_burst(sender_shm, receiver_shm);
+      BOOST_TEST(burst.sender->counters().shared_memory_frames == 0u);
+    }
+  }
 }
 
 // Nobody listens at the endpoint: the tensor goes to the device actor as a message.
@@ -224,6 +284,88 @@ BOOST_AUTO_TEST_CASE(malformed_frames_are_refused_and_the_channel_keeps_serving)
   BOOST_TEST(got.key == "kept");
   BOOST_TEST(got.value.equals(sent));
   BOOST_TEST(receiver->counters().refused == 3u);
+  BOOST_TEST(receiver->counters().frames_received == 1u);
+}
+
+// A reader that took the ring goes away before emptying it: the writer stops waiting for room
+// and the tensor goes as an actor message.
+BOOST_AUTO_TEST_CASE(a_writer_gives_up_on_a_ring_whose_reader_went_away) {
+  FakeDevice device;
+  auto sender = start_channel(device.runtime->system());
+  int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  BOOST_REQUIRE(bind(listener, reinterpret_cast<sockaddr*>(&address), length) == 0);
+  BOOST_REQUIRE(listen(listener, 1) == 0);
+  BOOST_REQUIRE(getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  std::vector<float> values(3 * SharedRing::kSlots * SharedRing::kSlotBytes / 8, 1.5f);
+  Tensor sent = Tensor::from_vector<float>(values);  // more than the ring holds
+  sender->send(fmt::format("127.0.0.1:{}", ntohs(address.sin_port)), device.actor, kDevice, 9,
+               "abandoned", sent);
+  int fd = accept(listener, nullptr, nullptr);
+  Hello hello;
+  BOOST_REQUIRE(read_exactly(fd, &hello, sizeof hello));
+  BOOST_TEST(hello.magic == Hello{}.magic);
+  std::string name(hello.name_bytes, '\0');
+  BOOST_REQUIRE(read_exactly(fd, name.data(), name.size()));
+  auto ring = SharedRing::open(name, hello.nonce, hello.slots, hello.slot_bytes).value_or_throw();
+  BOOST_REQUIRE(write(fd, "S", 1) == 1);
+  char head[32];
+  BOOST_REQUIRE(read_exactly(fd, head, sizeof head));  // the data waits in the full ring
+  close(fd);
+  close(listener);
+  Received got = device.wait();
+  BOOST_TEST(got.key == "abandoned");
+  BOOST_TEST(got.value.equals(sent));
+  BOOST_TEST(sender->counters().fallbacks == 1u);
+  BOOST_TEST(sender->counters().shared_memory_frames == 0u);
+}
+
+// A writer goes away in the middle of a tensor's data in the ring: the reader drops the frame
+// and the channel keeps taking tensors on new connections.
+BOOST_AUTO_TEST_CASE(a_reader_drops_a_frame_whose_writer_went_away) {
+  FakeDevice device;
+  auto& system = device.runtime->system();
+  auto receiver = start_channel(system);
+  receiver->add_device(kDevice, device.actor);
+  {
+    auto ring = SharedRing::create().value_or_throw();
+    int fd = connect_raw(receiver->endpoint());
+    Hello hello;
+    hello.name_bytes = static_cast<uint16_t>(ring->name().size());
+    hello.nonce = ring->nonce();
+    BOOST_REQUIRE(write(fd, &hello, sizeof hello) == sizeof hello);
+    BOOST_REQUIRE(write(fd, ring->name().data(), ring->name().size()) ==
+                  static_cast<ssize_t>(ring->name().size()));
+    char answer = 0;
+    BOOST_REQUIRE(read(fd, &answer, 1) == 1);
+    BOOST_TEST(answer == 'S');
+    ring->unlink();
+    // A [1M] float tensor, of which one slot of data arrives.
+    struct {
+      uint32_t magic = 0x54505254;
+      uint16_t version = 1;
+      uint8_t dtype = 1, rank = 1;
+      int64_t step = 1;
+      uint32_t key = 4, device = sizeof kDevice - 1;
+      uint64_t data = 4 << 20;
+      int64_t dims[1] = {1 << 20};
+    } head;
+    BOOST_REQUIRE(write(fd, &head, sizeof head) == sizeof head);
+    BOOST_REQUIRE(write(fd, "half", 4) == 4);
+    BOOST_REQUIRE(write(fd, kDevice, head.device) == head.device);
+    std::vector<char> slot(SharedRing::kSlotBytes, 'x');
+    BOOST_REQUIRE(ring->write(slot.data(), slot.size(), [] { return true; }));
+    close(fd);
+  }
+  auto sender = start_channel(system);
+  Tensor sent = big_tensor();
+  sender->send(receiver->endpoint(), device.actor, kDevice, 2, "whole", sent);
+  Received got = device.wait();
+  BOOST_TEST(got.key == "whole");
+  BOOST_TEST(got.value.equals(sent));
   BOOST_TEST(receiver->counters().frames_received == 1u);
 }
 

@@ -19,13 +19,16 @@ struct NodeAndWorker {
   testing::ChildProcess node;
   std::unique_ptr<Server> server;
 
-  // `channel`: this process's server has one; `node_channel`: the node's --tensor_channel.
-  explicit NodeAndWorker(bool channel, bool node_channel = true)
+  // `channel`: this process's server has one; `node_channel`: the node's --tensor_channel;
+  // `shared_memory`: both sides' --shared_memory.
+  explicit NodeAndWorker(bool channel, bool node_channel = true, bool shared_memory = true)
       : node({TROUPE_CLI, "node", "--insecure", "--ps_hosts=" + ps, "--worker_hosts=" + worker,
-              "--job_name=ps", node_channel ? "--tensor_channel=true" : "--tensor_channel=false"}) {
+              "--job_name=ps", node_channel ? "--tensor_channel=true" : "--tensor_channel=false",
+              shared_memory ? "--shared_memory=true" : "--shared_memory=false"}) {
     BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", 20000), node.output());
     ServerOptions options;
     options.tensor_channel = channel;
+    options.shared_memory = shared_memory;
     auto spec = ClusterSpec::create({{"ps", {ps}}, {"worker", {worker}}}).value_or_throw();
     server = Server::create(ServerDef::create(spec, "worker", 0).value_or_throw(), options)
                  .value_or_throw();
@@ -74,6 +77,20 @@ BOOST_AUTO_TEST_CASE(large_tensors_travel_on_the_channel_both_ways) {
   // worker -> ps: x; ps -> worker: doubled (twice: for the Sum and for the fetch, or once).
   BOOST_TEST(channel->counters().frames_sent >= 1u);
   BOOST_TEST(channel->counters().frames_received >= 1u);
+  BOOST_TEST(channel->counters().fallbacks == 0u);
+  // Both processes are on this host: x's bytes went through shared memory.
+  BOOST_TEST(channel->counters().shared_memory_frames >= 1u);
+}
+
+BOOST_AUTO_TEST_CASE(without_shared_memory_large_tensors_go_on_the_socket) {
+  NodeAndWorker cluster(true, true, /*shared_memory=*/false);
+  const TensorChannel* channel = cluster.server->tensor_channel();
+  BOOST_REQUIRE(channel != nullptr);
+  Session session(cluster.server->target());
+  round_trip(session);
+  BOOST_TEST(channel->counters().frames_sent >= 1u);
+  BOOST_TEST(channel->counters().frames_received >= 1u);
+  BOOST_TEST(channel->counters().shared_memory_frames == 0u);
   BOOST_TEST(channel->counters().fallbacks == 0u);
 }
 

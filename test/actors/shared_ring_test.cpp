@@ -1,0 +1,95 @@
+// Tests for the shared-memory ring (actors/shared_ring.hpp): bytes written on one thread are
+// read whole on another through the ring, only a segment with the right nonce and geometry
+// opens, and a side waiting for its peer gives up when asked.
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "actors/shared_ring.hpp"
+#include "status_checks.hpp"
+
+namespace troupe {
+namespace {
+
+using testing::check_error;
+
+std::unique_ptr<SharedRing> opened(const SharedRing& ring) {
+  return SharedRing::open(ring.name(), ring.nonce(), SharedRing::kSlots, SharedRing::kSlotBytes)
+      .value_or_throw();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(shared_ring)
+
+// Several messages, one far larger than the ring and some not a whole slot, in order.
+BOOST_AUTO_TEST_CASE(bytes_written_on_one_side_are_read_whole_on_the_other) {
+  auto writer = SharedRing::create().value_or_throw();
+  auto reader = opened(*writer);
+  writer->unlink();
+  std::vector<size_t> sizes{1, SharedRing::kSlotBytes,
+                            5 * SharedRing::kSlots * SharedRing::kSlotBytes + 3,
+                            SharedRing::kSlotBytes - 1, 12345};
+  std::vector<std::vector<uint8_t>> messages;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    messages.emplace_back(sizes[i]);
+    for (size_t b = 0; b < sizes[i]; ++b)
+      messages.back()[b] = static_cast<uint8_t>(b * 31 + i);
+  }
+  auto never = [] { return false; };
+  std::thread writing([&] {
+    for (const auto& message : messages)
+      BOOST_REQUIRE(writer->write(message.data(), message.size(), never));
+  });
+  for (const auto& message : messages) {
+    std::vector<uint8_t> got(message.size());
+    BOOST_REQUIRE(reader->read(got.data(), got.size(), never));
+    BOOST_TEST((got == message), "a message of " << message.size() << " bytes");
+  }
+  writing.join();
+}
+
+BOOST_AUTO_TEST_CASE(only_the_segment_with_its_nonce_and_geometry_opens) {
+  auto ring = SharedRing::create().value_or_throw();
+  auto open = [](const std::string& name, const SharedRing::Nonce& nonce,
+                 uint32_t slots = SharedRing::kSlots) {
+    return SharedRing::open(name, nonce, slots, SharedRing::kSlotBytes).status();
+  };
+  SharedRing::Nonce other = ring->nonce();
+  other[0] ^= 1;
+  check_error(open(ring->name(), other), Code::kNotFound, "another segment");
+  check_error(open(ring->name(), ring->nonce(), SharedRing::kSlots * 2), Code::kInvalidArgument,
+              "slots");
+  check_error(open("/etc-passwd", ring->nonce()), Code::kInvalidArgument, "not a troupe ring");
+  check_error(open("/troupe-../x", ring->nonce()), Code::kInvalidArgument, "not a troupe ring");
+  BOOST_TEST(open(ring->name(), ring->nonce()).ok());
+  ring->unlink();
+  check_error(open(ring->name(), ring->nonce()), Code::kNotFound, "cannot open");
+}
+
+// Nothing written: the reader waits until told to give up. A full ring: so does the writer.
+BOOST_AUTO_TEST_CASE(a_side_waiting_for_its_peer_gives_up_when_asked) {
+  auto writer = SharedRing::create().value_or_throw();
+  auto reader = opened(*writer);
+  writer->unlink();
+  std::atomic<int> asked{0};
+  auto after_three = [&] { return ++asked >= 3; };
+  std::vector<char> data(SharedRing::kSlots * SharedRing::kSlotBytes + 1, 'd');
+  BOOST_TEST(!reader->read(data.data(), 1, after_three));
+  BOOST_TEST(asked == 3);
+  asked = 0;
+  BOOST_TEST(!writer->write(data.data(), data.size(), after_three));
+  BOOST_TEST(asked == 3);
+  // What went in before the writer gave up is still there, in order.
+  std::vector<char> got(SharedRing::kSlotBytes);
+  BOOST_TEST(reader->read(got.data(), got.size(), after_three));
+  BOOST_TEST((got == std::vector<char>(SharedRing::kSlotBytes, 'd')));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace troupe
