@@ -1,6 +1,7 @@
 // troupe_bench: runs benchmarks by name and prints their series as JSON lines (report.hpp);
 // scripts/bench.sh runs them all and writes docs/PERFORMANCE.md. Also the entry point of the
 // child processes the benchmarks start.
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -13,7 +14,7 @@
 namespace {
 
 constexpr char kUsage[] =
-    "usage: troupe_bench [--quick] <benchmark>...\n"
+    "usage: troupe_bench [--quick] [--rounds=N] <benchmark>...\n"
     "benchmarks: transfer memory latency executor kernels scale training all\n";
 
 }  // namespace
@@ -37,6 +38,12 @@ int main(int argc, char** argv) {
     std::string arg = argv[i];
     if (arg == "--quick") {
       options.quick = true;
+    } else if (arg.starts_with("--rounds=")) {
+      options.rounds = std::atoi(arg.c_str() + 9);
+      if (options.rounds < 1) {
+        std::cerr << "troupe_bench: " << arg << " is not a count of rounds (>= 1)\n" << kUsage;
+        return 2;
+      }
     } else if (arg == "all") {
       for (const auto& [name, run] : benchmarks)
         chosen.push_back(name);

@@ -9,6 +9,10 @@ namespace troupe::bench {
 struct BenchOptions {
   std::string self;  // this executable, for child processes
   bool quick = false;
+  // The kernels benchmark takes this share (1 / rounds) of its samples: scripts/bench.sh runs
+  // it in rounds alternating with its PyTorch peer's, so both see the same moments of a noisy
+  // machine.
+  int rounds = 1;
 };
 
 void transfer_bench(const BenchOptions& options);

@@ -1,6 +1,7 @@
 // kernels: MatMul of two n x n float matrices (n = 256, 1024, 2048) on 1 and 2 threads, in
 // GFLOP/s, through Session::run on a local server (the step's fixed cost is included; it is
-// microseconds against milliseconds). bench/peers/torch_mm.py measures torch.mm the same way.
+// microseconds against milliseconds). bench/peers/torch_mm.py measures torch.mm the same way;
+// scripts/bench.sh alternates rounds of the two (BenchOptions::rounds).
 #include <fmt/core.h>
 
 #include "actors/server.hpp"
@@ -29,7 +30,8 @@ void kernel_bench(const BenchOptions& options) {
       Output product = ops::MatMul(root, a, b);
       Session session(server->target());
       session.run_targets({init_a, init_b});
-      int samples = options.quick ? 3 : (n <= 256 ? 200 : n <= 1024 ? 20 : 7);
+      int total = options.quick ? 3 : (n <= 256 ? 200 : n <= 1024 ? 20 : 7);
+      int samples = (total + options.rounds - 1) / options.rounds;
       for (int i = 0; i < 3; ++i)
         session.run(product);
       std::vector<double> gflops;

@@ -64,7 +64,17 @@ def machine():
 
 class Results:
     def __init__(self, lines):
-        self.series = [json.loads(line) for line in lines if line.startswith("{")]
+        # A series measured in rounds (kernels) comes as several lines: their samples are one.
+        merged = {}
+        for line in lines:
+            if line.startswith("{"):
+                s = json.loads(line)
+                key = (s["bench"], s["case"], s["system"])
+                if key in merged:
+                    merged[key]["samples"] += s["samples"]
+                else:
+                    merged[key] = s
+        self.series = list(merged.values())
 
     def find(self, bench, case, system_prefix):
         for s in self.series:

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """kernels peer: torch.mm of two n x n float32 matrices, GFLOP/s, as bench/kernel_bench.cpp
-measures troupe's MatMul (same sizes, threads and sample counts). One JSON line per series.
+measures troupe's MatMul (same sizes, threads and sample counts; --rounds=N takes 1/N of the
+samples, for scripts/bench.sh to alternate rounds with troupe's). One JSON line per series.
 Debian's torch computes torch.mm with the system BLAS (OpenBLAS once installed)."""
 import ctypes
 import ctypes.util
@@ -22,13 +23,15 @@ def set_blas_threads(threads):
 
 def main():
     quick = "--quick" in sys.argv
+    rounds = next((int(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--rounds=")), 1)
     for threads in (1, 2):
         torch.set_num_threads(threads)
         set_blas_threads(threads)
         for n in (256, 1024, 2048):
             a = torch.full((n, n), 0.5)
             b = torch.full((n, n), 0.25)
-            samples = 3 if quick else (200 if n <= 256 else 20 if n <= 1024 else 7)
+            total = 3 if quick else (200 if n <= 256 else 20 if n <= 1024 else 7)
+            samples = -(-total // rounds)
             for _ in range(3):
                 torch.mm(a, b)
             gflops = []
