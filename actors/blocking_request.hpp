@@ -1,12 +1,13 @@
 // blocking_request: ask an actor from a plain (non-actor) thread and wait for the answer, as
 // a StatusOr — the building block of the blocking client API (Session, Server).
 //
-// The request is made by a short-lived helper actor that also monitors the destination, so
-// the wait ends when the answer comes, when the deadline passes (DeadlineExceeded), or when
-// the destination dies or its node becomes unreachable (Unavailable) — never later. A
-// destination in another process is also sent heartbeats while the wait lasts: one that
-// freezes (its connection stays open but nothing answers) is Unavailable after
-// kRemoteHeartbeatTimeout.
+// The destination is monitored, so the wait ends when the answer comes, when the deadline
+// passes (DeadlineExceeded), or when the destination dies or its node becomes unreachable
+// (Unavailable) — never later. A destination in this process is asked through a reply sink
+// (actors/reply_sink.hpp): the answer reaches the caller without an actor being scheduled. One
+// in another process is asked by a short-lived helper actor that also sends it heartbeats while
+// the wait lasts: one that freezes (its connection stays open but nothing answers) is
+// Unavailable after kRemoteHeartbeatTimeout.
 #pragma once
 
 #include <chrono>
@@ -18,6 +19,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/error_bridge.hpp"
+#include "actors/reply_sink.hpp"
 
 namespace troupe {
 
@@ -26,6 +28,50 @@ constexpr std::chrono::milliseconds kRemoteHeartbeatTimeout{4000};
 // How long a caller polls for the answer before it sleeps until the answer wakes it.
 constexpr std::chrono::microseconds kSpinBeforeBlocking{50};
 
+// `timeout` as a std::chrono duration; none for caf::infinite.
+inline std::optional<std::chrono::nanoseconds> to_chrono(caf::duration timeout) {
+  if (!timeout.valid()) return std::nullopt;
+  auto count = static_cast<int64_t>(timeout.count);
+  switch (timeout.unit) {
+    case caf::time_unit::minutes:
+      return std::chrono::minutes(count);
+    case caf::time_unit::seconds:
+      return std::chrono::seconds(count);
+    case caf::time_unit::milliseconds:
+      return std::chrono::milliseconds(count);
+    case caf::time_unit::microseconds:
+      return std::chrono::microseconds(count);
+    default:
+      return std::chrono::nanoseconds(count);
+  }
+}
+
+// blocking_request to an actor of this process.
+template <class T, class... Message>
+StatusOr<T> local_request(caf::actor_system& system, const caf::actor& dest, caf::duration timeout,
+                          const std::string& what, Message... message) {
+  caf::strong_actor_ptr handle = ReplySink::make(system, dest);
+  ReplySink& sink = ReplySink::of(handle);
+  caf::actor_cast<caf::abstract_actor*>(dest)->enqueue(
+      caf::make_mailbox_element(handle, ReplySink::kRequestId, {}, std::move(message)...), nullptr);
+  auto outcome = sink.wait(to_chrono(timeout), kSpinBeforeBlocking);
+  sink.finish();
+  if (!outcome) return from_caf_error(caf::make_error(caf::sec::request_timeout), what);
+  caf::message& content = outcome->content;
+  if (outcome->destination_down) {
+    return errors::Unavailable("{}: the receiver is gone ({})", what,
+                               system.render(content.get_as<caf::down_msg>(0).reason));
+  }
+  if (content.match_elements<caf::error>())
+    return from_caf_error(content.get_as<caf::error>(0), what);
+  if constexpr (std::is_same_v<T, caf::unit_t>) {
+    if (content.empty()) return caf::unit;
+  } else {
+    if (content.match_elements<T>()) return std::move(content.get_mutable_as<T>(0));
+  }
+  return errors::Internal("{}: unexpected reply {}", what, caf::to_string(content));
+}
+
 // Sends `message...` to `dest` and waits up to `timeout` (caf::infinite is safe: a dead or
 // unreachable destination ends the wait) for a reply of type T (caf::unit_t for an empty
 // reply). `what` names the call in errors.
@@ -33,6 +79,9 @@ template <class T, class... Message>
 StatusOr<T> blocking_request(caf::actor_system& system, const caf::actor& dest,
                              caf::duration timeout, const std::string& what, Message... message) {
   if (dest == nullptr) return errors::Unavailable("{}: the actor is gone", what);
+  if (dest.node() == system.node()) {
+    return local_request<T>(system, dest, timeout, what, std::move(message)...);
+  }
   auto result = std::make_shared<std::promise<StatusOr<T>>>();
   auto answered = result->get_future();
   // `result` is passed rather than captured: CAF 0.17 dereferences a null tuple pointer when a
