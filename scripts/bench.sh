@@ -3,7 +3,7 @@
 # against, with OpenBLAS —, builds troupe_bench, runs the benchmarks and writes their results
 # into docs/PERFORMANCE.md (raw samples: docs/performance-results.jsonl).
 #
-#   scripts/bench.sh                 # everything, about 15 minutes on 2 cores
+#   scripts/bench.sh                 # everything, about 4 minutes on 2 cores
 #   scripts/bench.sh transfer latency   # some (their earlier results are replaced)
 #   scripts/bench.sh --quick         # a smoke run: fewer sizes and samples
 set -euo pipefail
