@@ -94,7 +94,7 @@ class TensorChannel {
   void stop();
 
   struct Counters {
-    std::atomic<uint64_t> frames_sent{0};           // written completely to a socket
+    std::atomic<uint64_t> frames_sent{0};           // written whole (data on the socket or ring)
     std::atomic<uint64_t> shared_memory_frames{0};  // of those, data through shared memory
     std::atomic<uint64_t> frames_received{0};       // delivered to a device actor
     std::atomic<uint64_t> fallbacks{0};             // sent as actor messages instead
