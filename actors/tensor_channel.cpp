@@ -85,6 +85,7 @@ class FrameReader {
 
   // Fills `data` with the next `bytes` bytes of the stream; false once it ends or fails.
   bool read(void* data, size_t bytes) {
+    if (bytes == 0) return true;  // an empty tensor has no data pointer for memcpy
     auto* at = static_cast<char*>(data);
     size_t buffered = std::min(bytes, end_ - begin_);
     std::memcpy(at, buffer_.data() + begin_, buffered);

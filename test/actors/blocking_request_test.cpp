@@ -61,13 +61,16 @@ BOOST_AUTO_TEST_CASE(leave_no_monitor_on_the_destination) {
 BOOST_AUTO_TEST_CASE(an_answer_an_error_and_an_empty_answer_each_end_the_wait) {
   auto runtime = Runtime::shared_default();
   auto& system = runtime->system();
-  caf::actor dest = system.spawn([]() -> caf::behavior {
-    return {[](int value) { return value * 2; },
-            [](const std::string&) -> caf::result<int> {
-              return caf::make_error(caf::sec::unexpected_message);
-            },
-            [](count_atom) {}};
-  });
+  // Function actors get an argument: CAF 0.17 dereferences a null tuple without one.
+  caf::actor dest = system.spawn(
+      [](int factor) -> caf::behavior {
+        return {[factor](int value) { return value * factor; },
+                [](const std::string&) -> caf::result<int> {
+                  return caf::make_error(caf::sec::unexpected_message);
+                },
+                [](count_atom) {}};
+      },
+      2);
   auto doubled = blocking_request<int>(system, dest, kWait, "doubling", 21);
   BOOST_REQUIRE(doubled.ok());
   BOOST_TEST(*doubled == 42);
@@ -84,13 +87,15 @@ BOOST_AUTO_TEST_CASE(an_answer_an_error_and_an_empty_answer_each_end_the_wait) {
 BOOST_AUTO_TEST_CASE(a_destination_that_dies_holding_the_request_ends_the_wait) {
   auto runtime = Runtime::shared_default();
   auto& system = runtime->system();
-  caf::actor dest = system.spawn([](caf::event_based_actor* self) -> caf::behavior {
-    return {[self](hold_atom) -> caf::result<int> {
-      auto promise = self->make_response_promise<int>();
-      self->quit(caf::exit_reason::user_shutdown);
-      return promise;
-    }};
-  });
+  caf::actor dest = system.spawn(
+      [](caf::event_based_actor* self, caf::exit_reason reason) -> caf::behavior {
+        return {[self, reason](hold_atom) -> caf::result<int> {
+          auto promise = self->make_response_promise<int>();
+          self->quit(reason);
+          return promise;
+        }};
+      },
+      caf::exit_reason::user_shutdown);
   check_error(
       blocking_request<int>(system, dest, caf::infinite, "holding", hold_atom::value).status(),
       Code::kUnavailable, "holding: the receiver is gone");
