@@ -1,8 +1,6 @@
 // The reply sink: a monitorable actor whose enqueue fulfils a promise.
 #include "actors/reply_sink.hpp"
 
-#include <thread>
-
 #include <caf/actor_cast.hpp>
 #include <caf/default_attachable.hpp>
 #include <caf/exit_reason.hpp>
@@ -42,10 +40,7 @@ void ReplySink::enqueue(caf::mailbox_element_ptr what, caf::execution_unit*) {
 std::optional<ReplySink::Outcome> ReplySink::wait(std::optional<std::chrono::nanoseconds> timeout,
                                                   std::chrono::microseconds spin) {
   auto start = std::chrono::steady_clock::now();
-  while (future_.wait_for(std::chrono::seconds(0)) != std::future_status::ready &&
-         std::chrono::steady_clock::now() - start < spin) {
-    std::this_thread::yield();
-  }
+  poll_before_blocking(future_, spin);
   if (timeout && future_.wait_until(start + *timeout) != std::future_status::ready) {
     return std::nullopt;
   }

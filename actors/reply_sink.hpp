@@ -12,6 +12,7 @@
 #include <chrono>
 #include <future>
 #include <optional>
+#include <thread>
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
@@ -20,6 +21,17 @@
 #include <caf/monitorable_actor.hpp>
 
 namespace troupe {
+
+// Polls `future` for up to `spin`, yielding, before the caller blocks on it: a quick answer
+// then costs no sleep and wake-up.
+template <class T>
+void poll_before_blocking(const std::future<T>& future, std::chrono::microseconds spin) {
+  auto until = std::chrono::steady_clock::now() + spin;
+  while (future.wait_for(std::chrono::seconds(0)) != std::future_status::ready &&
+         std::chrono::steady_clock::now() < until) {
+    std::this_thread::yield();
+  }
+}
 
 class ReplySink final : public caf::monitorable_actor {
  public:
@@ -42,7 +54,7 @@ class ReplySink final : public caf::monitorable_actor {
   void enqueue(caf::mailbox_element_ptr what, caf::execution_unit* host) override;
 
   // Waits up to `timeout` (none: until the reply or the destination's death); nullopt if the
-  // time ran out. Polls for `spin` first: a quick answer then costs no sleep and wake-up.
+  // time ran out. Polls for `spin` first (poll_before_blocking).
   std::optional<Outcome> wait(std::optional<std::chrono::nanoseconds> timeout,
                               std::chrono::microseconds spin);
 

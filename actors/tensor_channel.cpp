@@ -376,15 +376,16 @@ size_t TensorChannel::write_frames(Connection* c, int fd, const std::vector<Fram
 }
 
 void TensorChannel::finish_write(Connection* c, int fd, std::vector<Frame>& frames, size_t sent) {
-  {
-    // A frame that did not go out whole is dropped by the receiver, and the connection with
-    // it; stop() shuts down the socket it sees under the lock.
-    std::lock_guard lock(mutex_);
-    if (fd >= 0 && sent < frames.size() && c->fd == fd) ::close(c->fd.exchange(-1));
-  }
+  // A frame that did not go out whole is dropped by the receiver, and the connection with it.
+  if (fd >= 0 && sent < frames.size()) close_if_current(c, fd);
   counters_.frames_sent += sent;
   for (size_t i = sent; i < frames.size(); ++i)
     fall_back(frames[i]);
+}
+
+void TensorChannel::close_if_current(Connection* c, int fd) {
+  std::lock_guard lock(mutex_);
+  if (c->fd == fd) ::close(c->fd.exchange(-1));
 }
 
 void TensorChannel::fall_back(Frame& out) {
@@ -453,8 +454,7 @@ bool TensorChannel::connect(Connection* c) {
       recv(fd, &answer, 1, 0) == 1 && (answer == kRingTaken || answer == kRingDeclined);
   (*ring)->unlink();  // opened by the peer by now, or never
   if (!answered) {
-    std::lock_guard lock(mutex_);
-    if (c->fd == fd) ::close(c->fd.exchange(-1));
+    close_if_current(c, fd);
     return false;
   }
   if (answer == kRingTaken) c->ring = std::move(*ring);

@@ -112,6 +112,9 @@ class TensorChannel {
   // Connects `connection` (and offers it a shared-memory ring); false if it cannot.
   bool connect(Connection* connection);
   void fall_back(Frame& out);
+  // Closes `fd` if it is still `connection`'s socket (under the lock: stop() shuts down the
+  // socket it sees there).
+  void close_if_current(Connection* connection, int fd);
   // Writes `frames` in one writev, with the data of large ones through `connection`'s ring if
   // it has one; returns how many went out whole.
   size_t write_frames(Connection* connection, int fd, const std::vector<Frame>& frames);

@@ -75,14 +75,32 @@ Tensor big_tensor() {
   return Tensor::from_vector<float>(values, TensorShape{300, 1000});
 }
 
-int connect_raw(const std::string& endpoint) {
-  auto port = parse_host_port(endpoint).value_or_throw().second;
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
+sockaddr_in loopback(uint16_t port) {
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_port = htons(port);
+  return address;
+}
+
+int connect_raw(const std::string& endpoint) {
+  auto port = parse_host_port(endpoint).value_or_throw().second;
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address = loopback(static_cast<uint16_t>(port));
   BOOST_REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  return fd;
+}
+
+// A socket listening on a free loopback port, standing in for a peer's channel; its
+// "host:port" goes to `endpoint`.
+int listen_raw(std::string* endpoint) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address = loopback(0);
+  socklen_t length = sizeof address;
+  BOOST_REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&address), length) == 0);
+  BOOST_REQUIRE(listen(fd, 1) == 0);
+  BOOST_REQUIRE(getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  *endpoint = fmt::format("127.0.0.1:{}", ntohs(address.sin_port));
   return fd;
 }
 
@@ -292,18 +310,11 @@ BOOST_AUTO_TEST_CASE(malformed_frames_are_refused_and_the_channel_keeps_serving)
 BOOST_AUTO_TEST_CASE(a_writer_gives_up_on_a_ring_whose_reader_went_away) {
   FakeDevice device;
   auto sender = start_channel(device.runtime->system());
-  int listener = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  BOOST_REQUIRE(bind(listener, reinterpret_cast<sockaddr*>(&address), length) == 0);
-  BOOST_REQUIRE(listen(listener, 1) == 0);
-  BOOST_REQUIRE(getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  std::string endpoint;
+  int listener = listen_raw(&endpoint);
   std::vector<float> values(3 * SharedRing::kSlots * SharedRing::kSlotBytes / 8, 1.5f);
   Tensor sent = Tensor::from_vector<float>(values);  // more than the ring holds
-  sender->send(fmt::format("127.0.0.1:{}", ntohs(address.sin_port)), device.actor, kDevice, 9,
-               "abandoned", sent);
+  sender->send(endpoint, device.actor, kDevice, 9, "abandoned", sent);
   int fd = accept(listener, nullptr, nullptr);
   Hello hello;
   BOOST_REQUIRE(read_exactly(fd, &hello, sizeof hello));

@@ -64,34 +64,32 @@ std::vector<Tensor> round_trip(Session& session) {
   return result;
 }
 
+// round_trip through `cluster`, whose server's channel must carry the large tensors both ways
+// (worker -> ps: x; ps -> worker: doubled) with no fallback; the channel's counters after it.
+const TensorChannel::Counters& round_trip_on_the_channel(NodeAndWorker& cluster) {
+  const TensorChannel* channel = cluster.server->tensor_channel();
+  BOOST_REQUIRE(channel != nullptr);
+  Session session(cluster.server->target());
+  round_trip(session);
+  BOOST_TEST(channel->counters().frames_sent >= 1u);
+  BOOST_TEST(channel->counters().frames_received >= 1u);
+  BOOST_TEST(channel->counters().fallbacks == 0u);
+  return channel->counters();
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(tensor_channel_between_processes)
 
 BOOST_AUTO_TEST_CASE(large_tensors_travel_on_the_channel_both_ways) {
   NodeAndWorker cluster(true);
-  const TensorChannel* channel = cluster.server->tensor_channel();
-  BOOST_REQUIRE(channel != nullptr);
-  Session session(cluster.server->target());
-  round_trip(session);
-  // worker -> ps: x; ps -> worker: doubled (twice: for the Sum and for the fetch, or once).
-  BOOST_TEST(channel->counters().frames_sent >= 1u);
-  BOOST_TEST(channel->counters().frames_received >= 1u);
-  BOOST_TEST(channel->counters().fallbacks == 0u);
   // Both processes are on this host: x's bytes went through shared memory.
-  BOOST_TEST(channel->counters().shared_memory_frames >= 1u);
+  BOOST_TEST(round_trip_on_the_channel(cluster).shared_memory_frames >= 1u);
 }
 
 BOOST_AUTO_TEST_CASE(without_shared_memory_large_tensors_go_on_the_socket) {
   NodeAndWorker cluster(true, true, /*shared_memory=*/false);
-  const TensorChannel* channel = cluster.server->tensor_channel();
-  BOOST_REQUIRE(channel != nullptr);
-  Session session(cluster.server->target());
-  round_trip(session);
-  BOOST_TEST(channel->counters().frames_sent >= 1u);
-  BOOST_TEST(channel->counters().frames_received >= 1u);
-  BOOST_TEST(channel->counters().shared_memory_frames == 0u);
-  BOOST_TEST(channel->counters().fallbacks == 0u);
+  BOOST_TEST(round_trip_on_the_channel(cluster).shared_memory_frames == 0u);
 }
 
 // 40 tensors of 4 KiB for the ps in one step go on the channel as a batch; a lone scalar goes
