@@ -19,6 +19,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/error_bridge.hpp"
+#include "actors/inline_unit.hpp"
 #include "actors/reply_sink.hpp"
 
 namespace troupe {
@@ -54,8 +55,12 @@ StatusOr<T> local_request(caf::actor_system& system, const caf::actor& dest, caf
                           const std::string& what, Message... message) {
   caf::strong_actor_ptr handle = ReplySink::make(system, dest);
   ReplySink& sink = ReplySink::of(handle);
-  caf::actor_cast<caf::abstract_actor*>(dest)->enqueue(
-      caf::make_mailbox_element(handle, ReplySink::kRequestId, {}, std::move(message)...), nullptr);
+  {
+    InlineUnit::Scope scope;  // the caller waits anyway: an idle destination runs on its thread
+    caf::actor_cast<caf::abstract_actor*>(dest)->enqueue(
+        caf::make_mailbox_element(handle, ReplySink::kRequestId, {}, std::move(message)...),
+        InlineUnit::of(system));
+  }
   auto outcome = sink.wait(to_chrono(timeout), kSpinBeforeBlocking);
   sink.finish();
   if (!outcome) return from_caf_error(caf::make_error(caf::sec::request_timeout), what);

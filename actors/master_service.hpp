@@ -15,10 +15,13 @@
 
 namespace troupe {
 
+class TensorChannel;
+
 struct MasterServiceConfig {
   caf::actor directory;       // finds the cluster's devices
   DeviceName default_device;  // the task the service belongs to
   SessionConfig default_session_config;
+  std::shared_ptr<TensorChannel> channel;  // for the sessions' steps (MasterSessionConfig)
 };
 
 // Spawns the master service linked to `parent`.

@@ -9,7 +9,9 @@
 #include <caf/all.hpp>
 
 #include "actors/atoms.hpp"
+#include "actors/channel_call.hpp"
 #include "actors/error_bridge.hpp"
+#include "actors/tensor_channel.hpp"
 #include "devices/kernel_registry.hpp"
 #include "graph/partition.hpp"
 #include "graph/placement.hpp"
@@ -22,6 +24,7 @@ constexpr auto kControlTimeout = std::chrono::seconds(120);
 
 struct PreparedPartition {
   caf::actor device;
+  caf::actor runner;  // where run_partition goes: the device, or a CallProxy for it
   std::string device_name;
   int64_t handle = 0;
   std::vector<int> feed_of_arg;
@@ -55,6 +58,8 @@ struct MasterSessionState {
   std::vector<std::function<void(const Status&)>> device_waiters;
   std::map<RunSignature, std::shared_ptr<PreparedRun>> runs;
   std::map<int64_t, PendingStep> pending;
+  // The runner of each device actor of another process (a restarted device is a new actor).
+  std::map<caf::actor_addr, caf::actor> runners;
   // Tasks lost since the devices were listed ("/job:ps/replica:0/task:0/"): their device
   // actors are looked up again before a run is placed on them.
   std::set<std::string> stale_tasks;
@@ -162,6 +167,28 @@ void finish_preparation(Self* self, const RunSignature& signature,
     waiter(status);
 }
 
+// Calls `then` with where the steps' run_partition requests for `device` (named `name`) go:
+// a CallProxy on the tensor channel for a device of another process whose process has one
+// (asked once per device actor), the device itself otherwise.
+void with_runner(Self* self, const caf::actor& device, const std::string& name,
+                 std::function<void(caf::actor)> then) {
+  auto& st = self->state;
+  if (st.config.channel == nullptr || device.node() == self->node()) return then(device);
+  if (auto it = st.runners.find(device.address()); it != st.runners.end()) return then(it->second);
+  self->request(device, kControlTimeout, channel_endpoint_atom::value)
+      .then(
+          [=](std::string& endpoint) {
+            caf::actor runner = endpoint.empty()
+                                    ? device
+                                    : CallProxy::make(self->system(), self->state.config.channel,
+                                                      std::move(endpoint), name, device);
+            self->state.runners.emplace(device.address(), runner);
+            then(runner);
+          },
+          // A device that does not answer still takes actor messages.
+          [=](caf::error&) { then(device); });
+}
+
 void register_partitions(Self* self, const RunSignature& signature,
                          const std::shared_ptr<PreparedRun>& run,
                          std::vector<Partition> partitions) {
@@ -172,7 +199,7 @@ void register_partitions(Self* self, const RunSignature& signature,
     auto device = std::find_if(st.devices->begin(), st.devices->end(),
                                [&](const DeviceInfo& d) { return d.name == partition.device; });
     size_t slot = run->partitions.size();
-    run->partitions.push_back(PreparedPartition{device->actor, partition.device, 0,
+    run->partitions.push_back(PreparedPartition{device->actor, device->actor, partition.device, 0,
                                                 std::move(partition.feed_of_arg),
                                                 std::move(partition.fetch_of_ret)});
     auto done = [=](const Status& status) {
@@ -188,8 +215,12 @@ void register_partitions(Self* self, const RunSignature& signature,
               if (run->failed) {  // the run was given up while this partition registered
                 self->anon_send(run->partitions[slot].device, deregister_partition_atom::value,
                                 handle);
+                return done(Status::OK());
               }
-              done(Status::OK());
+              with_runner(self, run->partitions[slot].device, name, [=](caf::actor runner) {
+                run->partitions[slot].runner = std::move(runner);
+                done(Status::OK());
+              });
             },
             [=](caf::error& err) {
               done(from_caf_error(err, "registering a partition on " + name));
@@ -296,7 +327,7 @@ void start_step(Self* self, int64_t step_id, const std::shared_ptr<PreparedRun>&
       part.args.push_back(request.feeds[feed]);
     auto fetch_of_ret = p.fetch_of_ret;
     std::string device_name = p.device_name;
-    self->request(p.device, timeout, run_partition_atom::value, std::move(part))
+    self->request(p.runner, timeout, run_partition_atom::value, std::move(part))
         .then(
             [=](RunPartitionResponse& response) {
               auto it = self->state.pending.find(step_id);
@@ -347,6 +378,7 @@ void task_lost(Self* self, const std::string& job, int index, const Status& reas
   for (int64_t id : failing)
     fail_step(self, id, reason);
   st.stale_tasks.insert(prefix);
+  st.runners.clear();  // asked again as runs are prepared
   std::vector<RunSignature> gone;
   for (const auto& [signature, run] : st.runs) {
     if (std::any_of(run->partitions.begin(), run->partitions.end(),

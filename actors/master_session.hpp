@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <caf/actor.hpp>
@@ -25,6 +26,8 @@
 
 namespace troupe {
 
+class TensorChannel;
+
 struct MasterSessionConfig {
   int64_t session_id = 0;
   SessionConfig config;
@@ -33,6 +36,9 @@ struct MasterSessionConfig {
   // The client's session actor (actors/session.cpp), monitored: when it is gone — closed, or
   // its process died — the session closes and its steps are cancelled. None when null.
   caf::actor client;
+  // The process's tensor channel, if any: a step's run_partition requests to devices of other
+  // processes go as calls on it (actors/channel_call.hpp), their replies come back on it.
+  std::shared_ptr<TensorChannel> channel;
 };
 
 // Spawns a master session linked to `parent` (it stops when the parent does).

@@ -9,7 +9,12 @@
 // A writer may open a connection with a hello instead (magic "TRPH", version, name length,
 // slot count, slot size, nonce: 32 bytes, then the name of a shared-memory ring it made); the
 // reader answers one byte, 'S' if it opened the ring and will read large data from it, 'T' if
-// not. docs/wire.md has the tables.
+// not.
+//
+// Calls (actors/channel_call.hpp) share the writer's connection: a call frame (magic "TRPC",
+// call id, device name, a CAF-serialised message) goes from writer to reader, and the reply
+// frame (magic "TRPR", the same id, the serialised reply) comes back the other way, read by a
+// reply thread of the writer's side. docs/wire.md has the tables.
 #include "actors/tensor_channel.hpp"
 
 #include <fcntl.h>
@@ -33,6 +38,9 @@
 #include <caf/all.hpp>
 
 #include "actors/atoms.hpp"
+#include "actors/channel_call.hpp"
+#include "actors/error_bridge.hpp"
+#include "actors/inline_unit.hpp"
 #include "actors/messages.hpp"  // how CAF inspects a Tensor
 #include "actors/shared_ring.hpp"
 #include "graph/host_port.hpp"
@@ -76,6 +84,35 @@ struct HelloHead {
   SharedRing::Nonce nonce;
 };
 static_assert(sizeof(HelloHead) == sizeof(FrameHead), "a reader tells them apart by the magic");
+
+constexpr uint32_t kCallMagic = 0x43505254;   // "TRPC"
+constexpr uint32_t kReplyMagic = 0x52505254;  // "TRPR"
+
+struct CallHead {
+  uint32_t magic;
+  uint16_t version;
+  uint16_t reserved;
+  uint32_t device_bytes;  // 0 in a reply
+  uint32_t reserved2;
+  uint64_t call_id;
+  uint64_t payload_bytes;
+};
+static_assert(sizeof(CallHead) == sizeof(FrameHead), "a reader tells them apart by the magic");
+
+// `content` in CAF's binary format, as a caf::message; false if a value cannot be serialised.
+bool serialize(caf::actor_system& system, const caf::type_erased_tuple& content,
+               std::vector<char>& out) {
+  caf::binary_serializer sink{system, out};
+  return !caf::message::save(sink, content);
+}
+
+// Reads what serialize() wrote; an error naming what failed if it is not a message.
+caf::expected<caf::message> deserialize(caf::actor_system& system, const std::vector<char>& bytes) {
+  caf::binary_deserializer source{system, bytes};
+  caf::message content;
+  if (auto err = source(content)) return err;
+  return content;
+}
 
 // Frames come off the socket through a small buffer, so a run of small frames costs a few
 // reads rather than five each; bytes beyond what is buffered go straight to their destination.
@@ -222,14 +259,68 @@ std::string check_head(const FrameHead& head, uint64_t max_bytes) {
   return "";
 }
 
+// Where the replies to the calls read on one accepted socket go.
+struct ReplyLink {
+  ReplyLink(int fd, uint64_t max_bytes) : fd(fd), max_bytes(max_bytes) {}
+  std::mutex mutex;  // one writer at a time; held while `open` is cleared
+  int fd;
+  uint64_t max_bytes;  // what the caller reads at most (the same limit on every process)
+  bool open = true;
+};
+
+// Writes the reply to call `id` on `link`, on the replying thread. A reply that cannot be
+// serialised is answered with Internal, one over the size limit with InvalidArgument; a failed
+// write shuts the socket (the caller's calls on it end with Unavailable).
+void write_reply(caf::actor_system& system, ReplyLink& link, uint64_t id,
+                 const caf::type_erased_tuple& reply) {
+  std::vector<char> payload;
+  Status failed;
+  if (!serialize(system, reply, payload)) {
+    failed = errors::Internal("the reply to a call could not be serialised");
+  } else if (payload.size() > link.max_bytes) {
+    failed = errors::InvalidArgument(
+        "the reply to a call has {} bytes, over the limit of {} (max_message_bytes)",
+        payload.size(), link.max_bytes);
+  }
+  if (!failed.ok()) {
+    payload.clear();
+    caf::message error = caf::make_message(to_caf_error(failed));
+    serialize(system, error.content(), payload);
+  }
+  CallHead head{kReplyMagic, kVersion, 0, 0, 0, id, payload.size()};
+  std::vector<iovec> parts{{&head, sizeof head}, {payload.data(), payload.size()}};
+  std::lock_guard lock(link.mutex);
+  if (link.open && write_all(link.fd, parts) != sizeof head + payload.size()) {
+    shutdown(link.fd, SHUT_RDWR);
+  }
+}
+
+// A call written on a connection, waiting for its reply.
+struct PendingCall {
+  caf::strong_actor_ptr requester;
+  caf::message_id request_id;
+  caf::strong_actor_ptr callee;  // the sender of the reply the requester sees
+  std::string device;
+  int fd;  // the socket it went on
+};
+
 }  // namespace
 
+// The socket of a connection is closed by its reply thread, once a read on it fails; other
+// threads shut it down, which ends that read. So a socket number is not reused while any thread
+// of the channel may still use it.
 struct TensorChannel::Connection {
   std::string endpoint;
   std::atomic<int> fd{-1};
   std::chrono::steady_clock::time_point retry_at{};  // no connecting before (after a failure)
-  std::deque<Frame> queue;                           // guarded by the channel's mutex
-  std::unique_ptr<SharedRing> ring;                  // the writer thread's, if the peer took it
+  // Guarded by the channel's mutex:
+  std::deque<Frame> queue;
+  bool writing = false;         // a thread writes (or connects) on the socket
+  bool connect_wanted = false;  // a call found no connection: the writer thread makes one
+  int closers = 0;              // reply threads waiting for `writing` to end
+  std::map<uint64_t, PendingCall> calls;
+  std::vector<std::thread> reply_threads;  // one per socket the connection had
+  std::unique_ptr<SharedRing> ring;        // the writer thread's, if the peer took it
   std::condition_variable wake;
   std::thread writer;
 };
@@ -310,15 +401,63 @@ void TensorChannel::send(const std::string& endpoint, std::vector<Frame> frames)
       fall_back(frame);
     return;
   }
+  Connection* connection = connection_to(endpoint);
+  for (Frame& frame : frames)
+    connection->queue.push_back(std::move(frame));
+  connection->wake.notify_one();
+}
+
+TensorChannel::Connection* TensorChannel::connection_to(const std::string& endpoint) {
   auto& connection = connections_[endpoint];
   if (connection == nullptr) {
     connection = std::make_unique<Connection>();
     connection->endpoint = endpoint;
     connection->writer = std::thread([this, c = connection.get()] { write_loop(c); });
   }
-  for (Frame& frame : frames)
-    connection->queue.push_back(std::move(frame));
-  connection->wake.notify_one();
+  return connection.get();
+}
+
+bool TensorChannel::call(const std::string& endpoint, const std::string& device,
+                         const caf::strong_actor_ptr& callee, caf::mailbox_element& request) {
+  if (stopping_ || device.size() > kMaxDeviceBytes) return false;
+  std::vector<char> payload;
+  if (!serialize(system_, request.content(), payload) || payload.size() > options_.max_bytes) {
+    return false;
+  }
+  std::unique_lock lock(mutex_);
+  if (stopping_) return false;
+  Connection* c = connection_to(endpoint);
+  int fd = c->fd;
+  if (fd < 0) {
+    c->connect_wanted = true;
+    c->wake.notify_one();
+    return false;
+  }
+  // Never behind a write in progress (it may be a large tensor): the actor message is sooner.
+  if (c->writing || !c->queue.empty()) return false;
+  c->writing = true;
+  uint64_t id = next_call_id_++;
+  c->calls.emplace(id, PendingCall{request.sender, request.mid, callee, device, fd});
+  lock.unlock();
+  CallHead head{kCallMagic, kVersion,      0, static_cast<uint32_t>(device.size()), 0,
+                id,         payload.size()};
+  std::vector<iovec> parts{{&head, sizeof head},
+                           {const_cast<char*>(device.data()), device.size()},
+                           {payload.data(), payload.size()}};
+  bool written = write_all(fd, parts) == sizeof head + device.size() + payload.size();
+  lock.lock();
+  c->writing = false;
+  // The writer thread, for frames queued meanwhile; a reply thread waiting to close the socket.
+  if (!c->queue.empty() || c->closers > 0) c->wake.notify_all();
+  if (written) {
+    ++counters_.calls_sent;
+    return true;
+  }
+  // Not written whole, so not run there. Unless the reply thread answered it already (the
+  // connection ended), the caller sends it as an actor message.
+  bool waiting = c->calls.erase(id) == 1;
+  if (c->fd == fd) shutdown(c->fd.exchange(-1), SHUT_RDWR);
+  return !waiting;
 }
 
 bool TensorChannel::gone(int fd) const {
@@ -385,7 +524,7 @@ void TensorChannel::finish_write(Connection* c, int fd, std::vector<Frame>& fram
 
 void TensorChannel::close_if_current(Connection* c, int fd) {
   std::lock_guard lock(mutex_);
-  if (c->fd == fd) ::close(c->fd.exchange(-1));
+  if (c->fd == fd) shutdown(c->fd.exchange(-1), SHUT_RDWR);  // its reply thread closes it
 }
 
 void TensorChannel::fall_back(Frame& out) {
@@ -399,8 +538,12 @@ void TensorChannel::write_loop(Connection* c) {
     std::vector<Frame> frames;
     {
       std::unique_lock lock(mutex_);
-      c->wake.wait(lock, [&] { return stopping_ || !c->queue.empty(); });
+      c->wake.wait(lock, [&] {
+        return stopping_ || (!c->writing && (!c->queue.empty() || c->connect_wanted));
+      });
       if (stopping_) break;
+      c->connect_wanted = false;
+      c->writing = true;  // calls wait for the connection, and for these frames
       // Whatever queued up goes in one writev: small tensors of a step share the syscalls.
       size_t bytes = 0;
       while (!c->queue.empty() && frames.size() < kMaxBatchFrames &&
@@ -413,25 +556,41 @@ void TensorChannel::write_loop(Connection* c) {
     }
     if (c->fd < 0 && std::chrono::steady_clock::now() >= c->retry_at && !connect(c)) {
       std::cerr << "troupe: tensor channel: cannot connect to " + c->endpoint +
-                       "; tensors for it go as actor messages for now\n";
+                       "; tensors and calls for it go as actor messages for now\n";
       c->retry_at = std::chrono::steady_clock::now() + kRetryAfter;
     }
     int fd = c->fd;
-    finish_write(c, fd, frames, fd < 0 ? 0 : write_frames(c, fd, frames));
+    if (!frames.empty()) finish_write(c, fd, frames, fd < 0 ? 0 : write_frames(c, fd, frames));
+    std::lock_guard lock(mutex_);
+    c->writing = false;
+    c->wake.notify_all();
   }
   std::lock_guard lock(mutex_);
   c->queue.clear();
 }
 
 bool TensorChannel::connect(Connection* c) {
+  c->ring = nullptr;
   int fd = connect_to(c->endpoint);
+  if (fd < 0) return false;
   {
     std::lock_guard lock(mutex_);
-    if (stopping_ && fd >= 0) shutdown(fd, SHUT_RDWR);  // stop() may have looked already
-    c->fd = fd;
+    if (stopping_) shutdown(fd, SHUT_RDWR);  // stop() may have looked already
+    c->fd = fd;                              // where stop() finds it during the hello
   }
-  c->ring = nullptr;
-  if (fd < 0 || !options_.shared_memory) return fd >= 0;
+  bool ready = !options_.shared_memory || offer_ring(c, fd);
+  std::lock_guard lock(mutex_);
+  if (!ready || stopping_) {  // stopping: stop() may have collected the threads to join
+    c->fd = -1;
+    ::close(fd);
+    return false;
+  }
+  // From here on the socket is closed by its reply thread only.
+  c->reply_threads.emplace_back([this, c, fd] { reply_loop(c, fd); });
+  return true;
+}
+
+bool TensorChannel::offer_ring(Connection* c, int fd) {
   auto ring = SharedRing::create();
   if (!ring.ok()) {
     std::cerr << "troupe: tensor channel: " + ring.status().message() + "; tensors for " +
@@ -453,12 +612,75 @@ bool TensorChannel::connect(Connection* c) {
       poll(&p, 1, static_cast<int>(std::chrono::milliseconds(kHelloTimeout).count())) == 1 &&
       recv(fd, &answer, 1, 0) == 1 && (answer == kRingTaken || answer == kRingDeclined);
   (*ring)->unlink();  // opened by the peer by now, or never
-  if (!answered) {
-    close_if_current(c, fd);
-    return false;
+  if (answered && answer == kRingTaken) c->ring = std::move(*ring);
+  return answered;
+}
+
+void TensorChannel::reply_loop(Connection* c, int fd) {
+  FrameReader reader(fd);
+  InlineUnit::Scope scope;  // a requester that was idle runs on this thread
+  InlineUnit* here = InlineUnit::of(system_);
+  std::string why = "it closed";
+  for (;;) {
+    CallHead head{};
+    if (!reader.read(&head, sizeof head)) break;
+    if (head.magic != kReplyMagic || head.version != kVersion ||
+        head.payload_bytes > options_.max_bytes) {
+      why = head.magic != kReplyMagic ? "it sent something other than a reply"
+                                      : fmt::format("a reply of {} bytes (version {}) was refused",
+                                                    head.payload_bytes, head.version);
+      ++counters_.refused;
+      break;
+    }
+    std::vector<char> payload(head.payload_bytes);
+    if (!reader.read(payload.data(), payload.size())) break;
+    std::optional<PendingCall> call;
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = c->calls.find(head.call_id); it != c->calls.end() && it->second.fd == fd) {
+        call = std::move(it->second);
+        c->calls.erase(it);
+      }
+    }
+    if (!call) continue;  // answered already: the connection ended under a writer
+    auto reply = deserialize(system_, payload);
+    caf::message content = reply ? std::move(*reply)
+                                 : caf::make_message(to_caf_error(errors::Internal(
+                                       "the reply of {} to a call could not be read: {}",
+                                       call->device, system_.render(reply.error()))));
+    ++counters_.calls_answered;
+    call->requester->enqueue(caf::make_mailbox_element(call->callee, call->request_id.response_id(),
+                                                       {}, std::move(content)),
+                             here);
   }
-  if (answer == kRingTaken) c->ring = std::move(*ring);
-  return true;
+  std::vector<PendingCall> orphans;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = c->calls.begin(); it != c->calls.end();) {  // none of them is answered now
+      if (it->second.fd == fd) {
+        orphans.push_back(std::move(it->second));
+        it = c->calls.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  {
+    std::unique_lock lock(mutex_);
+    if (c->fd == fd) c->fd = -1;
+    ++c->closers;
+    c->wake.wait(lock, [&] { return !c->writing; });  // a writer may hold the socket still
+    --c->closers;
+    ::close(fd);
+  }
+  for (PendingCall& call : orphans) {
+    auto error = to_caf_error(errors::Unavailable(
+        "device {}: the tensor channel connection to {} ended before it answered ({})", call.device,
+        c->endpoint, why));
+    call.requester->enqueue(
+        caf::make_mailbox_element(call.callee, call.request_id.response_id(), {}, std::move(error)),
+        here);
+  }
 }
 
 void TensorChannel::accept_loop() {
@@ -485,9 +707,41 @@ void TensorChannel::read_loop(int fd) {
   };
   FrameReader reader(fd);
   std::unique_ptr<SharedRing> ring;  // the writer's, if it offered one and it opened here
+  auto replies = std::make_shared<ReplyLink>(fd, options_.max_bytes);
+  InlineUnit::Scope scope;  // a device that was idle runs the call or tensor on this thread
+  InlineUnit* here = InlineUnit::of(system_);
+  caf::strong_actor_ptr responder;  // the sender of the calls read here, made at the first
   for (bool first = true;; first = false) {
     FrameHead head{};
     if (!reader.read(&head, sizeof head)) break;
+    if (head.magic == kCallMagic) {
+      CallHead call;
+      std::memcpy(&call, &head, sizeof call);
+      uint64_t id = call.call_id & caf::message_id::request_id_mask;
+      if (call.version != kVersion || call.device_bytes > kMaxDeviceBytes ||
+          call.payload_bytes > options_.max_bytes || id == 0) {
+        refuse(
+            fmt::format("a call (version {}, {} bytes of device name, {} of payload, id {}); "
+                        "closing the connection",
+                        call.version, call.device_bytes, call.payload_bytes, call.call_id));
+        break;
+      }
+      std::string device(call.device_bytes, '\0');
+      std::vector<char> payload(call.payload_bytes);
+      if (!reader.read(device.data(), device.size()) ||
+          !reader.read(payload.data(), payload.size())) {
+        break;
+      }
+      if (responder == nullptr) {
+        responder = CallResponder::make(
+            system_,
+            [system = &system_, replies](uint64_t id, const caf::type_erased_tuple& reply) {
+              write_reply(*system, *replies, id, reply);
+            });
+      }
+      serve_call(id, device, payload, responder, here);
+      continue;
+    }
     if (first && head.magic == kHelloMagic) {
       HelloHead hello;
       std::memcpy(&hello, &head, sizeof hello);
@@ -540,12 +794,46 @@ void TensorChannel::read_loop(int fd) {
       continue;
     }
     ++counters_.frames_received;
-    caf::anon_send(receiver, recv_tensor_atom::value, head.step_id, std::move(key),
-                   std::move(value));
+    caf::actor_cast<caf::abstract_actor*>(receiver)->enqueue(
+        caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, recv_tensor_atom::value,
+                                  head.step_id, std::move(key), std::move(value)),
+        here);
   }
+  {
+    std::lock_guard lock(replies->mutex);  // no reply is being written after this
+    replies->open = false;
+  }
+  if (responder != nullptr) CallResponder::of(responder).close();
   std::lock_guard lock(mutex_);
   std::erase(reader_fds_, fd);
   ::close(fd);
+}
+
+void TensorChannel::serve_call(uint64_t id, const std::string& device,
+                               const std::vector<char>& payload,
+                               const caf::strong_actor_ptr& responder, caf::execution_unit* here) {
+  caf::actor receiver;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = devices_.find(device); it != devices_.end()) {
+      receiver = caf::actor_cast<caf::actor>(it->second);
+    }
+  }
+  auto content = deserialize(system_, payload);
+  if (receiver == nullptr || !content) {
+    Status why = receiver == nullptr
+                     ? errors::NotFound("no device {} in the process of tensor channel {}", device,
+                                        endpoint_)
+                     : errors::InvalidArgument("a call for {} could not be read: {}", device,
+                                               system_.render(content.error()));
+    caf::message error = caf::make_message(to_caf_error(why));
+    CallResponder::of(responder).reply(id, error.content());
+    return;
+  }
+  ++counters_.calls_served;
+  caf::actor_cast<caf::abstract_actor*>(receiver)->enqueue(
+      caf::make_mailbox_element(responder, caf::make_message_id(id), {}, std::move(*content)),
+      here);
 }
 
 void TensorChannel::stop() {
@@ -564,18 +852,18 @@ void TensorChannel::stop() {
   if (listen_fd_ >= 0) ::close(listen_fd_);
   {
     std::lock_guard lock(mutex_);
-    for (auto& [endpoint, c] : connections_)
+    for (auto& [endpoint, c] : connections_) {
       threads.push_back(std::move(c->writer));
+      for (auto& reply_thread : c->reply_threads)
+        threads.push_back(std::move(reply_thread));  // each closes its socket
+      c->reply_threads.clear();
+    }
     for (auto& reader : readers_)
       threads.push_back(std::move(reader));
     readers_.clear();
   }
   for (auto& t : threads)
     t.join();
-  std::lock_guard lock(mutex_);
-  for (auto& [endpoint, c] : connections_) {
-    if (int fd = c->fd.exchange(-1); fd >= 0) ::close(fd);
-  }
 }
 
 }  // namespace troupe

@@ -90,6 +90,16 @@ class TensorChannel {
   void send(const std::string& endpoint, const caf::actor& peer, const std::string& device,
             int64_t step_id, const std::string& key, Tensor value);
 
+  // Calls (docs/wire.md, "Calls"): `request`, a request message of an actor of this process to
+  // `callee`, the actor of `device` in the process whose channel is at `endpoint`, goes as a
+  // call frame, written by this thread; the reply comes back on the same connection and is
+  // enqueued to the requester as if `callee` had answered. A connection that ends before the
+  // reply answers the request with Unavailable, naming the device. Returns false, leaving
+  // `request` as it was, when the channel cannot take it now (not connected yet: it connects
+  // in the background; or busy writing): the caller sends it as an actor message instead.
+  bool call(const std::string& endpoint, const std::string& device,
+            const caf::strong_actor_ptr& callee, caf::mailbox_element& request);
+
   // Closes every connection and joins the channel's threads. Idempotent.
   void stop();
 
@@ -99,6 +109,9 @@ class TensorChannel {
     std::atomic<uint64_t> frames_received{0};       // delivered to a device actor
     std::atomic<uint64_t> fallbacks{0};             // sent as actor messages instead
     std::atomic<uint64_t> refused{0};               // malformed or unaddressable frames received
+    std::atomic<uint64_t> calls_sent{0};            // requests written as calls
+    std::atomic<uint64_t> calls_answered{0};        // replies to them delivered
+    std::atomic<uint64_t> calls_served{0};          // calls received and delivered to a device
   };
   const Counters& counters() const { return counters_; }
 
@@ -109,8 +122,20 @@ class TensorChannel {
   void accept_loop();
   void read_loop(int fd);
   void write_loop(Connection* connection);
+  // Reads the replies to calls on `fd`, one of `connection`'s sockets; when it ends, answers
+  // the calls still waiting there with Unavailable and closes `fd`.
+  void reply_loop(Connection* connection, int fd);
+  // Delivers call `id` (for `device`, a serialised message) to its device with `responder` as
+  // the sender (the device runs on `here` if it was idle), or answers it with an error.
+  void serve_call(uint64_t id, const std::string& device, const std::vector<char>& payload,
+                  const caf::strong_actor_ptr& responder, caf::execution_unit* here);
+  // The connection to `endpoint`, made (with its writer thread) if there is none. Under the lock.
+  Connection* connection_to(const std::string& endpoint);
   // Connects `connection` (and offers it a shared-memory ring); false if it cannot.
   bool connect(Connection* connection);
+  // Offers `connection` a ring on its new socket `fd` (the hello); false if the peer did not
+  // answer it.
+  bool offer_ring(Connection* connection, int fd);
   void fall_back(Frame& out);
   // Closes `fd` if it is still `connection`'s socket (under the lock: stop() shuts down the
   // socket it sees there).
@@ -136,6 +161,7 @@ class TensorChannel {
   std::map<std::string, std::unique_ptr<Connection>> connections_;  // by endpoint
   std::vector<int> reader_fds_;
   std::vector<std::thread> readers_;
+  uint64_t next_call_id_ = 1;
   Counters counters_;
 };
 

@@ -1,6 +1,7 @@
 // The tensor channel between processes: a `troupe node` and this process exchange large
 // tensors on it in both directions (values checked), small ones in batches or, alone, as actor
-// messages, and a server started without it still moves the same tensors.
+// messages, steps reach the node as calls on it, and a server started without it still moves
+// the same tensors.
 #include <signal.h>
 
 #include "actors/local_cluster.hpp"
@@ -117,6 +118,29 @@ BOOST_AUTO_TEST_CASE(small_tensors_go_on_the_channel_in_batches_and_alone_as_mes
   BOOST_TEST(channel->counters().fallbacks == 0u);
 }
 
+// The master session here sends the node its part of each step as a call on the channel; the
+// answers, and the errors, come back on it.
+BOOST_AUTO_TEST_CASE(steps_reach_the_node_as_calls_on_the_channel) {
+  NodeAndWorker cluster(true);
+  const TensorChannel* channel = cluster.server->tensor_channel();
+  BOOST_REQUIRE(channel != nullptr);
+  Session session(cluster.server->target());
+  Scope ps = Scope::new_root().with_device("/job:ps/task:0");
+  auto counter = ops::Variable(ps.with_op_name("counter"), PartialShape({}), DataType::kFloat);
+  auto never_set = ops::Variable(ps.with_op_name("never_set"), PartialShape({}), DataType::kFloat);
+  auto add = ops::AssignAdd(ps, counter, 1.0f);
+  session.run_targets({ops::Assign(ps, counter, 0.0f).op()});
+  for (int i = 1; i <= 30; ++i)
+    BOOST_TEST(session.run(add).scalar<float>() == static_cast<float>(i));
+  // The first steps may go as actor messages while the channel connects.
+  BOOST_TEST(channel->counters().calls_sent >= 20u);
+  BOOST_TEST(channel->counters().calls_answered == channel->counters().calls_sent);
+  uint64_t sent = channel->counters().calls_sent;
+  Status failed = testing::status_of([&] { session.run(ops::Identity(ps, never_set)); });
+  testing::check_error(failed, Code::kFailedPrecondition, "never_set");
+  BOOST_TEST(channel->counters().calls_sent == sent + 1);
+}
+
 BOOST_AUTO_TEST_CASE(a_server_without_the_channel_moves_the_same_tensors) {
   NodeAndWorker cluster(false);
   BOOST_TEST(cluster.server->tensor_channel() == nullptr);
@@ -134,6 +158,7 @@ BOOST_AUTO_TEST_CASE(a_node_started_without_the_channel_gets_actor_messages) {
   BOOST_TEST(channel->counters().frames_sent == 0u);
   BOOST_TEST(channel->counters().frames_received == 0u);
   BOOST_TEST(channel->counters().fallbacks == 0u);
+  BOOST_TEST(channel->counters().calls_sent == 0u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
