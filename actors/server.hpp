@@ -44,8 +44,10 @@ struct ServerOptions {
   // from LocalClusterOptions::faults). None when null.
   std::shared_ptr<FaultInjector> faults;
   // A listening server in a plain-TCP cluster moves large tensors to and from other processes
-  // on a channel of its own beside CAF's messages (actors/tensor_channel.hpp, docs/wire.md):
-  // one more port, chosen freely, on the task's interface. Off: everything as actor messages.
+  // on a channel of its own beside CAF's messages (actors/tensor_channel.hpp, docs/wire.md),
+  // and its master sessions send steps to devices of other processes as calls on it
+  // (actors/channel_call.hpp): one more port, chosen freely, on the task's interface. Off:
+  // everything as actor messages.
   bool tensor_channel = true;
   // With the channel: the bytes of large tensors for processes on the same host go through
   // shared memory rather than the socket (actors/shared_ring.hpp). Off: on the socket.
