@@ -302,6 +302,12 @@ struct PendingCall {
   caf::strong_actor_ptr callee;  // the sender of the reply the requester sees
   std::string device;
   int fd;  // the socket it went on
+
+  // Hands `content` to the requester as the callee's answer (running it on `here` if idle).
+  void answer(caf::message content, caf::execution_unit* here) {
+    requester->enqueue(
+        caf::make_mailbox_element(callee, request_id.response_id(), {}, std::move(content)), here);
+  }
 };
 
 }  // namespace
@@ -380,6 +386,12 @@ void TensorChannel::remove_device(const std::string& device) {
   devices_.erase(device);
 }
 
+caf::actor TensorChannel::find_device(const std::string& device) {
+  std::lock_guard lock(mutex_);
+  auto it = devices_.find(device);
+  return it != devices_.end() ? caf::actor_cast<caf::actor>(it->second) : caf::actor();
+}
+
 bool TensorChannel::takes(const Tensor& value) {
   return value.dtype() != DataType::kString;
 }
@@ -420,10 +432,6 @@ TensorChannel::Connection* TensorChannel::connection_to(const std::string& endpo
 bool TensorChannel::call(const std::string& endpoint, const std::string& device,
                          const caf::strong_actor_ptr& callee, caf::mailbox_element& request) {
   if (stopping_ || device.size() > kMaxDeviceBytes) return false;
-  std::vector<char> payload;
-  if (!serialize(system_, request.content(), payload) || payload.size() > options_.max_bytes) {
-    return false;
-  }
   std::unique_lock lock(mutex_);
   if (stopping_) return false;
   Connection* c = connection_to(endpoint);
@@ -439,12 +447,19 @@ bool TensorChannel::call(const std::string& endpoint, const std::string& device,
   uint64_t id = next_call_id_++;
   c->calls.emplace(id, PendingCall{request.sender, request.mid, callee, device, fd});
   lock.unlock();
-  CallHead head{kCallMagic, kVersion,      0, static_cast<uint32_t>(device.size()), 0,
-                id,         payload.size()};
-  std::vector<iovec> parts{{&head, sizeof head},
-                           {const_cast<char*>(device.data()), device.size()},
-                           {payload.data(), payload.size()}};
-  bool written = write_all(fd, parts) == sizeof head + device.size() + payload.size();
+  // Serialised only once the call has the connection: a call that falls back costs nothing here.
+  std::vector<char> payload;
+  bool serialized =
+      serialize(system_, request.content(), payload) && payload.size() <= options_.max_bytes;
+  bool written = false;
+  if (serialized) {
+    CallHead head{kCallMagic, kVersion,      0, static_cast<uint32_t>(device.size()), 0,
+                  id,         payload.size()};
+    std::vector<iovec> parts{{&head, sizeof head},
+                             {const_cast<char*>(device.data()), device.size()},
+                             {payload.data(), payload.size()}};
+    written = write_all(fd, parts) == sizeof head + device.size() + payload.size();
+  }
   lock.lock();
   c->writing = false;
   // The writer thread, for frames queued meanwhile; a reply thread waiting to close the socket.
@@ -456,7 +471,7 @@ bool TensorChannel::call(const std::string& endpoint, const std::string& device,
   // Not written whole, so not run there. Unless the reply thread answered it already (the
   // connection ended), the caller sends it as an actor message.
   bool waiting = c->calls.erase(id) == 1;
-  if (c->fd == fd) shutdown(c->fd.exchange(-1), SHUT_RDWR);
+  if (serialized && c->fd == fd) shutdown(c->fd.exchange(-1), SHUT_RDWR);
   return !waiting;
 }
 
@@ -649,13 +664,11 @@ void TensorChannel::reply_loop(Connection* c, int fd) {
                                        "the reply of {} to a call could not be read: {}",
                                        call->device, system_.render(reply.error()))));
     ++counters_.calls_answered;
-    call->requester->enqueue(caf::make_mailbox_element(call->callee, call->request_id.response_id(),
-                                                       {}, std::move(content)),
-                             here);
+    call->answer(std::move(content), here);
   }
   std::vector<PendingCall> orphans;
   {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     for (auto it = c->calls.begin(); it != c->calls.end();) {  // none of them is answered now
       if (it->second.fd == fd) {
         orphans.push_back(std::move(it->second));
@@ -664,9 +677,6 @@ void TensorChannel::reply_loop(Connection* c, int fd) {
         ++it;
       }
     }
-  }
-  {
-    std::unique_lock lock(mutex_);
     if (c->fd == fd) c->fd = -1;
     ++c->closers;
     c->wake.wait(lock, [&] { return !c->writing; });  // a writer may hold the socket still
@@ -674,12 +684,10 @@ void TensorChannel::reply_loop(Connection* c, int fd) {
     ::close(fd);
   }
   for (PendingCall& call : orphans) {
-    auto error = to_caf_error(errors::Unavailable(
-        "device {}: the tensor channel connection to {} ended before it answered ({})", call.device,
-        c->endpoint, why));
-    call.requester->enqueue(
-        caf::make_mailbox_element(call.callee, call.request_id.response_id(), {}, std::move(error)),
-        here);
+    call.answer(caf::make_message(to_caf_error(errors::Unavailable(
+                    "device {}: the tensor channel connection to {} ended before it answered ({})",
+                    call.device, c->endpoint, why))),
+                here);
   }
 }
 
@@ -777,13 +785,7 @@ void TensorChannel::read_loop(int fd) {
                          head.data_bytes, dtype_name(dtype)));
       break;
     }
-    caf::actor receiver;
-    {
-      std::lock_guard lock(mutex_);
-      if (auto it = devices_.find(device); it != devices_.end()) {
-        receiver = caf::actor_cast<caf::actor>(it->second);
-      }
-    }
+    caf::actor receiver = find_device(device);
     Tensor value(dtype, *shape);
     bool read = ring != nullptr && head.data_bytes >= kSharedMemoryMinBytes
                     ? ring->read(value.raw_data(), head.data_bytes, [&] { return gone(fd); })
@@ -812,23 +814,19 @@ void TensorChannel::read_loop(int fd) {
 void TensorChannel::serve_call(uint64_t id, const std::string& device,
                                const std::vector<char>& payload,
                                const caf::strong_actor_ptr& responder, caf::execution_unit* here) {
-  caf::actor receiver;
-  {
-    std::lock_guard lock(mutex_);
-    if (auto it = devices_.find(device); it != devices_.end()) {
-      receiver = caf::actor_cast<caf::actor>(it->second);
-    }
-  }
-  auto content = deserialize(system_, payload);
-  if (receiver == nullptr || !content) {
-    Status why = receiver == nullptr
-                     ? errors::NotFound("no device {} in the process of tensor channel {}", device,
-                                        endpoint_)
-                     : errors::InvalidArgument("a call for {} could not be read: {}", device,
-                                               system_.render(content.error()));
+  auto refuse = [&](const Status& why) {
     caf::message error = caf::make_message(to_caf_error(why));
     CallResponder::of(responder).reply(id, error.content());
-    return;
+  };
+  caf::actor receiver = find_device(device);
+  if (receiver == nullptr) {
+    return refuse(
+        errors::NotFound("no device {} in the process of tensor channel {}", device, endpoint_));
+  }
+  auto content = deserialize(system_, payload);
+  if (!content) {
+    return refuse(errors::InvalidArgument("a call for {} could not be read: {}", device,
+                                          system_.render(content.error())));
   }
   ++counters_.calls_served;
   caf::actor_cast<caf::abstract_actor*>(receiver)->enqueue(

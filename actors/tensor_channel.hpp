@@ -129,6 +129,8 @@ class TensorChannel {
   // the sender (the device runs on `here` if it was idle), or answers it with an error.
   void serve_call(uint64_t id, const std::string& device, const std::vector<char>& payload,
                   const caf::strong_actor_ptr& responder, caf::execution_unit* here);
+  // The actor added for `device`, or none.
+  caf::actor find_device(const std::string& device);
   // The connection to `endpoint`, made (with its writer thread) if there is none. Under the lock.
   Connection* connection_to(const std::string& endpoint);
   // Connects `connection` (and offers it a shared-memory ring); false if it cannot.
