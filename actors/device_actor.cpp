@@ -163,7 +163,7 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
           auto& rets = node.mapped().context->rets;
           for (size_t r = 0; r < rets.size() && done.ok(); ++r) {
             done = check_fits_in_message(self->system(), node.mapped().master.node(), rets[r],
-                                         fmt::format("partition result {}", r));
+                                         "partition result {}", r);
           }
           if (!done.ok()) {
             promise.deliver(to_caf_error(done));

@@ -27,13 +27,14 @@ DeviceRendezvous::DeviceRendezvous(caf::event_based_actor* self, caf::actor dire
       directory_(std::move(directory)),
       task_prefix_(device.substr(0, device.find("/device:") + 1)),
       on_send_failure_(std::move(on_send_failure)),
+      max_message_bytes_(max_message_bytes(self->system())),
       channel_(std::move(channel)) {}
 
 Status DeviceRendezvous::send(const std::string& dst_device, int64_t step_id,
                               const std::string& key, const Tensor& value) {
-  if (!dst_device.starts_with(task_prefix_)) {
-    TROUPE_RETURN_IF_ERROR(
-        check_fits_in_message(self_->system(), value, fmt::format("the tensor sent as '{}'", key)));
+  if (!dst_device.starts_with(task_prefix_) && !fits_in_message(max_message_bytes_, value)) {
+    return too_large_for_message(self_->system(), value,
+                                 fmt::format("the tensor sent as '{}'", key));
   }
   if (auto it = peers_.find(dst_device); it != peers_.end()) {
     send_to(it->second, dst_device, step_id, key, value);

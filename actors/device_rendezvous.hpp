@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <caf/actor.hpp>
@@ -70,9 +71,10 @@ class DeviceRendezvous : public Rendezvous {
   caf::actor directory_;
   std::string task_prefix_;  // "/job:ps/replica:0/task:0/": devices of the same task
   std::function<void(int64_t, const Status&)> on_send_failure_;
+  uint64_t max_message_bytes_;  // the system's, read once: sends check every tensor
   LocalRendezvous table_;
   std::shared_ptr<TensorChannel> channel_;
-  std::map<std::string, Peer> peers_;
+  std::unordered_map<std::string, Peer> peers_;
   std::map<std::string, std::vector<Outgoing>> waiting_;  // sends to devices being resolved
   struct SmallBatch {
     std::vector<TensorChannel::Frame> frames;

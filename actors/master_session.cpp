@@ -342,7 +342,7 @@ void start_step(Self* self, int64_t step_id, const std::shared_ptr<PreparedRun>&
                 for (size_t f = 0; f < out.fetches.size(); ++f) {
                   Status fits =
                       check_fits_in_message(self->system(), it->second.client, out.fetches[f],
-                                            fmt::format("fetch '{}'", it->second.fetch_names[f]));
+                                            "fetch '{}'", it->second.fetch_names[f]);
                   if (!fits.ok()) return fail_step(self, step_id, fits);
                 }
                 it->second.promise.deliver(std::move(out));

@@ -23,22 +23,12 @@ uint64_t max_message_bytes(caf::actor_system& system) {
                                            static_cast<int64_t>(kDefaultMaxMessageBytes)));
 }
 
-Status check_fits_in_message(caf::actor_system& system, const caf::node_id& destination,
-                             const Tensor& tensor, std::string_view what) {
-  if (destination == system.node()) return Status::OK();
-  return check_fits_in_message(system, tensor, what);
-}
-
-Status check_fits_in_message(caf::actor_system& system, const Tensor& tensor,
+Status too_large_for_message(caf::actor_system& system, const Tensor& tensor,
                              std::string_view what) {
-  uint64_t limit = max_message_bytes(system);
-  // The encoding adds a few words per tensor and per chunk of data.
-  uint64_t bytes = static_cast<uint64_t>(tensor.total_bytes()) + 1024;
-  if (bytes <= limit) return Status::OK();
   return errors::InvalidArgument(
       "{} ({}, {} bytes) is over the limit of {} bytes for one message between processes "
       "(RuntimeOptions::max_message_bytes, --max_message_bytes)",
-      what, tensor.shape().to_string(), tensor.total_bytes(), limit);
+      what, tensor.shape().to_string(), tensor.total_bytes(), max_message_bytes(system));
 }
 
 }  // namespace troupe

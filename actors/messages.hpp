@@ -9,7 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
 #include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
 #include <caf/deserializer.hpp>
 #include <caf/meta/type_name.hpp>
 #include <caf/node_id.hpp>
@@ -69,15 +71,37 @@ inline constexpr char kMaxMessageBytesKey[] = "troupe.max-message-bytes";
 // The limit `system` was configured with.
 uint64_t max_message_bytes(caf::actor_system& system);
 
-// What a sender checks before a tensor leaves for another process (the receiver would drop a
-// message over its limit, and the sender would wait in vain): OK if `destination` is this
-// process's node or `tensor` fits `system`'s limit; InvalidArgument naming `what` otherwise.
-// Every process of a cluster should use the same limit.
-Status check_fits_in_message(caf::actor_system& system, const caf::node_id& destination,
-                             const Tensor& tensor, std::string_view what);
-// The same for a destination that may be in another process.
-Status check_fits_in_message(caf::actor_system& system, const Tensor& tensor,
+// Whether `tensor` fits a message of at most `limit` bytes, with room for its encoding (a few
+// words per tensor and per chunk of data).
+inline bool fits_in_message(uint64_t limit, const Tensor& tensor) {
+  return static_cast<uint64_t>(tensor.total_bytes()) + 1024 <= limit;
+}
+// Whether `tensor` fits `system`'s limit.
+inline bool fits_in_message(caf::actor_system& system, const Tensor& tensor) {
+  return fits_in_message(max_message_bytes(system), tensor);
+}
+// The InvalidArgument for `what`, a tensor that does not fit.
+Status too_large_for_message(caf::actor_system& system, const Tensor& tensor,
                              std::string_view what);
+
+// What a sender checks before a tensor leaves for another process (the receiver would drop a
+// message over its limit, and the sender would wait in vain): OK if `tensor` fits `system`'s
+// limit; InvalidArgument naming `what` (formatted only then: this runs for every tensor that
+// may leave the process) otherwise. Every process of a cluster should use the same limit.
+template <typename... Args>
+Status check_fits_in_message(caf::actor_system& system, const Tensor& tensor,
+                             fmt::format_string<Args...> what, Args&&... args) {
+  if (fits_in_message(system, tensor)) return Status::OK();
+  return too_large_for_message(system, tensor, fmt::format(what, std::forward<Args>(args)...));
+}
+// The same, OK at once if `destination` is this process's node.
+template <typename... Args>
+Status check_fits_in_message(caf::actor_system& system, const caf::node_id& destination,
+                             const Tensor& tensor, fmt::format_string<Args...> what,
+                             Args&&... args) {
+  if (destination == system.node()) return Status::OK();
+  return check_fits_in_message(system, tensor, what, std::forward<Args>(args)...);
+}
 
 namespace detail {
 // Flat Cap'n Proto <-> CAF's binary inspectors (defined in messages.cpp).

@@ -134,9 +134,8 @@ Status Session::run(const std::vector<std::pair<std::string, Tensor>>& feeds,
   }
   RunStepRequest request;
   for (const auto& [name, value] : feeds) {
-    TROUPE_RETURN_IF_ERROR(check_fits_in_message(impl_->runtime->system(),
-                                                 impl_->master_session.node(), value,
-                                                 fmt::format("feed '{}'", name)));
+    TROUPE_RETURN_IF_ERROR(check_fits_in_message(
+        impl_->runtime->system(), impl_->master_session.node(), value, "feed '{}'", name));
     request.signature.feeds.push_back(name);
     request.feeds.push_back(value);
   }

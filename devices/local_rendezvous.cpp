@@ -5,18 +5,22 @@
 
 namespace troupe {
 
-std::string rendezvous_key(int64_t step_id, const std::string& send_device,
-                           const std::string& recv_device, const std::string& edge_name) {
-  return fmt::format("{};{};{};{}", step_id, send_device, recv_device, edge_name);
+std::string rendezvous_key(const std::string& send_device, const std::string& recv_device,
+                           const std::string& edge_name) {
+  return fmt::format("{};{};{}", send_device, recv_device, edge_name);
 }
 
+// Both take the slot out of the table before calling back: the callback may run kernels that
+// use the table.
 Status LocalRendezvous::deliver(int64_t step_id, const std::string& key, Tensor value) {
-  if (aborted_.count(step_id) > 0) return Status::OK();  // late: the step is gone
-  Slot& slot = steps_[step_id][key];
+  if (aborted_.contains(step_id)) return Status::OK();  // late: the step is gone
+  auto step = steps_.try_emplace(step_id).first;
+  auto [it, added] = step->second.try_emplace(key);
+  Slot& slot = it->second;
   if (slot.waiter) {
     RecvCallback waiter = std::move(slot.waiter);
-    steps_[step_id].erase(key);
-    if (steps_[step_id].empty()) steps_.erase(step_id);
+    step->second.erase(it);
+    if (step->second.empty()) steps_.erase(step);
     waiter(Status::OK(), value);
     return Status::OK();
   }
@@ -33,11 +37,13 @@ void LocalRendezvous::recv(int64_t step_id, const std::string& key, RecvCallback
     done(it->second, Tensor());
     return;
   }
-  Slot& slot = steps_[step_id][key];
+  auto step = steps_.try_emplace(step_id).first;
+  auto [it, added] = step->second.try_emplace(key);
+  Slot& slot = it->second;
   if (slot.has_value) {
     Tensor value = std::move(slot.value);
-    steps_[step_id].erase(key);
-    if (steps_[step_id].empty()) steps_.erase(step_id);
+    step->second.erase(it);
+    if (step->second.empty()) steps_.erase(step);
     done(Status::OK(), value);
     return;
   }

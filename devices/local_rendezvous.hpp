@@ -3,9 +3,8 @@
 #pragma once
 
 #include <deque>
-#include <map>
-#include <set>
 #include <string>
+#include <unordered_map>
 
 #include "devices/rendezvous.hpp"
 
@@ -34,8 +33,10 @@ class LocalRendezvous {
   // Remembers this many aborted steps, to drop their late tensors.
   static constexpr size_t kAbortedMemory = 4096;
 
-  std::map<int64_t, std::map<std::string, Slot>> steps_;
-  std::map<int64_t, Status> aborted_;
+  // Hashed: keys of one step share long prefixes (device names), which an ordered map compares
+  // again at every level.
+  std::unordered_map<int64_t, std::unordered_map<std::string, Slot>> steps_;
+  std::unordered_map<int64_t, Status> aborted_;
   std::deque<int64_t> aborted_order_;
 };
 

@@ -1,6 +1,6 @@
 // Rendezvous: where a step's tensors meet when an edge crosses devices. A _Send kernel hands
-// its tensor to the consuming device; the _Recv kernel there takes it. Keys are unique per step
-// (they start with the step id), so concurrent steps never mix.
+// its tensor to the consuming device; the _Recv kernel there takes it. A tensor is matched by
+// (step id, key): the key names the edge, the step id keeps concurrent steps apart.
 //
 // The devices layer defines the interface and the local table (LocalRendezvous); the device
 // actor (actors/) implements the sending side with messages between device actors.
@@ -30,8 +30,8 @@ class Rendezvous {
   virtual void abort_step(int64_t step_id, const Status& reason) = 0;
 };
 
-// "<step>;<send device>;<recv device>;<edge name>"
-std::string rendezvous_key(int64_t step_id, const std::string& send_device,
-                           const std::string& recv_device, const std::string& edge_name);
+// "<send device>;<recv device>;<edge name>": the same in every step, so kernels make it once.
+std::string rendezvous_key(const std::string& send_device, const std::string& recv_device,
+                           const std::string& edge_name);
 
 }  // namespace troupe

@@ -24,12 +24,21 @@ StatusOr<std::shared_ptr<Variable>> ResourceManager::lookup_or_create_variable(
 
 std::shared_ptr<Resource> ResourceManager::find(const std::string& container,
                                                 const std::string& name) const {
-  auto it = resources_.find(std::make_pair(container, name));
-  return it == resources_.end() ? nullptr : it->second;
+  auto resources = containers_.find(container);
+  if (resources == containers_.end()) return nullptr;
+  auto it = resources->second.find(name);
+  return it == resources->second.end() ? nullptr : it->second;
 }
 
 void ResourceManager::clear(const std::string& container) {
-  std::erase_if(resources_, [&](const auto& entry) { return entry.first.first == container; });
+  containers_.erase(container);
+}
+
+size_t ResourceManager::size() const {
+  size_t n = 0;
+  for (const auto& [container, resources] : containers_)
+    n += resources.size();
+  return n;
 }
 
 }  // namespace troupe

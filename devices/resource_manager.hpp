@@ -6,11 +6,9 @@
 // the owning device's thread.
 #pragma once
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
-#include <utility>
 
 #include "devices/resource.hpp"
 #include "devices/variable.hpp"
@@ -23,16 +21,16 @@ class ResourceManager {
   // The resource `name` in `container`, made by `create` on first use. `check` vets an
   // existing one (e.g. same dtype and shape); a resource of another kind under the name is
   // InvalidArgument.
-  template <class T>
-  StatusOr<std::shared_ptr<T>> lookup_or_create(
-      const std::string& container, const std::string& name,
-      const std::function<StatusOr<std::shared_ptr<T>>()>& create,
-      const std::function<Status(const T&)>& check) {
-    auto key = std::make_pair(container, name);
-    auto it = resources_.find(key);
-    if (it == resources_.end()) {
+  template <class T, class Create, class Check>
+  StatusOr<std::shared_ptr<T>> lookup_or_create(const std::string& container,
+                                                const std::string& name, const Create& create,
+                                                const Check& check) {
+    // Found without copying either name: variable reads look up every step.
+    auto& resources = containers_[container];
+    auto it = resources.find(name);
+    if (it == resources.end()) {
       TROUPE_ASSIGN_OR_RETURN(std::shared_ptr<T> made, create());
-      resources_.emplace(std::move(key), made);
+      resources.emplace(name, made);
       return made;
     }
     auto existing = std::dynamic_pointer_cast<T>(it->second);
@@ -55,10 +53,11 @@ class ResourceManager {
 
   // Drops every resource of `container`.
   void clear(const std::string& container);
-  size_t size() const { return resources_.size(); }
+  size_t size() const;
 
  private:
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<Resource>> resources_;
+  using Resources = std::map<std::string, std::shared_ptr<Resource>, std::less<>>;
+  std::map<std::string, Resources, std::less<>> containers_;
 };
 
 }  // namespace troupe

@@ -10,11 +10,9 @@ struct EdgeAttrs {
   explicit EdgeAttrs(const OpKernelConstruction& c)
       : tensor_name(c.attr<std::string>("tensor_name")),
         send_device(c.attr<std::string>("send_device")),
-        recv_device(c.attr<std::string>("recv_device")) {}
-  std::string key(int64_t step_id) const {
-    return rendezvous_key(step_id, send_device, recv_device, tensor_name);
-  }
-  std::string tensor_name, send_device, recv_device;
+        recv_device(c.attr<std::string>("recv_device")),
+        key(rendezvous_key(send_device, recv_device, tensor_name)) {}
+  std::string tensor_name, send_device, recv_device, key;
 };
 
 Rendezvous* rendezvous_of(OpKernelContext& ctx) {
@@ -33,8 +31,8 @@ class SendKernel : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     Rendezvous* rendezvous = rendezvous_of(ctx);
     if (rendezvous == nullptr) return;
-    int64_t step = ctx.step().step_id;
-    ctx.set_status(rendezvous->send(edge_.recv_device, step, edge_.key(step), ctx.input(0)));
+    ctx.set_status(
+        rendezvous->send(edge_.recv_device, ctx.step().step_id, edge_.key, ctx.input(0)));
   }
 
  private:
@@ -58,7 +56,7 @@ class RecvKernel : public AsyncOpKernel {
       return done();
     }
     rendezvous->recv(
-        step, edge_.key(step),
+        step, edge_.key,
         [this, &ctx, &cancellation, token, done](const Status& status, const Tensor& value) {
           cancellation.deregister(token);
           if (!status.ok()) {

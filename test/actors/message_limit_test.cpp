@@ -84,8 +84,10 @@ BOOST_AUTO_TEST_CASE(a_tensor_between_tasks_over_the_limit_fails_the_step) {
       ops::Fill(root.with_device("/job:ps/task:0").with_op_name("made_on_ps"), {1 << 16}, 1.f);
   auto on_worker = ops::Sum(root.with_device("/job:worker/task:0"), on_ps, {0});
   Session session(servers[1]->target());
-  testing::check_error(testing::status_of([&] { session.run(on_worker); }), Code::kInvalidArgument,
-                       "over the limit of 65536 bytes");
+  Status status = testing::status_of([&] { session.run(on_worker); });
+  testing::check_error(status, Code::kInvalidArgument, "over the limit of 65536 bytes");
+  testing::check_error(status, Code::kInvalidArgument, "the tensor sent as '/job:ps/");
+  testing::check_error(status, Code::kInvalidArgument, "made_on_ps:0' ([65536], 262144 bytes)");
 }
 
 // A client with a larger limit than the server: the server drops the step request's content
