@@ -11,6 +11,7 @@
 #include "actors/device_rendezvous.hpp"
 #include "actors/error_bridge.hpp"
 #include "actors/fault_injector.hpp"
+#include "actors/inline_unit.hpp"
 #include "actors/messages.hpp"
 #include "actors/tensor_channel.hpp"
 #include "devices/executor.hpp"
@@ -165,6 +166,8 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
             done = check_fits_in_message(self->system(), node.mapped().master.node(), rets[r],
                                          "partition result {}", r);
           }
+          // A master session waiting for this may take the answer on this thread.
+          InlineUnit::NestedScope nested;
           if (!done.ok()) {
             promise.deliver(to_caf_error(done));
           } else {

@@ -91,9 +91,7 @@ void DeviceRendezvous::send_to(const Peer& peer, const std::string& device, int6
     channel_->send(peer.channel, peer.actor, device, step_id, key, std::move(value));
     return;
   }
-  SmallBatch& batch = small_[peer.channel];
-  batch.frames.push_back({peer.actor, device, step_id, std::move(key), std::move(value)});
-  batch.bytes += bytes;
+  small_[peer.channel].push_back({peer.actor, device, step_id, std::move(key), std::move(value)});
   if (!flush_scheduled_) {
     flush_scheduled_ = true;
     self_->send(self_, flush_sends_atom::value);
@@ -102,16 +100,8 @@ void DeviceRendezvous::send_to(const Peer& peer, const std::string& device, int6
 
 void DeviceRendezvous::flush() {
   flush_scheduled_ = false;
-  for (auto& [endpoint, batch] : std::exchange(small_, {})) {
-    if (batch.bytes >= TensorChannel::kMinBytes) {
-      channel_->send(endpoint, std::move(batch.frames));
-      continue;
-    }
-    for (TensorChannel::Frame& frame : batch.frames) {
-      self_->send(frame.peer, recv_tensor_atom::value, frame.step_id, std::move(frame.key),
-                  std::move(frame.value));
-    }
-  }
+  for (auto& [endpoint, frames] : std::exchange(small_, {}))
+    channel_->send(endpoint, std::move(frames));
 }
 
 void DeviceRendezvous::forget_task(const std::string& task_prefix) {

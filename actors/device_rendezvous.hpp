@@ -2,11 +2,10 @@
 // table; sending resolves the peer device actor by name through the server's directory (once,
 // then cached) and sends it the tensor directly: (recv_tensor_atom, step, key, tensor).
 // In one process the tensor moves by reference. Between processes, when both have a tensor
-// channel, tensors of 64 KiB and more go on it at once; smaller ones wait until the device
-// actor's current message is handled (flush(), on a flush_sends message to itself), and a
-// process's batch of them goes on the channel in one write if it holds 64 KiB or more, as
-// actor messages otherwise — a lone small tensor then travels with the step's replies.
-// Without channels every tensor is one CAF message.
+// channel, every tensor but strings goes on it: those of 64 KiB and more at once, smaller ones
+// when the device actor's current message is handled (flush(), on a flush_sends message to
+// itself), a process's batch of them in one write. Without channels every tensor is one CAF
+// message.
 // Used only from the owning device actor.
 #pragma once
 
@@ -45,7 +44,7 @@ class DeviceRendezvous : public Rendezvous {
   // A tensor another device sent here.
   Status deliver(int64_t step_id, const std::string& key, Tensor value);
   LocalRendezvous& table() { return table_; }
-  // Sends the small tensors held back since the last flush (see above).
+  // Sends the small tensors held back since the last flush (see above) on the channel.
   void flush();
   // Drops the cached peers whose names start with `task_prefix` ("/job:ps/replica:0/task:0/"):
   // their task was lost, and a restarted one has new actors.
@@ -76,11 +75,8 @@ class DeviceRendezvous : public Rendezvous {
   std::shared_ptr<TensorChannel> channel_;
   std::unordered_map<std::string, Peer> peers_;
   std::map<std::string, std::vector<Outgoing>> waiting_;  // sends to devices being resolved
-  struct SmallBatch {
-    std::vector<TensorChannel::Frame> frames;
-    size_t bytes = 0;
-  };
-  std::map<std::string, SmallBatch> small_;  // held back for flush(), by channel endpoint
+  // Held back for flush(), by channel endpoint.
+  std::map<std::string, std::vector<TensorChannel::Frame>> small_;
   bool flush_scheduled_ = false;
 };
 

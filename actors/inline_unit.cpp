@@ -1,6 +1,7 @@
 // The inline execution unit: one actor turn on the calling thread, everything else scheduled.
 #include "actors/inline_unit.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -11,7 +12,8 @@ namespace troupe {
 namespace {
 
 thread_local int open_scopes = 0;
-thread_local bool running = false;
+thread_local int nested_allowed = 0;  // open NestedScopes
+thread_local int running = 0;         // actors running inline on this thread, nested
 
 }  // namespace
 
@@ -21,6 +23,14 @@ InlineUnit::Scope::Scope() {
 
 InlineUnit::Scope::~Scope() {
   --open_scopes;
+}
+
+InlineUnit::NestedScope::NestedScope() {
+  ++nested_allowed;
+}
+
+InlineUnit::NestedScope::~NestedScope() {
+  --nested_allowed;
 }
 
 InlineUnit* InlineUnit::of(caf::actor_system& system) {
@@ -36,13 +46,13 @@ InlineUnit* InlineUnit::of(caf::actor_system& system) {
 
 void InlineUnit::exec_later(caf::resumable* job) {
   // The reference the enqueue took for the job is the scheduler's, or released here.
-  if (open_scopes == 0 || running) {
+  if (open_scopes == 0 || running > std::min(nested_allowed, 1)) {
     system().scheduler().enqueue(job);
     return;
   }
-  running = true;
+  ++running;
   caf::resumable::resume_result result = job->resume(this, kThroughput);
-  running = false;
+  --running;
   if (result == caf::resumable::resume_later) {
     system().scheduler().enqueue(job);
   } else {

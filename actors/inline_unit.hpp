@@ -8,8 +8,9 @@
 //
 // Open a Scope on the thread and pass InlineUnit::of(system) to `enqueue`: if the message woke
 // the actor, the actor runs here for up to kThroughput messages. An actor woken while one
-// already runs here, one with more to do after its turn, and every actor woken through the
-// unit on a thread without an open scope go to the scheduler as usual. (An actor keeps the unit
+// already runs here (unless a NestedScope allows one level more), one with more to do after
+// its turn, and every actor woken through the unit on a thread without an open scope go to
+// the scheduler as usual. (An actor keeps the unit
 // as its context after its turn and may use it from anywhere until its next one: hence one
 // unit per actor system that lives as long as the process, and the per-thread scope.)
 #pragma once
@@ -33,6 +34,17 @@ class InlineUnit final : public caf::execution_unit {
     ~Scope();
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
+  };
+
+  // While one lives, an actor that runs inline on this thread may run the actor it wakes here
+  // too, one level deeper: for a hand-off that only does bookkeeping, such as a device's answer
+  // to the master session waiting for it, which would otherwise cost a scheduler wake-up.
+  class NestedScope {
+   public:
+    NestedScope();
+    ~NestedScope();
+    NestedScope(const NestedScope&) = delete;
+    NestedScope& operator=(const NestedScope&) = delete;
   };
 
   // The unit of `system`.

@@ -173,14 +173,16 @@ class FrameReader {
 
 // Writes `parts` (modified on the way) until all are written or the socket fails; returns the
 // bytes written.
-size_t write_all(int fd, std::vector<iovec>& parts) {
+// Writes `parts` (adjusting them) until all is written, the socket fails, or, with
+// MSG_DONTWAIT in `flags`, it would block (errno EAGAIN then). Returns the bytes written.
+size_t write_all(int fd, std::vector<iovec>& parts, int flags = 0) {
   size_t first = 0, written = 0;
   while (first < parts.size()) {
     msghdr message{};
     message.msg_iov = parts.data() + first;
     message.msg_iovlen = std::min<size_t>(parts.size() - first, IOV_MAX);
     // No SIGPIPE if the reader has gone: the write fails and the frames fall back.
-    ssize_t put = ::sendmsg(fd, &message, MSG_NOSIGNAL);
+    ssize_t put = ::sendmsg(fd, &message, MSG_NOSIGNAL | flags);
     if (put < 0 && errno == EINTR) continue;
     if (put <= 0) break;
     auto left = static_cast<size_t>(put);
@@ -312,6 +314,12 @@ struct PendingCall {
 
 }  // namespace
 
+struct TensorChannel::UnfinishedWrite {
+  std::vector<Frame> frames;
+  int fd;
+  size_t written;  // bytes of the batch already on the socket
+};
+
 // The socket of a connection is closed by its reply thread, once a read on it fails; other
 // threads shut it down, which ends that read. So a socket number is not reused while any thread
 // of the channel may still use it.
@@ -325,6 +333,9 @@ struct TensorChannel::Connection {
   bool connect_wanted = false;  // a call found no connection: the writer thread makes one
   int closers = 0;              // reply threads waiting for `writing` to end
   std::map<uint64_t, PendingCall> calls;
+  // A batch a sending thread began and the socket would not take whole without blocking: the
+  // writer thread finishes it (`writing` stays set meanwhile).
+  std::optional<UnfinishedWrite> unfinished;
   std::vector<std::thread> reply_threads;  // one per socket the connection had
   std::unique_ptr<SharedRing> ring;        // the writer thread's, if the peer took it
   std::condition_variable wake;
@@ -413,10 +424,43 @@ void TensorChannel::send(const std::string& endpoint, std::vector<Frame> frames)
       fall_back(frame);
     return;
   }
-  Connection* connection = connection_to(endpoint);
-  for (Frame& frame : frames)
-    connection->queue.push_back(std::move(frame));
-  connection->wake.notify_one();
+  Connection* c = connection_to(endpoint);
+  if (!writes_here(c, frames)) {
+    for (Frame& frame : frames)
+      c->queue.push_back(std::move(frame));
+    c->wake.notify_one();
+    return;
+  }
+  // A small batch is written by this thread, as far as the socket takes it without blocking:
+  // the writer thread would have to wake up first. Never blocking here matters: this may be a
+  // channel thread running a device, and its peer's channel thread may be doing the same towards
+  // it.
+  c->writing = true;
+  int fd = c->fd;
+  lock.unlock();
+  Written out = write_frames(c, fd, frames, {.wait = false});
+  if (out.would_block) {
+    lock.lock();
+    c->unfinished = UnfinishedWrite{std::move(frames), fd, out.bytes};
+    c->wake.notify_all();
+    return;
+  }
+  finish_write(c, fd, frames, out.frames);
+  lock.lock();
+  c->writing = false;
+  c->wake.notify_all();  // the writer thread, for frames queued meanwhile; a waiting reply thread
+}
+
+bool TensorChannel::writes_here(Connection* c, const std::vector<Frame>& frames) const {
+  if (c->fd < 0 || c->writing || !c->queue.empty()) return false;
+  // Small batches only, where the wake-up is most of the cost. Large tensors sent one by one
+  // are better batched by the writer thread (one writev for up to kMaxBatchBytes), and those
+  // for the ring wait for its slots.
+  size_t bytes = 0;
+  for (const Frame& frame : frames)
+    bytes += static_cast<size_t>(frame.value.total_bytes());
+  static_assert(kMinBytes <= kSharedMemoryMinBytes);
+  return bytes < kMinBytes;
 }
 
 TensorChannel::Connection* TensorChannel::connection_to(const std::string& endpoint) {
@@ -481,52 +525,74 @@ bool TensorChannel::gone(int fd) const {
   return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
-size_t TensorChannel::write_frames(Connection* c, int fd, const std::vector<Frame>& frames) {
+TensorChannel::Written TensorChannel::write_frames(Connection* c, int fd,
+                                                   const std::vector<Frame>& frames,
+                                                   WriteMode mode) {
   std::vector<FrameHead> heads;
   std::vector<std::vector<int64_t>> dims;
-  std::vector<iovec> parts;  // not yet written
-  std::vector<size_t> ends;  // the end of each frame in them, in bytes
   heads.reserve(frames.size());
   dims.reserve(frames.size());
-  size_t total = 0, sent = 0;
+  std::vector<iovec> parts;     // the batch's bytes from `begin` on, not yet written
+  std::vector<size_t> ends;     // where each frame in them ends, in bytes of the batch
+  size_t begin = 0, total = 0;  // bytes of the batch before `parts`, and to their end
+  Written out;
   auto add = [&](const void* data, size_t bytes) {
     parts.push_back({const_cast<void*>(data), bytes});
     total += bytes;
   };
-  auto write_parts = [&] {  // whether all went out; counts the frames that ended in them
-    size_t written = write_all(fd, parts);
-    sent += static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), written) - ends.begin());
-    bool whole = written == total;
+  auto write_parts = [&] {  // whether all went out
+    // Leaves out the bytes an earlier write of this batch put on the socket.
+    std::vector<iovec> rest;
+    size_t at = begin;
+    for (const iovec& part : parts) {
+      size_t end = at + part.iov_len;
+      if (end > mode.skip) {
+        size_t cut = at < mode.skip ? mode.skip - at : 0;
+        rest.push_back({static_cast<char*>(part.iov_base) + cut, part.iov_len - cut});
+      }
+      at = end;
+    }
+    size_t from = std::max(begin, mode.skip);
+    size_t wanted = total > from ? total - from : 0;
+    size_t written = write_all(fd, rest, mode.wait ? 0 : MSG_DONTWAIT);
+    out.would_block = written < wanted && !mode.wait && (errno == EAGAIN || errno == EWOULDBLOCK);
+    out.bytes = from + written;
+    out.frames +=
+        static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), out.bytes) - ends.begin());
     parts.clear();
     ends.clear();
-    total = 0;
-    return whole;
+    begin = total;
+    return written == wanted;
   };
-  for (const Frame& out : frames) {
-    const auto& shape = out.value.shape();
-    heads.push_back(
-        {kMagic, kVersion, static_cast<uint8_t>(out.value.dtype()),
-         static_cast<uint8_t>(shape.rank()), out.step_id, static_cast<uint32_t>(out.key.size()),
-         static_cast<uint32_t>(out.device.size()), static_cast<uint64_t>(out.value.total_bytes())});
+  for (const Frame& frame : frames) {
+    const auto& shape = frame.value.shape();
+    heads.push_back({kMagic, kVersion, static_cast<uint8_t>(frame.value.dtype()),
+                     static_cast<uint8_t>(shape.rank()), frame.step_id,
+                     static_cast<uint32_t>(frame.key.size()),
+                     static_cast<uint32_t>(frame.device.size()),
+                     static_cast<uint64_t>(frame.value.total_bytes())});
     dims.emplace_back(shape.dims().begin(), shape.dims().end());
     add(&heads.back(), sizeof(FrameHead));
     add(dims.back().data(), dims.back().size() * sizeof(int64_t));
-    add(out.key.data(), out.key.size());
-    add(out.device.data(), out.device.size());
-    auto bytes = static_cast<size_t>(out.value.total_bytes());
+    add(frame.key.data(), frame.key.size());
+    add(frame.device.data(), frame.device.size());
+    auto bytes = static_cast<size_t>(frame.value.total_bytes());
     if (c->ring != nullptr && bytes >= kSharedMemoryMinBytes) {
-      // The head goes first: the reader then waits for the data in the ring.
-      if (!write_parts() || !c->ring->write(out.value.raw_data(), bytes, [&] { return gone(fd); }))
-        return sent;
-      ++sent;
+      // The head goes first: the reader then waits for the data in the ring. (Only the writer
+      // thread writes such frames: see writes_here.)
+      if (!write_parts() ||
+          !c->ring->write(frame.value.raw_data(), bytes, [&] { return gone(fd); })) {
+        return out;
+      }
+      ++out.frames;
       ++counters_.shared_memory_frames;
       continue;
     }
-    add(out.value.raw_data(), bytes);
+    add(frame.value.raw_data(), bytes);
     ends.push_back(total);
   }
   write_parts();
-  return sent;
+  return out;
 }
 
 void TensorChannel::finish_write(Connection* c, int fd, std::vector<Frame>& frames, size_t sent) {
@@ -551,37 +617,59 @@ void TensorChannel::fall_back(Frame& out) {
 void TensorChannel::write_loop(Connection* c) {
   for (;;) {
     std::vector<Frame> frames;
+    WriteMode mode;
+    int fd = -1;
+    bool resumed = false;  // finishing a batch a sending thread began
     {
       std::unique_lock lock(mutex_);
       c->wake.wait(lock, [&] {
-        return stopping_ || (!c->writing && (!c->queue.empty() || c->connect_wanted));
+        return stopping_ || c->unfinished ||
+               (!c->writing && (!c->queue.empty() || c->connect_wanted));
       });
       if (stopping_) break;
-      c->connect_wanted = false;
-      c->writing = true;  // calls wait for the connection, and for these frames
-      // Whatever queued up goes in one writev: small tensors of a step share the syscalls.
-      size_t bytes = 0;
-      while (!c->queue.empty() && frames.size() < kMaxBatchFrames &&
-             (frames.empty() || bytes + static_cast<size_t>(c->queue.front().value.total_bytes()) <=
-                                    kMaxBatchBytes)) {
-        bytes += static_cast<size_t>(c->queue.front().value.total_bytes());
-        frames.push_back(std::move(c->queue.front()));
-        c->queue.pop_front();
+      if (c->unfinished) {  // `writing` is set for this thread already
+        frames = std::move(c->unfinished->frames);
+        fd = c->unfinished->fd;
+        mode.skip = c->unfinished->written;
+        c->unfinished.reset();
+        resumed = true;
+      } else {
+        c->connect_wanted = false;
+        c->writing = true;  // calls wait for the connection, and for these frames
+        // Whatever queued up goes in one writev: small tensors of a step share the syscalls.
+        size_t bytes = 0;
+        while (
+            !c->queue.empty() && frames.size() < kMaxBatchFrames &&
+            (frames.empty() ||
+             bytes + static_cast<size_t>(c->queue.front().value.total_bytes()) <= kMaxBatchBytes)) {
+          bytes += static_cast<size_t>(c->queue.front().value.total_bytes());
+          frames.push_back(std::move(c->queue.front()));
+          c->queue.pop_front();
+        }
       }
     }
-    if (c->fd < 0 && std::chrono::steady_clock::now() >= c->retry_at && !connect(c)) {
-      std::cerr << "troupe: tensor channel: cannot connect to " + c->endpoint +
-                       "; tensors and calls for it go as actor messages for now\n";
-      c->retry_at = std::chrono::steady_clock::now() + kRetryAfter;
+    if (!resumed) {
+      if (c->fd < 0 && std::chrono::steady_clock::now() >= c->retry_at && !connect(c)) {
+        std::cerr << "troupe: tensor channel: cannot connect to " + c->endpoint +
+                         "; tensors and calls for it go as actor messages for now\n";
+        c->retry_at = std::chrono::steady_clock::now() + kRetryAfter;
+      }
+      fd = c->fd;
     }
-    int fd = c->fd;
-    if (!frames.empty()) finish_write(c, fd, frames, fd < 0 ? 0 : write_frames(c, fd, frames));
+    if (!frames.empty()) {
+      finish_write(c, fd, frames, fd < 0 ? 0 : write_frames(c, fd, frames, mode).frames);
+    }
     std::lock_guard lock(mutex_);
     c->writing = false;
     c->wake.notify_all();
   }
   std::lock_guard lock(mutex_);
-  c->queue.clear();
+  c->queue.clear();  // dropped, as on a connection that ends
+  if (c->unfinished) {
+    c->unfinished.reset();
+    c->writing = false;
+    c->wake.notify_all();  // a reply thread waiting to close the socket
+  }
 }
 
 bool TensorChannel::connect(Connection* c) {

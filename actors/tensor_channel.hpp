@@ -83,9 +83,11 @@ class TensorChannel {
     Tensor value;
   };
 
-  // Queues `frames` for the process whose channel is at `endpoint`, to go out in this order
-  // and together (one writev). Returns at once; a frame the channel cannot deliver is sent to
-  // its `peer` as an actor message.
+  // Sends `frames` to the process whose channel is at `endpoint`, in this order and together
+  // (one writev): a batch of less than kMinBytes on an idle connection is written by this
+  // thread as far as the socket takes it without blocking (the writer thread finishes it),
+  // anything else is queued for the connection's writer thread. Never waits; a frame the
+  // channel cannot deliver is sent to its `peer` as an actor message.
   void send(const std::string& endpoint, std::vector<Frame> frames);
   void send(const std::string& endpoint, const caf::actor& peer, const std::string& device,
             int64_t step_id, const std::string& key, Tensor value);
@@ -142,9 +144,23 @@ class TensorChannel {
   // Closes `fd` if it is still `connection`'s socket (under the lock: stop() shuts down the
   // socket it sees there).
   void close_if_current(Connection* connection, int fd);
+  struct UnfinishedWrite;
+  struct WriteMode {
+    bool wait = true;  // block until all is written; else stop where the socket would block
+    size_t skip = 0;   // bytes of the batch an earlier write put on the socket
+  };
+  struct Written {
+    size_t frames = 0;         // frames that went out whole
+    size_t bytes = 0;          // bytes of the batch on the socket now (`skip` included)
+    bool would_block = false;  // stopped where the socket would block (not an error)
+  };
   // Writes `frames` in one writev, with the data of large ones through `connection`'s ring if
-  // it has one; returns how many went out whole.
-  size_t write_frames(Connection* connection, int fd, const std::vector<Frame>& frames);
+  // it has one (waiting only).
+  Written write_frames(Connection* connection, int fd, const std::vector<Frame>& frames,
+                       WriteMode mode);
+  // Whether a sending thread may write `frames` itself now (under the lock): connected, idle,
+  // nothing queued, and a small batch.
+  bool writes_here(Connection* connection, const std::vector<Frame>& frames) const;
   // Whether the peer on `fd` hung up or this channel stops: a wait on a ring gives up.
   bool gone(int fd) const;
   // After a write of `frames` to `fd`: closes the socket if `sent` < all, and sends the frames

@@ -247,6 +247,75 @@ BOOST_AUTO_TEST_CASE(where_either_side_has_no_shared_memory_the_burst_goes_on_th
   }
 }
 
+// Small batches, far more than the socket takes, to a reader held at its first frame: the
+// sending thread writes them itself while the socket takes them, and then leaves the rest of
+// the batch to the writer thread instead of waiting (it may be a channel thread its peer waits
+// for). All frames then arrive, in order, equal.
+BOOST_AUTO_TEST_CASE(a_sender_never_waits_for_a_held_reader) {
+  auto runtime = Runtime::shared_default();
+  auto& system = runtime->system();
+  struct Inbox {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::vector<Received> received;
+    bool open = false;
+  };
+  auto inbox = std::make_shared<Inbox>();
+  caf::actor device = system.spawn(
+      [](caf::event_based_actor*, std::shared_ptr<Inbox> inbox) -> caf::behavior {
+        return {[inbox](recv_tensor_atom, int64_t step, std::string& key, Tensor& value) {
+          std::unique_lock lock(inbox->mutex);
+          // Holds the thread that delivers step 0 (the channel's reader, running this actor).
+          if (step == 0) {
+            inbox->changed.wait_for(lock, std::chrono::seconds(20), [&] { return inbox->open; });
+          }
+          inbox->received.push_back(Received{step, std::move(key), std::move(value)});
+          inbox->changed.notify_all();
+        }};
+      },
+      inbox);
+  auto sender = start_channel(system, false), receiver = start_channel(system, false);
+  receiver->add_device(kDevice, device);
+  auto arrived = [&](size_t n) {
+    std::unique_lock lock(inbox->mutex);
+    return inbox->changed.wait_for(lock, std::chrono::seconds(20),
+                                   [&] { return inbox->received.size() == n; });
+  };
+  sender->send(receiver->endpoint(), device, kDevice, -1, "connect", Tensor(1.0f));
+  BOOST_REQUIRE(arrived(1));
+  constexpr int kBatches = 300, kFramesPerBatch = 15;  // 60 KiB a batch, 18 MB in all
+  std::vector<TensorChannel::Frame> sent;
+  auto start = std::chrono::steady_clock::now();
+  for (int b = 0; b < kBatches; ++b) {
+    std::vector<TensorChannel::Frame> frames;
+    for (int f = 0; f < kFramesPerBatch; ++f) {
+      int i = b * kFramesPerBatch + f;
+      std::vector<int32_t> values(1024 - f % 3, i);
+      frames.push_back({device, kDevice, i, fmt::format("key{}", i), Tensor::from_vector(values)});
+    }
+    sent.insert(sent.end(), frames.begin(), frames.end());
+    sender->send(receiver->endpoint(), std::move(frames));
+  }
+  auto took = std::chrono::steady_clock::now() - start;
+  BOOST_TEST(took < std::chrono::seconds(2));
+  {
+    std::lock_guard lock(inbox->mutex);
+    BOOST_TEST(inbox->received.size() == 1u);  // the reader is still held at step 0
+    inbox->open = true;
+    inbox->changed.notify_all();
+  }
+  BOOST_REQUIRE(arrived(1 + sent.size()));
+  for (size_t i = 0; i < sent.size(); ++i) {
+    const Received& got = inbox->received[i + 1];
+    BOOST_TEST(got.step_id == static_cast<int64_t>(i));
+    BOOST_TEST(got.key == sent[i].key);
+    BOOST_TEST(got.value.equals(sent[i].value), "tensor " << i);
+  }
+  BOOST_TEST(reaches(sender->counters().frames_sent, 1 + sent.size()));
+  BOOST_TEST(sender->counters().fallbacks == 0u);
+  caf::anon_send_exit(device, caf::exit_reason::user_shutdown);
+}
+
 // Nobody listens at the endpoint: the tensor goes to the device actor as a message.
 BOOST_AUTO_TEST_CASE(an_unreachable_channel_falls_back_to_an_actor_message) {
   FakeDevice device;
