@@ -171,8 +171,6 @@ class FrameReader {
   size_t begin_ = 0, end_ = 0;
 };
 
-// Writes `parts` (modified on the way) until all are written or the socket fails; returns the
-// bytes written.
 // Writes `parts` (adjusting them) until all is written, the socket fails, or, with
 // MSG_DONTWAIT in `flags`, it would block (errno EAGAIN then). Returns the bytes written.
 size_t write_all(int fd, std::vector<iovec>& parts, int flags = 0) {
@@ -441,9 +439,12 @@ void TensorChannel::send(const std::string& endpoint, std::vector<Frame> frames)
   Written out = write_frames(c, fd, frames, {.wait = false});
   if (out.would_block) {
     lock.lock();
-    c->unfinished = UnfinishedWrite{std::move(frames), fd, out.bytes};
-    c->wake.notify_all();
-    return;
+    if (!stopping_) {  // else the writer thread may have ended: the rest falls back below
+      c->unfinished = UnfinishedWrite{std::move(frames), fd, out.bytes};
+      c->wake.notify_all();
+      return;
+    }
+    lock.unlock();
   }
   finish_write(c, fd, frames, out.frames);
   lock.lock();
