@@ -448,8 +448,14 @@ void TensorChannel::send(const std::string& endpoint, std::vector<Frame> frames)
   }
   finish_write(c, fd, frames, out.frames);
   lock.lock();
+  end_write(c);
+}
+
+void TensorChannel::end_write(Connection* c) {
   c->writing = false;
-  c->wake.notify_all();  // the writer thread, for frames queued meanwhile; a waiting reply thread
+  // The writer thread, for frames queued or a connection wanted meanwhile; a reply thread
+  // waiting to close the socket.
+  if (!c->queue.empty() || c->connect_wanted || c->closers > 0) c->wake.notify_all();
 }
 
 bool TensorChannel::writes_here(Connection* c, const std::vector<Frame>& frames) const {
@@ -506,9 +512,7 @@ bool TensorChannel::call(const std::string& endpoint, const std::string& device,
     written = write_all(fd, parts) == sizeof head + device.size() + payload.size();
   }
   lock.lock();
-  c->writing = false;
-  // The writer thread, for frames queued meanwhile; a reply thread waiting to close the socket.
-  if (!c->queue.empty() || c->closers > 0) c->wake.notify_all();
+  end_write(c);
   if (written) {
     ++counters_.calls_sent;
     return true;
@@ -661,15 +665,13 @@ void TensorChannel::write_loop(Connection* c) {
       finish_write(c, fd, frames, fd < 0 ? 0 : write_frames(c, fd, frames, mode).frames);
     }
     std::lock_guard lock(mutex_);
-    c->writing = false;
-    c->wake.notify_all();
+    end_write(c);
   }
   std::lock_guard lock(mutex_);
   c->queue.clear();  // dropped, as on a connection that ends
   if (c->unfinished) {
     c->unfinished.reset();
-    c->writing = false;
-    c->wake.notify_all();  // a reply thread waiting to close the socket
+    end_write(c);
   }
 }
 

@@ -158,6 +158,8 @@ class TensorChannel {
   // it has one (waiting only).
   Written write_frames(Connection* connection, int fd, const std::vector<Frame>& frames,
                        WriteMode mode);
+  // Under the lock: `connection`'s socket is free for the next writer (its `writing` ends).
+  void end_write(Connection* connection);
   // Whether a sending thread may write `frames` itself now (under the lock): connected, idle,
   // nothing queued, and a small batch.
   bool writes_here(Connection* connection, const std::vector<Frame>& frames) const;

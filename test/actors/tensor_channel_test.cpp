@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -104,6 +105,37 @@ int listen_raw(std::string* endpoint) {
   return fd;
 }
 
+// What a device stand-in received, in order. The thread that delivers step `held` (if any)
+// waits there until `open`.
+struct Inbox {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<Received> received;
+  std::optional<int64_t> held;
+  bool open = false;
+
+  // Whether `n` tensors arrived within 20 s.
+  bool arrived(size_t n) {
+    std::unique_lock lock(mutex);
+    return changed.wait_for(lock, std::chrono::seconds(20), [&] { return received.size() == n; });
+  }
+};
+
+caf::actor spawn_inbox_device(caf::actor_system& system, std::shared_ptr<Inbox> inbox) {
+  return system.spawn(
+      [](caf::event_based_actor*, std::shared_ptr<Inbox> inbox) -> caf::behavior {
+        return {[inbox](recv_tensor_atom, int64_t step, std::string& key, Tensor& value) {
+          std::unique_lock lock(inbox->mutex);
+          if (inbox->held == step) {
+            inbox->changed.wait_for(lock, std::chrono::seconds(20), [&] { return inbox->open; });
+          }
+          inbox->received.push_back(Received{step, std::move(key), std::move(value)});
+          inbox->changed.notify_all();
+        }};
+      },
+      std::move(inbox));
+}
+
 // Sends a burst of tensors of every size — scalars, empty ones, frames that straddle the
 // reader's buffer, large ones among them, one larger than the shared ring — in batches, and
 // checks that all arrive, in order, equal.
@@ -114,21 +146,8 @@ struct Burst {
 Burst send_burst(bool sender_shared_memory, bool receiver_shared_memory) {
   auto runtime = Runtime::shared_default();
   auto& system = runtime->system();
-  struct Inbox {
-    std::mutex mutex;
-    std::condition_variable arrived;
-    std::vector<Received> received;
-  };
   auto inbox = std::make_shared<Inbox>();
-  caf::actor device = system.spawn(
-      [](caf::event_based_actor*, std::shared_ptr<Inbox> inbox) -> caf::behavior {
-        return {[inbox](recv_tensor_atom, int64_t step, std::string& key, Tensor& value) {
-          std::lock_guard lock(inbox->mutex);
-          inbox->received.push_back(Received{step, std::move(key), std::move(value)});
-          inbox->arrived.notify_all();
-        }};
-      },
-      inbox);
+  caf::actor device = spawn_inbox_device(system, inbox);
   auto sender = start_channel(system, sender_shared_memory);
   auto receiver = start_channel(system, receiver_shared_memory);
   receiver->add_device(kDevice, device);
@@ -160,16 +179,11 @@ Burst send_burst(bool sender_shared_memory, bool receiver_shared_memory) {
       sent.push_back(Tensor::from_vector<int32_t>(values));
     }
     sender->send(receiver->endpoint(), device, kDevice, i, fmt::format("key{}", i), sent.back());
-    if (i == 0) {  // the rest go on a connection already open
-      std::unique_lock lock(inbox->mutex);
-      BOOST_REQUIRE(inbox->arrived.wait_for(lock, std::chrono::seconds(20),
-                                            [&] { return inbox->received.size() == 1; }));
-    }
+    if (i == 0) BOOST_REQUIRE(inbox->arrived(1));  // the rest go on a connection already open
   }
+  BOOST_REQUIRE(inbox->arrived(sent.size()));
   {
-    std::unique_lock lock(inbox->mutex);
-    BOOST_REQUIRE(inbox->arrived.wait_for(lock, std::chrono::seconds(20),
-                                          [&] { return inbox->received.size() == sent.size(); }));
+    std::lock_guard lock(inbox->mutex);
     for (size_t i = 0; i < sent.size(); ++i) {
       BOOST_TEST(inbox->received[i].step_id == static_cast<int64_t>(i));
       BOOST_TEST(inbox->received[i].key == fmt::format("key{}", i));
@@ -254,35 +268,13 @@ BOOST_AUTO_TEST_CASE(where_either_side_has_no_shared_memory_the_burst_goes_on_th
 BOOST_AUTO_TEST_CASE(a_sender_never_waits_for_a_held_reader) {
   auto runtime = Runtime::shared_default();
   auto& system = runtime->system();
-  struct Inbox {
-    std::mutex mutex;
-    std::condition_variable changed;
-    std::vector<Received> received;
-    bool open = false;
-  };
   auto inbox = std::make_shared<Inbox>();
-  caf::actor device = system.spawn(
-      [](caf::event_based_actor*, std::shared_ptr<Inbox> inbox) -> caf::behavior {
-        return {[inbox](recv_tensor_atom, int64_t step, std::string& key, Tensor& value) {
-          std::unique_lock lock(inbox->mutex);
-          // Holds the thread that delivers step 0 (the channel's reader, running this actor).
-          if (step == 0) {
-            inbox->changed.wait_for(lock, std::chrono::seconds(20), [&] { return inbox->open; });
-          }
-          inbox->received.push_back(Received{step, std::move(key), std::move(value)});
-          inbox->changed.notify_all();
-        }};
-      },
-      inbox);
+  inbox->held = 0;  // holds the thread delivering step 0: the channel's reader, running the actor
+  caf::actor device = spawn_inbox_device(system, inbox);
   auto sender = start_channel(system, false), receiver = start_channel(system, false);
   receiver->add_device(kDevice, device);
-  auto arrived = [&](size_t n) {
-    std::unique_lock lock(inbox->mutex);
-    return inbox->changed.wait_for(lock, std::chrono::seconds(20),
-                                   [&] { return inbox->received.size() == n; });
-  };
   sender->send(receiver->endpoint(), device, kDevice, -1, "connect", Tensor(1.0f));
-  BOOST_REQUIRE(arrived(1));
+  BOOST_REQUIRE(inbox->arrived(1));
   constexpr int kBatches = 300, kFramesPerBatch = 15;  // 60 KiB a batch, 18 MB in all
   std::vector<TensorChannel::Frame> sent;
   auto start = std::chrono::steady_clock::now();
@@ -304,7 +296,7 @@ BOOST_AUTO_TEST_CASE(a_sender_never_waits_for_a_held_reader) {
     inbox->open = true;
     inbox->changed.notify_all();
   }
-  BOOST_REQUIRE(arrived(1 + sent.size()));
+  BOOST_REQUIRE(inbox->arrived(1 + sent.size()));
   for (size_t i = 0; i < sent.size(); ++i) {
     const Received& got = inbox->received[i + 1];
     BOOST_TEST(got.step_id == static_cast<int64_t>(i));
