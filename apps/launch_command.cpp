@@ -4,8 +4,11 @@
 // line the tasks write with the task ("[worker1] "), shows "troupe-progress" lines as one
 // progress bar (apps/launch_output.hpp), and ends the job when the chief (worker 0) exits 0,
 // when a task fails (after --max_restarts restarts of it), or on SIGINT/SIGTERM: it stops every
-// other task (SIGTERM, a grace period, SIGKILL) and reaps it before exiting. A failed task is
-// restarted with the same TF_CONFIG (same address) while it has restarts left.
+// other task (SIGTERM, a grace period, SIGKILL) and reaps it before exiting. The ps tasks are
+// stopped last, once every other task has exited, because the others may still need them (the
+// chief's final checkpoint reads every variable). Each task runs in a process group of its own,
+// so a Ctrl-C at the terminal reaches launch, which stops the tasks in that order. A failed
+// task is restarted with the same TF_CONFIG (same address) while it has restarts left.
 //
 // The tasks talk TLS: with the credentials in TROUPE_TLS_CERT/KEY/CA if launch has them, else
 // with throwaway ones it makes for the job (apps/throwaway_credentials.hpp) and passes on in
@@ -196,6 +199,7 @@ int spawn(Task& task, const Program& program, const std::string& config, int dev
     // The child. Launch is single-threaded, so everything is in a consistent state here.
     // Die with launch, even if it died before the prctl.
     if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(kExecFailed);
+    ::setpgid(0, 0);  // the terminal's Ctrl-C goes to launch, which stops tasks in order
     ::dup2(dev_null, STDIN_FILENO);
     ::dup2(out[1], STDOUT_FILENO);
     ::dup2(err[1], STDERR_FILENO);  // the pipes' own fds are close-on-exec
@@ -332,7 +336,10 @@ class Launcher {
         signal_running(SIGKILL);  // a second signal cuts the grace period short
       }
     }
-    if (child_exited) reap();
+    if (child_exited) {
+      reap();
+      stop_ps_when_alone();
+    }
   }
 
   // Waits for every task that has exited (SIGCHLDs coalesce: check them all).
@@ -399,17 +406,35 @@ class Launcher {
     }
   }
 
-  // Ends the job: SIGTERM to every running task now, SIGKILL after the grace period.
+  // Ends the job: SIGTERM to every running task but the ps tasks now, to the ps tasks once the
+  // others have exited (stop_ps_when_alone), SIGKILL to all after the grace period.
   void stop(Outcome outcome) {
     outcome_ = outcome;
     deadline_ = Clock::now() + grace_;
-    signal_running(SIGTERM);
+    ps_stop_pending_ = true;
+    signal_running(SIGTERM, /*ps=*/false);
+    stop_ps_when_alone();
+  }
+
+  void stop_ps_when_alone() {
+    if (!ps_stop_pending_) return;
+    for (const Task& task : tasks_) {
+      if (task.running() && task.job != "ps") return;
+    }
+    ps_stop_pending_ = false;
+    signal_running(SIGTERM, /*ps=*/true);
+  }
+
+  // Sends `signal` to the running tasks of job ps (`ps`), or of the other jobs (`!ps`).
+  void signal_running(int signal, bool ps) {
+    for (const Task& task : tasks_) {
+      if (task.running() && (task.job == "ps") == ps) ::kill(task.pid, signal);
+    }
   }
 
   void signal_running(int signal) {
-    for (const Task& task : tasks_) {
-      if (task.running()) ::kill(task.pid, signal);
-    }
+    signal_running(signal, /*ps=*/false);
+    signal_running(signal, /*ps=*/true);
     if (signal == SIGKILL) killed_ = true;
   }
 
@@ -451,8 +476,9 @@ class Launcher {
   std::vector<Task> tasks_;  // ps tasks, then workers; never resized after construction
   Console console_;
   Outcome outcome_ = Outcome::kRunning;
-  Clock::time_point deadline_;  // end of the grace period, once stopping
-  bool killed_ = false;         // SIGKILL sent to what was still running
+  Clock::time_point deadline_;    // end of the grace period, once stopping
+  bool killed_ = false;           // SIGKILL sent to what was still running
+  bool ps_stop_pending_ = false;  // stopping: the ps tasks get SIGTERM once they are alone
 };
 
 // N ps and M worker tasks at `host`, each on a port free on 127.0.0.1 (no two alike).

@@ -6,9 +6,14 @@
 // the worker) and train it with between-graph replication: asynchronously by default, or
 // synchronously with --sync_replicas. Worker 0 is the chief: it initialises or restores the
 // model, writes checkpoints and TensorBoard summaries to --checkpoint_dir, reports progress
-// for `troupe launch`, and finally prints the test accuracy.
+// for `troupe launch`, and finally prints the test accuracy. SIGINT or SIGTERM stops a worker
+// after its current step; the chief then writes a final checkpoint (as TensorFlow's
+// CheckpointSaverHook does at end) and exits with 128 + the signal. A second signal ends the
+// process at once.
+#include <atomic>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "actors/server.hpp"
 #include "actors/training/monitored_session.hpp"
@@ -133,8 +138,7 @@ FlagSet train_flags() {
   return flags;
 }
 
-int serve_ps(const ServerDef& def) {
-  StopSignals stop_signals;
+int serve_ps(const ServerDef& def, StopSignals& stop_signals) {
   auto server = Server::create(def);
   if (!server.ok()) {
     std::cerr << "troupe train: " << server.status().to_string() << "\n";
@@ -147,9 +151,25 @@ int serve_ps(const ServerDef& def) {
   exit_now(0);
 }
 
+// The signal that asked training to stop (0: none yet). Process-wide: the thread that waits
+// for signals outlives train_command.
+std::atomic<int> stop_signal{0};
+
+// Waits for SIGINT and SIGTERM on a thread of its own: the first one asks training to stop
+// after the current step, a second one ends the process at once.
+void watch_stop_signals(StopSignals signals) {
+  std::thread([signals]() mutable {
+    for (;;) {
+      int signal = signals.wait();
+      if (stop_signal.exchange(signal) != 0) exit_now(128 + signal);
+    }
+  }).detach();
+}
+
 }  // namespace
 
 int train_command(const Args& args) {
+  StopSignals stop_signals;  // before any thread starts, so that none is interrupted
   FlagSet flags = train_flags();
   if (auto exit_code = flags.parse_command_line("train", args)) return *exit_code;
   auto fail = [](const Status& status, int code = 1) {
@@ -180,12 +200,13 @@ int train_command(const Args& args) {
   if (def) {
     if (auto exit_code = apply_runtime_flags(flags, "train")) return *exit_code;
   }
-  if (def && def->job_name == "ps") return serve_ps(*def);
+  if (def && def->job_name == "ps") return serve_ps(*def, stop_signals);
   if (def && def->job_name != "worker") {
     return fail(errors::InvalidArgument("job '{}' has no part in training (expected ps or worker)",
                                         def->job_name),
                 2);
   }
+  watch_stop_signals(stop_signals);
   int task_index = def ? def->task_index : 0;
   int num_workers = def ? def->cluster.num_tasks("worker").value() : 1;
   bool is_chief = task_index == 0;
@@ -284,10 +305,29 @@ int train_command(const Args& args) {
   ShardedBatches batches(*train, task_index, num_workers, static_cast<int>(batch_size),
                          static_cast<uint64_t>(flags.get_int("seed")));
   Tensor images, labels;
-  while (start_step < last_step && !mts.should_stop()) {
+  while (start_step < last_step && !mts.should_stop() && stop_signal.load() == 0) {
     batches.next(&images, &labels);
     auto ran = mts.run({}, {{m.images, images}, {m.labels, labels}}, {train_op});
     if (!ran.ok()) return fail(ran.status());
+  }
+  if (int signal = stop_signal.load(); signal != 0) {
+    int64_t step = -1;
+    try {
+      step = mts.session().run(m.global_step.ref).scalar<int64_t>();
+    } catch (const StatusError&) {
+      // Reported by close() below.
+    }
+    Status closed = mts.close();  // the chief's CheckpointSaverHook saves the step reached
+    if (!closed.ok()) return fail(closed);
+    std::string saved;
+    if (is_chief && !options.checkpoint_dir.empty()) {
+      auto latest = latest_checkpoint(options.checkpoint_dir);
+      if (latest.ok() && latest->has_value()) saved = ", checkpoint " + **latest;
+    }
+    std::cout << fmt::format("troupe train: stopped by {} at step {}{}",
+                             signal == SIGINT ? "SIGINT" : "SIGTERM", step, saved)
+              << std::endl;
+    return 128 + signal;
   }
   if (is_chief) {
     auto accuracy = evaluate(mts.session(), m, *test);

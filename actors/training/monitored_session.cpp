@@ -40,6 +40,7 @@ StatusOr<std::unique_ptr<MonitoredTrainingSession>> MonitoredTrainingSession::cr
   if (opt.is_chief) {
     mts->hooks_.insert(mts->hooks_.end(), opt.chief_only_hooks.begin(), opt.chief_only_hooks.end());
     if (!opt.checkpoint_dir.empty()) {
+      TROUPE_RETURN_IF_ERROR(remove_unfinished_checkpoints(opt.checkpoint_dir));
       TROUPE_ASSIGN_OR_RETURN(Saver saver, Saver::create(root, opt.max_checkpoints_to_keep));
       mts->saver_ = std::make_shared<Saver>(std::move(saver));
       mts->hooks_.push_back(std::make_shared<CheckpointSaverHook>(
@@ -133,11 +134,21 @@ StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Ou
       }
     }
   }
+  // A recovery above replaced the session the context was made with (and freed it).
+  context.rebind(*session_);
   Status hooks_status;
   for (size_t h = 0; h < hooks_.size(); ++h) {
     size_t end = h + 1 < hooks_.size() ? begin[h + 1] : values.size();
     std::vector<Tensor> slice(values.begin() + begin[h], values.begin() + end);
     Status s = hooks_[h]->after_run(context, slice);
+    if (!s.ok() && is_recoverable(s) && options_.recovery_timeout_ms > 0) {
+      // A task was lost while the hook used the session (the chief's checkpoint save reads
+      // every variable). The step itself ran; recovering prepares the model again and runs
+      // every hook's after_create_session, which saves the restored model. The hook is not
+      // asked again for this step: its values predate the recovery.
+      s = recover(s);
+      context.rebind(*session_);
+    }
     if (hooks_status.ok() && !s.ok()) hooks_status = s;
   }
   if (context.stop_requested() || !hooks_status.ok()) stop_ = true;
@@ -167,7 +178,13 @@ Status MonitoredTrainingSession::recover(const Status& cause) {
       continue;
     }
     for (const auto& hook : hooks_) {
-      TROUPE_RETURN_IF_ERROR(hook->after_create_session(*session_));
+      last = hook->after_create_session(*session_);
+      if (!last.ok()) break;
+    }
+    if (!last.ok()) {
+      // Lost again while saving the prepared model, say: try again from the start.
+      if (!is_recoverable(last)) return last;
+      continue;
     }
     ++recoveries_;
     std::cerr << "troupe: training session recovered"

@@ -12,7 +12,8 @@
 //
 // Start-up: the chief restores the newest checkpoint of checkpoint_dir, or runs the variables'
 // initializers if there is none; every other worker waits until the chief has made the model
-// ready (all variables initialised), up to ready_timeout_ms. The chief also saves checkpoints
+// ready (all variables initialised), up to ready_timeout_ms. The chief first removes the
+// unfinished files a chief killed mid-save left behind; it also saves checkpoints
 // (every save_checkpoint_steps, or save_checkpoint_secs) and summaries.
 #pragma once
 
@@ -45,8 +46,10 @@ struct MonitoredTrainingSessionOptions {
   // As TensorFlow's MonitoredSession: a step that fails with Unavailable or Aborted (a task
   // was lost) closes the session, opens a new one and prepares the model again — the chief
   // keeps a model that is still ready and otherwise restores the newest checkpoint (a
-  // restarted ps comes back empty), the others wait for it — then runs the step again. This
-  // bounds how long that may take in all (0: no recovery; the error ends training).
+  // restarted ps comes back empty), the others wait for it — then runs the step again. A task
+  // lost while a hook uses the session after the step (the chief's checkpoint save), or while
+  // the recovery itself saves, is recovered from the same way. This bounds how long one
+  // recovery may take in all (0: no recovery; the error ends training).
   int64_t recovery_timeout_ms = 300000;
 };
 
@@ -58,9 +61,9 @@ class MonitoredTrainingSession {
       const Scope& scope, MonitoredTrainingSessionOptions options);
   ~MonitoredTrainingSession();
 
-  // One step: fetches `fetches` (plus what the hooks ask for) and runs `targets`. A lost task
-  // is recovered from (see recovery_timeout_ms); any other error from the step or a hook ends
-  // training and is returned.
+  // One step: fetches `fetches` (plus what the hooks ask for) and runs `targets`. A lost task,
+  // in the step or in a hook's after_run, is recovered from (see recovery_timeout_ms); any
+  // other error from the step or a hook ends training and is returned.
   StatusOr<std::vector<Tensor>> run(const std::vector<Output>& fetches, const FeedDict& feeds = {},
                                     const std::vector<Operation>& targets = {});
 

@@ -121,6 +121,23 @@ Status Saver::restore(Session& session, const std::string& path) const {
   return Status::OK();
 }
 
+Status remove_unfinished_checkpoints(const std::string& dir) {
+  std::error_code ec;
+  fs::directory_iterator entries(dir, ec);
+  if (ec == std::errc::no_such_file_or_directory) return Status::OK();
+  if (ec) return errors::Unavailable("cannot list checkpoint directory {}: {}", dir, ec.message());
+  static const std::regex unfinished(R"(^(model\.ckpt-[0-9]+\.npz|checkpoint)\.tmp$)");
+  for (const auto& entry : entries) {
+    if (!std::regex_match(entry.path().filename().string(), unfinished)) continue;
+    fs::remove(entry.path(), ec);
+    if (ec) {
+      return errors::Unavailable("cannot remove unfinished checkpoint file {}: {}",
+                                 entry.path().string(), ec.message());
+    }
+  }
+  return Status::OK();
+}
+
 StatusOr<std::optional<std::string>> latest_checkpoint(const std::string& dir) {
   std::ifstream in(fs::path(dir) / kIndexFile);
   if (!in) return std::optional<std::string>();

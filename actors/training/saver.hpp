@@ -39,6 +39,11 @@ class Saver {
   int max_to_keep_ = 5;
 };
 
+// Removes what a writer that died mid-save left in `dir`: "model.ckpt-N.npz.tmp" and
+// "checkpoint.tmp" (complete files are renamed into place, so these are never read). Only the
+// chief, which is the only writer, calls it, before it writes. OK when `dir` does not exist.
+Status remove_unfinished_checkpoints(const std::string& dir);
+
 // The newest checkpoint recorded in "<dir>/checkpoint", or nullopt if there is none.
 // DataLoss if the index names a file that is missing.
 StatusOr<std::optional<std::string>> latest_checkpoint(const std::string& dir);

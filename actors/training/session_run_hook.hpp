@@ -10,17 +10,21 @@
 
 namespace troupe {
 
-// What a hook sees around one step.
+// What a hook sees around one step. session() is the session that exists when the hook is
+// called: if the step recovered from a lost task, after_run sees the new session, not the one
+// the step started on (which is gone).
 class RunContext {
  public:
-  explicit RunContext(Session& session) : session_(session) {}
-  Session& session() const { return session_; }
+  explicit RunContext(Session& session) : session_(&session) {}
+  Session& session() const { return *session_; }
   // Ends training after this step (MonitoredTrainingSession::should_stop() turns true).
   void request_stop() { stop_requested_ = true; }
   bool stop_requested() const { return stop_requested_; }
 
  private:
-  Session& session_;
+  friend class MonitoredTrainingSession;
+  void rebind(Session& session) { session_ = &session; }
+  Session* session_;
   bool stop_requested_ = false;
 };
 
@@ -34,7 +38,10 @@ class SessionRunHook {
   virtual Status after_create_session(Session& session) { return Status::OK(); }
   // Extra tensors to fetch in the coming step.
   virtual std::vector<Output> before_run(RunContext& context) { return {}; }
-  // The values of what before_run asked for, in order. An error ends training with it.
+  // The values of what before_run asked for, in order. An error ends training with it, but
+  // for Unavailable or Aborted (a task was lost): then the session recovers (see
+  // MonitoredTrainingSessionOptions::recovery_timeout_ms) and this step's after_run is not
+  // called again.
   virtual Status after_run(RunContext& context, const std::vector<Tensor>& values) {
     return Status::OK();
   }

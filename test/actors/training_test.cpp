@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -200,6 +201,34 @@ BOOST_AUTO_TEST_CASE(trains_checkpoints_and_resumes) {
     ++steps;
   }
   BOOST_TEST(steps == 3);
+}
+
+// A chief killed in the middle of a save leaves "<name>.tmp" files; the next chief removes
+// them before it writes, and leaves every other file alone.
+BOOST_AUTO_TEST_CASE(the_chief_removes_unfinished_checkpoint_files_at_start) {
+  TempDir dir;
+  fs::create_directories(dir.path);
+  for (const char* name : {"model.ckpt-40.npz.tmp", "checkpoint.tmp", "notes.tmp", "keep.npz"}) {
+    std::ofstream(dir.path / name) << "partial";
+  }
+  auto server = Server::create_local_server();
+  Regression m;
+  MonitoredTrainingSessionOptions options;
+  options.master = server->target();
+  options.checkpoint_dir = dir.path.string();
+  auto session = MonitoredTrainingSession::create(m.root, options).value_or_throw();
+  BOOST_TEST(!fs::exists(dir.path / "model.ckpt-40.npz.tmp"));
+  BOOST_TEST(!fs::exists(dir.path / "checkpoint.tmp"));
+  BOOST_TEST(fs::exists(dir.path / "notes.tmp"));
+  BOOST_TEST(fs::exists(dir.path / "keep.npz"));
+  BOOST_TEST(fs::exists(dir.path / "model.ckpt-0.npz"));  // the save at the start
+
+  // A worker that is not the chief never touches the directory.
+  std::ofstream(dir.path / "model.ckpt-41.npz.tmp") << "being written by the chief";
+  options.is_chief = false;
+  Regression same_model;
+  auto worker = MonitoredTrainingSession::create(same_model.root, options).value_or_throw();
+  BOOST_TEST(fs::exists(dir.path / "model.ckpt-41.npz.tmp"));
 }
 
 BOOST_AUTO_TEST_CASE(nan_loss_fails_training) {

@@ -1,17 +1,23 @@
 // Failure detection between node processes on loopback: a task that dies (SIGKILL) or
 // freezes (SIGSTOP) is noticed within the heartbeat bound, the steps that need it fail with
 // Unavailable naming it, later steps fail fast while it is away, and it is used again when it
-// comes back. Every wait in here is bounded.
+// comes back; a training session recovers from a ps lost in a step or in a checkpoint save.
+// Every wait in here is bounded.
 #include <signal.h>
 
+#include <filesystem>
 #include <future>
 #include <thread>
 
 #include "actors/blocking_request.hpp"
 #include "actors/local_cluster.hpp"
 #include "actors/session.hpp"
+#include "actors/training/hooks.hpp"
+#include "actors/training/monitored_session.hpp"
 #include "apps/child_process.hpp"
 #include "graph/ops/ops.hpp"
+#include "graph/optimizers.hpp"
+#include "graph/variables.hpp"
 #include "status_checks.hpp"
 
 namespace troupe {
@@ -145,6 +151,57 @@ struct StepBlockedOnPs {
   }
 };
 
+// Kills the ps (SIGKILL) at chosen steps — before the step runs (the step then fails), or in
+// after_run, before the chief's checkpoint saver (whose save then fails) — and starts it again,
+// empty, a second later, as `troupe launch --max_restarts` would. Also checks that every
+// after_run sees the session that exists then, not one a recovery has freed.
+class PsKillerHook : public SessionRunHook {
+ public:
+  enum class When { kBeforeStep, kAfterStep };
+
+  PsKillerHook(FaultCluster& cluster, std::map<int, When> kills)
+      : cluster_(cluster), kills_(std::move(kills)) {}
+  ~PsKillerHook() override { join(); }
+
+  std::vector<Output> before_run(RunContext&) override {
+    ++step_;
+    if (due(When::kBeforeStep)) kill_and_restart_later();
+    return {};
+  }
+  Status after_run(RunContext& context, const std::vector<Tensor>&) override {
+    if (owner != nullptr && &context.session() != &owner->session()) ++stale_sessions;
+    if (due(When::kAfterStep)) kill_and_restart_later();
+    return Status::OK();
+  }
+  void join() {
+    if (restarter_.joinable()) restarter_.join();
+  }
+
+  MonitoredTrainingSession* owner = nullptr;
+  int stale_sessions = 0;
+  int kills = 0;
+
+ private:
+  bool due(When when) const {
+    auto it = kills_.find(step_);
+    return it != kills_.end() && it->second == when;
+  }
+  void kill_and_restart_later() {
+    join();
+    cluster_.node("ps").stop(SIGKILL, 5000);
+    ++kills;
+    restarter_ = std::thread([this] {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      cluster_.start("ps");
+    });
+  }
+
+  FaultCluster& cluster_;
+  std::map<int, When> kills_;
+  int step_ = 0;
+  std::thread restarter_;
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(failure_detection)
@@ -241,6 +298,54 @@ BOOST_AUTO_TEST_CASE(a_client_that_dies_mid_step_leaves_nothing_behind) {
   });
   BOOST_TEST(taken.ok(), "the dead client's step took the item: " << taken.to_string());
   BOOST_TEST(node.stop(SIGTERM, 10000).exit_code == 0);
+}
+
+// The chief checkpoints after every step; the ps dies once during a checkpoint save and once
+// during a step. Each time the session recovers (restoring the last checkpoint on the empty
+// ps) and training goes on to the end.
+BOOST_AUTO_TEST_CASE(training_recovers_from_a_ps_lost_in_a_step_or_in_a_checkpoint_save) {
+  namespace fs = std::filesystem;
+  FaultCluster cluster;
+  fs::path dir = fs::temp_directory_path() / ("troupe-recovery-test-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+
+  Scope root = Scope::new_root();
+  Scope ps = root.with_device("/job:ps/task:0");
+  Scope worker = root.with_device("/job:worker/task:0");
+  ModelVariable step = get_or_create_global_step(ps);
+  ModelVariable w = make_variable(ps, "w", Tensor(0.f));
+  auto loss = ops::Square(worker, ops::Sub(worker, w.ref, 3.f));
+  Operation train = GradientDescentOptimizer(0.1).minimize(worker, loss, step.ref).value_or_throw();
+  BOOST_REQUIRE_MESSAGE(root.ok(), root.status().to_string());
+
+  using When = PsKillerHook::When;
+  auto killer = std::make_shared<PsKillerHook>(
+      cluster, std::map<int, When>{{3, When::kAfterStep}, {6, When::kBeforeStep}});
+  MonitoredTrainingSessionOptions options;
+  options.master = cluster.target("worker");
+  options.checkpoint_dir = dir.string();
+  options.save_checkpoint_steps = 1;
+  options.recovery_timeout_ms = 30000;
+  options.hooks = {killer, std::make_shared<StopAtStepHook>(step.ref, 10)};
+  auto session = MonitoredTrainingSession::create(root, options).value_or_throw();
+  killer->owner = session.get();
+
+  int runs = 0;
+  while (!session->should_stop() && runs < 40) {
+    auto result = session->run({}, {}, {train});
+    BOOST_REQUIRE_MESSAGE(result.ok(), result.status().to_string());
+    ++runs;
+  }
+  killer->join();
+  BOOST_TEST(killer->kills == 2);
+  BOOST_TEST(session->recoveries() == 2);
+  BOOST_TEST(killer->stale_sessions == 0);
+  BOOST_TEST(session->should_stop());
+  BOOST_TEST(session->session().run(step.ref).scalar<int64_t>() >= 10);
+  BOOST_TEST(session->close().ok());
+  auto latest = latest_checkpoint(dir.string()).value_or_throw();
+  BOOST_TEST(latest.has_value());
+  fs::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

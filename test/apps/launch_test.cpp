@@ -404,6 +404,27 @@ BOOST_AUTO_TEST_CASE(sigterm_or_sigint_stops_every_task) {
   }
 }
 
+// The ps tasks serve the others (the chief's final checkpoint reads every variable), so they
+// are stopped only once the workers have exited.
+BOOST_AUTO_TEST_CASE(the_ps_tasks_are_stopped_after_the_workers) {
+  ChildProcess launch({TROUPE_CLI, "launch", "--ps=1", "--workers=2", "--", "/bin/sh", "-c",
+                       R"(case "$TF_CONFIG" in
+                            *'"type": "ps"'*) trap 'echo ps-stopped; exit 0' TERM ;;
+                            *) trap 'sleep 1; echo worker-stopped; exit 0' TERM ;;
+                          esac
+                          echo started
+                          while :; do sleep 0.1; done)"});
+  BOOST_REQUIRE_MESSAGE(launch.wait_for_count("started", 3, 20000), launch.output());
+  auto result = launch.stop(SIGTERM, 20000);
+  BOOST_TEST(result.exit_code == 130, result.out);
+  size_t ps_stopped = result.out.find("[ps0] ps-stopped");
+  size_t last_worker = result.out.rfind("] worker-stopped");
+  BOOST_REQUIRE_MESSAGE(ps_stopped != std::string::npos, result.out);
+  BOOST_REQUIRE_MESSAGE(last_worker != std::string::npos, result.out);
+  BOOST_TEST(testing::count_of(result.out, "worker-stopped") == 2u, result.out);
+  BOOST_TEST(last_worker < ps_stopped, result.out);
+}
+
 BOOST_AUTO_TEST_CASE(troupe_is_this_binary) {
   auto result =
       run_process({TROUPE_CLI, "launch", "--ps=0", "--workers=1", "--", "troupe", "version"},

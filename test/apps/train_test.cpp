@@ -111,6 +111,16 @@ BOOST_AUTO_TEST_CASE(as_a_launched_cluster_and_resumed) {
   auto interrupted = job.stop(SIGTERM, 30000);
   BOOST_TEST(interrupted.exit_code == 130, interrupted.out);
   BOOST_TEST(interrupted.out.find("troupe launch: interrupted") != std::string::npos);
+  // The chief saved the step it reached before the ps was stopped.
+  std::smatch stopped;
+  BOOST_REQUIRE_MESSAGE(
+      std::regex_search(interrupted.out, stopped,
+                        std::regex(R"(\[worker0\] troupe train: stopped by SIGTERM at step )"
+                                   R"([0-9]+, checkpoint (\S+))")),
+      interrupted.out);
+  auto saved = latest_checkpoint(dir.path.string());
+  BOOST_REQUIRE(saved.ok() && saved->has_value());
+  BOOST_TEST(**saved == stopped[1].str(), interrupted.out);
 
   // Run again: the chief restores and training finishes from there.
   auto resumed = run_process(launch(small_model(dir.path)), kTimeoutMs);
@@ -131,6 +141,28 @@ BOOST_AUTO_TEST_CASE(as_a_launched_cluster_and_resumed) {
   // The other worker may still apply an update after the chief's last save (asynchronous
   // training), so the restored model is the evaluated one up to a step or two.
   BOOST_TEST(std::abs(accuracy_in(again.out) - accuracy_in(resumed.out)) < 0.01, again.out);
+}
+
+// As TensorFlow's CheckpointSaverHook at end: a stopped chief saves the step it reached.
+BOOST_AUTO_TEST_CASE(sigint_makes_the_chief_write_a_final_checkpoint) {
+  if (!have_data()) return;
+  TempDir dir;
+  ChildProcess train({TROUPE_CLI, "train", "--hidden=32", "--batch_size=100", "--epochs=5",
+                      "--save_checkpoint_steps=100000", "--log_every=5",
+                      "--checkpoint_dir=" + dir.path.string()});
+  BOOST_REQUIRE_MESSAGE(train.wait_for_count("step = ", 3, kTimeoutMs), train.output());
+  auto result = train.stop(SIGINT, 60000);
+  BOOST_TEST(result.exit_code == 130, result.out);
+  std::smatch stopped;
+  BOOST_REQUIRE_MESSAGE(
+      std::regex_search(result.out, stopped,
+                        std::regex(R"(stopped by SIGINT at step ([0-9]+), checkpoint (\S+))")),
+      result.out);
+  BOOST_TEST(std::stoi(stopped[1]) >= 10, result.out);
+  auto latest = latest_checkpoint(dir.path.string()).value_or_throw();
+  BOOST_REQUIRE(latest.has_value());
+  BOOST_TEST(*latest == stopped[2].str(), result.out);
+  BOOST_TEST(fs::path(*latest).filename().string() == "model.ckpt-" + stopped[1].str() + ".npz");
 }
 
 BOOST_AUTO_TEST_CASE(recovers_from_a_killed_ps) {
