@@ -38,6 +38,10 @@ using clear_container_atom = caf::atom_constant<caf::atom("clearcont")>;
 using recv_tensor_atom = caf::atom_constant<caf::atom("recvtensor")>;
 using channel_endpoint_atom = caf::atom_constant<caf::atom("tchannel")>;
 using abort_step_atom = caf::atom_constant<caf::atom("abortstep")>;
+// A step's deadline has come (a master session to itself).
+using step_deadline_atom = caf::atom_constant<caf::atom("stepdeadl")>;
+// The tasks a directory is still trying to reach.
+using pending_lookups_atom = caf::atom_constant<caf::atom("lookingup")>;
 // Scheduled work of an actor (sent to itself).
 using run_work_atom = caf::atom_constant<caf::atom("runwork")>;
 // A device actor's small tensors for other processes, held back while it ran its work, go out.

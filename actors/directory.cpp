@@ -223,10 +223,14 @@ void connect(Self* self, const TaskKey& key) {
               return;
             }
             if (!again.retry || Clock::now() + again.backoff >= again.deadline) {
-              finish_resolve(self, key,
-                             errors::Unavailable("{} at {} is unreachable: {}", task_label(key),
-                                                 again.address, self->system().render(err)),
-                             caf::actor());
+              Status unreachable =
+                  errors::Unavailable("{} at {} is unreachable: {}", task_label(key), again.address,
+                                      self->system().render(err));
+              // Never reached (or lost and still away): the next lookups try once each
+              // instead of waiting out the connect timeout again.
+              auto& lost = self->state.lost[key];
+              if (lost.frozen == nullptr) lost.reason = unreachable;
+              finish_resolve(self, key, unreachable, caf::actor());
               return;
             }
             self->delayed_send(self, again.backoff, retry_connect_atom::value, key.first,
@@ -315,6 +319,13 @@ caf::behavior directory_behavior(Self* self, DirectoryConfig config) {
     std::erase_if(st.watchers, [&](const caf::actor& w) { return w.address() == msg.source; });
   });
   return {
+      [=](pending_lookups_atom) {
+        std::vector<std::string> pending;
+        for (const auto& [key, r] : self->state.resolving) {
+          pending.push_back(task_label(key) + " at " + r.address);
+        }
+        return pending;
+      },
       [=](resolve_task_atom, const std::string& job, int32_t index) -> caf::result<caf::actor> {
         auto promise = self->make_response_promise<caf::actor>();
         resolve_task(self, {job, index}, [=](const Status& status, const caf::actor& task) mutable {

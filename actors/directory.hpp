@@ -10,11 +10,15 @@
 //       every device of the cluster that matches one of the filters (all if there are none);
 //       only the tasks that could match are asked
 //   (resolve_role_atom, std::string job, int32_t index) -> caf::actor   the task's role actor
+//   (pending_lookups_atom)                               -> std::vector<std::string>
+//       the tasks it is still trying to reach: "/job:ps/replica:0/task:0 at host:port"
 //   (watch_tasks_atom)                                   the sender (an actor of this process)
 //       is told of every task that is lost from now on:
 //       (task_lost_atom, std::string job, int32_t index, caf::error reason)
 // A task that cannot be reached before the connect deadline is Unavailable, naming the task
-// and its address; an unknown job, index or device is InvalidArgument.
+// and its address; from then on it gets one connection attempt per lookup, as a task that
+// died does, so later lookups fail fast until it comes up. An unknown job, index or device is
+// InvalidArgument.
 //
 // Failure detection: a connected task in another process is lost when its connection closes
 // (it died) or when it does not answer a heartbeat within `heartbeat_timeout` (it froze, or

@@ -40,6 +40,8 @@ struct PreparedRun {
   std::vector<std::function<void(const Status&)>> waiters;  // while preparing
 };
 
+using Clock = std::chrono::steady_clock;
+
 struct PendingStep {
   caf::typed_response_promise<RunStepResponse> promise;
   caf::node_id client;  // where the response goes
@@ -48,6 +50,11 @@ struct PendingStep {
   std::vector<std::string> device_names;
   RunStepResponse response;
   size_t remaining = 0;
+  // The step's timeout (0: none) and its deadline, counted from the step's arrival: it covers
+  // preparing the run (listing devices, reaching their tasks, registering partitions) too.
+  int64_t timeout_ms = 0;
+  Clock::time_point deadline = Clock::time_point::max();
+  bool started = false;  // its partitions were sent
 };
 
 struct MasterSessionState {
@@ -308,11 +315,15 @@ void start_step(Self* self, int64_t step_id, const std::shared_ptr<PreparedRun>&
                                   value.shape().to_string(), run->feed_shapes[i].to_string()));
     }
   }
-  int64_t timeout_ms = request.options.timeout_ms > 0 ? request.options.timeout_ms
-                                                      : st.config.config.operation_timeout_ms;
-  caf::duration timeout = timeout_ms > 0 ? caf::duration(std::chrono::milliseconds(timeout_ms))
-                                         : caf::duration(caf::infinite);
   PendingStep& step = st.pending.at(step_id);
+  // What is left of the deadline set when the step arrived.
+  int64_t timeout_ms = step.timeout_ms;
+  caf::duration timeout(caf::infinite);
+  if (timeout_ms > 0) {
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(step.deadline - Clock::now());
+    timeout = caf::duration(std::max(left, std::chrono::milliseconds(1)));
+  }
+  step.started = true;
   step.response.fetches.resize(request.signature.fetches.size());
   step.fetch_names = request.signature.fetches;
   step.remaining = run->partitions.size();
@@ -360,6 +371,27 @@ void start_step(Self* self, int64_t step_id, const std::shared_ptr<PreparedRun>&
               }
             });
   }
+}
+
+// The deadline of step `step_id` has come. A step whose partitions were sent is failed by
+// their requests' timeouts, which name the device still running; one still being prepared
+// fails here, naming the tasks this server is still trying to reach, if any.
+void step_deadline(Self* self, int64_t step_id) {
+  auto it = self->state.pending.find(step_id);
+  if (it == self->state.pending.end() || it->second.started) return;
+  int64_t timeout_ms = it->second.timeout_ms;
+  auto fail = [=](const std::vector<std::string>& connecting) {
+    std::string waiting = "preparing it (placing and registering its partitions)";
+    for (size_t i = 0; i < connecting.size(); ++i) {
+      waiting = (i == 0 ? "connecting to " : waiting + ", ") + connecting[i];
+    }
+    fail_step(self, step_id,
+              errors::DeadlineExceeded("step did not finish within {} ms (still {})", timeout_ms,
+                                       waiting));
+  };
+  self->request(self->state.config.directory, std::chrono::seconds(1), pending_lookups_atom::value)
+      .then([=](std::vector<std::string>& connecting) { fail(connecting); },
+            [=](caf::error&) { fail({}); });
 }
 
 // Task `job`:`index` is lost: steps with a partition there fail with `reason`, and runs placed
@@ -467,7 +499,16 @@ caf::behavior master_session_behavior(Self* self, MasterSessionConfig config) {
         auto promise = self->make_response_promise<RunStepResponse>();
         // Random ids keep concurrent steps of all sessions apart across the cluster.
         int64_t step_id = static_cast<int64_t>(self->state.step_ids() >> 1);
-        self->state.pending.emplace(step_id, PendingStep{promise, client, {}, {}, {}, {}, 0});
+        PendingStep step{promise, client, {}, {}, {}, {}, 0};
+        step.timeout_ms = request.options.timeout_ms > 0
+                              ? request.options.timeout_ms
+                              : self->state.config.config.operation_timeout_ms;
+        if (step.timeout_ms > 0) {
+          step.deadline = Clock::now() + std::chrono::milliseconds(step.timeout_ms);
+          self->delayed_send(self, std::chrono::milliseconds(step.timeout_ms),
+                             step_deadline_atom::value, step_id);
+        }
+        self->state.pending.emplace(step_id, std::move(step));
         auto shared_request = std::make_shared<RunStepRequest>(std::move(request));
         with_prepared_run(self, shared_request->signature,
                           [=](const Status& status, std::shared_ptr<PreparedRun> run) {
@@ -480,6 +521,7 @@ caf::behavior master_session_behavior(Self* self, MasterSessionConfig config) {
       [=](task_lost_atom, const std::string& job, int32_t index, const caf::error& reason) {
         task_lost(self, job, index, from_caf_error(reason));
       },
+      [=](step_deadline_atom, int64_t step_id) { step_deadline(self, step_id); },
       [=](heartbeat_atom) { return caf::unit; },
       [=](close_session_atom) {
         close_session(self, errors::Cancelled("the session was closed"));

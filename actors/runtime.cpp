@@ -1,6 +1,8 @@
 // Runtime: actor system configuration and the process default.
 #include "actors/runtime.hpp"
 
+#include <sys/resource.h>
+
 #include <mutex>
 
 #include <caf/all.hpp>
@@ -100,6 +102,19 @@ const RuntimeOptions& validated(const RuntimeOptions& options) {
   return options;
 }
 
+void raise_open_file_limit() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct rlimit limit {};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max ||
+        limit.rlim_max == RLIM_INFINITY) {
+      return;
+    }
+    limit.rlim_cur = limit.rlim_max;
+    (void)::setrlimit(RLIMIT_NOFILE, &limit);  // best effort: the old limit still works
+  });
+}
+
 struct DefaultRuntime {
   std::mutex mutex;
   std::weak_ptr<Runtime> current;
@@ -113,7 +128,10 @@ DefaultRuntime& default_runtime() {
 
 }  // namespace
 
-Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(validated(options))) {}
+Runtime::Runtime(RuntimeOptions options) {
+  raise_open_file_limit();
+  impl_ = std::make_unique<Impl>(validated(options));
+}
 
 Runtime::~Runtime() = default;
 

@@ -33,7 +33,10 @@ struct RuntimeOptions {
 
 class Runtime {
  public:
-  // Throws StatusError (InvalidArgument) for TLS settings that do not validate.
+  // Throws StatusError (InvalidArgument) for TLS settings that do not validate. The first
+  // runtime of a process raises its soft limit on open files to the hard limit (as Go's
+  // runtime does): every connection to a peer is a descriptor, and 1024, a common soft
+  // limit, is soon reached by a node that many clients or tasks talk to.
   explicit Runtime(RuntimeOptions options = {});
   ~Runtime();
   Runtime(const Runtime&) = delete;

@@ -34,6 +34,9 @@ struct Session::Impl {
   // its session on the server closes and its steps are cancelled.
   caf::actor client;
   caf::actor master_session;
+  // The session's default step timeout, when the client gave a config (0: none or the
+  // server's default, which the server enforces).
+  int64_t operation_timeout_ms = 0;
   std::atomic<bool> closed{false};
 };
 
@@ -62,7 +65,17 @@ StatusOr<LocalTask> connect_to(const std::string& target, std::shared_ptr<Runtim
   auto task = remote_actor(system, host_port.first, static_cast<uint16_t>(host_port.second));
   if (!task) {
     std::string hint;
-    if (task.error() == caf::sec::disconnect_during_handshake) {
+    // A TLS client's handshake with a plaintext node fails in either of these ways; the node
+    // tells itself apart by speaking first.
+    if (uses_tls(system) &&
+        (task.error() == caf::sec::disconnect_during_handshake ||
+         task.error() == caf::sec::cannot_connect_to_node) &&
+        speaks_plaintext_first(host_port.first, static_cast<uint16_t>(host_port.second),
+                               std::chrono::milliseconds(500))) {
+      hint =
+          " (the server does not use TLS, and this process does: start the server with the "
+          "cluster's credentials; docs/security.md)";
+    } else if (task.error() == caf::sec::disconnect_during_handshake) {
       hint = uses_tls(system)
                  ? " (this process uses TLS: the server refused its certificate, or does not "
                    "use TLS or the same CA; docs/security.md)"
@@ -99,6 +112,7 @@ Session::Session(const std::string& target, std::optional<SessionConfig> config,
                                               create_session_atom::value, config.has_value(),
                                               config.value_or(SessionConfig{}), impl_->client);
   impl_->master_session = std::move(session).value_or_throw();
+  if (config) impl_->operation_timeout_ms = config->operation_timeout_ms;
 }
 
 Session::~Session() {
@@ -116,9 +130,15 @@ Status Session::close() {
 }
 
 Status Session::extend(const GraphDef& graph) {
+  return extend_within(graph, std::chrono::milliseconds(0), "");
+}
+
+Status Session::extend_within(const GraphDef& graph, std::chrono::milliseconds timeout,
+                              const std::string& why) {
   if (impl_->closed) return errors::FailedPrecondition("the session is closed");
+  caf::duration wait = timeout.count() > 0 ? caf::duration(timeout) : kControlTimeout;
   auto extended = blocking_request<caf::unit_t>(impl_->runtime->system(), impl_->master_session,
-                                                kControlTimeout, "extending the session's graph",
+                                                wait, "extending the session's graph" + why,
                                                 extend_graph_atom::value, graph);
   return extended.status();
 }
@@ -132,6 +152,7 @@ Status Session::run(const std::vector<std::pair<std::string, Tensor>>& feeds,
     return errors::InvalidArgument("RunOptions.timeout_ms is {}: expected >= 0 (0 = none)",
                                    options.timeout_ms);
   }
+  int64_t timeout_ms = options.timeout_ms > 0 ? options.timeout_ms : impl_->operation_timeout_ms;
   RunStepRequest request;
   for (const auto& [name, value] : feeds) {
     TROUPE_RETURN_IF_ERROR(check_fits_in_message(
@@ -143,8 +164,8 @@ Status Session::run(const std::vector<std::pair<std::string, Tensor>>& feeds,
   request.signature.targets = targets;
   request.options = options;
   caf::duration wait = caf::infinite;
-  if (options.timeout_ms > 0) {
-    wait = caf::duration(std::chrono::milliseconds(options.timeout_ms) + kDeadlineGrace);
+  if (timeout_ms > 0) {
+    wait = caf::duration(std::chrono::milliseconds(timeout_ms) + kDeadlineGrace);
   }
   auto response = blocking_request<RunStepResponse>(impl_->runtime->system(), impl_->master_session,
                                                     wait, "running a step on " + impl_->target,
@@ -155,7 +176,7 @@ Status Session::run(const std::vector<std::pair<std::string, Tensor>>& feeds,
   return Status::OK();
 }
 
-Status Session::sync_graph(const Graph& graph) {
+Status Session::sync_graph(const Graph& graph, int64_t timeout_ms) {
   std::lock_guard lock(graph_mutex_);
   if (graph_ == nullptr) graph_ = &graph;
   if (graph_ != &graph) {
@@ -163,7 +184,9 @@ Status Session::sync_graph(const Graph& graph) {
         "this session runs another graph; a session is bound to one graph (open a new Session)");
   }
   if (graph.num_nodes() == sent_nodes_) return Status::OK();
-  TROUPE_RETURN_IF_ERROR(extend(graph.to_graph_def(sent_nodes_)));
+  TROUPE_RETURN_IF_ERROR(extend_within(
+      graph.to_graph_def(sent_nodes_), std::chrono::milliseconds(timeout_ms),
+      timeout_ms > 0 ? fmt::format(" (within the step's timeout of {} ms)", timeout_ms) : ""));
   sent_nodes_ = graph.num_nodes();
   return Status::OK();
 }
@@ -201,9 +224,19 @@ std::vector<Tensor> Session::run(const FeedDict& feeds, const std::vector<Output
   if (graph == nullptr) {
     throw StatusError(errors::InvalidArgument("a run must fetch a tensor or name a target"));
   }
-  throw_if_error(sync_graph(*graph));
+  // The step's deadline starts now and covers sending the graph's new nodes.
+  auto start = std::chrono::steady_clock::now();
+  int64_t timeout_ms = options.timeout_ms > 0 ? options.timeout_ms : impl_->operation_timeout_ms;
+  throw_if_error(sync_graph(*graph, timeout_ms));
+  RunOptions remaining = options;
+  if (timeout_ms > 0) {
+    auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - start)
+                     .count();
+    remaining.timeout_ms = std::max<int64_t>(1, timeout_ms - spent);
+  }
   std::vector<Tensor> outputs;
-  throw_if_error(run(named_feeds, fetch_names, target_names, &outputs, options));
+  throw_if_error(run(named_feeds, fetch_names, target_names, &outputs, remaining));
   return outputs;
 }
 

@@ -13,6 +13,7 @@
 // overloads throw StatusError with the same Status.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -45,6 +46,12 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
+  // A step's deadline — RunOptions::timeout_ms, else the operation_timeout_ms of the config
+  // this session was opened with, else the server's default — starts when run() is called and
+  // covers every phase: sending the graph's new nodes, reaching the tasks the step needs
+  // (connecting included) and running it. DeadlineExceeded names the device, or the task and
+  // address, the step was still waiting for.
+  //
   // TensorFlow's Session::Run: feeds by tensor name ("x:0"), fetches by tensor name, targets
   // by node name. `outputs` receives the fetched values in order, `metadata` (if given) what
   // the step involved.
@@ -71,8 +78,12 @@ class Session {
 
  private:
   struct Impl;
-  // Sends the nodes of `graph` the server has not seen; InvalidArgument for another graph.
-  Status sync_graph(const Graph& graph);
+  // Sends the nodes of `graph` the server has not seen, within `timeout_ms` (0: the control
+  // timeout); InvalidArgument for another graph.
+  Status sync_graph(const Graph& graph, int64_t timeout_ms);
+  // extend() within `timeout` (0: the control timeout); `why` is added to its error context.
+  Status extend_within(const GraphDef& graph, std::chrono::milliseconds timeout,
+                       const std::string& why);
 
   std::unique_ptr<Impl> impl_;
   std::mutex graph_mutex_;

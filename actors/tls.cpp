@@ -2,6 +2,8 @@
 // inside its network thread for a bad file, when a connection is first made).
 #include "actors/tls.hpp"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <memory>
 
@@ -33,6 +35,29 @@ int passphrase_callback(char* buffer, int size, int /*writing*/, void* passphras
   return static_cast<int>(text.size());
 }
 
+// "Nov 24 03:46:58 2026 GMT"
+std::string time_text(const ASN1_TIME* time) {
+  std::unique_ptr<BIO, decltype(&BIO_free)> out(BIO_new(BIO_s_mem()), BIO_free);
+  if (!out || ASN1_TIME_print(out.get(), time) != 1) return "an unreadable date";
+  char* data = nullptr;
+  long size = BIO_get_mem_data(out.get(), &data);
+  return std::string(data, static_cast<size_t>(size));
+}
+
+// As ssh refuses a private key that others can read: the key is what proves this task is a
+// member of the cluster.
+Status check_key_is_private(const std::string& key_file, const std::string& name) {
+  struct stat info {};
+  // A key that cannot be read is reported by the loader that reads it.
+  if (::stat(key_file.c_str(), &info) == 0 && (info.st_mode & 077) != 0) {
+    return errors::InvalidArgument(
+        "{} '{}' is accessible by group or others (mode {:04o}); a private key must be "
+        "private: run chmod 600 '{}'",
+        name, key_file, info.st_mode & 07777, key_file);
+  }
+  return Status::OK();
+}
+
 std::string env_or_empty(const char* name) {
   const char* value = std::getenv(name);
   return value == nullptr ? "" : value;
@@ -62,6 +87,7 @@ Status TlsOptions::validate(const Names& names) const {
     return errors::InvalidArgument("{} '{}' is not a readable PEM certificate: {}",
                                    names.certificate, certificate_file, openssl_errors());
   }
+  TROUPE_RETURN_IF_ERROR(check_key_is_private(key_file, names.key));
   std::string passphrase = key_passphrase;
   SSL_CTX_set_default_passwd_cb(ctx.get(), passphrase_callback);
   SSL_CTX_set_default_passwd_cb_userdata(ctx.get(), &passphrase);
@@ -93,6 +119,22 @@ Status TlsOptions::validate(const Names& names) const {
     return errors::Internal("cannot check a certificate with OpenSSL: {}", openssl_errors());
   }
   if (X509_verify_cert(check.get()) != 1) {
+    int error = X509_STORE_CTX_get_error(check.get());
+    X509* failed = X509_STORE_CTX_get_current_cert(check.get());
+    if (failed == nullptr) failed = SSL_CTX_get0_certificate(ctx.get());
+    // Depth 0 is this task's certificate; above it, the chain up to the CA.
+    std::string whose = X509_STORE_CTX_get_error_depth(check.get()) == 0
+                            ? fmt::format("{} '{}'", names.certificate, certificate_file)
+                            : fmt::format("the CA of {} '{}' (in {} '{}')", names.certificate,
+                                          certificate_file, names.ca, ca_file);
+    if (error == X509_V_ERR_CERT_HAS_EXPIRED) {
+      return errors::InvalidArgument("{} has expired: it was valid until {}", whose,
+                                     time_text(X509_get0_notAfter(failed)));
+    }
+    if (error == X509_V_ERR_CERT_NOT_YET_VALID) {
+      return errors::InvalidArgument("{} is not valid yet: it is valid from {}", whose,
+                                     time_text(X509_get0_notBefore(failed)));
+    }
     return errors::InvalidArgument(
         "{} '{}' is not signed by the CA in {} '{}': {}", names.certificate, certificate_file,
         names.ca, ca_file, X509_verify_cert_error_string(X509_STORE_CTX_get_error(check.get())));

@@ -3,6 +3,7 @@
 // that listens or connects goes through these, so one setting covers every connection.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -27,5 +28,12 @@ void unpublish(caf::actor_system& system, const caf::actor& whom);
 // The actor published at `host`:`port`.
 caf::expected<caf::actor> remote_actor(caf::actor_system& system, const std::string& host,
                                        uint16_t port);
+
+// Whether whatever listens at `host`:`port` speaks first, in plaintext, within `timeout`: a
+// node without TLS greets every connection with its BASP handshake, while a TLS server waits
+// for the client's hello. Tells a TLS client why its handshake failed. False when nothing
+// answers, or on any error.
+bool speaks_plaintext_first(const std::string& host, uint16_t port,
+                            std::chrono::milliseconds timeout);
 
 }  // namespace troupe

@@ -331,6 +331,72 @@ BOOST_AUTO_TEST_CASE(a_task_that_never_comes_up_is_unavailable_after_the_connect
                        "/job:ps/replica:0/task:0 at " + nobody + " is unreachable");
 }
 
+// A step's deadline starts when run() is called and covers reaching the tasks it needs: a ps
+// that never comes up fails the step at its deadline (not at the 60 s connect timeout),
+// naming the ps and its address, whether the deadline comes from RunOptions or from the
+// session's config.
+BOOST_AUTO_TEST_CASE(a_step_deadline_covers_connecting_to_its_tasks) {
+  using Clock = std::chrono::steady_clock;
+  std::string nobody = "127.0.0.1:" + std::to_string(pick_free_port().value_or_throw());
+  auto cluster =
+      ClusterSpec::create({{"worker", {"127.0.0.1:0"}}, {"ps", {nobody}}}).value_or_throw();
+  auto server =
+      Server::create(ServerDef::create(cluster, "worker", 0).value_or_throw()).value_or_throw();
+  Scope root = Scope::new_root();
+  auto c = ops::Neg(root.with_device("/job:ps/task:0"), 3);
+  constexpr int64_t kTimeoutMs = 1000;
+  auto elapsed_ms = [](Clock::time_point since) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since).count();
+  };
+  const std::string waiting_for = "connecting to /job:ps/replica:0/task:0 at " + nobody;
+
+  Session session(server->target());
+  RunOptions bounded;
+  bounded.timeout_ms = kTimeoutMs;
+  for (int step = 0; step < 2; ++step) {
+    auto start = Clock::now();
+    Status status = testing::status_of([&] { session.run({}, {c}, {}, bounded); });
+    testing::check_error(status, Code::kDeadlineExceeded, waiting_for);
+    BOOST_TEST(elapsed_ms(start) < 2 * kTimeoutMs, "step " << step);
+  }
+
+  SessionConfig config;
+  config.operation_timeout_ms = kTimeoutMs;
+  Session with_default(server->target(), config);
+  for (int step = 0; step < 2; ++step) {
+    auto start = Clock::now();
+    Status status = testing::status_of([&] { with_default.run(c); });
+    testing::check_error(status, Code::kDeadlineExceeded, waiting_for);
+    BOOST_TEST(elapsed_ms(start) < 2 * kTimeoutMs, "step " << step);
+  }
+}
+
+// Once a task was found unreachable (after the connect timeout), later steps that need it
+// fail fast instead of waiting out the connect timeout again.
+BOOST_AUTO_TEST_CASE(a_task_never_reached_fails_later_steps_fast) {
+  using Clock = std::chrono::steady_clock;
+  std::string nobody = "127.0.0.1:" + std::to_string(pick_free_port().value_or_throw());
+  auto cluster =
+      ClusterSpec::create({{"worker", {"127.0.0.1:0"}}, {"ps", {nobody}}}).value_or_throw();
+  ServerOptions options;
+  options.peers.connect_timeout = std::chrono::milliseconds(1500);
+  auto server = Server::create(ServerDef::create(cluster, "worker", 0).value_or_throw(), options)
+                    .value_or_throw();
+  Scope root = Scope::new_root();
+  auto c = ops::Neg(root.with_device("/job:ps/task:0"), 3);
+  Session session(server->target());
+  const std::string unreachable = "/job:ps/replica:0/task:0 at " + nobody + " is unreachable";
+  testing::check_error(testing::status_of([&] { session.run(c); }), Code::kUnavailable,
+                       unreachable);
+  for (int step = 0; step < 3; ++step) {
+    auto start = Clock::now();
+    testing::check_error(testing::status_of([&] { session.run(c); }), Code::kUnavailable,
+                         unreachable);
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+    BOOST_TEST(ms < 500, "step " << step << " took " << ms << " ms");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(bad_peer_options_are_refused) {
   ServerOptions options;
   options.peers.heartbeat_timeout = std::chrono::milliseconds(-1);

@@ -103,6 +103,50 @@ BOOST_AUTO_TEST_CASE(credentials_are_checked_before_use) {
   BOOST_CHECK_THROW(runtime_with(wrong_key), StatusError);
 }
 
+BOOST_AUTO_TEST_CASE(a_tls_client_is_told_when_the_server_does_not_use_tls) {
+  TlsCredentials creds;
+  creds.make_ca("ca");
+  ServerOptions options;
+  options.runtime = std::make_shared<Runtime>();  // plaintext
+  auto server = Server::create(ServerDef::local(), options).value_or_throw();
+  int64_t result = 0;
+  auto member = runtime_with(creds.make_certificate("client", "ca"));
+  testing::check_error(run_step_on(server->target(), "/job:localhost/task:0", member, &result),
+                       Code::kUnavailable, "the server does not use TLS, and this process does");
+}
+
+BOOST_AUTO_TEST_CASE(an_expired_certificate_is_reported_as_expired) {
+  TlsCredentials creds;
+  creds.make_ca("ca");
+  creds.run(
+      "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "
+      "'/CN=old' -keyout old.key -out old.csr");
+  creds.run(
+      "openssl x509 -req -in old.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days -1 "
+      "-out old.pem");
+  Status status = creds.options("old", "ca").validate({"--tls_cert", "--tls_key", "--tls_ca"});
+  testing::check_error(
+      status, Code::kInvalidArgument,
+      "--tls_cert '" + creds.path("old.pem") + "' has expired: it was valid until");
+  BOOST_TEST(status.message().find("not signed") == std::string::npos, status.to_string());
+}
+
+BOOST_AUTO_TEST_CASE(a_private_key_others_can_read_is_refused_with_the_chmod_to_run) {
+  TlsCredentials creds;
+  creds.make_ca("ca");
+  TlsOptions good = creds.make_certificate("node", "ca");
+  check_ok(good.validate());  // openssl writes keys 0600
+  creds.run("chmod 640 node.key");
+  testing::check_error(good.validate({"--tls_cert", "--tls_key", "--tls_ca"}),
+                       Code::kInvalidArgument,
+                       "--tls_key '" + good.key_file +
+                           "' is accessible by group or others (mode 0640); a private key must "
+                           "be private: run chmod 600 '" +
+                           good.key_file + "'");
+  creds.run("chmod 600 node.key");
+  check_ok(good.validate());
+}
+
 BOOST_AUTO_TEST_CASE(only_clients_with_the_clusters_credentials_get_in) {
   TlsCredentials creds;
   creds.make_ca("ca");

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 
 #include "actors/local_cluster.hpp"
 #include "actors/runtime.hpp"
@@ -143,6 +144,26 @@ BOOST_AUTO_TEST_CASE(a_standalone_node_serves_sessions) {
   BOOST_TEST(session.run(c).scalar<int32_t>() == 49);
   auto result = node.stop(SIGINT, 10000);
   BOOST_TEST(result.exit_code == 0, result.out);
+}
+
+// A node started with a low soft limit on open files (1024 is common) raises it to the hard
+// limit, so that many peers and clients do not run it out of descriptors.
+BOOST_AUTO_TEST_CASE(a_node_raises_its_open_file_limit_to_the_hard_limit) {
+  int port = pick_free_port().value_or_throw();
+  ChildProcess node({"/usr/bin/prlimit", "--nofile=256:4096", TROUPE_CLI, "node", "--insecure",
+                     "--port=" + std::to_string(port)});
+  BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", kStartMs), node.output());
+  std::ifstream limits("/proc/" + std::to_string(node.pid()) + "/limits");
+  std::string line, open_files;
+  while (std::getline(limits, line)) {
+    if (line.rfind("Max open files", 0) == 0) open_files = line;
+  }
+  std::istringstream fields(open_files.substr(std::string("Max open files").size()));
+  long soft = 0, hard = 0;
+  fields >> soft >> hard;
+  BOOST_TEST(hard == 4096, open_files);
+  BOOST_TEST(soft == 4096, open_files);
+  BOOST_TEST(node.stop(SIGTERM, 10000).exit_code == 0);
 }
 
 // 10000 x 3000 float32 = 120 MB, more than Cap'n Proto's default 64 MiB traversal limit: fed,
