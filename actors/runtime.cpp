@@ -131,6 +131,7 @@ DefaultRuntime& default_runtime() {
 Runtime::Runtime(RuntimeOptions options) {
   raise_open_file_limit();
   impl_ = std::make_unique<Impl>(validated(options));
+  accept_gate::configure(impl_->options.admission);
 }
 
 Runtime::~Runtime() = default;
@@ -166,6 +167,7 @@ Status RuntimeOptions::validate() const {
     return errors::InvalidArgument("max_message_bytes={}: expected {} .. {} bytes",
                                    max_message_bytes, kMinMaxMessageBytes, kDefaultMaxMessageBytes);
   }
+  TROUPE_RETURN_IF_ERROR(admission.validate().with_context("admission"));
   return tls.validate();
 }
 

@@ -12,6 +12,7 @@
 
 #include <caf/fwd.hpp>
 
+#include "actors/accept_gate.hpp"
 #include "actors/tls.hpp"
 #include "graph/status.hpp"
 
@@ -26,6 +27,9 @@ struct RuntimeOptions {
   // (4 KiB .. 2 GiB). A bigger one is dropped on arrival with a log line; senders check it
   // first and fail with InvalidArgument. Every process of a cluster should use the same.
   uint64_t max_message_bytes = uint64_t{2} << 30;
+  // Admission of connections to the ports this process's servers listen on, before they have
+  // proven themselves (actors/accept_gate.hpp). Process-wide: the last runtime created sets it.
+  AdmissionOptions admission;
 
   // InvalidArgument for TLS settings that do not validate or a limit out of range.
   Status validate() const;

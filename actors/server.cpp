@@ -175,7 +175,9 @@ void Server::stop() {
     for (const caf::actor& member : impl_->members)
       self->monitor(member);
     if (options_.listen) {
-      unpublish(options_.runtime->system(), impl_->task);
+      auto host_port = parse_host_port(address_);
+      unpublish(options_.runtime->system(), impl_->task,
+                host_port.ok() ? static_cast<uint16_t>(host_port->second) : 0);
     }
     self->send_exit(impl_->task, caf::exit_reason::user_shutdown);
     size_t down = 0;

@@ -10,8 +10,10 @@
 #include <cerrno>
 
 #include <caf/all.hpp>
+
 #include <caf/io/all.hpp>
 #include <caf/openssl/all.hpp>
+#include "actors/accept_gate.hpp"
 
 namespace troupe {
 
@@ -29,11 +31,15 @@ caf::io::middleman_actor connection_manager(caf::actor_system& system) {
 
 caf::expected<uint16_t> publish(caf::actor_system& system, const caf::actor& whom, uint16_t port,
                                 const char* bind) {
-  if (uses_tls(system)) return caf::openssl::publish(whom, port, bind, true);
-  return system.middleman().publish(whom, port, bind, true);
+  bool tls = uses_tls(system);
+  auto published = tls ? caf::openssl::publish(whom, port, bind, true)
+                       : system.middleman().publish(whom, port, bind, true);
+  if (published) accept_gate::watch_port(*published, tls);
+  return published;
 }
 
-void unpublish(caf::actor_system& system, const caf::actor& whom) {
+void unpublish(caf::actor_system& system, const caf::actor& whom, uint16_t port) {
+  accept_gate::unwatch_port(port);
   if (uses_tls(system)) {
     // CAF 0.17's caf::openssl::unpublish does not compile; this is what it means to do.
     caf::function_view<caf::io::middleman_actor> manager(connection_manager(system));

@@ -26,6 +26,13 @@ void add_runtime_flags(FlagSet& flags) {
                 "the largest tensor one message from another process may carry (4096 .. 2 GiB)");
   flags.add_int("buffer_pool_bytes", static_cast<int64_t>(BufferPool::kDefaultLimit),
                 "memory of freed tensors of 1 MiB and more kept for reuse (0: none)");
+  AdmissionOptions admission;
+  flags.add_int("max_pending_connections", admission.max_pending,
+                "connections to this task's port that have not finished their handshake, at most");
+  flags.add_int("max_pending_connections_per_peer", admission.max_pending_per_peer,
+                "the same, from one peer address");
+  flags.add_int("handshake_timeout_ms", admission.handshake_timeout.count(),
+                "how long a new connection has to finish its handshake before it is closed");
 }
 
 bool insecure_by_environment() {
@@ -61,6 +68,24 @@ std::optional<int> apply_runtime_flags(const FlagSet& flags, const std::string& 
     return 2;
   }
   options.max_message_bytes = static_cast<uint64_t>(limit);
+  for (auto [name, field] :
+       {std::pair{"max_pending_connections", &options.admission.max_pending},
+        std::pair{"max_pending_connections_per_peer", &options.admission.max_pending_per_peer}}) {
+    int64_t value = flags.get_int(name);
+    if (value < 1 || value > 1000000) {
+      std::cerr << prefix << "--" << name << "=" << value
+                << " is out of range (expected 1 .. 1000000)\n";
+      return 2;
+    }
+    *field = static_cast<int>(value);
+  }
+  int64_t handshake_ms = flags.get_int("handshake_timeout_ms");
+  if (handshake_ms < 1) {
+    std::cerr << prefix << "--handshake_timeout_ms=" << handshake_ms
+              << " is out of range (expected at least 1 ms)\n";
+    return 2;
+  }
+  options.admission.handshake_timeout = std::chrono::milliseconds(handshake_ms);
   int64_t pool_bytes = flags.get_int("buffer_pool_bytes");
   if (pool_bytes < 0) {
     std::cerr << prefix << "--buffer_pool_bytes=" << pool_bytes

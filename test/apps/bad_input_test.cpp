@@ -1,11 +1,14 @@
 // Bad input on a node's port: garbage bytes, a header that claims a huge payload, a half-sent
 // message, a silent open connection, plain or wrong TLS on a TLS node. The node must survive
 // each and keep serving sessions.
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -58,15 +61,30 @@ namespace {
 
 using testing::ChildProcess;
 
-// A TCP connection to 127.0.0.1:`port` (closed on destruction).
+// A TCP connection to 127.0.0.1:`port` (closed on destruction), from `source` (another
+// loopback address stands for another machine).
 class RawConnection {
  public:
-  explicit RawConnection(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+  explicit RawConnection(int port, const char* source = nullptr)
+      : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    if (source != nullptr) {
+      sockaddr_in from{};
+      from.sin_family = AF_INET;
+      BOOST_REQUIRE(::inet_pton(AF_INET, source, &from.sin_addr) == 1);
+      BOOST_REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof(from)) == 0);
+    }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     addr.sin_port = htons(static_cast<uint16_t>(port));
     BOOST_REQUIRE(::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+  }
+
+  // Whether the node closed the connection (end of file or reset).
+  bool closed_by_peer() const {
+    char byte = 0;
+    ssize_t n = ::recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
   }
   ~RawConnection() { ::close(fd_); }
   RawConnection(const RawConnection&) = delete;
@@ -254,6 +272,71 @@ BOOST_AUTO_TEST_CASE(a_tls_node_survives_garbage_and_strangers) {
   }
   auto result = node.stop(SIGTERM, 10000);
   BOOST_TEST(result.exit_code == 0, result.out);
+}
+
+// The peak resident memory of process `pid` in KiB (VmHWM), or -1.
+long peak_rss_kib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+// Under a 1024-descriptor limit, 1,100 silent connections used to abort a TLS node (CAF loads
+// the credential files for every connection it accepts, and threw on its network thread when
+// no descriptor was left). Now the accept gate keeps descriptors to spare, admits at most
+// --max_pending_connections_per_peer connections from the flooding address at a time, and
+// closes the silent ones after --handshake_timeout_ms; a member from another address is
+// served throughout, and the node's memory stays small.
+BOOST_AUTO_TEST_CASE(a_tls_node_with_1024_descriptors_survives_a_connection_flood) {
+  rlimit limit{};
+  BOOST_REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
+  BOOST_REQUIRE_MESSAGE(limit.rlim_max >= 2000, "the test needs 2000 descriptors");
+  limit.rlim_cur = limit.rlim_max;
+  BOOST_REQUIRE(::setrlimit(RLIMIT_NOFILE, &limit) == 0);
+  testing::TlsCredentials creds;
+  creds.make_ca("ca");
+  TlsOptions node_tls = creds.make_certificate("node", "ca");
+  RuntimeOptions member_options;
+  member_options.tls = creds.make_certificate("member", "ca");
+  auto member = std::make_shared<Runtime>(member_options);
+
+  int port = pick_free_port().value_or_throw();
+  ChildProcess node({"/usr/bin/prlimit", "--nofile=1024", TROUPE_CLI, "node",
+                     "--port=" + std::to_string(port), "--tls_cert=" + node_tls.certificate_file,
+                     "--tls_key=" + node_tls.key_file, "--tls_ca=" + node_tls.ca_file,
+                     "--handshake_timeout_ms=2000"});
+  BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", 20000), node.output());
+  std::vector<std::unique_ptr<RawConnection>> silent;
+  for (int i = 0; i < 1100; ++i)
+    silent.push_back(std::make_unique<RawConnection>(port, "127.0.0.2"));
+  for (uint32_t i = 0; i < 200; ++i) {
+    RawConnection junk(port, "127.0.0.3");
+    junk.send(random_bytes(4096, i));
+  }
+  check_serves(port, member);
+
+  // Refused at once or, for those admitted, closed at the handshake timeout.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  size_t closed = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    closed = std::count_if(silent.begin(), silent.end(),
+                           [](const auto& c) { return c->closed_by_peer(); });
+    if (closed == silent.size()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  BOOST_TEST(closed == silent.size());
+  check_serves(port, member);
+  long peak_kib = peak_rss_kib(node.pid());
+  BOOST_TEST_MESSAGE("node peak RSS " << peak_kib << " KiB");
+  BOOST_TEST(peak_kib > 0);
+  BOOST_TEST(peak_kib < 150 * 1024, "peak RSS " << peak_kib << " KiB");
+  auto result = node.stop(SIGTERM, 10000);
+  BOOST_TEST(result.exit_code == 0, result.out);
+  // One line for the refusals, however many.
+  BOOST_TEST(testing::count_of(result.out, "(max_pending_connections_per_peer)") == 1u, result.out);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

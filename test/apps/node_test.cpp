@@ -211,6 +211,12 @@ BOOST_AUTO_TEST_CASE(bad_flags_are_one_line_errors) {
   check_refused(run_node({"--heartbeat_timeout_ms=-5"}), "--heartbeat_timeout_ms=-5 is negative");
   check_refused(run_node({"--heartbeat_interval_ms=0"}), "--heartbeat_interval_ms=0 needs");
   check_refused(run_node({"--buffer_pool_bytes=-1"}), "--buffer_pool_bytes=-1 is negative");
+  check_refused(run_node({"--max_pending_connections=0"}),
+                "--max_pending_connections=0 is out of range (expected 1 .. 1000000)");
+  check_refused(run_node({"--max_pending_connections_per_peer=-3"}),
+                "--max_pending_connections_per_peer=-3 is out of range");
+  check_refused(run_node({"--handshake_timeout_ms=0"}),
+                "--handshake_timeout_ms=0 is out of range (expected at least 1 ms)");
 }
 
 BOOST_AUTO_TEST_CASE(bad_tf_config_is_a_one_line_error) {

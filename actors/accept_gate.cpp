@@ -1,0 +1,321 @@
+// The accept gate: accept() for the process, pending connections and their watchdog thread.
+#include "actors/accept_gate.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+namespace troupe {
+
+Status AdmissionOptions::validate() const {
+  if (max_pending < 1) {
+    return errors::InvalidArgument("max_pending is {}: expected at least 1", max_pending);
+  }
+  if (max_pending_per_peer < 1) {
+    return errors::InvalidArgument("max_pending_per_peer is {}: expected at least 1",
+                                   max_pending_per_peer);
+  }
+  if (handshake_timeout.count() < 1) {
+    return errors::InvalidArgument("handshake_timeout is {} ms: expected at least 1 ms",
+                                   handshake_timeout.count());
+  }
+  return Status::OK();
+}
+
+namespace accept_gate {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kScanInterval = std::chrono::milliseconds(100);
+constexpr auto kLogInterval = std::chrono::seconds(10);
+
+// A connection accepted on a watched port that has not proven itself yet. The gate holds a
+// duplicate of its descriptor, so that shutting it down never hits a socket that took the
+// same number after CAF closed this one.
+struct Pending {
+  int own_fd = -1;  // the gate's duplicate
+  ino_t inode = 0;  // of the socket, to tell when CAF's descriptor is closed or reused
+  std::string peer;
+  uint64_t proof_bytes = 0;
+  Clock::time_point accepted;
+};
+
+// One kind of refusal, logged at most once per kLogInterval with how many there were.
+struct ThrottledLog {
+  uint64_t since_last = 0;
+  Clock::time_point last;
+  bool ever = false;
+
+  void note(const std::string& line) {
+    ++since_last;
+    auto now = Clock::now();
+    if (ever && now - last < kLogInterval) return;
+    std::cerr << "troupe: " << line
+              << (since_last > 1 ? " (" + std::to_string(since_last) + " times since the last line)"
+                                 : std::string())
+              << std::endl;
+    since_last = 0;
+    last = now;
+    ever = true;
+  }
+};
+
+class Gate {
+ public:
+  static Gate& instance() {
+    static auto* gate = new Gate();  // never destroyed: accept() may run until exit
+    return *gate;
+  }
+
+  int accept(int listen_fd, sockaddr* addr, socklen_t* addr_len) {
+    sockaddr_storage peer{};
+    socklen_t peer_len = sizeof(peer);
+    int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer), &peer_len, 0);
+    if (fd < 0) {
+      if ((errno == EMFILE || errno == ENFILE) && watched(listen_fd)) {
+        drop_one_with_spare(listen_fd);
+        errno = EAGAIN;  // CAF tries again when the next connection arrives
+      }
+      return fd;
+    }
+    if (addr != nullptr && addr_len != nullptr) {
+      std::memcpy(addr, &peer, std::min<socklen_t>(*addr_len, peer_len));
+      *addr_len = peer_len;
+    }
+    uint64_t proof = 0;
+    if (!watched(listen_fd, &proof)) return fd;
+    return admit(fd, peer_text(peer), proof);
+  }
+
+  void configure(const AdmissionOptions& options) {
+    std::lock_guard lock(mutex_);
+    options_ = options;
+  }
+
+  void watch(uint16_t port, bool tls) {
+    std::lock_guard lock(mutex_);
+    ports_[port] = tls ? kTlsProofBytes : kPlainProofBytes;
+    if (spare_fd_ < 0) spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (!watchdog_started_) {
+      watchdog_started_ = true;
+      std::thread([this] { watch_pending(); }).detach();
+    }
+  }
+
+  void unwatch(uint16_t port) {
+    std::lock_guard lock(mutex_);
+    ports_.erase(port);
+  }
+
+  Counters counters() {
+    std::lock_guard lock(mutex_);
+    Counters c = counters_;
+    c.pending = static_cast<int>(pending_.size());
+    return c;
+  }
+
+ private:
+  Gate() = default;
+
+  // Whether `listen_fd` listens on a watched port; its proof size.
+  bool watched(int listen_fd, uint64_t* proof = nullptr) {
+    sockaddr_storage local{};
+    socklen_t len = sizeof(local);
+    if (::getsockname(listen_fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) return false;
+    uint16_t port = 0;
+    if (local.ss_family == AF_INET) {
+      port = ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port);
+    } else if (local.ss_family == AF_INET6) {
+      port = ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port);
+    } else {
+      return false;
+    }
+    std::lock_guard lock(mutex_);
+    auto it = ports_.find(port);
+    if (it == ports_.end()) return false;
+    if (proof != nullptr) *proof = it->second;
+    return true;
+  }
+
+  static std::string peer_text(const sockaddr_storage& peer) {
+    char text[INET6_ADDRSTRLEN] = "?";
+    if (peer.ss_family == AF_INET) {
+      ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text,
+                  sizeof(text));
+    } else if (peer.ss_family == AF_INET6) {
+      ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr, text,
+                  sizeof(text));
+    }
+    return text;
+  }
+
+  static int soft_descriptor_limit() {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 1 << 20;
+    return static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 1 << 30));
+  }
+
+  // Out of descriptors with a connection on the backlog: frees the spare descriptor, takes the
+  // connection off the backlog and closes it, and takes the spare again.
+  void drop_one_with_spare(int listen_fd) {
+    std::lock_guard lock(mutex_);
+    ++counters_.refused_descriptors;
+    descriptors_log_.note(
+        fmt::format("out of file descriptors (limit {}): refusing new connections until some "
+                    "close",
+                    soft_descriptor_limit()));
+    if (spare_fd_ < 0) return;
+    ::close(spare_fd_);
+    int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) ::close(fd);
+    spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  }
+
+  int refuse(int fd, uint64_t& counter, ThrottledLog& log, const std::string& why) {
+    ::close(fd);
+    ++counter;
+    log.note(why);
+    errno = EAGAIN;
+    return -1;
+  }
+
+  int admit(int fd, const std::string& peer, uint64_t proof) {
+    std::lock_guard lock(mutex_);
+    // The gate's duplicate takes a descriptor too.
+    if (fd + 1 >= soft_descriptor_limit() - kReservedDescriptors) {
+      return refuse(fd, counters_.refused_descriptors, descriptors_log_,
+                    fmt::format("out of file descriptors (limit {}, {} kept for the node's own "
+                                "use): refusing a connection from {}",
+                                soft_descriptor_limit(), kReservedDescriptors, peer));
+    }
+    forget_closed();
+    if (static_cast<int>(pending_.size()) >= options_.max_pending) {
+      return refuse(fd, counters_.refused_pending, pending_log_,
+                    fmt::format("refusing a connection from {}: {} connections have not "
+                                "finished their handshake (max_pending_connections)",
+                                peer, pending_.size()));
+    }
+    if (per_peer_[peer] >= options_.max_pending_per_peer) {
+      return refuse(fd, counters_.refused_peer, peer_log_,
+                    fmt::format("refusing a connection from {}: {} connections from it have "
+                                "not finished their handshake (max_pending_connections_per_peer)",
+                                peer, per_peer_[peer]));
+    }
+    struct stat info {};
+    int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (own < 0 || ::fstat(fd, &info) != 0) {
+      if (own >= 0) ::close(own);
+      return refuse(
+          fd, counters_.refused_descriptors, descriptors_log_,
+          fmt::format("cannot watch a connection from {}: {}", peer, std::strerror(errno)));
+    }
+    pending_[fd] = Pending{own, info.st_ino, peer, proof, Clock::now()};
+    ++per_peer_[peer];
+    ++counters_.admitted;
+    return fd;
+  }
+
+  void forget(std::map<int, Pending>::iterator it) {
+    ::close(it->second.own_fd);
+    if (--per_peer_[it->second.peer] <= 0) per_peer_.erase(it->second.peer);
+    pending_.erase(it);
+  }
+
+  // Forgets pending connections whose descriptor CAF has closed (or that now names another
+  // file).
+  void forget_closed() {
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      struct stat info {};
+      if (::fstat(it->first, &info) != 0 || info.st_ino != it->second.inode) {
+        auto gone = it++;
+        forget(gone);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  void watch_pending() {
+    ::pthread_setname_np(::pthread_self(), "troupe-gate");
+    for (;;) {
+      std::this_thread::sleep_for(kScanInterval);
+      std::lock_guard lock(mutex_);
+      forget_closed();
+      auto now = Clock::now();
+      for (auto it = pending_.begin(); it != pending_.end();) {
+        tcp_info info{};
+        socklen_t len = sizeof(info);
+        bool proven = ::getsockopt(it->second.own_fd, IPPROTO_TCP, TCP_INFO, &info, &len) == 0 &&
+                      info.tcpi_bytes_received >= it->second.proof_bytes;
+        if (proven) {
+          auto done = it++;
+          forget(done);
+          continue;
+        }
+        if (now - it->second.accepted >= options_.handshake_timeout) {
+          // CAF sees the connection end and closes its descriptor.
+          ::shutdown(it->second.own_fd, SHUT_RDWR);
+          ++counters_.timed_out;
+          timeout_log_.note(fmt::format(
+              "closed a connection from {} that did not finish its handshake within {} ms",
+              it->second.peer, options_.handshake_timeout.count()));
+          auto done = it++;
+          forget(done);
+          continue;
+        }
+        ++it;
+      }
+    }
+  }
+
+  std::mutex mutex_;
+  AdmissionOptions options_;
+  std::map<uint16_t, uint64_t> ports_;  // watched port -> proof bytes
+  std::map<int, Pending> pending_;      // by CAF's descriptor
+  std::map<std::string, int> per_peer_;
+  Counters counters_;
+  ThrottledLog descriptors_log_, pending_log_, peer_log_, timeout_log_;
+  int spare_fd_ = -1;
+  bool watchdog_started_ = false;
+};
+
+}  // namespace
+
+void configure(const AdmissionOptions& options) {
+  Gate::instance().configure(options);
+}
+
+void watch_port(uint16_t port, bool tls) {
+  Gate::instance().watch(port, tls);
+}
+
+void unwatch_port(uint16_t port) {
+  Gate::instance().unwatch(port);
+}
+
+Counters counters() {
+  return Gate::instance().counters();
+}
+
+}  // namespace accept_gate
+}  // namespace troupe
+
+// The process's accept(): CAF's doormen call it (actors/CMakeLists.txt exports it).
+extern "C" int accept(int fd, sockaddr* addr, socklen_t* addr_len) {
+  return troupe::accept_gate::Gate::instance().accept(fd, addr, addr_len);
+}

@@ -1,0 +1,65 @@
+// The accept gate: admission control for connections to a task's port before they have
+// proven themselves (authenticated, with TLS).
+//
+// CAF 0.17 accepts connections on its network thread and gives troupe no hook between accept()
+// and its TLS session; with TLS it loads the credential files again for every connection it
+// accepts, and when the process is out of descriptors that load throws on the network thread
+// and ends the process. So troupe takes CAF's place at accept() (the program defines accept();
+// libcaf_io calls it through the PLT; see actors/CMakeLists.txt) for the ports a Server
+// publishes, and for each connection accepted there:
+//   - keeps kReservedDescriptors descriptors free: a connection that would use one of them is
+//     closed at once, and one that finds none (EMFILE) is taken off the backlog and closed, so
+//     the node never runs out and never spins on a full backlog;
+//   - counts it as pending until it has received proof_bytes (a TLS client's handshake flight
+//     with its certificate is more; so is the greeting of a plaintext peer), and refuses a new
+//     connection while max_pending are pending in the process or max_pending_per_peer from its
+//     address;
+//   - shuts down a connection still pending after handshake_timeout, which CAF then closes.
+// Each kind of refusal is logged at most once per 10 s, with how many there were. Ports that
+// were not published by a Server (and every other socket of the process) are not touched.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include "graph/status.hpp"
+
+namespace troupe {
+
+struct AdmissionOptions {
+  // Connections that have not proven themselves, in the whole process and per peer address.
+  int max_pending = 256;
+  int max_pending_per_peer = 32;
+  // How long a connection may take to prove itself before it is closed.
+  std::chrono::milliseconds handshake_timeout{10000};
+
+  // InvalidArgument naming the field for a value below 1 (timeout: 1 ms).
+  Status validate() const;
+};
+
+namespace accept_gate {
+
+// Descriptors kept free for the process's own use (files, CAF's credential loads).
+inline constexpr int kReservedDescriptors = 32;
+// Bytes a connection must have sent to no longer be pending.
+inline constexpr uint64_t kTlsProofBytes = 768;   // more than any ClientHello
+inline constexpr uint64_t kPlainProofBytes = 64;  // a BASP header and more
+
+// The process-wide settings (the last Runtime created sets them).
+void configure(const AdmissionOptions& options);
+// Gates the connections accepted on `port` from now on; `tls` picks the proof size.
+void watch_port(uint16_t port, bool tls);
+void unwatch_port(uint16_t port);
+
+struct Counters {
+  uint64_t admitted = 0;
+  uint64_t refused_pending = 0;      // max_pending reached
+  uint64_t refused_peer = 0;         // max_pending_per_peer reached
+  uint64_t refused_descriptors = 0;  // no descriptor to spare
+  uint64_t timed_out = 0;            // pending past handshake_timeout
+  int pending = 0;                   // now
+};
+Counters counters();
+
+}  // namespace accept_gate
+}  // namespace troupe
