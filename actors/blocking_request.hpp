@@ -5,9 +5,10 @@
 // passes (DeadlineExceeded), or when the destination dies or its node becomes unreachable
 // (Unavailable) — never later. A destination in this process is asked through a reply sink
 // (actors/reply_sink.hpp): the answer reaches the caller without an actor being scheduled. One
-// in another process is asked by a short-lived helper actor that also sends it heartbeats while
-// the wait lasts: one that freezes (its connection stays open but nothing answers) is
-// Unavailable after kRemoteHeartbeatTimeout.
+// in another process is asked by a short-lived helper actor that also sends it heartbeats every
+// ClientHeartbeats::interval while the wait lasts: one that freezes (its connection stays open
+// but nothing answers) is Unavailable after ClientHeartbeats::timeout
+// (RuntimeOptions::client_heartbeat_interval / _timeout).
 #pragma once
 
 #include <chrono>
@@ -20,12 +21,11 @@
 #include "actors/atoms.hpp"
 #include "actors/error_bridge.hpp"
 #include "actors/inline_unit.hpp"
+#include "actors/messages.hpp"
 #include "actors/reply_sink.hpp"
 
 namespace troupe {
 
-constexpr std::chrono::milliseconds kRemoteHeartbeatInterval{1000};
-constexpr std::chrono::milliseconds kRemoteHeartbeatTimeout{4000};
 // How long a caller polls for the answer before it sleeps until the answer wakes it: short
 // requests are answered within microseconds, and waiting for them yielding, not asleep, saves
 // the caller's futex wake-up (blocking_request to an echoing actor: 33 -> 17 us).
@@ -89,6 +89,7 @@ StatusOr<T> blocking_request(caf::actor_system& system, const caf::actor& dest,
   if (dest.node() == system.node()) {
     return local_request<T>(system, dest, timeout, what, std::move(message)...);
   }
+  const ClientHeartbeats heartbeats = client_heartbeats(system);
   auto result = std::make_shared<std::promise<StatusOr<T>>>();
   auto answered = result->get_future();
   // `result` is passed rather than captured: CAF 0.17 dereferences a null tuple pointer when a
@@ -112,20 +113,22 @@ StatusOr<T> blocking_request(caf::actor_system& system, const caf::actor& dest,
                                      self->system().render(down.reason)));
         });
         auto on_error = [=](caf::error& err) { finish(from_caf_error(err, what)); };
-        // Heartbeats to the destination, in another process (answered by every troupe service).
-        self->delayed_send(self, kRemoteHeartbeatInterval, heartbeat_tick_atom::value);
+        // Heartbeats to the destination's process (answered by every troupe service).
+        if (heartbeats.timeout.count() > 0) {
+          self->delayed_send(self, heartbeats.interval, heartbeat_tick_atom::value);
+        }
         auto heartbeat = [=] {
-          self->request(dest, kRemoteHeartbeatTimeout, heartbeat_atom::value)
+          self->request(dest, heartbeats.timeout, heartbeat_atom::value)
               .then(
                   [=] {
-                    self->delayed_send(self, kRemoteHeartbeatInterval, heartbeat_tick_atom::value);
+                    self->delayed_send(self, heartbeats.interval, heartbeat_tick_atom::value);
                   },
                   [=](caf::error& err) {
                     // Other errors: the destination does not take heartbeats (e.g. a custom role);
                     // its death still ends the wait through the monitor.
                     if (err != caf::sec::request_timeout) return;
                     finish(errors::Unavailable("{}: no answer to a heartbeat within {} ms", what,
-                                               kRemoteHeartbeatTimeout.count()));
+                                               heartbeats.timeout.count()));
                   });
         };
         if constexpr (std::is_same_v<T, caf::unit_t>) {

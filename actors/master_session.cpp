@@ -504,9 +504,11 @@ caf::behavior master_session_behavior(Self* self, MasterSessionConfig config) {
                               ? request.options.timeout_ms
                               : self->state.config.config.operation_timeout_ms;
         if (step.timeout_ms > 0) {
-          step.deadline = Clock::now() + std::chrono::milliseconds(step.timeout_ms);
-          self->delayed_send(self, std::chrono::milliseconds(step.timeout_ms),
-                             step_deadline_atom::value, step_id);
+          // The client may have spent some of it already (sending the graph's new nodes).
+          auto left = std::chrono::milliseconds(
+              std::max<int64_t>(1, step.timeout_ms - std::max<int64_t>(0, request.spent_ms)));
+          step.deadline = Clock::now() + left;
+          self->delayed_send(self, left, step_deadline_atom::value, step_id);
         }
         self->state.pending.emplace(step_id, std::move(step));
         auto shared_request = std::make_shared<RunStepRequest>(std::move(request));

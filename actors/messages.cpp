@@ -23,6 +23,14 @@ uint64_t max_message_bytes(caf::actor_system& system) {
                                            static_cast<int64_t>(kDefaultMaxMessageBytes)));
 }
 
+ClientHeartbeats client_heartbeats(caf::actor_system& system) {
+  ClientHeartbeats defaults;
+  return {std::chrono::milliseconds(caf::get_or(system.config(), kClientHeartbeatIntervalKey,
+                                                int64_t{defaults.interval.count()})),
+          std::chrono::milliseconds(caf::get_or(system.config(), kClientHeartbeatTimeoutKey,
+                                                int64_t{defaults.timeout.count()}))};
+}
+
 Status too_large_for_message(caf::actor_system& system, const Tensor& tensor,
                              std::string_view what) {
   return errors::InvalidArgument(

@@ -5,6 +5,7 @@
 // write the flat Cap'n Proto bytes with one raw copy and read them back in place.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,9 @@ struct RunStepRequest {
   RunSignature signature;
   std::vector<Tensor> feeds;  // values of signature.feeds, in order
   RunOptions options;
+  // What the client already spent of the step's timeout before sending this (the graph's new
+  // nodes); the step's deadline is what is left.
+  int64_t spent_ms = 0;
 };
 
 struct RunStepResponse {
@@ -70,6 +74,16 @@ inline constexpr char kMaxMessageBytesKey[] = "troupe.max-message-bytes";
 
 // The limit `system` was configured with.
 uint64_t max_message_bytes(caf::actor_system& system);
+
+// How a client waiting on another process checks that the process is alive
+// (RuntimeOptions::client_heartbeat_interval / _timeout), kept in an actor system's config.
+inline constexpr char kClientHeartbeatIntervalKey[] = "troupe.client-heartbeat-interval-ms";
+inline constexpr char kClientHeartbeatTimeoutKey[] = "troupe.client-heartbeat-timeout-ms";
+struct ClientHeartbeats {
+  std::chrono::milliseconds interval{1000};
+  std::chrono::milliseconds timeout{4000};  // 0: none
+};
+ClientHeartbeats client_heartbeats(caf::actor_system& system);
 
 // Whether `tensor` fits a message of at most `limit` bytes, with room for its encoding (a few
 // words per tensor and per chunk of data).
@@ -151,7 +165,7 @@ typename Inspector::result_type inspect(Inspector& f, SessionConfig& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunStepRequest& x) {
-  return f(caf::meta::type_name("RunStepRequest"), x.signature, x.feeds, x.options);
+  return f(caf::meta::type_name("RunStepRequest"), x.signature, x.feeds, x.options, x.spent_ms);
 }
 
 template <class Inspector>

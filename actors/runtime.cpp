@@ -42,8 +42,11 @@ Status Runtime::add_message_types(std::function<void(caf::actor_system_config&)>
 // CAF's configuration with troupe's own options declared (CAF refuses to set undeclared ones).
 struct TroupeConfig : caf::actor_system_config {
   TroupeConfig() {
-    opt_group{custom_options_, "troupe"}.add<int64_t>(
-        "max-message-bytes", "largest tensor or graph in one message from another process");
+    opt_group{custom_options_, "troupe"}
+        .add<int64_t>("max-message-bytes",
+                      "largest tensor or graph in one message from another process")
+        .add<int64_t>("client-heartbeat-interval-ms", "how often a waiting client asks")
+        .add<int64_t>("client-heartbeat-timeout-ms", "how long the asked process has to answer");
   }
 };
 
@@ -62,6 +65,10 @@ struct Runtime::Impl {
       cfg.openssl_passphrase = options.tls.key_passphrase;
     }
     cfg.set(kMaxMessageBytesKey, static_cast<int64_t>(options.max_message_bytes));
+    cfg.set(kClientHeartbeatIntervalKey,
+            static_cast<int64_t>(options.client_heartbeat_interval.count()));
+    cfg.set(kClientHeartbeatTimeoutKey,
+            static_cast<int64_t>(options.client_heartbeat_timeout.count()));
     // An idle work-stealing worker of CAF 0.17 first polls its queue 100 times, then 500 times
     // with a 50 us sleep in between that new work does not cut short, and only then waits on a
     // condition variable that new work signals. A step's every actor hop could wait out such a
@@ -168,6 +175,13 @@ Status RuntimeOptions::validate() const {
                                    max_message_bytes, kMinMaxMessageBytes, kDefaultMaxMessageBytes);
   }
   TROUPE_RETURN_IF_ERROR(admission.validate().with_context("admission"));
+  if (client_heartbeat_timeout.count() < 0 ||
+      (client_heartbeat_timeout.count() > 0 && client_heartbeat_interval.count() < 1)) {
+    return errors::InvalidArgument(
+        "client_heartbeat_interval {} ms, client_heartbeat_timeout {} ms: expected a timeout "
+        ">= 0 (0: no heartbeats) and, with heartbeats, an interval >= 1 ms",
+        client_heartbeat_interval.count(), client_heartbeat_timeout.count());
+  }
   return tls.validate();
 }
 

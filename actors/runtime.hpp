@@ -7,6 +7,7 @@
 // an actor system down during static destruction.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 
@@ -30,6 +31,13 @@ struct RuntimeOptions {
   // Admission of connections to the ports this process's servers listen on, before they have
   // proven themselves (actors/accept_gate.hpp). Process-wide: the last runtime created sets it.
   AdmissionOptions admission;
+  // A client of another process (Session, Server start-up) waiting on it asks it whether it is
+  // alive every client_heartbeat_interval, and fails the wait with Unavailable when no answer
+  // comes within client_heartbeat_timeout (0: no heartbeats; a dead process is still noticed
+  // when its connection closes). A heartbeat travels on the same connection as the request:
+  // the timeout must cover sending a large graph or tensor on a slow link.
+  std::chrono::milliseconds client_heartbeat_interval{1000};
+  std::chrono::milliseconds client_heartbeat_timeout{4000};
 
   // InvalidArgument for TLS settings that do not validate or a limit out of range.
   Status validate() const;

@@ -147,6 +147,13 @@ Status Session::run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                     const std::vector<std::string>& fetches,
                     const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
                     const RunOptions& options, RunMetadata* metadata) {
+  return run_step(feeds, fetches, targets, outputs, options, metadata, 0);
+}
+
+Status Session::run_step(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                         const std::vector<std::string>& fetches,
+                         const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
+                         const RunOptions& options, RunMetadata* metadata, int64_t spent_ms) {
   if (impl_->closed) return errors::FailedPrecondition("the session is closed");
   if (options.timeout_ms < 0) {
     return errors::InvalidArgument("RunOptions.timeout_ms is {}: expected >= 0 (0 = none)",
@@ -163,6 +170,7 @@ Status Session::run(const std::vector<std::pair<std::string, Tensor>>& feeds,
   request.signature.fetches = fetches;
   request.signature.targets = targets;
   request.options = options;
+  request.spent_ms = spent_ms;
   caf::duration wait = caf::infinite;
   if (timeout_ms > 0) {
     wait = caf::duration(std::chrono::milliseconds(timeout_ms) + kDeadlineGrace);
@@ -228,15 +236,12 @@ std::vector<Tensor> Session::run(const FeedDict& feeds, const std::vector<Output
   auto start = std::chrono::steady_clock::now();
   int64_t timeout_ms = options.timeout_ms > 0 ? options.timeout_ms : impl_->operation_timeout_ms;
   throw_if_error(sync_graph(*graph, timeout_ms));
-  RunOptions remaining = options;
-  if (timeout_ms > 0) {
-    auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
-                     std::chrono::steady_clock::now() - start)
-                     .count();
-    remaining.timeout_ms = std::max<int64_t>(1, timeout_ms - spent);
-  }
+  int64_t spent_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
   std::vector<Tensor> outputs;
-  throw_if_error(run(named_feeds, fetch_names, target_names, &outputs, remaining));
+  throw_if_error(
+      run_step(named_feeds, fetch_names, target_names, &outputs, options, nullptr, spent_ms));
   return outputs;
 }
 

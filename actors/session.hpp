@@ -78,6 +78,11 @@ class Session {
 
  private:
   struct Impl;
+  // run(), of which the client already spent `spent_ms` (sending new nodes).
+  Status run_step(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                  const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+                  std::vector<Tensor>* outputs, const RunOptions& options, RunMetadata* metadata,
+                  int64_t spent_ms);
   // Sends the nodes of `graph` the server has not seen, within `timeout_ms` (0: the control
   // timeout); InvalidArgument for another graph.
   Status sync_graph(const Graph& graph, int64_t timeout_ms);

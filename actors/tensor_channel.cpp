@@ -800,9 +800,14 @@ void TensorChannel::accept_loop() {
 }
 
 void TensorChannel::read_loop(int fd) {
+  // Junk is logged once per connection, however many frames it sends.
+  bool logged = false;
   auto refuse = [&](const std::string& why) {
     ++counters_.refused;
-    if (!stopping_) std::cerr << "troupe: tensor channel: refused a frame: " + why + "\n";
+    if (stopping_ || logged) return;
+    logged = true;
+    std::cerr << "troupe: tensor channel: refused a frame: " + why +
+                     " (later refusals on this connection are not logged)\n";
   };
   FrameReader reader(fd);
   std::unique_ptr<SharedRing> ring;  // the writer's, if it offered one and it opened here

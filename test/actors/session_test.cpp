@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "actors/local_cluster.hpp"
+#include "actors/runtime.hpp"
 #include "actors/server.hpp"
 #include "actors/session.hpp"
 #include "graph/ops/ops.hpp"
@@ -406,6 +407,18 @@ BOOST_AUTO_TEST_CASE(bad_peer_options_are_refused) {
   options.peers.heartbeat_interval = std::chrono::milliseconds(0);
   testing::check_error(Server::create(ServerDef::local(), options).status(), Code::kInvalidArgument,
                        "heartbeat_interval is 0 ms");
+
+  RuntimeOptions runtime;
+  runtime.client_heartbeat_timeout = std::chrono::milliseconds(-1);
+  testing::check_error(runtime.validate(), Code::kInvalidArgument,
+                       "client_heartbeat_timeout -1 ms: expected a timeout >= 0");
+  runtime.client_heartbeat_timeout = std::chrono::milliseconds(100);
+  runtime.client_heartbeat_interval = std::chrono::milliseconds(0);
+  testing::check_error(runtime.validate(), Code::kInvalidArgument, "an interval >= 1 ms");
+  runtime.admission.max_pending_per_peer = 0;
+  runtime.client_heartbeat_interval = std::chrono::milliseconds(10);
+  testing::check_error(runtime.validate(), Code::kInvalidArgument,
+                       "admission: max_pending_per_peer is 0: expected at least 1");
 }
 
 BOOST_AUTO_TEST_CASE(a_listening_server_is_reached_by_address_in_process) {

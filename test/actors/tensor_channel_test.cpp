@@ -9,8 +9,10 @@
 
 #include <condition_variable>
 #include <future>
+#include <iostream>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -364,6 +366,35 @@ BOOST_AUTO_TEST_CASE(malformed_frames_are_refused_and_the_channel_keeps_serving)
   BOOST_TEST(got.value.equals(sent));
   BOOST_TEST(receiver->counters().refused == 3u);
   BOOST_TEST(receiver->counters().frames_received == 1u);
+}
+
+// Frames for an unknown device on one connection: each is refused (and counted), but only the
+// first is logged, so a flood of them cannot flood the log.
+BOOST_AUTO_TEST_CASE(refusals_are_logged_once_per_connection) {
+  FakeDevice device;
+  auto& system = device.runtime->system();
+  auto receiver = start_channel(system);
+  receiver->add_device(kDevice, device.actor);
+  auto sender = start_channel(system);
+  std::ostringstream log;
+  auto* old = std::cerr.rdbuf(log.rdbuf());
+  Tensor sent = big_tensor();
+  for (int step = 1; step <= 5; ++step) {
+    sender->send(receiver->endpoint(), device.actor, "/job:nobody/replica:0/task:0/device:CPU:0",
+                 step, "lost", sent);
+  }
+  sender->send(receiver->endpoint(), device.actor, kDevice, 6, "kept", sent);
+  Received got = device.wait();
+  std::cerr.rdbuf(old);
+  BOOST_TEST(got.key == "kept");
+  BOOST_TEST(receiver->counters().refused == 5u);
+  std::string lines = log.str();
+  size_t logged = 0;
+  for (size_t at = lines.find("refused a frame"); at != std::string::npos;
+       at = lines.find("refused a frame", at + 1)) {
+    ++logged;
+  }
+  BOOST_TEST(logged == 1u, lines);
 }
 
 // A reader that took the ring goes away before emptying it: the writer stops waiting for room

@@ -11,6 +11,7 @@
 
 #include "actors/blocking_request.hpp"
 #include "actors/local_cluster.hpp"
+#include "actors/runtime.hpp"
 #include "actors/session.hpp"
 #include "actors/training/hooks.hpp"
 #include "actors/training/monitored_session.hpp"
@@ -245,7 +246,7 @@ BOOST_FIXTURE_TEST_CASE(a_frozen_ps_is_detected_by_heartbeats_and_found_again, S
 BOOST_FIXTURE_TEST_CASE(a_frozen_worker_is_detected_by_its_client, StepBlockedOnPs) {
   auto [status, ms] = fault("worker", SIGSTOP);
   testing::check_error(status, Code::kUnavailable, "heartbeat");
-  BOOST_TEST(ms < kRemoteHeartbeatTimeout.count() + 3000, "noticed after " << ms << " ms");
+  BOOST_TEST(ms < ClientHeartbeats{}.timeout.count() + 3000, "noticed after " << ms << " ms");
   ::kill(cluster.node("worker").pid(), SIGCONT);
 }
 
@@ -267,6 +268,27 @@ BOOST_FIXTURE_TEST_CASE(a_step_whose_worker_dies_is_aborted_on_the_ps, StepBlock
       testing::status_of([&] { out = on_ps.run(FeedDict{}, {graph.item}, {}, options); });
   BOOST_REQUIRE_MESSAGE(dequeued.ok(), dequeued.to_string());
   BOOST_TEST(out.at(0).scalar<int64_t>() == 7);
+}
+
+// The client's heartbeats are configurable: with a 1000 ms timeout, a client of a frozen worker
+// is told within about a second and a half (the interval plus the timeout), not four.
+BOOST_AUTO_TEST_CASE(a_clients_heartbeat_timeout_is_configurable) {
+  FaultCluster cluster;
+  PsGraph graph;
+  RuntimeOptions options;
+  options.client_heartbeat_interval = std::chrono::milliseconds(200);
+  options.client_heartbeat_timeout = std::chrono::milliseconds(1000);
+  auto runtime = std::make_shared<Runtime>(options);
+  Session session(cluster.target("worker"), std::nullopt, runtime);
+  BOOST_REQUIRE(run_quick(session, graph).ok());
+  auto step = run_in_background(session, graph.blocking);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto since = Clock::now();
+  ::kill(cluster.node("worker").pid(), SIGSTOP);
+  auto [status, ms] = wait_step(step, since);
+  ::kill(cluster.node("worker").pid(), SIGCONT);
+  testing::check_error(status, Code::kUnavailable, "no answer to a heartbeat within 1000 ms");
+  BOOST_TEST(ms < 2 * 1200, "noticed after " << ms << " ms");
 }
 
 // A client process killed in the middle of a step that waits on a queue: its session on the
