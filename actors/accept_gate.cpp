@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -41,12 +42,30 @@ namespace accept_gate {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The first frame a plaintext peer sends is checked before CAF reads it whole: CAF 0.17
+// allocates (and zero-fills) what a BASP header's payload length claims, up to 4 GiB. A BASP
+// header is 32 bytes: operation, two bytes of padding and flags (one byte each), then the
+// payload length as a big-endian uint32, then three uint64 fields.
+constexpr size_t kBaspHeaderBytes = 32;
+constexpr size_t kPayloadLengthOffset = 4;
+// Descriptors below this number can have their first frame checked (the flags are one array).
+constexpr int kMaxCheckedDescriptor = 1 << 16;
+// Set for a pending plaintext connection until its first frame header has been read.
+std::atomic<bool> first_frame_unchecked[kMaxCheckedDescriptor];
+
 constexpr auto kScanInterval = std::chrono::milliseconds(100);
 constexpr auto kLogInterval = std::chrono::seconds(10);
 
 // A connection accepted on a watched port that has not proven itself yet. The gate holds a
 // duplicate of its descriptor, so that shutting it down never hits a socket that took the
 // same number after CAF closed this one.
+struct FirstFrame {
+  ino_t inode = 0;
+  uint8_t header[kBaspHeaderBytes] = {};
+  size_t have = 0;
+};
+
 struct Pending {
   int own_fd = -1;  // the gate's duplicate
   ino_t inode = 0;  // of the socket, to tell when CAF's descriptor is closed or reused
@@ -120,6 +139,35 @@ class Gate {
   void unwatch(uint16_t port) {
     std::lock_guard lock(mutex_);
     ports_.erase(port);
+  }
+
+  // recv() returned `n` bytes of `fd`'s first frame into `buffer`: n, or 0 (end of file, so
+  // that CAF closes the connection) for a header that claims more than kMaxFirstFrameBytes.
+  ssize_t check_first_frame(int fd, const void* buffer, ssize_t n) {
+    std::lock_guard lock(mutex_);
+    auto it = first_frames_.find(fd);
+    struct stat info {};
+    if (it == first_frames_.end() || ::fstat(fd, &info) != 0 || info.st_ino != it->second.inode) {
+      stop_checking(fd);  // another socket took the number
+      return n;
+    }
+    FirstFrame& frame = it->second;
+    size_t take = std::min(kBaspHeaderBytes - frame.have, static_cast<size_t>(n));
+    std::memcpy(frame.header + frame.have, buffer, take);
+    frame.have += take;
+    if (frame.have < kBaspHeaderBytes) return n;
+    const uint8_t* length = frame.header + kPayloadLengthOffset;
+    uint64_t claimed = (uint64_t{length[0]} << 24) | (uint64_t{length[1]} << 16) |
+                       (uint64_t{length[2]} << 8) | uint64_t{length[3]};
+    stop_checking(fd);
+    if (claimed <= kMaxFirstFrameBytes) return n;
+    ::shutdown(fd, SHUT_RDWR);
+    ++counters_.refused_frame;
+    frame_log_.note(
+        fmt::format("closed a connection whose first frame claims {} bytes (at most "
+                    "{} before the handshake)",
+                    claimed, kMaxFirstFrameBytes));
+    return 0;
   }
 
   Counters counters() {
@@ -225,11 +273,22 @@ class Gate {
           fmt::format("cannot watch a connection from {}: {}", peer, std::strerror(errno)));
     }
     pending_[fd] = Pending{own, info.st_ino, peer, proof, Clock::now()};
+    if (proof == kPlainProofBytes && fd < kMaxCheckedDescriptor) {
+      first_frames_[fd] = FirstFrame{info.st_ino, {}, 0};
+      first_frame_unchecked[fd].store(true, std::memory_order_release);
+    }
     ++per_peer_[peer];
     ++counters_.admitted;
     return fd;
   }
 
+  void stop_checking(int fd) {
+    if (fd < kMaxCheckedDescriptor)
+      first_frame_unchecked[fd].store(false, std::memory_order_release);
+    first_frames_.erase(fd);
+  }
+
+  // Stops counting a connection as pending (its first frame, if unread, is still checked).
   void forget(std::map<int, Pending>::iterator it) {
     ::close(it->second.own_fd);
     if (--per_peer_[it->second.peer] <= 0) per_peer_.erase(it->second.peer);
@@ -256,6 +315,11 @@ class Gate {
       std::this_thread::sleep_for(kScanInterval);
       std::lock_guard lock(mutex_);
       forget_closed();
+      for (auto it = first_frames_.begin(); it != first_frames_.end();) {
+        struct stat info {};
+        int fd = (it++)->first;
+        if (::fstat(fd, &info) != 0 || info.st_ino != first_frames_[fd].inode) stop_checking(fd);
+      }
       auto now = Clock::now();
       for (auto it = pending_.begin(); it != pending_.end();) {
         tcp_info info{};
@@ -288,8 +352,9 @@ class Gate {
   std::map<uint16_t, uint64_t> ports_;  // watched port -> proof bytes
   std::map<int, Pending> pending_;      // by CAF's descriptor
   std::map<std::string, int> per_peer_;
+  std::map<int, FirstFrame> first_frames_;  // by CAF's descriptor
   Counters counters_;
-  ThrottledLog descriptors_log_, pending_log_, peer_log_, timeout_log_;
+  ThrottledLog descriptors_log_, pending_log_, peer_log_, timeout_log_, frame_log_;
   int spare_fd_ = -1;
   bool watchdog_started_ = false;
 };
@@ -318,4 +383,16 @@ Counters counters() {
 // The process's accept(): CAF's doormen call it (actors/CMakeLists.txt exports it).
 extern "C" int accept(int fd, sockaddr* addr, socklen_t* addr_len) {
   return troupe::accept_gate::Gate::instance().accept(fd, addr, addr_len);
+}
+
+// The process's recv(), which CAF reads its connections with: one flag to test unless the
+// descriptor is a pending plaintext connection whose first frame is being read.
+extern "C" ssize_t recv(int fd, void* buffer, size_t size, int flags) {
+  using namespace troupe::accept_gate;
+  ssize_t n = ::recvfrom(fd, buffer, size, flags, nullptr, nullptr);
+  if (n <= 0 || fd < 0 || fd >= kMaxCheckedDescriptor || (flags & MSG_PEEK) != 0 ||
+      !first_frame_unchecked[fd].load(std::memory_order_acquire)) {
+    return n;
+  }
+  return Gate::instance().check_first_frame(fd, buffer, n);
 }

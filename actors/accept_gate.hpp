@@ -14,7 +14,10 @@
 //     with its certificate is more; so is the greeting of a plaintext peer), and refuses a new
 //     connection while max_pending are pending in the process or max_pending_per_peer from its
 //     address;
-//   - shuts down a connection still pending after handshake_timeout, which CAF then closes.
+//   - shuts down a connection still pending after handshake_timeout, which CAF then closes;
+//   - without TLS, reads the header of its first frame as CAF reads it (the program defines
+//     recv() too) and closes the connection if it claims more than kMaxFirstFrameBytes: CAF
+//     would allocate whatever a header claims, up to 4 GiB, before troupe sees a byte of it.
 // Each kind of refusal is logged at most once per 10 s, with how many there were. Ports that
 // were not published by a Server (and every other socket of the process) are not touched.
 #pragma once
@@ -44,6 +47,8 @@ inline constexpr int kReservedDescriptors = 32;
 // Bytes a connection must have sent to no longer be pending.
 inline constexpr uint64_t kTlsProofBytes = 768;   // more than any ClientHello
 inline constexpr uint64_t kPlainProofBytes = 64;  // a BASP header and more
+// The most a plaintext peer's first frame (its handshake, a few hundred bytes) may claim.
+inline constexpr uint64_t kMaxFirstFrameBytes = 64 << 10;
 
 // The process-wide settings (the last Runtime created sets them).
 void configure(const AdmissionOptions& options);
@@ -57,6 +62,7 @@ struct Counters {
   uint64_t refused_peer = 0;         // max_pending_per_peer reached
   uint64_t refused_descriptors = 0;  // no descriptor to spare
   uint64_t timed_out = 0;            // pending past handshake_timeout
+  uint64_t refused_frame = 0;        // a first frame claiming too much
   int pending = 0;                   // now
 };
 Counters counters();

@@ -80,11 +80,15 @@ class RawConnection {
     BOOST_REQUIRE(::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
   }
 
-  // Whether the node closed the connection (end of file or reset).
-  bool closed_by_peer() const {
-    char byte = 0;
-    ssize_t n = ::recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+  // Whether the node closed the connection (end of file or reset), reading past what it sent
+  // (a plaintext node greets first).
+  bool closed_by_peer() {
+    char buffer[4096];
+    for (;;) {
+      ssize_t n = ::recv(fd_, buffer, sizeof(buffer), MSG_DONTWAIT);
+      if (n > 0) continue;
+      return n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+    }
   }
   ~RawConnection() { ::close(fd_); }
   RawConnection(const RawConnection&) = delete;
@@ -323,7 +327,7 @@ BOOST_AUTO_TEST_CASE(a_tls_node_with_1024_descriptors_survives_a_connection_floo
   size_t closed = 0;
   while (std::chrono::steady_clock::now() < deadline) {
     closed = std::count_if(silent.begin(), silent.end(),
-                           [](const auto& c) { return c->closed_by_peer(); });
+                           [](auto& c) { return c->closed_by_peer(); });
     if (closed == silent.size()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -337,6 +341,42 @@ BOOST_AUTO_TEST_CASE(a_tls_node_with_1024_descriptors_survives_a_connection_floo
   BOOST_TEST(result.exit_code == 0, result.out);
   // One line for the refusals, however many.
   BOOST_TEST(testing::count_of(result.out, "(max_pending_connections_per_peer)") == 1u, result.out);
+}
+
+// A plaintext node used to allocate whatever a BASP header claims before troupe saw a byte:
+// four 32-byte headers claiming 1 GiB each grew a node by gigabytes. The accept gate reads a
+// pending connection's first header as CAF does and closes the connection when it claims more
+// than a handshake needs; the node keeps serving, and its memory stays small.
+BOOST_AUTO_TEST_CASE(a_plain_node_refuses_a_first_frame_that_claims_a_gigabyte) {
+  int port = pick_free_port().value_or_throw();
+  ChildProcess node({TROUPE_CLI, "node", "--insecure", "--port=" + std::to_string(port)});
+  BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", 20000), node.output());
+  std::vector<std::unique_ptr<RawConnection>> claims;
+  for (uint8_t operation = 1; operation <= 4; ++operation) {
+    // operation, padding, flags, payload length 1 GiB (big-endian), three zero uint64s
+    std::string header(32, '\0');
+    header[0] = static_cast<char>(operation);
+    header[4] = 0x40;
+    claims.push_back(std::make_unique<RawConnection>(port, "127.0.0.2"));
+    claims.back()->send(header + random_bytes(1 << 20, operation));
+  }
+  check_serves(port);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline &&
+         !std::all_of(claims.begin(), claims.end(),
+                      [](auto& c) { return c->closed_by_peer(); })) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  for (auto& claim : claims)
+    BOOST_TEST(claim->closed_by_peer());
+  long peak_kib = peak_rss_kib(node.pid());
+  BOOST_TEST_MESSAGE("node peak RSS " << peak_kib << " KiB");
+  BOOST_TEST(peak_kib > 0);
+  BOOST_TEST(peak_kib < 150 * 1024, "peak RSS " << peak_kib << " KiB");
+  auto result = node.stop(SIGTERM, 10000);
+  BOOST_TEST(result.exit_code == 0, result.out);
+  BOOST_TEST(testing::count_of(result.out, "whose first frame claims 1073741824 bytes") == 1u,
+             result.out);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
