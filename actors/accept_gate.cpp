@@ -57,15 +57,16 @@ std::atomic<bool> first_frame_unchecked[kMaxCheckedDescriptor];
 constexpr auto kScanInterval = std::chrono::milliseconds(100);
 constexpr auto kLogInterval = std::chrono::seconds(10);
 
-// A connection accepted on a watched port that has not proven itself yet. The gate holds a
-// duplicate of its descriptor, so that shutting it down never hits a socket that took the
-// same number after CAF closed this one.
+// The first frame header of a pending plaintext connection, as far as CAF has read it.
 struct FirstFrame {
   ino_t inode = 0;
   uint8_t header[kBaspHeaderBytes] = {};
   size_t have = 0;
 };
 
+// A connection accepted on a watched port that has not proven itself yet. The gate holds a
+// duplicate of its descriptor, so that shutting it down never hits a socket that took the
+// same number after CAF closed this one.
 struct Pending {
   int own_fd = -1;  // the gate's duplicate
   ino_t inode = 0;  // of the socket, to tell when CAF's descriptor is closed or reused

@@ -278,14 +278,34 @@ BOOST_AUTO_TEST_CASE(a_tls_node_survives_garbage_and_strangers) {
   BOOST_TEST(result.exit_code == 0, result.out);
 }
 
-// The peak resident memory of process `pid` in KiB (VmHWM), or -1.
-long peak_rss_kib(pid_t pid) {
+// The bound on a flooded node's peak resident memory (it starts at about 17 MB).
+constexpr long kPeakRssBoundKib = 150 * 1024;
+
+// Checks that process `pid`'s peak resident memory (VmHWM) stayed under `bound_kib`.
+void check_peak_rss(pid_t pid, long bound_kib) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
   std::string line;
+  long peak_kib = -1;
   while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+    if (line.rfind("VmHWM:", 0) == 0) peak_kib = std::stol(line.substr(6));
   }
-  return -1;
+  BOOST_TEST_MESSAGE("node peak RSS " << peak_kib << " KiB");
+  BOOST_TEST(peak_kib > 0);
+  BOOST_TEST(peak_kib < bound_kib, "peak RSS " << peak_kib << " KiB");
+}
+
+// How many of `connections` the node has closed, waiting up to `timeout` for all of them.
+size_t closed_within(std::vector<std::unique_ptr<RawConnection>>& connections,
+                     std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    size_t closed = std::count_if(connections.begin(), connections.end(),
+                                  [](auto& c) { return c->closed_by_peer(); });
+    if (closed == connections.size() || std::chrono::steady_clock::now() >= deadline) {
+      return closed;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
 }
 
 // Under a 1024-descriptor limit, 1,100 silent connections used to abort a TLS node (CAF loads
@@ -323,20 +343,9 @@ BOOST_AUTO_TEST_CASE(a_tls_node_with_1024_descriptors_survives_a_connection_floo
   check_serves(port, member);
 
   // Refused at once or, for those admitted, closed at the handshake timeout.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  size_t closed = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
-    closed = std::count_if(silent.begin(), silent.end(),
-                           [](auto& c) { return c->closed_by_peer(); });
-    if (closed == silent.size()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  BOOST_TEST(closed == silent.size());
+  BOOST_TEST(closed_within(silent, std::chrono::seconds(10)) == silent.size());
   check_serves(port, member);
-  long peak_kib = peak_rss_kib(node.pid());
-  BOOST_TEST_MESSAGE("node peak RSS " << peak_kib << " KiB");
-  BOOST_TEST(peak_kib > 0);
-  BOOST_TEST(peak_kib < 150 * 1024, "peak RSS " << peak_kib << " KiB");
+  check_peak_rss(node.pid(), kPeakRssBoundKib);
   auto result = node.stop(SIGTERM, 10000);
   BOOST_TEST(result.exit_code == 0, result.out);
   // One line for the refusals, however many.
@@ -361,18 +370,8 @@ BOOST_AUTO_TEST_CASE(a_plain_node_refuses_a_first_frame_that_claims_a_gigabyte) 
     claims.back()->send(header + random_bytes(1 << 20, operation));
   }
   check_serves(port);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (std::chrono::steady_clock::now() < deadline &&
-         !std::all_of(claims.begin(), claims.end(),
-                      [](auto& c) { return c->closed_by_peer(); })) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  for (auto& claim : claims)
-    BOOST_TEST(claim->closed_by_peer());
-  long peak_kib = peak_rss_kib(node.pid());
-  BOOST_TEST_MESSAGE("node peak RSS " << peak_kib << " KiB");
-  BOOST_TEST(peak_kib > 0);
-  BOOST_TEST(peak_kib < 150 * 1024, "peak RSS " << peak_kib << " KiB");
+  BOOST_TEST(closed_within(claims, std::chrono::seconds(10)) == claims.size());
+  check_peak_rss(node.pid(), kPeakRssBoundKib);
   auto result = node.stop(SIGTERM, 10000);
   BOOST_TEST(result.exit_code == 0, result.out);
   BOOST_TEST(testing::count_of(result.out, "whose first frame claims 1073741824 bytes") == 1u,
