@@ -381,6 +381,9 @@ void step_deadline(Self* self, int64_t step_id) {
   if (it == self->state.pending.end() || it->second.started) return;
   int64_t timeout_ms = it->second.timeout_ms;
   auto fail = [=](const std::vector<std::string>& connecting) {
+    // Started meanwhile: its partitions' own timeouts, due now too, name the device.
+    auto again = self->state.pending.find(step_id);
+    if (again == self->state.pending.end() || again->second.started) return;
     std::string waiting = "preparing it (placing and registering its partitions)";
     for (size_t i = 0; i < connecting.size(); ++i) {
       waiting = (i == 0 ? "connecting to " : waiting + ", ") + connecting[i];
@@ -503,13 +506,10 @@ caf::behavior master_session_behavior(Self* self, MasterSessionConfig config) {
         step.timeout_ms = request.options.timeout_ms > 0
                               ? request.options.timeout_ms
                               : self->state.config.config.operation_timeout_ms;
-        if (step.timeout_ms > 0) {
-          // The client may have spent some of it already (sending the graph's new nodes).
-          auto left = std::chrono::milliseconds(
-              std::max<int64_t>(1, step.timeout_ms - std::max<int64_t>(0, request.spent_ms)));
-          step.deadline = Clock::now() + left;
-          self->delayed_send(self, left, step_deadline_atom::value, step_id);
-        }
+        // The client may have spent some of it already (sending the graph's new nodes).
+        auto left = std::chrono::milliseconds(
+            std::max<int64_t>(1, step.timeout_ms - std::max<int64_t>(0, request.spent_ms)));
+        if (step.timeout_ms > 0) step.deadline = Clock::now() + left;
         self->state.pending.emplace(step_id, std::move(step));
         auto shared_request = std::make_shared<RunStepRequest>(std::move(request));
         with_prepared_run(self, shared_request->signature,
@@ -518,6 +518,13 @@ caf::behavior master_session_behavior(Self* self, MasterSessionConfig config) {
                             if (self->state.pending.count(step_id) == 0) return;
                             start_step(self, step_id, run, *shared_request);
                           });
+        // A step whose run was prepared already has started, and its partitions' requests
+        // carry the deadline; one still being prepared gets a timer (one per such step only:
+        // a timer for every step would pile up at high step rates).
+        if (auto it = self->state.pending.find(step_id);
+            it != self->state.pending.end() && !it->second.started && it->second.timeout_ms > 0) {
+          self->delayed_send(self, left, step_deadline_atom::value, step_id);
+        }
         return promise;
       },
       [=](task_lost_atom, const std::string& job, int32_t index, const caf::error& reason) {
