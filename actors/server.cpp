@@ -67,6 +67,11 @@ struct Server::Impl {
 StatusOr<std::unique_ptr<Server>> Server::create(const ServerDef& server_def,
                                                  ServerOptions options) {
   TROUPE_RETURN_IF_ERROR(options.peers.validate());
+  // A ServerDef built field by field has not been through ServerDef::create's checks.
+  TROUPE_RETURN_IF_ERROR(ServerDef::create(server_def.cluster, server_def.job_name,
+                                           server_def.task_index, server_def.protocol,
+                                           server_def.default_session_config)
+                             .status());
   if (options.runtime == nullptr) {
     try {
       options.runtime = Runtime::shared_default();

@@ -1,7 +1,9 @@
 // Cluster and role from flags, a cluster file, or TF_CONFIG.
 #include "apps/cluster_config.hpp"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -33,7 +35,10 @@ std::vector<std::string> split_hosts(const std::string& list) {
 
 StatusOr<std::string> read_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return errors::InvalidArgument("--cluster_file: cannot read '{}'", path);
+  if (!in) {
+    return errors::InvalidArgument("--cluster_file: cannot read '{}': {}", path,
+                                   std::strerror(errno));
+  }
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -88,13 +93,22 @@ StatusOr<std::optional<ServerDef>> server_def_from_flags(const FlagSet& flags) {
     if (!def.ok()) return def.status().with_context("--job_name/--task_index");
     return std::optional<ServerDef>(std::move(def).value());
   }
-  if (flags.was_set("job_name")) {
-    return errors::InvalidArgument(
-        "--job_name given without a cluster: add --ps_hosts/--worker_hosts, --cluster_file, or "
-        "set TF_CONFIG");
-  }
   const char* env = std::getenv("TF_CONFIG");
-  if (env == nullptr || std::string(env).empty()) return std::optional<ServerDef>();
+  bool from_env = env != nullptr && !std::string(env).empty();
+  for (const char* flag : {"job_name", "task_index"}) {
+    if (!flags.was_set(flag)) continue;
+    if (from_env) {
+      return errors::InvalidArgument(
+          "--{} given with TF_CONFIG, whose \"task\" names this task: drop the flag, or give "
+          "the cluster as flags instead of TF_CONFIG",
+          flag);
+    }
+    return errors::InvalidArgument(
+        "--{} given without a cluster: add --ps_hosts/--worker_hosts, --cluster_file, or set "
+        "TF_CONFIG",
+        flag);
+  }
+  if (!from_env) return std::optional<ServerDef>();
   TROUPE_ASSIGN_OR_RETURN(TfConfig config, TfConfig::parse(env));
   TROUPE_ASSIGN_OR_RETURN(ServerDef def,
                           ServerDef::create(config.cluster, config.task_type, config.task_index));

@@ -15,6 +15,10 @@ std::string text_of(capnp::Text::Reader text) {
 
 }  // namespace
 
+bool ServerDef::is_known_protocol(const std::string& protocol) {
+  return protocol == "troupe" || protocol == "grpc";
+}
+
 StatusOr<ServerDef> ServerDef::create(ClusterSpec cluster, std::string job_name, int task_index,
                                       std::string protocol, SessionConfig default_session_config) {
   std::vector<std::string> jobs = cluster.jobs();
@@ -33,8 +37,11 @@ StatusOr<ServerDef> ServerDef::create(ClusterSpec cluster, std::string job_name,
   // task_address names the job or index and lists the jobs or indices that exist.
   auto address = cluster.task_address(job_name, task_index);
   if (!address.ok()) return address.status().with_context("ServerDef");
-  if (protocol.empty()) {
-    return errors::InvalidArgument("ServerDef: empty protocol (expected e.g. \"troupe\")");
+  if (!is_known_protocol(protocol)) {
+    return errors::InvalidArgument(
+        "ServerDef: unknown protocol '{}' (troupe speaks \"troupe\", and accepts \"grpc\", "
+        "TensorFlow's default, as the same)",
+        protocol);
   }
   TROUPE_RETURN_IF_ERROR(default_session_config.validate().with_context("ServerDef"));
   return ServerDef{std::move(cluster), std::move(job_name), task_index, std::move(protocol),

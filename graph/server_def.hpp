@@ -39,10 +39,15 @@ struct ServerDef {
   // Checks that `job_name` is a job of `cluster` defining `task_index` (InvalidArgument naming
   // them and listing the jobs, or the job's indices, that exist). As in TensorFlow, an empty
   // `job_name` stands for the cluster's only job when it has exactly one. Also InvalidArgument
-  // for an empty protocol, or a negative timeout or thread count.
+  // for a protocol troupe does not speak (is_known_protocol), or a negative timeout or thread
+  // count.
   static StatusOr<ServerDef> create(ClusterSpec cluster, std::string job_name, int task_index,
                                     std::string protocol = "troupe",
                                     SessionConfig default_session_config = {});
+
+  // "troupe", and "grpc" (TensorFlow's default, so that TensorFlow programs and TF_CONFIG's
+  // rpc_layer work unchanged), which means the same transport.
+  static bool is_known_protocol(const std::string& protocol);
 
   // A one-task cluster for in-process use (Server::create_local_server): job "localhost" with
   // task 0 at "localhost:0", port 0 meaning a free port is picked when the server starts.

@@ -398,6 +398,15 @@ BOOST_AUTO_TEST_CASE(a_task_never_reached_fails_later_steps_fast) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_server_def_with_an_unknown_protocol_is_refused) {
+  ServerDef def = ServerDef::local();
+  def.protocol = "carrier-pigeon";  // built field by field, past ServerDef::create
+  testing::check_error(Server::create(def).status(), Code::kInvalidArgument,
+                       "unknown protocol 'carrier-pigeon'");
+  def.protocol = "grpc";  // TensorFlow's default: the same transport
+  BOOST_TEST(Server::create(def).ok());
+}
+
 BOOST_AUTO_TEST_CASE(bad_peer_options_are_refused) {
   ServerOptions options;
   options.peers.heartbeat_timeout = std::chrono::milliseconds(-1);

@@ -206,7 +206,9 @@ BOOST_AUTO_TEST_CASE(bad_flags_are_one_line_errors) {
                 "job 'worker' has no task 5");
   check_refused(run_node({"--ps_hosts=127.0.0.1:1", "--job_name=chief"}), "unknown job 'chief'");
   check_refused(run_node({"--cluster_file=/nonexistent/cluster.json", "--job_name=ps"}),
-                "cannot read '/nonexistent/cluster.json'");
+                "cannot read '/nonexistent/cluster.json': No such file or directory");
+  // Without a cluster a node serves /job:localhost/task:0; another index is a mistake.
+  check_refused(run_node({"--task_index=1"}), "--task_index given without a cluster");
   check_refused(run_node({"--port=70000"}), "--port=70000 is not a port");
   check_refused(run_node({"--heartbeat_timeout_ms=-5"}), "--heartbeat_timeout_ms=-5 is negative");
   check_refused(run_node({"--heartbeat_interval_ms=0"}), "--heartbeat_interval_ms=0 needs");
@@ -221,6 +223,11 @@ BOOST_AUTO_TEST_CASE(bad_flags_are_one_line_errors) {
 
 BOOST_AUTO_TEST_CASE(bad_tf_config_is_a_one_line_error) {
   check_refused(run_node({}, {"TF_CONFIG={not json"}), "TF_CONFIG");
+  check_refused(
+      run_node(
+          {"--task_index=1"},
+          {R"(TF_CONFIG={"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "worker", "index": 0}})"}),
+      "--task_index given with TF_CONFIG, whose \"task\" names this task");
   check_refused(
       run_node(
           {},

@@ -94,7 +94,15 @@ BOOST_AUTO_TEST_CASE(empty_job_name_means_the_only_job) {
 BOOST_AUTO_TEST_CASE(rejects_bad_protocol_and_session_config) {
   auto no_protocol = ServerDef::create(cluster(), "ps", 0, "");
   BOOST_TEST(no_protocol.status().code() == Code::kInvalidArgument);
-  BOOST_TEST(mentions(no_protocol.status(), "empty protocol"), no_protocol.status());
+  BOOST_TEST(mentions(no_protocol.status(), "unknown protocol ''"), no_protocol.status());
+  // TensorFlow rejects a protocol it does not speak; so does troupe, naming the ones it does.
+  auto pigeon = ServerDef::create(cluster(), "ps", 0, "carrier-pigeon");
+  BOOST_TEST(pigeon.status().code() == Code::kInvalidArgument);
+  BOOST_TEST(mentions(pigeon.status(),
+                      "unknown protocol 'carrier-pigeon' (troupe speaks "
+                      "\"troupe\", and accepts \"grpc\""),
+             pigeon.status());
+  BOOST_TEST(ServerDef::create(cluster(), "ps", 0, "grpc").ok());
 
   auto timeout = ServerDef::create(cluster(), "ps", 0, "troupe", {.operation_timeout_ms = -5});
   BOOST_TEST(timeout.status().code() == Code::kInvalidArgument);
