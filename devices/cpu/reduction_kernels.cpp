@@ -213,7 +213,13 @@ class ReductionKernel : public OpKernel {
                          in.rank(), in.shape().to_string());
         return;
       }
-      reduced[axis < 0 ? axis + in.rank() : axis] = true;
+      int64_t named = axis < 0 ? axis + in.rank() : axis;
+      if (reduced[named]) {
+        ctx.fail_invalid("axes contain a duplicate: axis {} is named twice (axes given: {})", named,
+                         axes.summarize(16));
+        return;
+      }
+      reduced[named] = true;
     }
     TensorShape out_shape;
     int64_t count = 1;  // input elements per output element

@@ -1,6 +1,7 @@
 // Math ops: definitions (dtypes, shape functions) and builders.
 #include "graph/ops/math_ops.hpp"
 
+#include <map>
 #include <set>
 
 #include "graph/ops/standard_ops.hpp"
@@ -46,12 +47,16 @@ Status reduction_shape(InferenceContext& c) {
                                                  : PartialShape::unknown());
     return Status::OK();
   }
-  std::set<int64_t> reduced;
+  std::map<int64_t, int64_t> reduced;  // axis -> as given
   for (int64_t axis : *axes) {
     if (axis < -in.rank() || axis >= in.rank()) {
       return c.invalid("axis {} is out of range for a tensor of rank {}", axis, in.rank());
     }
-    reduced.insert(axis < 0 ? axis + in.rank() : axis);
+    auto [it, added] = reduced.emplace(axis < 0 ? axis + in.rank() : axis, axis);
+    if (!added) {
+      return c.invalid("axes contain a duplicate: {} and {} both name axis {}", it->second, axis,
+                       it->first);
+    }
   }
   std::vector<int64_t> dims;
   for (int i = 0; i < in.rank(); ++i) {

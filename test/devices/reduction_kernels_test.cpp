@@ -84,13 +84,6 @@ BOOST_AUTO_TEST_CASE(integer_mean_truncates_toward_zero) {
   check_tensor<int64_t>(run_one(s, ops::Mean(s, big, 0)), TensorShape{}, {7});
 }
 
-BOOST_AUTO_TEST_CASE(duplicate_axes_count_once) {
-  Scope s = Scope::new_root();
-  auto x = ops::Const(s, {{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
-  check_tensor<float>(run_one(s, ops::Sum(s, x, {1, -1})), TensorShape{2}, {6, 15});
-  check_tensor<float>(run_one(s, ops::Mean(s, x, {0, 0, 1})), TensorShape{}, {3.5});
-}
-
 BOOST_AUTO_TEST_CASE(scalar_input) {
   Scope s = Scope::new_root();
   auto x = ops::Const(s, 5.f);
@@ -299,6 +292,36 @@ BOOST_AUTO_TEST_CASE(out_of_range_axis_when_running) {
   check_error(too_small.status(), Code::kInvalidArgument, "axis -3 is out of range");
   auto matrix = run_graph(s, {sum}, {{axis, Tensor::from_vector<int32_t>({0, 1}, {1, 2})}});
   check_error(matrix.status(), Code::kInvalidArgument, "scalar or vector");
+}
+
+// As TensorFlow: an axis named twice (also as a negative and a positive index) is an error,
+// when building if the axes are constant, when running otherwise; it used to reduce once.
+BOOST_AUTO_TEST_CASE(duplicate_axes_are_refused) {
+  const char* ops_named[] = {"Sum", "Mean", "Min", "Max"};
+  for (const char* op : ops_named) {
+    Scope s = Scope::new_root();
+    auto x = ops::Const(s, {{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
+    Scope named = s.with_op_name("twice");
+    std::string which = op;
+    auto reduce = which == "Sum"    ? ops::Sum(named, x, {0, 0})
+                  : which == "Mean" ? ops::Mean(named, x, {1, -1})
+                  : which == "Min"  ? ops::Min(named, x, {0, 0})
+                                    : ops::Max(named, x, {-2, 0});
+    (void)reduce;
+    check_error(s.status(), Code::kInvalidArgument, fmt::format("node 'twice' ({})", op));
+    check_error(s.status(), Code::kInvalidArgument, "axes contain a duplicate");
+  }
+  Scope s = Scope::new_root();
+  auto x = ops::Const(s, {{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
+  auto axes = ops::Placeholder(s, DataType::kInt32);
+  auto sum = ops::Sum(s.with_op_name("late_sum"), x, axes);
+  BOOST_REQUIRE(s.ok());
+  auto twice = run_graph(s, {sum}, {{axes, Tensor::from_vector<int32_t>({1, -1})}});
+  check_error(twice.status(), Code::kInvalidArgument, "node 'late_sum' (Sum)");
+  check_error(twice.status(), Code::kInvalidArgument,
+              "axes contain a duplicate: axis 1 is named twice");
+  check_tensor<float>(run_one(s, sum, {{axes, Tensor::from_vector<int32_t>({1, 0})}}),
+                      TensorShape{}, {21});
 }
 
 BOOST_AUTO_TEST_CASE(input_of_unknown_shape) {
