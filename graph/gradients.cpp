@@ -142,6 +142,12 @@ class GradientBuilder {
       const Output& y = ys_[i];
       if (!carries_gradient(y.dtype()) || !between_[y.node()->id()]) continue;
       Output g = grad_ys_.empty() ? ops::OnesLike(grad_scope_, y) : grad_ys_[i];
+      // Shapes that agree only as far as they are known (check_inputs) are checked when the
+      // step runs: the gradient formulas trust the shape of what flows into y (Add's, for one,
+      // skips its reduction when its inputs' static shapes match).
+      if (!grad_ys_.empty() && !(g.shape().is_fully_defined() && y.shape().is_fully_defined())) {
+        g = ops::EnsureShapeLike(grad_scope_, g, y);
+      }
       TROUPE_RETURN_IF_ERROR(scope_.status());
       add_contribution(y.node()->id(), y.index(), g);
     }

@@ -33,6 +33,19 @@ class IdentityKernel : public OpKernel {
   void compute(OpKernelContext& ctx) override { ctx.set_output(0, ctx.input(0)); }
 };
 
+class EnsureShapeLikeKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    if (ctx.input(0).shape() != ctx.input(1).shape()) {
+      ctx.fail_invalid("input has shape {} but must have the shape of 'like', {}",
+                       ctx.input(0).shape().to_string(), ctx.input(1).shape().to_string());
+      return;
+    }
+    ctx.set_output(0, ctx.input(0));
+  }
+};
+
 class NoOpKernel : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -168,6 +181,7 @@ void register_array_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Const", kCpu, simple_kernel<ConstKernel>());
   must_add_kernel(r, "Placeholder", kCpu, simple_kernel<PlaceholderKernel>());
   must_add_kernel(r, "Identity", kCpu, simple_kernel<IdentityKernel>());
+  must_add_kernel(r, "EnsureShapeLike", kCpu, simple_kernel<EnsureShapeLikeKernel>());
   must_add_kernel(r, "NoOp", kCpu, simple_kernel<NoOpKernel>());
   must_add_kernel(r, "_Arg", kCpu, simple_kernel<ArgKernel>());
   must_add_kernel(r, "_Retval", kCpu, simple_kernel<RetvalKernel>());

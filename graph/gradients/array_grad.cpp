@@ -1,5 +1,5 @@
-// Gradients of the array ops (Identity, Reshape, Fill's value, BroadcastTo) and the array ops
-// without a gradient: Const, Placeholder, NoOp, Shape, Size, ZerosLike, OnesLike,
+// Gradients of the array ops (Identity, EnsureShapeLike, Reshape, Fill's value, BroadcastTo) and
+// the array ops without a gradient: Const, Placeholder, NoOp, Shape, Size, ZerosLike, OnesLike,
 // BroadcastGradientArgs. The formulas are TensorFlow's (python/ops/array_grad.py).
 #include "graph/gradients/standard_gradients.hpp"
 #include "graph/ops/ops.hpp"
@@ -11,6 +11,12 @@ using Outputs = std::vector<Output>;
 
 Status identity_grad(const Scope& s, const Operation&, const Outputs& dy, Outputs* dx) {
   *dx = {ops::Identity(s, dy[0])};
+  return s.status();
+}
+
+// The gradient passes to the input; none for the tensor whose shape was compared.
+Status ensure_shape_like_grad(const Scope& s, const Operation&, const Outputs& dy, Outputs* dx) {
+  *dx = {ops::Identity(s, dy[0]), Output()};
   return s.status();
 }
 
@@ -48,6 +54,7 @@ Output shape_of(const Scope& s, const Output& x, DataType out_type) {
 
 void register_array_gradients(GradientRegistry& r) {
   must_register_gradient(r, "Identity", identity_grad);
+  must_register_gradient(r, "EnsureShapeLike", ensure_shape_like_grad);
   must_register_gradient(r, "Reshape", reshape_grad);
   must_register_gradient(r, "Fill", fill_grad);
   must_register_gradient(r, "BroadcastTo", broadcast_to_grad);

@@ -17,6 +17,17 @@ Status const_shape(InferenceContext& c) {
   return Status::OK();
 }
 
+// x's shape and like's, which must agree.
+Status ensure_shape_like_shape(InferenceContext& c) {
+  auto merged = c.input(0).merge(c.input(1));
+  if (!merged.ok()) {
+    return c.invalid("input has shape {} but must have the shape of 'like', {}",
+                     c.input(0).to_string(), c.input(1).to_string());
+  }
+  c.set_output(0, *merged);
+  return Status::OK();
+}
+
 Status placeholder_shape(InferenceContext& c) {
   c.set_output(0, c.attr<PartialShape>("shape"));
   return Status::OK();
@@ -109,6 +120,13 @@ void register_array_ops(OpRegistry& r) {
                        .output("output: T")
                        .attr("T: type")
                        .shape_fn(shapes::unchanged));
+  must_register(r, OpDefBuilder("EnsureShapeLike")
+                       .input("input: T")
+                       .input("like: U")
+                       .output("output: T")
+                       .attr("T: type")
+                       .attr("U: type")
+                       .shape_fn(ensure_shape_like_shape));
   must_register(r, OpDefBuilder("NoOp").shape_fn(shapes::no_outputs));
   must_register(r, OpDefBuilder("Reshape")
                        .input("tensor: T")
@@ -166,6 +184,10 @@ Output Placeholder(const Scope& scope, DataType dtype, const PartialShape& shape
 
 Output Identity(const Scope& scope, const Input& input) {
   return NodeBuilder(scope, "Identity").input(input).finalize();
+}
+
+Output EnsureShapeLike(const Scope& scope, const Input& input, const Input& like) {
+  return NodeBuilder(scope, "EnsureShapeLike").input(input).input(like).finalize();
 }
 
 Operation NoOp(const Scope& scope) {

@@ -15,6 +15,9 @@ Output Placeholder(const Scope& scope, DataType dtype,
                    const PartialShape& shape = PartialShape::unknown());
 
 Output Identity(const Scope& scope, const Input& input);
+// `input`, unchanged, if it has the shape of `like` (of any dtype); InvalidArgument otherwise,
+// when building where both shapes are known and when running where they are not.
+Output EnsureShapeLike(const Scope& scope, const Input& input, const Input& like);
 // Does nothing; a point to hang control dependencies on.
 Operation NoOp(const Scope& scope);
 // `tensor` with a new shape; one dimension of `shape` may be -1 (inferred).

@@ -212,6 +212,9 @@ BOOST_AUTO_TEST_CASE(synchronously_with_a_backup_worker_when_one_is_lost) {
       "--",       "troupe", "train",  "--sync_replicas", "--replicas_to_aggregate=2"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   ChildProcess job(argv);
+  // Two workers are enough to train: wait until the third has joined before killing it.
+  BOOST_REQUIRE_MESSAGE(
+      job.wait_for("[worker2] troupe train: /job:worker/task:2 at step", kTimeoutMs), job.output());
   kill_task_mid_training(job, dir.path, "/job:worker/replica:0/task:2");
 
   auto result = job.stop(0, kTimeoutMs);

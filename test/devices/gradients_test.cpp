@@ -538,6 +538,29 @@ BOOST_AUTO_TEST_CASE(grad_ys_weight_the_ys) {
                        TensorShape{2}, {5, 7}, 1e-12);
 }
 
+// A grad_ys whose shape is known only when the step runs is checked then: Add's gradient
+// (same static input shapes, so no reduction) used to pass on a gradient of the wrong shape.
+BOOST_AUTO_TEST_CASE(grad_ys_of_the_wrong_shape_fail_when_running) {
+  Scope s = Scope::new_root();
+  auto a = ops::Placeholder(s, DataType::kFloat, PartialShape({2}));
+  auto b = ops::Placeholder(s, DataType::kFloat, PartialShape({2}));
+  auto y = ops::Add(s, a, b);
+  auto dy = ops::Placeholder(s, DataType::kFloat);  // shape unknown until fed
+  auto grads = add_gradients(s, {y}, {a}, {dy});
+  BOOST_REQUIRE_MESSAGE(grads.ok(), grads.status().to_string());
+  std::vector<Feed> feeds = {{a, Tensor::from_vector<float>({1, 2})},
+                             {b, Tensor::from_vector<float>({3, 4})},
+                             {dy, Tensor::from_vector<float>({5, 6})}};
+  check_tensor<float>(run_one(s, grads->at(0), feeds), TensorShape{2}, {5, 6});
+  feeds.back() = {dy, Tensor::from_vector<float>({5, 6, 7})};
+  auto wrong = run_graph(s, {grads->at(0)}, feeds);
+  BOOST_REQUIRE(!wrong.ok());
+  BOOST_TEST(wrong.status().code() == Code::kInvalidArgument, wrong.status().to_string());
+  BOOST_TEST(wrong.status().message().find(
+                 "input has shape [3] but must have the shape of 'like', [2]") != std::string::npos,
+             wrong.status().to_string());
+}
+
 BOOST_AUTO_TEST_CASE(an_x_upstream_of_another_x) {
   // xs = {h, x} with h = x^2 and y = 3h: dy/dh = 3, dy/dx = 6x (through h).
   Scope s = Scope::new_root();

@@ -109,7 +109,17 @@ BOOST_AUTO_TEST_CASE(y_is_x) {
   auto g = ops::Placeholder(root, DataType::kFloat);
   auto given = add_gradients(root, {x}, {x}, {g});
   BOOST_REQUIRE(given.ok());
-  BOOST_TEST((given->at(0) == g));
+  // g itself, checked against x's shape when the step runs (neither shape is known yet).
+  const Node* check = given->at(0).node();
+  BOOST_TEST(check->op_name() == "EnsureShapeLike");
+  BOOST_TEST((check->inputs().at(0) == Edge{g.node()->id(), 0}));
+  BOOST_TEST((check->inputs().at(1) == Edge{x.node()->id(), 0}));
+  // Fully known and equal shapes need no check: the gradient is g itself.
+  auto fixed = ops::Placeholder(root, DataType::kFloat, PartialShape({2}));
+  auto fixed_g = ops::Placeholder(root, DataType::kFloat, PartialShape({2}));
+  auto plain = add_gradients(root, {fixed}, {fixed}, {fixed_g});
+  BOOST_REQUIRE(plain.ok());
+  BOOST_TEST((plain->at(0) == fixed_g));
 }
 
 BOOST_AUTO_TEST_CASE(control_inputs_carry_no_gradient) {
