@@ -1,6 +1,7 @@
 // `troupe sim`: a whole cluster of ps and worker tasks in this one process (LocalCluster), each
 // task listening on a free loopback port so sessions from other processes can use it. With
-// --check it runs one model-parallel step across every task and exits.
+// --check it runs one model-parallel step across every task and exits. Listening follows the
+// node's rule: TLS credentials, or --insecure said out loud; --listen=false needs neither.
 #include <csignal>
 #include <iostream>
 #include <thread>
@@ -10,6 +11,7 @@
 #include "apps/commands.hpp"
 #include "apps/flags.hpp"
 #include "apps/metrics_role.hpp"
+#include "apps/runtime_flags.hpp"
 #include "apps/stop_signals.hpp"
 #include "graph/ops/ops.hpp"
 
@@ -72,12 +74,16 @@ int sim_command(const Args& args) {
   flags.add_int("workers", 2, "number of worker tasks (>= 1)");
   flags.add_bool("listen", true, "each task listens on a free 127.0.0.1 port");
   flags.add_bool("check", false, "run one step across every task, then exit");
+  add_runtime_flags(flags);
   if (auto exit_code = flags.parse_command_line("sim", args)) return *exit_code;
   int64_t num_ps = flags.get_int("ps"), num_workers = flags.get_int("workers");
   if (num_ps < 0 || num_workers < 1 || num_ps + num_workers > 100000) {
     std::cerr << "troupe sim: --ps=" << num_ps << " --workers=" << num_workers
               << ": expected ps >= 0 and workers >= 1\n";
     return 2;
+  }
+  if (flags.get_bool("listen")) {
+    if (auto exit_code = apply_runtime_flags(flags, "sim")) return *exit_code;
   }
   throw_if_error(register_metrics_role("metrics"));
 

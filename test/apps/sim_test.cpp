@@ -8,6 +8,7 @@
 #include "actors/session.hpp"
 #include "apps/child_process.hpp"
 #include "graph/ops/ops.hpp"
+#include "tls_credentials.hpp"
 
 namespace troupe {
 using testing::ChildProcess;
@@ -16,7 +17,8 @@ using testing::run_process;
 BOOST_AUTO_TEST_SUITE(sim)
 
 BOOST_AUTO_TEST_CASE(check_runs_a_step_across_every_task) {
-  auto result = run_process({TROUPE_CLI, "sim", "--ps=2", "--workers=2", "--check"}, 60000);
+  auto result =
+      run_process({TROUPE_CLI, "sim", "--ps=2", "--workers=2", "--check", "--insecure"}, 60000);
   BOOST_TEST(result.exit_code == 0, result.out);
   // sum = 1 + 1 + 2 = 4; workers multiply by 1 and 2: 4 + 8 = 12.
   BOOST_TEST(result.out.find("check passed: 12 computed on 4 devices, 4 bytes to the master") !=
@@ -25,7 +27,7 @@ BOOST_AUTO_TEST_CASE(check_runs_a_step_across_every_task) {
 }
 
 BOOST_AUTO_TEST_CASE(its_tasks_serve_sessions_from_other_processes) {
-  ChildProcess sim({TROUPE_CLI, "sim", "--ps=1", "--workers=2"});
+  ChildProcess sim({TROUPE_CLI, "sim", "--ps=1", "--workers=2", "--insecure"});
   BOOST_REQUIRE_MESSAGE(sim.wait_for("serving", 30000), sim.output());
   std::smatch match;
   std::string output = sim.output();
@@ -40,6 +42,29 @@ BOOST_AUTO_TEST_CASE(its_tasks_serve_sessions_from_other_processes) {
   auto stopped = sim.stop(SIGTERM, 10000);
   BOOST_TEST(stopped.exit_code == 0, stopped.out);
   BOOST_TEST(stopped.out.find("troupe sim: stopped") != std::string::npos);
+}
+
+// Listening follows the node's rule: TLS, or --insecure said out loud. In-process only
+// (--listen=false) needs neither.
+BOOST_AUTO_TEST_CASE(listening_needs_tls_or_insecure) {
+  auto neither = run_process({TROUPE_CLI, "sim", "--check"}, 20000);
+  BOOST_TEST(neither.exit_code == 2, neither.out);
+  BOOST_TEST(neither.out.find("troupe sim: no TLS credentials") != std::string::npos, neither.out);
+  auto in_process = run_process({TROUPE_CLI, "sim", "--check", "--listen=false"}, 60000);
+  BOOST_TEST(in_process.exit_code == 0, in_process.out);
+  BOOST_TEST(in_process.out.find("check passed") != std::string::npos, in_process.out);
+  auto insecure = run_process({TROUPE_CLI, "sim", "--check", "--insecure"}, 60000);
+  BOOST_TEST(insecure.exit_code == 0, insecure.out);
+  BOOST_TEST(insecure.out.find("warning: --insecure") != std::string::npos, insecure.out);
+
+  testing::TlsCredentials creds;
+  creds.make_ca("ca");
+  TlsOptions tls = creds.make_certificate("sim", "ca");
+  auto with_tls = run_process({TROUPE_CLI, "sim", "--check", "--tls_cert=" + tls.certificate_file,
+                               "--tls_key=" + tls.key_file, "--tls_ca=" + tls.ca_file},
+                              60000);
+  BOOST_TEST(with_tls.exit_code == 0, with_tls.out);
+  BOOST_TEST(with_tls.out.find("check passed") != std::string::npos, with_tls.out);
 }
 
 BOOST_AUTO_TEST_CASE(bad_sizes_are_refused) {
