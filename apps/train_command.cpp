@@ -297,10 +297,19 @@ int train_command(const Args& args) {
   } catch (const StatusError& e) {
     return fail(e.status());
   }
-  std::cout << fmt::format("troupe train: {}{} at step {} of {}{}", worker_device,
-                           is_chief ? " (chief)" : "", start_step, last_step,
-                           mts.restored_from() ? ", restored from " + *mts.restored_from() : "")
-            << std::endl;
+  std::string restored =
+      mts.restored_from() ? ", restored from " + *mts.restored_from() : std::string();
+  if (start_step >= last_step) {
+    // Asynchronous workers may have overshot the last step by a step each, as in TensorFlow.
+    std::cout << fmt::format("troupe train: {}{}: training is done (step {}, {} to train){}{}",
+                             worker_device, is_chief ? " (chief)" : "", start_step, last_step,
+                             restored, is_chief ? "; evaluating" : "")
+              << std::endl;
+  } else {
+    std::cout << fmt::format("troupe train: {}{} at step {} of {}{}", worker_device,
+                             is_chief ? " (chief)" : "", start_step, last_step, restored)
+              << std::endl;
+  }
 
   ShardedBatches batches(*train, task_index, num_workers, static_cast<int>(batch_size),
                          static_cast<uint64_t>(flags.get_int("seed")));
