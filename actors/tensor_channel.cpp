@@ -17,7 +17,6 @@
 // reply thread of the writer's side. docs/wire.md has the tables.
 #include "actors/tensor_channel.hpp"
 
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -43,6 +42,7 @@
 #include "actors/inline_unit.hpp"
 #include "actors/messages.hpp"  // how CAF inspects a Tensor
 #include "actors/shared_ring.hpp"
+#include "actors/tcp_connect.hpp"
 #include "graph/host_port.hpp"
 
 namespace troupe {
@@ -206,36 +206,8 @@ void set_no_delay(int fd) {
 int connect_to(const std::string& endpoint) {
   auto host_port = parse_host_port(endpoint);
   if (!host_port.ok()) return -1;
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  std::string service = std::to_string(host_port->second);
-  if (getaddrinfo(host_port->first.c_str(), service.c_str(), &hints, &found) != 0) return -1;
-  int fd = -1;
-  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
-    fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) continue;
-    int rc = ::connect(fd, a->ai_addr, a->ai_addrlen);
-    if (rc != 0 && errno == EINPROGRESS) {
-      pollfd p{fd, POLLOUT, 0};
-      int error = 0;
-      socklen_t length = sizeof error;
-      rc = poll(&p, 1, static_cast<int>(std::chrono::milliseconds(kConnectTimeout).count())) == 1 &&
-                   getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0
-               ? 0
-               : -1;
-    }
-    if (rc != 0) {
-      ::close(fd);
-      fd = -1;
-    }
-  }
-  freeaddrinfo(found);
-  if (fd >= 0) {
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    set_no_delay(fd);
-  }
+  int fd = tcp_connect(host_port->first, static_cast<uint16_t>(host_port->second), kConnectTimeout);
+  if (fd >= 0) set_no_delay(fd);
   return fd;
 }
 

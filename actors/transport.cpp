@@ -1,19 +1,18 @@
 // Transport: picks CAF's plain or OpenSSL connection manager.
 #include "actors/transport.hpp"
 
-#include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 
 #include <caf/all.hpp>
-
 #include <caf/io/all.hpp>
 #include <caf/openssl/all.hpp>
+
 #include "actors/accept_gate.hpp"
+#include "actors/tcp_connect.hpp"
 
 namespace troupe {
 
@@ -57,33 +56,18 @@ caf::expected<caf::actor> remote_actor(caf::actor_system& system, const std::str
 
 bool speaks_plaintext_first(const std::string& host, uint16_t port,
                             std::chrono::milliseconds timeout) {
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) return false;
-  bool plaintext = false;
   auto deadline = std::chrono::steady_clock::now() + timeout;
-  auto left_ms = [&] {
-    auto left =
-        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    return static_cast<int>(std::max<int64_t>(left.count(), 0));
-  };
-  int fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd >= 0 && (::connect(fd, found->ai_addr, found->ai_addrlen) == 0 || errno == EINPROGRESS)) {
-    pollfd connected{fd, POLLOUT, 0};
-    int error = 0;
-    socklen_t size = sizeof(error);
-    if (::poll(&connected, 1, left_ms()) == 1 &&
-        ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 && error == 0) {
-      pollfd readable{fd, POLLIN, 0};
-      char first = 0;
-      // A TLS record starts with a content type of 20..23; BASP's header does not.
-      plaintext = ::poll(&readable, 1, left_ms()) == 1 && ::recv(fd, &first, 1, 0) == 1 &&
-                  !(first >= 20 && first <= 23);
-    }
-  }
-  if (fd >= 0) ::close(fd);
-  ::freeaddrinfo(found);
+  int fd = tcp_connect(host, port, timeout);
+  if (fd < 0) return false;
+  auto left =
+      std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+  pollfd readable{fd, POLLIN, 0};
+  char first = 0;
+  // A TLS record starts with a content type of 20..23; BASP's header does not.
+  bool plaintext =
+      ::poll(&readable, 1, static_cast<int>(std::max<int64_t>(left.count(), 0))) == 1 &&
+      ::recv(fd, &first, 1, 0) == 1 && !(first >= 20 && first <= 23);
+  ::close(fd);
   return plaintext;
 }
 
