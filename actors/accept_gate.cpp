@@ -246,11 +246,11 @@ class Gate {
   int admit(int fd, const std::string& peer, uint64_t proof) {
     std::lock_guard lock(mutex_);
     // The gate's duplicate takes a descriptor too.
-    if (fd + 1 >= soft_descriptor_limit() - kReservedDescriptors) {
+    if (int limit = soft_descriptor_limit(); fd + 1 >= limit - kReservedDescriptors) {
       return refuse(fd, counters_.refused_descriptors, descriptors_log_,
                     fmt::format("out of file descriptors (limit {}, {} kept for the node's own "
                                 "use): refusing a connection from {}",
-                                soft_descriptor_limit(), kReservedDescriptors, peer));
+                                limit, kReservedDescriptors, peer));
     }
     forget_closed();
     if (static_cast<int>(pending_.size()) >= options_.max_pending) {

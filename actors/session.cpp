@@ -38,6 +38,11 @@ struct Session::Impl {
   // server's default, which the server enforces).
   int64_t operation_timeout_ms = 0;
   std::atomic<bool> closed{false};
+
+  // The timeout a step run with `options` has, as far as the client knows (0: none).
+  int64_t step_timeout_ms(const RunOptions& options) const {
+    return options.timeout_ms > 0 ? options.timeout_ms : operation_timeout_ms;
+  }
 };
 
 namespace {
@@ -159,7 +164,7 @@ Status Session::run_step(const std::vector<std::pair<std::string, Tensor>>& feed
     return errors::InvalidArgument("RunOptions.timeout_ms is {}: expected >= 0 (0 = none)",
                                    options.timeout_ms);
   }
-  int64_t timeout_ms = options.timeout_ms > 0 ? options.timeout_ms : impl_->operation_timeout_ms;
+  int64_t timeout_ms = impl_->step_timeout_ms(options);
   RunStepRequest request;
   for (const auto& [name, value] : feeds) {
     TROUPE_RETURN_IF_ERROR(check_fits_in_message(
@@ -234,7 +239,7 @@ std::vector<Tensor> Session::run(const FeedDict& feeds, const std::vector<Output
   }
   // The step's deadline starts now and covers sending the graph's new nodes.
   auto start = std::chrono::steady_clock::now();
-  int64_t timeout_ms = options.timeout_ms > 0 ? options.timeout_ms : impl_->operation_timeout_ms;
+  int64_t timeout_ms = impl_->step_timeout_ms(options);
   throw_if_error(sync_graph(*graph, timeout_ms));
   int64_t spent_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::steady_clock::now() - start)

@@ -301,6 +301,28 @@ BOOST_AUTO_TEST_SUITE_END()
 
 namespace troupe {
 
+namespace {
+
+// A worker server whose cluster lists a ps that nothing serves, and a node on that ps.
+struct WorkerWithAbsentPs {
+  explicit WorkerWithAbsentPs(std::chrono::milliseconds connect_timeout) {
+    auto cluster =
+        ClusterSpec::create({{"worker", {"127.0.0.1:0"}}, {"ps", {nobody}}}).value_or_throw();
+    ServerOptions options;
+    options.peers.connect_timeout = connect_timeout;
+    server = Server::create(ServerDef::create(cluster, "worker", 0).value_or_throw(), options)
+                 .value_or_throw();
+    on_ps = ops::Neg(root.with_device("/job:ps/task:0"), 3);
+  }
+
+  std::string nobody = "127.0.0.1:" + std::to_string(pick_free_port().value_or_throw());
+  std::unique_ptr<Server> server;
+  Scope root = Scope::new_root();
+  Output on_ps;
+};
+
+}  // namespace
+
 BOOST_AUTO_TEST_SUITE(session_targets)
 
 BOOST_AUTO_TEST_CASE(a_target_that_is_not_a_server_address) {
@@ -318,18 +340,10 @@ BOOST_AUTO_TEST_CASE(a_target_nobody_listens_on_is_unavailable) {
 }
 
 BOOST_AUTO_TEST_CASE(a_task_that_never_comes_up_is_unavailable_after_the_connect_timeout) {
-  std::string nobody = "127.0.0.1:" + std::to_string(pick_free_port().value_or_throw());
-  auto cluster =
-      ClusterSpec::create({{"worker", {"127.0.0.1:0"}}, {"ps", {nobody}}}).value_or_throw();
-  ServerOptions options;
-  options.peers.connect_timeout = std::chrono::milliseconds(500);
-  auto server = Server::create(ServerDef::create(cluster, "worker", 0).value_or_throw(), options)
-                    .value_or_throw();
-  Scope root = Scope::new_root();
-  auto c = ops::Neg(root.with_device("/job:ps/task:0"), 3);
-  Session session(server->target());
-  testing::check_error(testing::status_of([&] { session.run(c); }), Code::kUnavailable,
-                       "/job:ps/replica:0/task:0 at " + nobody + " is unreachable");
+  WorkerWithAbsentPs setup(std::chrono::milliseconds(500));
+  Session session(setup.server->target());
+  testing::check_error(testing::status_of([&] { session.run(setup.on_ps); }), Code::kUnavailable,
+                       "/job:ps/replica:0/task:0 at " + setup.nobody + " is unreachable");
 }
 
 // A step's deadline starts when run() is called and covers reaching the tasks it needs: a ps
@@ -338,13 +352,8 @@ BOOST_AUTO_TEST_CASE(a_task_that_never_comes_up_is_unavailable_after_the_connect
 // session's config.
 BOOST_AUTO_TEST_CASE(a_step_deadline_covers_connecting_to_its_tasks) {
   using Clock = std::chrono::steady_clock;
-  std::string nobody = "127.0.0.1:" + std::to_string(pick_free_port().value_or_throw());
-  auto cluster =
-      ClusterSpec::create({{"worker", {"127.0.0.1:0"}}, {"ps", {nobody}}}).value_or_throw();
-  auto server =
-      Server::create(ServerDef::create(cluster, "worker", 0).value_or_throw()).value_or_throw();
-  Scope root = Scope::new_root();
-  auto c = ops::Neg(root.with_device("/job:ps/task:0"), 3);
+  WorkerWithAbsentPs setup(PeerOptions{}.connect_timeout);  // the default: 60 s
+  const auto& [nobody, server, root, c] = setup;
   constexpr int64_t kTimeoutMs = 1000;
   auto elapsed_ms = [](Clock::time_point since) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since).count();
@@ -376,15 +385,8 @@ BOOST_AUTO_TEST_CASE(a_step_deadline_covers_connecting_to_its_tasks) {
 // fail fast instead of waiting out the connect timeout again.
 BOOST_AUTO_TEST_CASE(a_task_never_reached_fails_later_steps_fast) {
   using Clock = std::chrono::steady_clock;
-  std::string nobody = "127.0.0.1:" + std::to_string(pick_free_port().value_or_throw());
-  auto cluster =
-      ClusterSpec::create({{"worker", {"127.0.0.1:0"}}, {"ps", {nobody}}}).value_or_throw();
-  ServerOptions options;
-  options.peers.connect_timeout = std::chrono::milliseconds(1500);
-  auto server = Server::create(ServerDef::create(cluster, "worker", 0).value_or_throw(), options)
-                    .value_or_throw();
-  Scope root = Scope::new_root();
-  auto c = ops::Neg(root.with_device("/job:ps/task:0"), 3);
+  WorkerWithAbsentPs setup(std::chrono::milliseconds(1500));
+  const auto& [nobody, server, root, c] = setup;
   Session session(server->target());
   const std::string unreachable = "/job:ps/replica:0/task:0 at " + nobody + " is unreachable";
   testing::check_error(testing::status_of([&] { session.run(c); }), Code::kUnavailable,
