@@ -19,6 +19,7 @@
 #include "actors/task_actor.hpp"
 #include "actors/tensor_channel.hpp"
 #include "actors/transport.hpp"
+#include "actors/transport/channel_tls.hpp"
 #include "graph/host_port.hpp"
 
 namespace troupe {
@@ -104,12 +105,19 @@ Status Server::start() {
   TROUPE_ASSIGN_OR_RETURN(auto host_port, parse_host_port(address_));
   caf::actor_system& system = options_.runtime->system();
 
-  // Bulk tensors to and from other processes go beside CAF's messages (plain TCP only).
-  if (options_.listen && options_.tensor_channel && !options_.runtime->options().tls.enabled()) {
+  // Bulk tensors to and from other processes go beside CAF's messages, with the task's TLS
+  // credentials if it has them.
+  if (options_.listen && options_.tensor_channel) {
+    std::shared_ptr<const ChannelTls> tls;
+    if (const TlsOptions& credentials = options_.runtime->options().tls; credentials.enabled()) {
+      TROUPE_ASSIGN_OR_RETURN(tls, ChannelTls::create(credentials));
+    }
     TROUPE_ASSIGN_OR_RETURN(
         impl_->channel, TensorChannel::start(system, host_port.first, bind_address(host_port.first),
                                              {.max_bytes = max_message_bytes(system),
-                                              .shared_memory = options_.shared_memory}));
+                                              .shared_memory = options_.shared_memory,
+                                              .tls = std::move(tls),
+                                              .port = options_.channel_port}));
   }
   caf::actor task = spawn_task_actor(
       system, TaskActorConfig{server_def_, options_.peers, options_.faults, impl_->channel});

@@ -15,8 +15,14 @@
 // call id, device name, a CAF-serialised message) goes from writer to reader, and the reply
 // frame (magic "TRPR", the same id, the serialised reply) comes back the other way, read by a
 // reply thread of the writer's side. docs/wire.md has the tables.
+//
+// With TLS, every byte after the handshake, in both directions, goes through a sealed stream
+// (actors/transport/sealed_stream.hpp): the same frames, inside AES-GCM records. The hello is
+// then always sent (with no ring name when there is none to offer), so that the writer knows
+// the reader accepted its certificate before it writes a frame.
 #include "actors/tensor_channel.hpp"
 
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -43,6 +49,8 @@
 #include "actors/messages.hpp"  // how CAF inspects a Tensor
 #include "actors/shared_ring.hpp"
 #include "actors/tcp_connect.hpp"
+#include "actors/transport/channel_tls.hpp"
+#include "actors/transport/sealed_stream.hpp"
 #include "graph/host_port.hpp"
 
 namespace troupe {
@@ -58,6 +66,11 @@ constexpr uint32_t kMaxKeyBytes = 64 * 1024;
 constexpr uint32_t kMaxDeviceBytes = 4096;
 constexpr auto kConnectTimeout = std::chrono::seconds(10);
 constexpr auto kRetryAfter = std::chrono::seconds(10);  // after a failed connect
+constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+// Accepted connections in their TLS handshake at once, at most: more are closed unread.
+constexpr int kMaxHandshaking = 64;
+// Refused handshakes are logged at most this often (with the count since the last line).
+constexpr auto kRefusalLogInterval = std::chrono::seconds(10);
 
 struct FrameHead {
   uint32_t magic;
@@ -116,13 +129,16 @@ caf::expected<caf::message> deserialize(caf::actor_system& system, const std::ve
 
 // Frames come off the socket through a small buffer, so a run of small frames costs a few
 // reads rather than five each; bytes beyond what is buffered go straight to their destination.
+// With TLS, the opener reads and decrypts instead.
 class FrameReader {
  public:
-  explicit FrameReader(int fd) : fd_(fd), buffer_(kBufferBytes) {}
+  explicit FrameReader(int fd, Opener* opener = nullptr)
+      : fd_(fd), opener_(opener), buffer_(opener == nullptr ? kBufferBytes : 0) {}
 
   // Fills `data` with the next `bytes` bytes of the stream; false once it ends or fails.
   bool read(void* data, size_t bytes) {
     if (bytes == 0) return true;  // an empty tensor has no data pointer for memcpy
+    if (opener_ != nullptr) return opener_->read(data, bytes);
     auto* at = static_cast<char*>(data);
     size_t buffered = std::min(bytes, end_ - begin_);
     std::memcpy(at, buffer_.data() + begin_, buffered);
@@ -167,6 +183,7 @@ class FrameReader {
   }
 
   int fd_;
+  Opener* opener_;
   std::vector<char> buffer_;
   size_t begin_ = 0, end_ = 0;
 };
@@ -195,6 +212,61 @@ size_t write_all(int fd, std::vector<iovec>& parts, int flags = 0) {
     }
   }
   return written;
+}
+
+// Writes `parts` to `fd`, sealed if `sealer` (see Sealer::write and write_all).
+Sealer::Written send_parts(int fd, Sealer* sealer, std::vector<iovec>& parts, int flags = 0) {
+  if (sealer != nullptr) return sealer->write(fd, parts, flags);
+  size_t wanted = 0;
+  for (const iovec& part : parts)
+    wanted += part.iov_len;
+  size_t written = write_all(fd, parts, flags);
+  return {written, written < wanted && (flags & MSG_DONTWAIT) != 0 &&
+                       (errno == EAGAIN || errno == EWOULDBLOCK)};
+}
+
+// Whether all `bytes` of `parts` went to `fd` (sealed if `sealer`), waiting as long as it takes.
+bool send_all(int fd, Sealer* sealer, std::vector<iovec> parts, size_t bytes) {
+  return send_parts(fd, sealer, parts).bytes == bytes;
+}
+
+// "address:port" of the peer on `fd`, for messages.
+std::string peer_name(int fd) {
+  sockaddr_storage peer{};
+  socklen_t length = sizeof peer;
+  char host[INET6_ADDRSTRLEN] = "?";
+  int port = 0;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) == 0) {
+    if (peer.ss_family == AF_INET6) {
+      auto* in6 = reinterpret_cast<sockaddr_in6*>(&peer);
+      ::inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+      port = ntohs(in6->sin6_port);
+    } else if (peer.ss_family == AF_INET) {
+      auto* in4 = reinterpret_cast<sockaddr_in*>(&peer);
+      ::inet_ntop(AF_INET, &in4->sin_addr, host, sizeof host);
+      port = ntohs(in4->sin_port);
+    }
+  }
+  return fmt::format("{}:{}", host, port);
+}
+
+// One line per kRefusalLogInterval at most for refused TLS handshakes: a stranger knocking
+// many times costs no more than one line.
+void log_refused_handshake(const Status& why) {
+  static std::mutex mutex;
+  static std::chrono::steady_clock::time_point next;
+  static uint64_t unlogged = 0;
+  std::lock_guard lock(mutex);
+  auto now = std::chrono::steady_clock::now();
+  if (now < next) {
+    ++unlogged;
+    return;
+  }
+  std::string more =
+      unlogged == 0 ? "" : fmt::format(" ({} more refused since the last line)", unlogged);
+  std::cerr << "troupe: " + why.message() + more + "\n";
+  unlogged = 0;
+  next = now + kRefusalLogInterval;
 }
 
 void set_no_delay(int fd) {
@@ -237,6 +309,7 @@ struct ReplyLink {
   std::mutex mutex;  // one writer at a time; held while `open` is cleared
   int fd;
   uint64_t max_bytes;  // what the caller reads at most (the same limit on every process)
+  std::unique_ptr<Sealer> sealer;  // with TLS; set before the first frame is read
   bool open = true;
 };
 
@@ -262,7 +335,7 @@ void write_reply(caf::actor_system& system, ReplyLink& link, uint64_t id,
   CallHead head{kReplyMagic, kVersion, 0, 0, 0, id, payload.size()};
   std::vector<iovec> parts{{&head, sizeof head}, {payload.data(), payload.size()}};
   std::lock_guard lock(link.mutex);
-  if (link.open && write_all(link.fd, parts) != sizeof head + payload.size()) {
+  if (link.open && !send_all(link.fd, link.sealer.get(), parts, sizeof head + payload.size())) {
     shutdown(link.fd, SHUT_RDWR);
   }
 }
@@ -308,6 +381,7 @@ struct TensorChannel::Connection {
   std::optional<UnfinishedWrite> unfinished;
   std::vector<std::thread> reply_threads;  // one per socket the connection had
   std::unique_ptr<SharedRing> ring;        // the writer thread's, if the peer took it
+  std::unique_ptr<Sealer> sealer;          // with TLS: seals what the socket's writer writes
   std::condition_variable wake;
   std::thread writer;
 };
@@ -325,11 +399,16 @@ StatusOr<std::shared_ptr<TensorChannel>> TensorChannel::start(caf::actor_system&
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_PASSIVE;
   addrinfo* found = nullptr;
-  if (getaddrinfo(bind_address, "0", &hints, &found) != 0 || found == nullptr) {
+  std::string port_text = std::to_string(options.port);
+  if (getaddrinfo(bind_address, port_text.c_str(), &hints, &found) != 0 || found == nullptr) {
     return errors::Unavailable("tensor channel: cannot resolve {}",
                                bind_address ? bind_address : "::");
   }
   int fd = socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0 && options.port != 0) {  // a fixed port is free again right after a restart
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  }
   if (fd >= 0 && found->ai_family == AF_INET6) {
     int zero = 0;  // both IPv4 and IPv6 on "every interface"
     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
@@ -342,8 +421,10 @@ StatusOr<std::shared_ptr<TensorChannel>> TensorChannel::start(caf::actor_system&
   if (!ok) {
     std::string why = std::strerror(errno);
     if (fd >= 0) ::close(fd);
-    return errors::Unavailable("tensor channel: cannot listen on {}: {}",
-                               bind_address ? bind_address : "every interface", why);
+    return errors::Unavailable("tensor channel: cannot listen on {} port {}: {}",
+                               bind_address ? bind_address : "every interface",
+                               options.port == 0 ? "(any free one)" : std::to_string(options.port),
+                               why);
   }
   int port = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
                                          : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
@@ -469,6 +550,7 @@ bool TensorChannel::call(const std::string& endpoint, const std::string& device,
   c->writing = true;
   uint64_t id = next_call_id_++;
   c->calls.emplace(id, PendingCall{request.sender, request.mid, callee, device, fd});
+  Sealer* sealer = c->sealer.get();  // replaced only by a writer: this thread, now
   lock.unlock();
   // Serialised only once the call has the connection: a call that falls back costs nothing here.
   std::vector<char> payload;
@@ -478,10 +560,11 @@ bool TensorChannel::call(const std::string& endpoint, const std::string& device,
   if (serialized) {
     CallHead head{kCallMagic, kVersion,      0, static_cast<uint32_t>(device.size()), 0,
                   id,         payload.size()};
-    std::vector<iovec> parts{{&head, sizeof head},
-                             {const_cast<char*>(device.data()), device.size()},
-                             {payload.data(), payload.size()}};
-    written = write_all(fd, parts) == sizeof head + device.size() + payload.size();
+    written = send_all(fd, sealer,
+                       {{&head, sizeof head},
+                        {const_cast<char*>(device.data()), device.size()},
+                        {payload.data(), payload.size()}},
+                       sizeof head + device.size() + payload.size());
   }
   lock.lock();
   end_write(c);
@@ -531,15 +614,18 @@ TensorChannel::Written TensorChannel::write_frames(Connection* c, int fd,
     }
     size_t from = std::max(begin, mode.skip);
     size_t wanted = total > from ? total - from : 0;
-    size_t written = write_all(fd, rest, mode.wait ? 0 : MSG_DONTWAIT);
-    out.would_block = written < wanted && !mode.wait && (errno == EAGAIN || errno == EWOULDBLOCK);
+    // Sealed, the batch's frames count as written once sealed: a sealer that would block keeps
+    // the rest of their records, and the writer thread sends them first (see Sealer::write).
+    auto sent = send_parts(fd, c->sealer.get(), rest, mode.wait ? 0 : MSG_DONTWAIT);
+    size_t written = sent.bytes;
+    out.would_block = sent.would_block;
     out.bytes = from + written;
     out.frames +=
         static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), out.bytes) - ends.begin());
     parts.clear();
     ends.clear();
     begin = total;
-    return written == wanted;
+    return written == wanted && !sent.would_block;
   };
   for (const Frame& frame : frames) {
     const auto& shape = frame.value.shape();
@@ -649,6 +735,7 @@ void TensorChannel::write_loop(Connection* c) {
 
 bool TensorChannel::connect(Connection* c) {
   c->ring = nullptr;
+  c->sealer = nullptr;
   int fd = connect_to(c->endpoint);
   if (fd < 0) return false;
   {
@@ -656,46 +743,77 @@ bool TensorChannel::connect(Connection* c) {
     if (stopping_) shutdown(fd, SHUT_RDWR);  // stop() may have looked already
     c->fd = fd;                              // where stop() finds it during the hello
   }
-  bool ready = !options_.shared_memory || offer_ring(c, fd);
+  std::unique_ptr<Opener> opener;
+  bool ready = true;
+  if (options_.tls != nullptr) {
+    auto keys =
+        options_.tls->handshake(fd, ChannelTls::Role::kConnector, kHandshakeTimeout, c->endpoint);
+    if (keys.ok()) {
+      c->sealer = std::make_unique<Sealer>(keys->send);
+      opener = std::make_unique<Opener>(fd, keys->receive);
+      ++counters_.sealed_connections;
+    } else {
+      ++counters_.handshakes_refused;
+      log_refused_handshake(keys.status());
+      ready = false;
+    }
+  }
+  // With TLS the hello is always said: its answer shows the peer accepted this certificate.
+  if (ready && (options_.shared_memory || opener != nullptr)) {
+    ready = say_hello(c, fd, options_.shared_memory, opener.get());
+  }
   std::lock_guard lock(mutex_);
   if (!ready || stopping_) {  // stopping: stop() may have collected the threads to join
     c->fd = -1;
+    c->sealer = nullptr;
     ::close(fd);
     return false;
   }
   // From here on the socket is closed by its reply thread only.
-  c->reply_threads.emplace_back([this, c, fd] { reply_loop(c, fd); });
+  c->reply_threads.emplace_back([this, c, fd, opener = std::move(opener)]() mutable {
+    reply_loop(c, fd, std::move(opener));
+  });
   return true;
 }
 
-bool TensorChannel::offer_ring(Connection* c, int fd) {
-  auto ring = SharedRing::create();
-  if (!ring.ok()) {
-    std::cerr << "troupe: tensor channel: " + ring.status().message() + "; tensors for " +
-                     c->endpoint + " go on the socket\n";
-    return true;
+bool TensorChannel::say_hello(Connection* c, int fd, bool offer_ring, Opener* opener) {
+  std::unique_ptr<SharedRing> ring;
+  if (offer_ring) {
+    auto made = SharedRing::create();
+    if (made.ok()) {
+      ring = std::move(*made);
+    } else {
+      std::cerr << "troupe: tensor channel: " + made.status().message() + "; tensors for " +
+                       c->endpoint + " go on the socket\n";
+      if (opener == nullptr) return true;  // plain: no hello to say
+    }
   }
-  const std::string& name = (*ring)->name();
+  std::string name = ring != nullptr ? ring->name() : "";
   HelloHead hello{kHelloMagic,
                   kVersion,
                   static_cast<uint16_t>(name.size()),
                   SharedRing::kSlots,
                   SharedRing::kSlotBytes,
-                  (*ring)->nonce()};
-  std::vector<iovec> parts{{&hello, sizeof hello}, {const_cast<char*>(name.data()), name.size()}};
+                  ring != nullptr ? ring->nonce() : SharedRing::Nonce{}};
   char answer = 0;
-  pollfd p{fd, POLLIN, 0};
-  bool answered =
-      write_all(fd, parts) == sizeof hello + name.size() &&
-      poll(&p, 1, static_cast<int>(std::chrono::milliseconds(kHelloTimeout).count())) == 1 &&
-      recv(fd, &answer, 1, 0) == 1 && (answer == kRingTaken || answer == kRingDeclined);
-  (*ring)->unlink();  // opened by the peer by now, or never
-  if (answered && answer == kRingTaken) c->ring = std::move(*ring);
+  bool answered = false;
+  if (send_all(fd, c->sealer.get(),
+               {{&hello, sizeof hello}, {const_cast<char*>(name.data()), name.size()}},
+               sizeof hello + name.size())) {
+    // The answer within kHelloTimeout (a receive timeout: a sealed record may come in pieces).
+    timeval limit{std::chrono::seconds(kHelloTimeout).count(), 0}, none{0, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    answered = opener != nullptr ? opener->read(&answer, 1) : recv(fd, &answer, 1, 0) == 1;
+    answered = answered && (answer == kRingTaken || answer == kRingDeclined);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+  }
+  if (ring != nullptr) ring->unlink();  // opened by the peer by now, or never
+  if (answered && answer == kRingTaken && ring != nullptr) c->ring = std::move(ring);
   return answered;
 }
 
-void TensorChannel::reply_loop(Connection* c, int fd) {
-  FrameReader reader(fd);
+void TensorChannel::reply_loop(Connection* c, int fd, std::unique_ptr<Opener> opener) {
+  FrameReader reader(fd, opener.get());
   InlineUnit::Scope scope;  // a requester that was idle runs on this thread
   InlineUnit* here = InlineUnit::of(system_);
   std::string why = "it closed";
@@ -756,22 +874,41 @@ void TensorChannel::reply_loop(Connection* c, int fd) {
 
 void TensorChannel::accept_loop() {
   while (!stopping_) {
+    join_finished_readers();
     pollfd p{listen_fd_, POLLIN, 0};
     if (poll(&p, 1, 100) != 1) continue;
     int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
     set_no_delay(fd);
     std::lock_guard lock(mutex_);
-    if (stopping_) {
+    if (stopping_ || (options_.tls != nullptr && handshaking_ >= kMaxHandshaking)) {
+      // Too many strangers at once: this one is closed unread (members retry).
+      if (!stopping_) ++counters_.handshakes_refused;
       ::close(fd);
-      break;
+      continue;
     }
     reader_fds_.push_back(fd);
-    readers_.emplace_back([this, fd] { read_loop(fd); });
+    Reader& reader = readers_.emplace_back();
+    if (options_.tls != nullptr) ++handshaking_;
+    reader.thread = std::thread([this, fd, done = &reader.done] { read_loop(fd, done); });
   }
 }
 
-void TensorChannel::read_loop(int fd) {
+void TensorChannel::join_finished_readers() {
+  std::list<Reader> finished;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = readers_.begin(); it != readers_.end();) {
+      auto next = std::next(it);
+      if (it->done) finished.splice(finished.end(), readers_, it);
+      it = next;
+    }
+  }
+  for (Reader& reader : finished)
+    reader.thread.join();
+}
+
+void TensorChannel::read_loop(int fd, std::atomic<bool>* done) {
   // Junk is logged once per connection, however many frames it sends.
   bool logged = false;
   auto refuse = [&](const std::string& why) {
@@ -781,13 +918,32 @@ void TensorChannel::read_loop(int fd) {
     std::cerr << "troupe: tensor channel: refused a frame: " + why +
                      " (later refusals on this connection are not logged)\n";
   };
-  FrameReader reader(fd);
-  std::unique_ptr<SharedRing> ring;  // the writer's, if it offered one and it opened here
   auto replies = std::make_shared<ReplyLink>(fd, options_.max_bytes);
+  std::unique_ptr<Opener> opener;
+  bool admitted = true;
+  if (options_.tls != nullptr) {
+    auto keys =
+        options_.tls->handshake(fd, ChannelTls::Role::kAcceptor, kHandshakeTimeout, peer_name(fd));
+    {
+      std::lock_guard lock(mutex_);
+      --handshaking_;
+    }
+    if (keys.ok()) {
+      replies->sealer = std::make_unique<Sealer>(keys->send);
+      opener = std::make_unique<Opener>(fd, keys->receive);
+      ++counters_.sealed_connections;
+    } else {
+      admitted = false;
+      ++counters_.handshakes_refused;
+      if (!stopping_) log_refused_handshake(keys.status());
+    }
+  }
+  FrameReader reader(fd, opener.get());
+  std::unique_ptr<SharedRing> ring;  // the writer's, if it offered one and it opened here
   InlineUnit::Scope scope;  // a device that was idle runs the call or tensor on this thread
   InlineUnit* here = InlineUnit::of(system_);
   caf::strong_actor_ptr responder;  // the sender of the calls read here, made at the first
-  for (bool first = true;; first = false) {
+  for (bool first = true; admitted; first = false) {
     FrameHead head{};
     if (!reader.read(&head, sizeof head)) break;
     if (head.magic == kCallMagic) {
@@ -823,7 +979,7 @@ void TensorChannel::read_loop(int fd) {
       std::memcpy(&hello, &head, sizeof hello);
       std::string name(hello.name_bytes, '\0');
       if (!reader.read(name.data(), name.size())) break;
-      if (options_.shared_memory && hello.version == kVersion) {
+      if (options_.shared_memory && hello.version == kVersion && !name.empty()) {
         // Not there (another host or container): the data comes on the socket.
         if (auto opened = SharedRing::open(name, hello.nonce, hello.slots, hello.slot_bytes);
             opened.ok()) {
@@ -831,7 +987,8 @@ void TensorChannel::read_loop(int fd) {
         }
       }
       char answer = ring != nullptr ? kRingTaken : kRingDeclined;
-      if (::send(fd, &answer, 1, MSG_NOSIGNAL) != 1) break;
+      std::lock_guard lock(replies->mutex);  // no reply can be written before it anyway
+      if (!send_all(fd, replies->sealer.get(), {{&answer, 1}}, 1)) break;
       continue;
     }
     if (std::string why = check_head(head, options_.max_bytes); !why.empty()) {
@@ -877,6 +1034,7 @@ void TensorChannel::read_loop(int fd) {
   std::lock_guard lock(mutex_);
   std::erase(reader_fds_, fd);
   ::close(fd);
+  *done = true;
 }
 
 void TensorChannel::serve_call(uint64_t id, const std::string& device,
@@ -924,8 +1082,8 @@ void TensorChannel::stop() {
         threads.push_back(std::move(reply_thread));  // each closes its socket
       c->reply_threads.clear();
     }
-    for (auto& reader : readers_)
-      threads.push_back(std::move(reader));
+    for (Reader& reader : readers_)
+      threads.push_back(std::move(reader.thread));
     readers_.clear();
   }
   for (auto& t : threads)

@@ -14,11 +14,15 @@
 //
 // A tensor that cannot go this way (no connection, a broken one, a refused frame) goes as the
 // usual actor message instead: the channel adds speed, never a failure mode of its own.
-// Only for plain-TCP clusters: with TLS, tensors stay on CAF's encrypted connections.
+//
+// In a TLS cluster (Options::tls), each connection starts with a TLS 1.3 handshake in which both
+// ends verify the other's certificate against the cluster's CA; everything after it, the
+// shared-memory ring's offer included, travels sealed (actors/transport/sealed_stream.hpp).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,6 +38,10 @@
 #include "graph/tensor.hpp"
 
 namespace troupe {
+
+class ChannelTls;
+class Sealer;
+class Opener;
 
 class TensorChannel {
  public:
@@ -52,9 +60,13 @@ class TensorChannel {
     uint64_t max_bytes = uint64_t{1} << 31;
     // Offer (as writer) and take (as reader) a shared-memory ring with processes on this host.
     bool shared_memory = true;
+    // Authenticate and seal every connection with these credentials (none: plain TCP).
+    std::shared_ptr<const ChannelTls> tls;
+    // The port to listen on; 0 picks a free one.
+    uint16_t port = 0;
   };
 
-  // Listens on `bind_address` (nullptr: every interface) at a free port; peers are told
+  // Listens on `bind_address` (nullptr: every interface) at `options.port`; peers are told
   // "<advertised_host>:<port>". Unavailable naming the address if it cannot listen.
   static StatusOr<std::shared_ptr<TensorChannel>> start(caf::actor_system& system,
                                                         const std::string& advertised_host,
@@ -114,6 +126,8 @@ class TensorChannel {
     std::atomic<uint64_t> calls_sent{0};            // requests written as calls
     std::atomic<uint64_t> calls_answered{0};        // replies to them delivered
     std::atomic<uint64_t> calls_served{0};          // calls received and delivered to a device
+    std::atomic<uint64_t> sealed_connections{0};    // made or accepted with TLS, both ways
+    std::atomic<uint64_t> handshakes_refused{0};    // TLS handshakes that failed, both ways
   };
   const Counters& counters() const { return counters_; }
 
@@ -122,11 +136,14 @@ class TensorChannel {
   TensorChannel(caf::actor_system& system, Options options);
 
   void accept_loop();
-  void read_loop(int fd);
+  // Serves accepted socket `fd` (after the TLS handshake, with TLS); `done` is set at the end.
+  void read_loop(int fd, std::atomic<bool>* done);
+  // Joins the reader threads whose connections ended (the acceptor, between accepts).
+  void join_finished_readers();
   void write_loop(Connection* connection);
-  // Reads the replies to calls on `fd`, one of `connection`'s sockets; when it ends, answers
-  // the calls still waiting there with Unavailable and closes `fd`.
-  void reply_loop(Connection* connection, int fd);
+  // Reads the replies to calls on `fd`, one of `connection`'s sockets (through `opener` with
+  // TLS); when it ends, answers the calls still waiting there with Unavailable and closes `fd`.
+  void reply_loop(Connection* connection, int fd, std::unique_ptr<Opener> opener);
   // Delivers call `id` (for `device`, a serialised message) to its device with `responder` as
   // the sender (the device runs on `here` if it was idle), or answers it with an error.
   void serve_call(uint64_t id, const std::string& device, const std::vector<char>& payload,
@@ -137,9 +154,9 @@ class TensorChannel {
   Connection* connection_to(const std::string& endpoint);
   // Connects `connection` (and offers it a shared-memory ring); false if it cannot.
   bool connect(Connection* connection);
-  // Offers `connection` a ring on its new socket `fd` (the hello); false if the peer did not
-  // answer it.
-  bool offer_ring(Connection* connection, int fd);
+  // Sends the hello on `connection`'s new socket `fd`, offering a ring if `ring` (the peer
+  // answers through `opener` with TLS); false if the peer did not answer it.
+  bool say_hello(Connection* connection, int fd, bool ring, Opener* opener);
   void fall_back(Frame& out);
   // Closes `fd` if it is still `connection`'s socket (under the lock: stop() shuts down the
   // socket it sees there).
@@ -180,7 +197,12 @@ class TensorChannel {
   std::map<std::string, caf::actor_addr> devices_;
   std::map<std::string, std::unique_ptr<Connection>> connections_;  // by endpoint
   std::vector<int> reader_fds_;
-  std::vector<std::thread> readers_;
+  struct Reader {
+    std::thread thread;
+    std::atomic<bool> done{false};
+  };
+  std::list<Reader> readers_;  // finished ones are joined at the next accept
+  int handshaking_ = 0;        // accepted connections in their TLS handshake
   uint64_t next_call_id_ = 1;
   Counters counters_;
 };

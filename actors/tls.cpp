@@ -71,6 +71,10 @@ bool TlsOptions::enabled() const {
 
 Status TlsOptions::validate(const Names& names) const {
   if (!enabled()) return Status::OK();
+  return load(names).status();
+}
+
+StatusOr<std::shared_ptr<SSL_CTX>> TlsOptions::load(const Names& names) const {
   for (auto [value, name] : {std::pair{&certificate_file, &names.certificate},
                              std::pair{&key_file, &names.key}, std::pair{&ca_file, &names.ca}}) {
     if (value->empty()) {
@@ -81,7 +85,7 @@ Status TlsOptions::validate(const Names& names) const {
     }
   }
   ERR_clear_error();
-  std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> ctx(SSL_CTX_new(TLS_method()), SSL_CTX_free);
+  std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(TLS_method()), SSL_CTX_free);
   if (!ctx) return errors::Internal("cannot create an OpenSSL context: {}", openssl_errors());
   if (SSL_CTX_use_certificate_chain_file(ctx.get(), certificate_file.c_str()) != 1) {
     return errors::InvalidArgument("{} '{}' is not a readable PEM certificate: {}",
@@ -100,6 +104,7 @@ Status TlsOptions::validate(const Names& names) const {
         "{} '{}' is not a readable PEM private key{}: {}", names.key, key_file,
         key_passphrase.empty() ? " (an encrypted key needs its passphrase)" : "", openssl_errors());
   }
+  SSL_CTX_set_default_passwd_cb_userdata(ctx.get(), nullptr);  // `passphrase` ends here
   if (SSL_CTX_check_private_key(ctx.get()) != 1) {
     return errors::InvalidArgument("{} '{}' is not the key of {} '{}': {}", names.key, key_file,
                                    names.certificate, certificate_file, openssl_errors());
@@ -139,7 +144,7 @@ Status TlsOptions::validate(const Names& names) const {
         "{} '{}' is not signed by the CA in {} '{}': {}", names.certificate, certificate_file,
         names.ca, ca_file, X509_verify_cert_error_string(X509_STORE_CTX_get_error(check.get())));
   }
-  return Status::OK();
+  return ctx;
 }
 
 TlsOptions TlsOptions::from_environment() {

@@ -3,7 +3,10 @@
 // cluster's CA. A process without the cluster's credentials can neither join nor run graphs.
 #pragma once
 
+#include <memory>
 #include <string>
+
+#include <openssl/types.h>
 
 #include "graph/status.hpp"
 
@@ -28,6 +31,11 @@ struct TlsOptions {
   };
   Status validate(const Names& names) const;
   Status validate() const { return validate(Names{}); }
+
+  // An OpenSSL context holding these credentials, with validate()'s checks passed (its errors
+  // otherwise): for the sockets troupe secures itself (actors/transport/channel_tls.hpp).
+  StatusOr<std::shared_ptr<SSL_CTX>> load(const Names& names) const;
+  StatusOr<std::shared_ptr<SSL_CTX>> load() const { return load(Names{}); }
 
   // The settings in the environment: TROUPE_TLS_CERT, TROUPE_TLS_KEY, TROUPE_TLS_CA (what
   // `troupe launch` gives the tasks it starts). Empty fields where a variable is unset.

@@ -29,7 +29,9 @@ FlagSet node_flags() {
   flags.add_int("heartbeat_timeout_ms", 4000,
                 "how long a task has to answer before it is lost (0: no heartbeats)");
   flags.add_bool("tensor_channel", true,
-                 "move large tensors to other processes on a socket of their own (plain TCP)");
+                 "move large tensors to other processes on a socket of their own (with TLS: "
+                 "authenticated and encrypted with the task's credentials)");
+  flags.add_int("channel_port", 0, "the tensor channel's port (0: any free one)");
   flags.add_bool("shared_memory", true,
                  "with the tensor channel: large tensors for processes on this host go through "
                  "shared memory");
@@ -89,6 +91,12 @@ int node_command(const Args& args) {
   options.peers.heartbeat_timeout =
       std::chrono::milliseconds(flags.get_int("heartbeat_timeout_ms"));
   options.tensor_channel = flags.get_bool("tensor_channel");
+  if (int64_t port = flags.get_int("channel_port"); port < 0 || port > 65535) {
+    std::cerr << "troupe node: --channel_port=" << port << " is not a port (0..65535)\n";
+    return 2;
+  } else {
+    options.channel_port = static_cast<uint16_t>(port);
+  }
   options.shared_memory = flags.get_bool("shared_memory");
   auto server = Server::create(*def, options);
   if (!server.ok()) {

@@ -23,7 +23,9 @@
 #include "actors/runtime.hpp"
 #include "actors/shared_ring.hpp"
 #include "actors/tensor_channel.hpp"
+#include "actors/transport/channel_tls.hpp"
 #include "graph/host_port.hpp"
+#include "tls_credentials.hpp"
 
 namespace troupe {
 namespace {
@@ -65,11 +67,29 @@ bool reaches(const std::atomic<uint64_t>& counter, uint64_t value) {
   return counter == value;
 }
 
-std::shared_ptr<TensorChannel> start_channel(caf::actor_system& system, bool shared_memory = true) {
-  return TensorChannel::start(system, "127.0.0.1", "127.0.0.1",
-                              {.max_bytes = uint64_t{1} << 30, .shared_memory = shared_memory})
-      .value_or_throw();
+std::shared_ptr<TensorChannel> start_channel(caf::actor_system& system, bool shared_memory = true,
+                                             std::shared_ptr<const ChannelTls> tls = nullptr) {
+  TensorChannel::Options options;
+  options.max_bytes = uint64_t{1} << 30;
+  options.shared_memory = shared_memory;
+  options.tls = std::move(tls);
+  return TensorChannel::start(system, "127.0.0.1", "127.0.0.1", options).value_or_throw();
 }
+
+// Channel credentials of one cluster (a CA and certificates it signs), and of a stranger.
+struct ChannelCredentials {
+  testing::TlsCredentials files;
+  std::shared_ptr<const ChannelTls> member(const std::string& name) {
+    return ChannelTls::create(files.make_certificate(name, "ca")).value_or_throw();
+  }
+  std::shared_ptr<const ChannelTls> stranger() {
+    return ChannelTls::create(files.make_certificate("stranger", "other_ca")).value_or_throw();
+  }
+  ChannelCredentials() {
+    files.make_ca("ca");
+    files.make_ca("other_ca");
+  }
+};
 
 Tensor big_tensor() {
   std::vector<float> values(300 * 1000);
@@ -145,13 +165,15 @@ struct Burst {
   std::shared_ptr<TensorChannel> sender;
   size_t large = 0;
 };
-Burst send_burst(bool sender_shared_memory, bool receiver_shared_memory) {
+Burst send_burst(bool sender_shared_memory, bool receiver_shared_memory,
+                 std::shared_ptr<const ChannelTls> sender_tls = nullptr,
+                 std::shared_ptr<const ChannelTls> receiver_tls = nullptr) {
   auto runtime = Runtime::shared_default();
   auto& system = runtime->system();
   auto inbox = std::make_shared<Inbox>();
   caf::actor device = spawn_inbox_device(system, inbox);
-  auto sender = start_channel(system, sender_shared_memory);
-  auto receiver = start_channel(system, receiver_shared_memory);
+  auto sender = start_channel(system, sender_shared_memory, std::move(sender_tls));
+  auto receiver = start_channel(system, receiver_shared_memory, std::move(receiver_tls));
   receiver->add_device(kDevice, device);
   std::vector<Tensor> sent;
   size_t large = 0;
@@ -263,17 +285,61 @@ BOOST_AUTO_TEST_CASE(where_either_side_has_no_shared_memory_the_burst_goes_on_th
   }
 }
 
+BOOST_AUTO_TEST_CASE(with_tls_a_burst_arrives_sealed_and_large_tensors_use_shared_memory) {
+  ChannelCredentials credentials;
+  Burst burst = send_burst(true, true, credentials.member("a"), credentials.member("b"));
+  BOOST_TEST(burst.sender->counters().sealed_connections == 1u);
+  BOOST_TEST(burst.sender->counters().shared_memory_frames == burst.large);
+  Burst on_socket = send_burst(false, false, credentials.member("c"), credentials.member("d"));
+  BOOST_TEST(on_socket.sender->counters().sealed_connections == 1u);
+  BOOST_TEST(on_socket.sender->counters().shared_memory_frames == 0u);
+}
+
+// A channel without the cluster's credentials (another CA, or none) gets no frame through in
+// either direction: the tensors go as actor messages, where CAF's TLS decides.
+BOOST_AUTO_TEST_CASE(a_channel_without_the_clusters_credentials_gets_no_frame_through) {
+  ChannelCredentials credentials;
+  auto member = credentials.member("member");
+  struct Case {
+    const char* name;
+    std::shared_ptr<const ChannelTls> sender, receiver;
+  };
+  for (const Case& c :
+       {Case{"stranger to member", credentials.stranger(), member},
+        Case{"member to stranger", member, credentials.stranger()},
+        Case{"plain to member", nullptr, member}, Case{"member to plain", member, nullptr}}) {
+    BOOST_TEST_CONTEXT(c.name) {
+      FakeDevice device;
+      auto& system = device.runtime->system();
+      auto sender = start_channel(system, true, c.sender);
+      auto receiver = start_channel(system, true, c.receiver);
+      receiver->add_device(kDevice, device.actor);
+      Tensor sent = big_tensor();
+      sender->send(receiver->endpoint(), device.actor, kDevice, 5, "k", sent);
+      Received got = device.wait();
+      BOOST_TEST(got.value.equals(sent));
+      BOOST_TEST(sender->counters().fallbacks == 1u);
+      BOOST_TEST(receiver->counters().frames_received == 0u);
+      BOOST_TEST(sender->counters().sealed_connections + receiver->counters().sealed_connections <=
+                 1u);  // a connector may finish before the acceptor refuses its certificate
+    }
+  }
+}
+
 // Small batches, far more than the socket takes, to a reader held at its first frame: the
 // sending thread writes them itself while the socket takes them, and then leaves the rest of
 // the batch to the writer thread instead of waiting (it may be a channel thread its peer waits
-// for). All frames then arrive, in order, equal.
-BOOST_AUTO_TEST_CASE(a_sender_never_waits_for_a_held_reader) {
+// for). All frames then arrive, in order, equal. With TLS, the records the socket did not take
+// wait in the sealer for the writer thread.
+void check_sender_never_waits_for_a_held_reader(std::shared_ptr<const ChannelTls> sender_tls,
+                                                std::shared_ptr<const ChannelTls> receiver_tls) {
   auto runtime = Runtime::shared_default();
   auto& system = runtime->system();
   auto inbox = std::make_shared<Inbox>();
   inbox->held = 0;  // holds the thread delivering step 0: the channel's reader, running the actor
   caf::actor device = spawn_inbox_device(system, inbox);
-  auto sender = start_channel(system, false), receiver = start_channel(system, false);
+  auto sender = start_channel(system, false, sender_tls);
+  auto receiver = start_channel(system, false, receiver_tls);
   receiver->add_device(kDevice, device);
   sender->send(receiver->endpoint(), device, kDevice, -1, "connect", Tensor(1.0f));
   BOOST_REQUIRE(inbox->arrived(1));
@@ -308,6 +374,15 @@ BOOST_AUTO_TEST_CASE(a_sender_never_waits_for_a_held_reader) {
   BOOST_TEST(reaches(sender->counters().frames_sent, 1 + sent.size()));
   BOOST_TEST(sender->counters().fallbacks == 0u);
   caf::anon_send_exit(device, caf::exit_reason::user_shutdown);
+}
+
+BOOST_AUTO_TEST_CASE(a_sender_never_waits_for_a_held_reader) {
+  check_sender_never_waits_for_a_held_reader(nullptr, nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(with_tls_a_sender_never_waits_for_a_held_reader) {
+  ChannelCredentials credentials;
+  check_sender_never_waits_for_a_held_reader(credentials.member("a"), credentials.member("b"));
 }
 
 // Nobody listens at the endpoint: the tensor goes to the device actor as a message.

@@ -2,40 +2,83 @@
 // tensors on it in both directions (values checked), small ones in batches or, alone, as actor
 // messages, steps reach the node as calls on it, and a server started without it still moves
 // the same tensors.
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <thread>
 
 #include "actors/local_cluster.hpp"
+#include "actors/runtime.hpp"
 #include "actors/session.hpp"
+#include "actors/tcp_connect.hpp"
 #include "actors/tensor_channel.hpp"
 #include "apps/child_process.hpp"
 #include "graph/ops/ops.hpp"
 #include "status_checks.hpp"
+#include "tls_credentials.hpp"
 
 namespace troupe {
 namespace {
 
+// The node's flags: its cluster, its channel settings, and TLS credentials or --insecure.
+std::vector<std::string> node_command(const std::string& ps, const std::string& worker,
+                                      bool channel, bool shared_memory, const TlsOptions& tls,
+                                      const std::vector<std::string>& extra) {
+  std::vector<std::string> command{
+      TROUPE_CLI,
+      "node",
+      "--ps_hosts=" + ps,
+      "--worker_hosts=" + worker,
+      "--job_name=ps",
+      channel ? "--tensor_channel=true" : "--tensor_channel=false",
+      shared_memory ? "--shared_memory=true" : "--shared_memory=false"};
+  if (tls.enabled()) {
+    command.push_back("--tls_cert=" + tls.certificate_file);
+    command.push_back("--tls_key=" + tls.key_file);
+    command.push_back("--tls_ca=" + tls.ca_file);
+  } else {
+    command.push_back("--insecure");
+  }
+  command.insert(command.end(), extra.begin(), extra.end());
+  return command;
+}
+
 struct NodeAndWorker {
   std::string ps = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
   std::string worker = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
+  std::shared_ptr<Runtime> runtime;  // this process's: with TLS, the worker's credentials
   testing::ChildProcess node;
   std::unique_ptr<Server> server;
 
   // `channel`: this process's server has one; `node_channel`: the node's --tensor_channel;
-  // `shared_memory`: both sides' --shared_memory.
-  explicit NodeAndWorker(bool channel, bool node_channel = true, bool shared_memory = true)
-      : node({TROUPE_CLI, "node", "--insecure", "--ps_hosts=" + ps, "--worker_hosts=" + worker,
-              "--job_name=ps", node_channel ? "--tensor_channel=true" : "--tensor_channel=false",
-              shared_memory ? "--shared_memory=true" : "--shared_memory=false"}) {
+  // `shared_memory`: both sides' --shared_memory. With `credentials` (a CA "ca" made), both
+  // processes use TLS with certificates of that CA.
+  explicit NodeAndWorker(bool channel, bool node_channel = true, bool shared_memory = true,
+                         testing::TlsCredentials* credentials = nullptr,
+                         const std::vector<std::string>& node_flags = {},
+                         ServerOptions options = {})
+      : runtime(credentials == nullptr
+                    ? Runtime::shared_default()
+                    : std::make_shared<Runtime>(
+                          RuntimeOptions{.tls = credentials->make_certificate("worker", "ca")})),
+        node(node_command(
+            ps, worker, node_channel, shared_memory,
+            credentials == nullptr ? TlsOptions{} : credentials->make_certificate("ps", "ca"),
+            node_flags)) {
     BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", 20000), node.output());
-    ServerOptions options;
     options.tensor_channel = channel;
     options.shared_memory = shared_memory;
+    options.runtime = runtime;
     auto spec = ClusterSpec::create({{"ps", {ps}}, {"worker", {worker}}}).value_or_throw();
     server = Server::create(ServerDef::create(spec, "worker", 0).value_or_throw(), options)
                  .value_or_throw();
+  }
+
+  std::unique_ptr<Session> session() {
+    return std::make_unique<Session>(server->target(), std::nullopt, runtime);
   }
   ~NodeAndWorker() {
     server->stop();
@@ -73,8 +116,7 @@ std::vector<Tensor> round_trip(Session& session) {
 const TensorChannel::Counters& round_trip_on_the_channel(NodeAndWorker& cluster) {
   const TensorChannel* channel = cluster.server->tensor_channel();
   BOOST_REQUIRE(channel != nullptr);
-  Session session(cluster.server->target());
-  round_trip(session);
+  round_trip(*cluster.session());
   BOOST_TEST(channel->counters().frames_sent >= 1u);
   BOOST_TEST(channel->counters().frames_received >= 1u);
   BOOST_TEST(channel->counters().fallbacks == 0u);
@@ -127,11 +169,11 @@ BOOST_AUTO_TEST_CASE(small_tensors_go_on_the_channel_in_batches_and_alone) {
 
 // The master session here sends the node its part of each step as a call on the channel; the
 // answers, and the errors, come back on it.
-BOOST_AUTO_TEST_CASE(steps_reach_the_node_as_calls_on_the_channel) {
-  NodeAndWorker cluster(true);
+void check_steps_reach_the_node_as_calls_on_the_channel(NodeAndWorker& cluster) {
   const TensorChannel* channel = cluster.server->tensor_channel();
   BOOST_REQUIRE(channel != nullptr);
-  Session session(cluster.server->target());
+  auto owned_session = cluster.session();
+  Session& session = *owned_session;
   Scope ps = Scope::new_root().with_device("/job:ps/task:0");
   auto counter = ops::Variable(ps.with_op_name("counter"), PartialShape({}), DataType::kFloat);
   auto never_set = ops::Variable(ps.with_op_name("never_set"), PartialShape({}), DataType::kFloat);
@@ -157,18 +199,82 @@ BOOST_AUTO_TEST_CASE(steps_reach_the_node_as_calls_on_the_channel) {
   BOOST_TEST(channel->counters().calls_sent == sent + 1);
 }
 
+BOOST_AUTO_TEST_CASE(steps_reach_the_node_as_calls_on_the_channel) {
+  NodeAndWorker cluster(true);
+  check_steps_reach_the_node_as_calls_on_the_channel(cluster);
+}
+
+// The path users run: a TLS cluster of processes. Its tensors and calls take the channel,
+// sealed, and large tensors between its processes on this host the shared-memory ring.
+BOOST_AUTO_TEST_CASE(in_a_tls_cluster_tensors_and_calls_take_the_sealed_channel_and_the_ring) {
+  testing::TlsCredentials credentials;
+  credentials.make_ca("ca");
+  NodeAndWorker cluster(true, true, true, &credentials);
+  const TensorChannel::Counters& counters = round_trip_on_the_channel(cluster);
+  BOOST_TEST(counters.sealed_connections >= 2u);  // this process to the node, and back
+  BOOST_TEST(counters.shared_memory_frames >= 1u);
+  BOOST_TEST(counters.handshakes_refused == 0u);
+  check_steps_reach_the_node_as_calls_on_the_channel(cluster);
+}
+
+BOOST_AUTO_TEST_CASE(in_a_tls_cluster_without_shared_memory_tensors_go_sealed_on_the_socket) {
+  testing::TlsCredentials credentials;
+  credentials.make_ca("ca");
+  NodeAndWorker cluster(true, true, false, &credentials);
+  const TensorChannel::Counters& counters = round_trip_on_the_channel(cluster);
+  BOOST_TEST(counters.sealed_connections >= 2u);
+  BOOST_TEST(counters.shared_memory_frames == 0u);
+}
+
+// --channel_port and ServerOptions::channel_port fix the ports the channels listen on.
+BOOST_AUTO_TEST_CASE(the_channel_listens_on_the_port_it_is_given) {
+  uint16_t node_port = static_cast<uint16_t>(pick_free_port().value_or_throw());
+  uint16_t worker_port = static_cast<uint16_t>(pick_free_port().value_or_throw());
+  ServerOptions options;
+  options.channel_port = worker_port;
+  NodeAndWorker cluster(true, true, true, nullptr, {fmt::format("--channel_port={}", node_port)},
+                        options);
+  BOOST_TEST(cluster.server->tensor_channel()->endpoint() ==
+             fmt::format("127.0.0.1:{}", worker_port));
+  round_trip_on_the_channel(cluster);  // to the node's channel, at the port it announced
+  int fd = tcp_connect("127.0.0.1", node_port, std::chrono::seconds(5));
+  BOOST_TEST(fd >= 0, "nothing listens on the node's --channel_port " << node_port);
+  if (fd >= 0) ::close(fd);
+}
+
+BOOST_AUTO_TEST_CASE(a_channel_port_that_is_taken_is_an_error_naming_it) {
+  int holder = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  BOOST_REQUIRE(::bind(holder, reinterpret_cast<sockaddr*>(&address), length) == 0);
+  BOOST_REQUIRE(::listen(holder, 1) == 0);
+  BOOST_REQUIRE(::getsockname(holder, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  ServerOptions options;
+  options.channel_port = ntohs(address.sin_port);
+  auto spec = ClusterSpec::create(
+                  {{"worker", {fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw())}}})
+                  .value_or_throw();
+  auto server = Server::create(ServerDef::create(spec, "worker", 0).value_or_throw(), options);
+  ::close(holder);
+  BOOST_REQUIRE(!server.ok());
+  testing::check_error(server.status(), Code::kUnavailable,
+                       fmt::format("tensor channel: cannot listen on 127.0.0.1 port {}: Address "
+                                   "already in use",
+                                   options.channel_port));
+}
+
 BOOST_AUTO_TEST_CASE(a_server_without_the_channel_moves_the_same_tensors) {
   NodeAndWorker cluster(false);
   BOOST_TEST(cluster.server->tensor_channel() == nullptr);
-  Session session(cluster.server->target());
-  round_trip(session);
+  round_trip(*cluster.session());
 }
 
 // The node says it has no channel: this process sends and receives actor messages only.
 BOOST_AUTO_TEST_CASE(a_node_started_without_the_channel_gets_actor_messages) {
   NodeAndWorker cluster(true, /*node_channel=*/false);
-  Session session(cluster.server->target());
-  round_trip(session);
+  round_trip(*cluster.session());
   const TensorChannel* channel = cluster.server->tensor_channel();
   BOOST_REQUIRE(channel != nullptr);
   BOOST_TEST(channel->counters().frames_sent == 0u);

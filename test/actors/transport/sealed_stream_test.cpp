@@ -1,0 +1,204 @@
+// Tests for sealed streams (actors/transport/sealed_stream.hpp) on a socket pair: bytes arrive
+// as written whatever the parts and reads, a changed, reordered or foreign record is refused
+// with nothing of it delivered, and a write that would block keeps its records for later.
+#include <boost/test/unit_test.hpp>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "actors/transport/sealed_stream.hpp"
+
+namespace troupe {
+namespace {
+
+StreamKeys keys(uint8_t seed) {
+  StreamKeys out;
+  for (size_t i = 0; i < out.key.size(); ++i)
+    out.key[i] = static_cast<uint8_t>(seed + i);
+  for (size_t i = 0; i < out.iv.size(); ++i)
+    out.iv[i] = static_cast<uint8_t>(seed * 3 + i);
+  return out;
+}
+
+struct SocketPair {
+  int fds[2];
+  SocketPair() { BOOST_REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0); }
+  ~SocketPair() {
+    ::close(fds[0]);
+    ::close(fds[1]);
+  }
+};
+
+std::vector<uint8_t> pattern(size_t bytes, uint8_t seed) {
+  std::vector<uint8_t> out(bytes);
+  for (size_t i = 0; i < bytes; ++i)
+    out[i] = static_cast<uint8_t>(i * 31 + seed);
+  return out;
+}
+
+// Everything `sealer` writes on one end, read back raw from the other.
+std::vector<uint8_t> sealed_bytes(Sealer& sealer, const std::vector<uint8_t>& data) {
+  SocketPair pair;
+  iovec part{const_cast<uint8_t*>(data.data()), data.size()};
+  BOOST_REQUIRE(sealer.write(pair.fds[0], {&part, 1}).bytes == data.size());
+  ::shutdown(pair.fds[0], SHUT_WR);
+  std::vector<uint8_t> out;
+  uint8_t buffer[65536];
+  for (ssize_t got; (got = ::read(pair.fds[1], buffer, sizeof buffer)) > 0;)
+    out.insert(out.end(), buffer, buffer + got);
+  return out;
+}
+
+// What an Opener with `key` makes of `raw`: the bytes read before it stopped, and why.
+std::pair<std::vector<uint8_t>, std::string> open_raw(const std::vector<uint8_t>& raw,
+                                                      const StreamKeys& key, size_t wanted) {
+  SocketPair pair;
+  std::thread writer([&] {
+    size_t at = 0;
+    while (at < raw.size()) {
+      ssize_t put = ::write(pair.fds[0], raw.data() + at, raw.size() - at);
+      if (put <= 0) break;
+      at += static_cast<size_t>(put);
+    }
+    ::shutdown(pair.fds[0], SHUT_WR);
+  });
+  Opener opener(pair.fds[1], key);
+  std::vector<uint8_t> out(wanted);
+  bool read = opener.read(out.data(), out.size());
+  writer.join();
+  if (!read) out.clear();
+  return {out, opener.failure()};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(sealed_stream)
+
+BOOST_AUTO_TEST_CASE(bytes_arrive_as_written_whatever_the_parts_and_reads) {
+  SocketPair pair;
+  // Parts of every kind: tiny ones that share records, some just under and over the size of a
+  // record of their own, and one larger than a record.
+  std::vector<std::vector<uint8_t>> parts;
+  for (size_t size : {size_t{1}, size_t{32}, kOwnRecordBytes - 1, kOwnRecordBytes, size_t{7},
+                      kMaxRecordBytes + 12345, size_t{0}, kMaxRecordBytes, size_t{100},
+                      3 * kMaxRecordBytes + 1}) {
+    parts.push_back(pattern(size, static_cast<uint8_t>(parts.size())));
+  }
+  std::vector<uint8_t> all;
+  for (const auto& part : parts)
+    all.insert(all.end(), part.begin(), part.end());
+  std::thread writer([&] {
+    Sealer sealer(keys(1));
+    for (int round = 0; round < 2; ++round) {
+      std::vector<iovec> io;
+      for (auto& part : parts)
+        io.push_back({part.data(), part.size()});
+      BOOST_CHECK(sealer.write(pair.fds[0], io).bytes == all.size());
+    }
+  });
+  Opener opener(pair.fds[1], keys(1));
+  // First round: read in the parts' own sizes (large reads land in place); second: odd sizes.
+  std::vector<uint8_t> got;
+  for (const auto& part : parts) {
+    std::vector<uint8_t> piece(part.size());
+    BOOST_REQUIRE(opener.read(piece.data(), piece.size()));
+    BOOST_CHECK(piece == part);
+  }
+  for (size_t at = 0, step = 1; at < all.size(); step = step * 7 % 100003 + 1) {
+    size_t take = std::min(step, all.size() - at);
+    std::vector<uint8_t> piece(take);
+    BOOST_REQUIRE(opener.read(piece.data(), take));
+    got.insert(got.end(), piece.begin(), piece.end());
+    at += take;
+  }
+  writer.join();
+  BOOST_TEST((got == all));
+  BOOST_TEST(opener.failure().empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_changed_byte_anywhere_in_a_record_is_refused) {
+  for (size_t size : {size_t{100}, kOwnRecordBytes * 2}) {  // a buffered and an in-place record
+    Sealer sealer(keys(2));
+    std::vector<uint8_t> raw = sealed_bytes(sealer, pattern(size, 9));
+    BOOST_REQUIRE(raw.size() == kRecordHeadBytes + size + kRecordTagBytes);
+    BOOST_TEST(open_raw(raw, keys(2), size).first == pattern(size, 9));
+    for (size_t at : {kRecordHeadBytes, kRecordHeadBytes + size / 2, raw.size() - 1}) {
+      std::vector<uint8_t> changed = raw;
+      changed[at] ^= 0x01;
+      auto [read, why] = open_raw(changed, keys(2), size);
+      BOOST_TEST(read.empty(), "byte " << at);
+      BOOST_TEST(why == "record 0 failed authentication");
+    }
+    // The length is authenticated too: one less is refused, not read short.
+    std::vector<uint8_t> shorter = raw;
+    shorter[0] -= 1;
+    BOOST_TEST(open_raw(shorter, keys(2), size - 1).first.empty());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(records_replayed_reordered_or_sealed_with_other_keys_are_refused) {
+  Sealer sealer(keys(3));
+  std::vector<uint8_t> first = sealed_bytes(sealer, pattern(50, 1));
+  std::vector<uint8_t> second = sealed_bytes(sealer, pattern(50, 2));
+  std::vector<uint8_t> swapped = second;
+  swapped.insert(swapped.end(), first.begin(), first.end());
+  BOOST_TEST(open_raw(swapped, keys(3), 50).second == "record 0 failed authentication");
+  std::vector<uint8_t> replayed = first;
+  replayed.insert(replayed.end(), first.begin(), first.end());
+  BOOST_TEST(open_raw(replayed, keys(3), 100).second == "record 1 failed authentication");
+  BOOST_TEST(open_raw(first, keys(4), 50).second == "record 0 failed authentication");
+  // A length no sealer writes.
+  std::vector<uint8_t> huge(64, 0);
+  uint32_t length = kMaxRecordBytes + 1;
+  std::memcpy(huge.data(), &length, sizeof length);
+  BOOST_TEST(open_raw(huge, keys(3), 10).second.find("a record of 262145 bytes") == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_write_that_would_block_keeps_its_records_for_the_next_write) {
+  SocketPair pair;
+  int small = 4096;
+  ::setsockopt(pair.fds[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+  Sealer sealer(keys(5));
+  std::vector<uint8_t> data = pattern(kOwnRecordBytes - 1, 7);  // more than the socket takes
+  std::vector<uint8_t> sent;
+  Sealer::Written written;
+  for (int i = 0; i < 64 && !written.would_block; ++i) {
+    iovec part{data.data(), data.size()};
+    written = sealer.write(pair.fds[0], {&part, 1}, MSG_DONTWAIT);
+    BOOST_REQUIRE(written.bytes == data.size());  // sealed: the frames count as written
+    sent.insert(sent.end(), data.begin(), data.end());
+  }
+  BOOST_REQUIRE(written.would_block);
+  BOOST_TEST(sealer.pending());
+  std::thread reader([&] {
+    Opener opener(pair.fds[1], keys(5));
+    std::vector<uint8_t> got(sent.size());
+    BOOST_CHECK(opener.read(got.data(), got.size()));
+    BOOST_CHECK(got == sent);
+  });
+  BOOST_TEST(sealer.write(pair.fds[0], {}).bytes == 0u);  // flushes what waited
+  BOOST_TEST(!sealer.pending());
+  reader.join();
+}
+
+BOOST_AUTO_TEST_CASE(a_write_to_a_closed_socket_fails_with_the_reason) {
+  int fds[2];
+  BOOST_REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+  ::close(fds[1]);
+  Sealer sealer(keys(6));
+  std::vector<uint8_t> data = pattern(1000, 1);
+  iovec part{data.data(), data.size()};
+  auto written = sealer.write(fds[0], {&part, 1});
+  BOOST_TEST(written.bytes == 0u);
+  BOOST_TEST(errno == EPIPE);
+  ::close(fds[0]);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace troupe
