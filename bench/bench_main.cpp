@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   using namespace troupe::bench;
   std::string first = argc > 1 ? argv[1] : "";
   // Child processes.
-  if (first == "tcp-peer") return tcp_peer_main();
+  if (first == "tcp-peer") return tcp_peer_main(argc - 2, argv + 2);
   if (first == "scale-run" && argc == 3) return scale_run_main(std::stoi(argv[2]));
   if (first == "train-worker" && argc >= 4) return training_worker_main(argc - 2, argv + 2);
 

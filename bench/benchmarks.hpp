@@ -24,7 +24,7 @@ void scale_bench(const BenchOptions& options);
 void training_bench(const BenchOptions& options);
 
 // The child processes the benchmarks start.
-int tcp_peer_main();
+int tcp_peer_main(int argc, char** argv);
 int scale_run_main(int tasks);
 int training_worker_main(int argc, char** argv);
 

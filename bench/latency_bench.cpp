@@ -1,7 +1,8 @@
 // step latency: the smallest remote step — fetch a scalar variable held by ps:0 (another
-// process) through a session on worker:0 (this process) — against a raw TCP round trip of
-// one byte between two processes, in the same run.
+// process) through a session on worker:0 (this process) — with TLS (the default) and with
+// --insecure, against a raw TCP round trip of one byte between two processes, in the same run.
 #include "actors/session.hpp"
+#include "apps/throwaway_credentials.hpp"
 #include "benchmarks.hpp"
 #include "graph/ops/ops.hpp"
 #include "node_pair.hpp"
@@ -12,29 +13,35 @@ namespace troupe::bench {
 
 void latency_bench(const BenchOptions& options) {
   const int steps = options.quick ? 200 : 5000;
+  auto credentials = cli::ThrowawayCredentials::create().value_or_throw();
   TcpBaseline tcp(options.self);
-  NodePair pair;
+  NodePair tls_pair({}, true, credentials->tls()), pair;
   Scope root = Scope::new_root();
   Scope ps = root.with_device("/job:ps/task:0");
   Output v = ops::Variable(ps.with_op_name("v"), PartialShape({}), DataType::kFloat);
   Operation init = ops::Assign(ps, v, 1.0f).op();
   Output read = ops::Identity(ps, v);
-  Session session(pair.target());
-  session.run_targets({init});
-  for (int i = 0; i < 100; ++i)
-    session.run(read);
+  Session tls_session(tls_pair.target(), std::nullopt, tls_pair.runtime());
+  Session session(pair.target(), std::nullopt, pair.runtime());
+  for (Session* s : {&tls_session, &session}) {
+    s->run_targets({init});
+    for (int i = 0; i < 100; ++i)
+      s->run(read);
+  }
 
-  std::vector<double> troupe, raw;
+  std::vector<double> with_tls, troupe, raw;
   for (int i = 0; i < 100; ++i)
     tcp.round_trip();
-  // Interleaved, so both see the same machine.
+  // Interleaved, so all see the same machine.
   for (int i = 0; i < steps; ++i) {
+    with_tls.push_back(seconds_of([&] { tls_session.run(read); }) * 1e6);
     troupe.push_back(seconds_of([&] { session.run(read); }) * 1e6);
     raw.push_back(tcp.round_trip() * 1e6);
   }
-  report({"latency", "fetch a scalar variable from another process", "troupe", "us", troupe});
-  report(
-      {"latency", "fetch a scalar variable from another process", "raw TCP round trip", "us", raw});
+  const char* kCase = "fetch a scalar variable from another process";
+  report({"latency", kCase, "troupe TLS", "us", with_tls});
+  report({"latency", kCase, "troupe", "us", troupe});
+  report({"latency", kCase, "raw TCP round trip", "us", raw});
 }
 
 }  // namespace troupe::bench

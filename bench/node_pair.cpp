@@ -9,22 +9,32 @@
 
 namespace troupe::bench {
 
-NodePair::NodePair(const std::vector<std::string>& extra_node_flags, bool shared_memory) {
+NodePair::NodePair(const std::vector<std::string>& extra_node_flags, bool shared_memory,
+                   const TlsOptions& tls) {
   std::string ps = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
   std::string worker = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
   std::vector<std::string> argv = {
       TROUPE_CLI,         "node",
       "--ps_hosts=" + ps, "--worker_hosts=" + worker,
       "--job_name=ps",    "--task_index=0",
-      "--insecure",       fmt::format("--shared_memory={}", shared_memory)};
+      fmt::format("--shared_memory={}", shared_memory)};
+  if (tls.enabled()) {
+    argv.insert(argv.end(), {"--tls_cert=" + tls.certificate_file, "--tls_key=" + tls.key_file,
+                             "--tls_ca=" + tls.ca_file});
+  } else {
+    argv.push_back("--insecure");
+  }
   argv.insert(argv.end(), extra_node_flags.begin(), extra_node_flags.end());
   node_ = std::make_unique<testing::ChildProcess>(argv);
   if (!node_->wait_for("serving at", 30000)) {
     throw StatusError(errors::Unavailable("the ps node did not start: {}", node_->output()));
   }
   auto cluster = ClusterSpec::create({{"ps", {ps}}, {"worker", {worker}}}).value_or_throw();
+  runtime_ = tls.enabled() ? std::make_shared<Runtime>(RuntimeOptions{.tls = tls})
+                           : Runtime::shared_default();
   ServerOptions options;
   options.shared_memory = shared_memory;
+  options.runtime = runtime_;
   server_ = Server::create(ServerDef::create(cluster, "worker", 0).value_or_throw(), options)
                 .value_or_throw();
 }

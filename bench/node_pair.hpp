@@ -1,12 +1,13 @@
 // The two-process set-up of the transfer, latency and memory benchmarks: a cluster of ps:0 and
-// worker:0 on free loopback ports, ps:0 a `troupe node` process (plain TCP), worker:0 a Server
-// in this process that sessions connect to.
+// worker:0 on free loopback ports, ps:0 a `troupe node` process, worker:0 a Server in this
+// process that sessions connect to; with TLS credentials or, without, --insecure.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "actors/runtime.hpp"
 #include "actors/server.hpp"
 #include "apps/child_process.hpp"
 
@@ -15,15 +16,19 @@ namespace troupe::bench {
 class NodePair {
  public:
   // Throws StatusError if a port, the node or the server cannot be had. `shared_memory`: both
-  // processes' tensor channels use shared memory for large tensors (else the socket).
+  // processes' tensor channels use shared memory for large tensors (else the socket). `tls`:
+  // both processes' credentials (off: plain TCP).
   explicit NodePair(const std::vector<std::string>& extra_node_flags = {},
-                    bool shared_memory = true);
+                    bool shared_memory = true, const TlsOptions& tls = {});
   ~NodePair();
 
   const std::string& target() const { return server_->target(); }
+  // The runtime sessions to target() must use (it has the TLS credentials).
+  const std::shared_ptr<Runtime>& runtime() const { return runtime_; }
   int node_pid() const { return node_->pid(); }
 
  private:
+  std::shared_ptr<Runtime> runtime_;
   std::unique_ptr<testing::ChildProcess> node_;
   std::unique_ptr<Server> server_;
 };

@@ -77,9 +77,13 @@ class Results:
         self.series = list(merged.values())
 
     def find(self, bench, case, system_prefix):
-        for s in self.series:
-            if s["bench"] == bench and s["case"] == case and s["system"].startswith(system_prefix):
-                return s
+        # A system named exactly so first ("troupe" is not "troupe TLS"), else by its prefix.
+        for exact in (True, False):
+            for s in self.series:
+                if s["bench"] == bench and s["case"] == case and (
+                        s["system"] == system_prefix if exact
+                        else s["system"].startswith(system_prefix)):
+                    return s
         return None
 
     def median(self, bench, case, system_prefix):
@@ -117,6 +121,31 @@ class Results:
         def ratio(a, b):
             return a / b if a is not None and b else None
 
+        # TLS first: it is the default.
+        for case in ["4 KiB", "64 KiB", "1 MiB", "16 MiB", "64 MiB", "256 MiB"]:
+            r = ratio(self.median("transfer", case, "troupe TLS, two processes, channel"),
+                      self.median("transfer", case, "raw TCP"))
+            goal = 0.5 if "KiB" in case else 0.8
+            if r is not None:
+                add(f"transfer {case}, two processes, TLS (channel socket) / raw TCP", f"{r:.2f}",
+                    f">= {goal}", r >= goal)
+        for case in ["1 MiB", "16 MiB", "64 MiB", "256 MiB"]:
+            r = ratio(self.median("transfer", case, "troupe TLS, two processes, channel"),
+                      self.median("transfer", case, "raw TLS stream"))
+            if r is not None:
+                add(f"transfer {case}, two processes, TLS (channel socket) / raw TLS stream",
+                    f"{r:.2f}", ">= 0.9", r >= 0.9)
+        for case in ["1 MiB", "16 MiB", "64 MiB", "256 MiB"]:
+            r = ratio(self.median("transfer", case, "troupe TLS, two processes, same host"),
+                      self.median("transfer", case, "raw TCP"))
+            if r is not None:
+                add(f"transfer {case}, same host, TLS (shared memory) / raw TCP", f"{r:.2f}", "> 1",
+                    r > 1)
+        case = "fetch a scalar variable from another process"
+        r = ratio(self.median("latency", case, "troupe TLS"),
+                  self.median("latency", case, "raw TCP"))
+        if r is not None:
+            add("remote step median, TLS / raw TCP round trip median", f"{r:.1f}", "<= 2", r <= 2)
         for case in ["4 KiB", "64 KiB", "1 MiB", "16 MiB", "64 MiB", "256 MiB"]:
             r = ratio(self.median("transfer", case, "troupe, two processes, TCP"),
                       self.median("transfer", case, "raw TCP"))

@@ -9,6 +9,7 @@
 
 #include "actors/local_cluster.hpp"
 #include "actors/session.hpp"
+#include "apps/throwaway_credentials.hpp"
 #include "benchmarks.hpp"
 #include "graph/ops/ops.hpp"
 #include "node_pair.hpp"
@@ -53,30 +54,42 @@ TransferGraph build(const Scope& root, const Case& c, const std::string& from,
   return g;
 }
 
+// Where a session runs the step: a server's target, and the runtime to reach it with.
+struct Target {
+  std::string target;
+  std::shared_ptr<Runtime> runtime;
+};
+
+Target target_of(const NodePair& pair) {
+  return {pair.target(), pair.runtime()};
+}
+
 // Runs the case's step on each of `targets` in turn, `c.samples` times (after two unmeasured
-// rounds): GB/s of each step, by target. With `tcp`, the raw TCP move of the same bytes is
-// measured after each round, so all see the same moments of a noisy machine; its GB/s go to
-// `*raw`.
-std::vector<std::vector<double>> measure(const std::vector<std::string>& targets, const Case& c,
-                                         TcpBaseline* tcp = nullptr,
-                                         std::vector<double>* raw = nullptr) {
+// rounds): GB/s of each step, by target. Each of `baselines` moves the same bytes after each
+// round, so all see the same moments of a noisy machine; their GB/s go to `raw` (one series
+// each).
+std::vector<std::vector<double>> measure(const std::vector<Target>& targets, const Case& c,
+                                         const std::vector<TcpBaseline*>& baselines = {},
+                                         std::vector<std::vector<double>>* raw = nullptr) {
   Scope root = Scope::new_root();
   TransferGraph g = build(root, c, "/job:ps/task:0", "/job:worker/task:0");
   std::vector<std::unique_ptr<Session>> sessions;
-  for (const std::string& target : targets) {
-    sessions.push_back(std::make_unique<Session>(target));
+  for (const Target& target : targets) {
+    sessions.push_back(std::make_unique<Session>(target.target, std::nullopt, target.runtime));
     sessions.back()->run_targets(g.init);
   }
   auto bytes = static_cast<double>(c.bytes) * c.count;
   std::vector<std::vector<double>> rates(targets.size());
+  if (raw != nullptr) raw->assign(baselines.size(), {});
   for (int i = -2; i < c.samples; ++i) {
     for (size_t t = 0; t < sessions.size(); ++t) {
       double s = seconds_of([&] { sessions[t]->run(g.sizes); });
       if (i >= 0) rates[t].push_back(bytes / s / 1e9);
     }
-    if (tcp == nullptr) continue;
-    double s = tcp->transfer(static_cast<size_t>(c.bytes), c.count);
-    if (i >= 0) raw->push_back(bytes / s / 1e9);
+    for (size_t b = 0; b < baselines.size(); ++b) {
+      double s = baselines[b]->transfer(static_cast<size_t>(c.bytes), c.count);
+      if (i >= 0) (*raw)[b].push_back(bytes / s / 1e9);
+    }
   }
   return rates;
 }
@@ -84,21 +97,31 @@ std::vector<std::vector<double>> measure(const std::vector<std::string>& targets
 }  // namespace
 
 void transfer_bench(const BenchOptions& options) {
-  TcpBaseline tcp(options.self);
-  // The same host, as the benchmark runs: large tensors through shared memory; and the path
-  // between hosts, the tensor channel's socket.
+  // TLS, the default, and --insecure; each on the same host, as the benchmark runs (large
+  // tensors through shared memory), and on the channel's socket (the path between hosts).
+  auto credentials = cli::ThrowawayCredentials::create().value_or_throw();
+  TlsOptions tls = credentials->tls();
+  TcpBaseline tcp(options.self), tls_stream(options.self, tls);
+  NodePair tls_same_host({}, true, tls), tls_socket({}, false, tls);
   NodePair same_host, socket({}, /*shared_memory=*/false);
   auto local = LocalCluster::start(1, 1).value_or_throw();
   for (const Case& c : cases(options.quick)) {
-    std::vector<double> raw;
-    auto rates = measure({same_host.target(), socket.target()}, c, &tcp, &raw);
-    report({"transfer", c.name, "troupe, two processes, TCP channel", "GB/s", rates[1]});
+    std::vector<std::vector<double>> raw;
+    auto rates = measure({target_of(tls_socket), target_of(tls_same_host), target_of(socket),
+                          target_of(same_host)},
+                         c, {&tcp, &tls_stream}, &raw);
+    report({"transfer", c.name, "troupe TLS, two processes, channel socket", "GB/s", rates[0]});
+    report({"transfer", c.name, "troupe TLS, two processes, same host (shared memory)", "GB/s",
+            rates[1]});
+    report({"transfer", c.name, "raw TLS stream, two processes (OpenSSL, AES-256-GCM)", "GB/s",
+            raw[1]});
+    report({"transfer", c.name, "troupe, two processes, TCP channel", "GB/s", rates[2]});
     report(
-        {"transfer", c.name, "troupe, two processes, same host (shared memory)", "GB/s", rates[0]});
-    report({"transfer", c.name, "raw TCP, two processes", "GB/s", raw});
+        {"transfer", c.name, "troupe, two processes, same host (shared memory)", "GB/s", rates[3]});
+    report({"transfer", c.name, "raw TCP, two processes", "GB/s", raw[0]});
     // In one process the figure of interest is time, which should not grow with the size.
     std::vector<double> in_process;
-    auto in_process_rates = measure({local->target("worker", 0)}, c);
+    auto in_process_rates = measure({{local->target("worker", 0), nullptr}}, c);
     for (double rate : in_process_rates[0]) {
       in_process.push_back(static_cast<double>(c.bytes) * c.count / rate / 1e3);  // us
     }

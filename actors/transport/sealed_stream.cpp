@@ -20,7 +20,7 @@ static_assert(kMaxRecordBytes <= INT32_MAX, "EVP takes record lengths as int");
 
 // In blocking writes, sealed records go to the socket whenever this many are waiting: memory
 // stays bounded for any tensor, and the kernel gets bytes while the next ones are sealed.
-constexpr size_t kFlushBytes = 1 << 20;
+constexpr size_t kFlushBytes = 64 * 1024;
 
 // One direction's AES-256-GCM context, its key set once.
 class Gcm {
