@@ -13,11 +13,13 @@ NodePair::NodePair(const std::vector<std::string>& extra_node_flags, bool shared
                    const TlsOptions& tls) {
   std::string ps = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
   std::string worker = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
-  std::vector<std::string> argv = {
-      TROUPE_CLI,         "node",
-      "--ps_hosts=" + ps, "--worker_hosts=" + worker,
-      "--job_name=ps",    "--task_index=0",
-      fmt::format("--shared_memory={}", shared_memory)};
+  std::vector<std::string> argv = {TROUPE_CLI,
+                                   "node",
+                                   "--ps_hosts=" + ps,
+                                   "--worker_hosts=" + worker,
+                                   "--job_name=ps",
+                                   "--task_index=0",
+                                   fmt::format("--shared_memory={}", shared_memory)};
   if (tls.enabled()) {
     argv.insert(argv.end(), {"--tls_cert=" + tls.certificate_file, "--tls_key=" + tls.key_file,
                              "--tls_ca=" + tls.ca_file});

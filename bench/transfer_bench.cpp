@@ -107,9 +107,9 @@ void transfer_bench(const BenchOptions& options) {
   auto local = LocalCluster::start(1, 1).value_or_throw();
   for (const Case& c : cases(options.quick)) {
     std::vector<std::vector<double>> raw;
-    auto rates = measure({target_of(tls_socket), target_of(tls_same_host), target_of(socket),
-                          target_of(same_host)},
-                         c, {&tcp, &tls_stream}, &raw);
+    auto rates = measure(
+        {target_of(tls_socket), target_of(tls_same_host), target_of(socket), target_of(same_host)},
+        c, {&tcp, &tls_stream}, &raw);
     report({"transfer", c.name, "troupe TLS, two processes, channel socket", "GB/s", rates[0]});
     report({"transfer", c.name, "troupe TLS, two processes, same host (shared memory)", "GB/s",
             rates[1]});
