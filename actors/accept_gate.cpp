@@ -21,6 +21,9 @@
 #include <string>
 #include <thread>
 
+#include "actors/tcp_connect.hpp"
+#include "actors/throttled_log.hpp"
+
 namespace troupe {
 
 Status AdmissionOptions::validate() const {
@@ -55,7 +58,6 @@ constexpr int kMaxCheckedDescriptor = 1 << 16;
 std::atomic<bool> first_frame_unchecked[kMaxCheckedDescriptor];
 
 constexpr auto kScanInterval = std::chrono::milliseconds(100);
-constexpr auto kLogInterval = std::chrono::seconds(10);
 
 // The first frame header of a pending plaintext connection, as far as CAF has read it.
 struct FirstFrame {
@@ -73,26 +75,6 @@ struct Pending {
   std::string peer;
   uint64_t proof_bytes = 0;
   Clock::time_point accepted;
-};
-
-// One kind of refusal, logged at most once per kLogInterval with how many there were.
-struct ThrottledLog {
-  uint64_t since_last = 0;
-  Clock::time_point last;
-  bool ever = false;
-
-  void note(const std::string& line) {
-    ++since_last;
-    auto now = Clock::now();
-    if (ever && now - last < kLogInterval) return;
-    std::cerr << "troupe: " << line
-              << (since_last > 1 ? " (" + std::to_string(since_last) + " times since the last line)"
-                                 : std::string())
-              << std::endl;
-    since_last = 0;
-    last = now;
-    ever = true;
-  }
 };
 
 class Gate {
@@ -119,7 +101,7 @@ class Gate {
     }
     uint64_t proof = 0;
     if (!watched(listen_fd, &proof)) return fd;
-    return admit(fd, peer_text(peer), proof);
+    return admit(fd, address_text(peer), proof);
   }
 
   void configure(const AdmissionOptions& options) {
@@ -199,18 +181,6 @@ class Gate {
     if (it == ports_.end()) return false;
     if (proof != nullptr) *proof = it->second;
     return true;
-  }
-
-  static std::string peer_text(const sockaddr_storage& peer) {
-    char text[INET6_ADDRSTRLEN] = "?";
-    if (peer.ss_family == AF_INET) {
-      ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text,
-                  sizeof(text));
-    } else if (peer.ss_family == AF_INET6) {
-      ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr, text,
-                  sizeof(text));
-    }
-    return text;
   }
 
   static int soft_descriptor_limit() {

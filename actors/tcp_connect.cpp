@@ -1,8 +1,10 @@
 // tcp_connect: a non-blocking connect, waited for with poll, then made blocking.
 #include "actors/tcp_connect.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -43,6 +45,28 @@ int tcp_connect(const std::string& host, uint16_t port, std::chrono::millisecond
   ::freeaddrinfo(found);
   if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return fd;
+}
+
+std::string address_text(const sockaddr_storage& address) {
+  char text[INET6_ADDRSTRLEN] = "?";
+  if (address.ss_family == AF_INET) {
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&address)->sin_addr, text,
+                sizeof(text));
+  } else if (address.ss_family == AF_INET6) {
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&address)->sin6_addr, text,
+                sizeof(text));
+  }
+  return text;
+}
+
+std::string peer_text(int fd) {
+  sockaddr_storage peer{};
+  socklen_t length = sizeof peer;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) != 0) return "?:0";
+  int port = peer.ss_family == AF_INET6  ? ntohs(reinterpret_cast<sockaddr_in6*>(&peer)->sin6_port)
+             : peer.ss_family == AF_INET ? ntohs(reinterpret_cast<sockaddr_in*>(&peer)->sin_port)
+                                         : 0;
+  return address_text(peer) + ":" + std::to_string(port);
 }
 
 }  // namespace troupe

@@ -22,7 +22,6 @@
 // the reader accepted its certificate before it writes a frame.
 #include "actors/tensor_channel.hpp"
 
-#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -49,6 +48,7 @@
 #include "actors/messages.hpp"  // how CAF inspects a Tensor
 #include "actors/shared_ring.hpp"
 #include "actors/tcp_connect.hpp"
+#include "actors/throttled_log.hpp"
 #include "actors/transport/channel_tls.hpp"
 #include "actors/transport/sealed_stream.hpp"
 #include "graph/host_port.hpp"
@@ -69,8 +69,6 @@ constexpr auto kRetryAfter = std::chrono::seconds(10);  // after a failed connec
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 // Accepted connections in their TLS handshake at once, at most: more are closed unread.
 constexpr int kMaxHandshaking = 64;
-// Refused handshakes are logged at most this often (with the count since the last line).
-constexpr auto kRefusalLogInterval = std::chrono::seconds(10);
 
 struct FrameHead {
   uint32_t magic;
@@ -230,44 +228,8 @@ bool send_all(int fd, Sealer* sealer, std::vector<iovec> parts, size_t bytes) {
   return send_parts(fd, sealer, parts).bytes == bytes;
 }
 
-// "address:port" of the peer on `fd`, for messages.
-std::string peer_name(int fd) {
-  sockaddr_storage peer{};
-  socklen_t length = sizeof peer;
-  char host[INET6_ADDRSTRLEN] = "?";
-  int port = 0;
-  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) == 0) {
-    if (peer.ss_family == AF_INET6) {
-      auto* in6 = reinterpret_cast<sockaddr_in6*>(&peer);
-      ::inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
-      port = ntohs(in6->sin6_port);
-    } else if (peer.ss_family == AF_INET) {
-      auto* in4 = reinterpret_cast<sockaddr_in*>(&peer);
-      ::inet_ntop(AF_INET, &in4->sin_addr, host, sizeof host);
-      port = ntohs(in4->sin_port);
-    }
-  }
-  return fmt::format("{}:{}", host, port);
-}
-
-// One line per kRefusalLogInterval at most for refused TLS handshakes: a stranger knocking
-// many times costs no more than one line.
-void log_refused_handshake(const Status& why) {
-  static std::mutex mutex;
-  static std::chrono::steady_clock::time_point next;
-  static uint64_t unlogged = 0;
-  std::lock_guard lock(mutex);
-  auto now = std::chrono::steady_clock::now();
-  if (now < next) {
-    ++unlogged;
-    return;
-  }
-  std::string more =
-      unlogged == 0 ? "" : fmt::format(" ({} more refused since the last line)", unlogged);
-  std::cerr << "troupe: " + why.message() + more + "\n";
-  unlogged = 0;
-  next = now + kRefusalLogInterval;
-}
+// Refused handshakes: a stranger knocking many times costs no more than one line per 10 s.
+ThrottledLog refused_handshakes;
 
 void set_no_delay(int fd) {
   int one = 1;
@@ -754,7 +716,7 @@ bool TensorChannel::connect(Connection* c) {
       ++counters_.sealed_connections;
     } else {
       ++counters_.handshakes_refused;
-      log_refused_handshake(keys.status());
+      refused_handshakes.note(keys.status().message());
       ready = false;
     }
   }
@@ -923,7 +885,7 @@ void TensorChannel::read_loop(int fd, std::atomic<bool>* done) {
   bool admitted = true;
   if (options_.tls != nullptr) {
     auto keys =
-        options_.tls->handshake(fd, ChannelTls::Role::kAcceptor, kHandshakeTimeout, peer_name(fd));
+        options_.tls->handshake(fd, ChannelTls::Role::kAcceptor, kHandshakeTimeout, peer_text(fd));
     {
       std::lock_guard lock(mutex_);
       --handshaking_;
@@ -935,7 +897,7 @@ void TensorChannel::read_loop(int fd, std::atomic<bool>* done) {
     } else {
       admitted = false;
       ++counters_.handshakes_refused;
-      if (!stopping_) log_refused_handshake(keys.status());
+      if (!stopping_) refused_handshakes.note(keys.status().message());
     }
   }
   FrameReader reader(fd, opener.get());

@@ -15,15 +15,8 @@
 namespace troupe {
 namespace {
 
-// OpenSSL's reasons for the last failure, oldest first, and the error queue cleared.
 std::string openssl_errors() {
-  std::string out;
-  while (unsigned long code = ERR_get_error()) {
-    char text[256];
-    ERR_error_string_n(code, text, sizeof(text));
-    if (!out.empty()) out += "; ";
-    out += text;
-  }
+  std::string out = take_openssl_errors();
   return out.empty() ? "no details from OpenSSL" : out;
 }
 
@@ -64,6 +57,17 @@ std::string env_or_empty(const char* name) {
 }
 
 }  // namespace
+
+std::string take_openssl_errors() {
+  std::string out;
+  while (unsigned long code = ERR_get_error()) {
+    char text[256];
+    ERR_error_string_n(code, text, sizeof(text));
+    if (!out.empty()) out += "; ";
+    out += text;
+  }
+  return out;
+}
 
 bool TlsOptions::enabled() const {
   return !certificate_file.empty() || !key_file.empty() || !ca_file.empty();

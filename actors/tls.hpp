@@ -12,6 +12,10 @@
 
 namespace troupe {
 
+// OpenSSL's reasons for the last failure on this thread, oldest first, "; "-separated (empty if
+// it recorded none); its error queue is cleared.
+std::string take_openssl_errors();
+
 struct TlsOptions {
   std::string certificate_file;  // PEM: this process's certificate (and any chain after it)
   std::string key_file;          // PEM: its private key

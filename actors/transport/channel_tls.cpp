@@ -15,18 +15,6 @@ namespace {
 
 constexpr char kExporterLabel[] = "EXPORTER-troupe tensor channel";
 
-// OpenSSL's reasons for the last failure, and the error queue cleared.
-std::string openssl_reasons() {
-  std::string out;
-  while (unsigned long code = ERR_get_error()) {
-    char text[256];
-    ERR_error_string_n(code, text, sizeof text);
-    if (!out.empty()) out += "; ";
-    out += text;
-  }
-  return out;
-}
-
 }  // namespace
 
 StatusOr<std::shared_ptr<const ChannelTls>> ChannelTls::create(const TlsOptions& options) {
@@ -37,7 +25,7 @@ StatusOr<std::shared_ptr<const ChannelTls>> ChannelTls::create(const TlsOptions&
   if (SSL_CTX_set_min_proto_version(raw, TLS1_3_VERSION) != 1 ||
       SSL_CTX_set_num_tickets(raw, 0) != 1) {
     return errors::Internal("OpenSSL cannot be set to TLS 1.3 without tickets: {}",
-                            openssl_reasons());
+                            take_openssl_errors());
   }
   SSL_CTX_set_session_cache_mode(raw, SSL_SESS_CACHE_OFF);
   SSL_CTX_set_verify(raw, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
@@ -54,7 +42,7 @@ StatusOr<ChannelTls::Keys> ChannelTls::handshake(int fd, Role role,
   if (!ssl || blocking < 0 || SSL_set_fd(ssl.get(), fd) != 1 ||
       ::fcntl(fd, F_SETFL, blocking | O_NONBLOCK) != 0) {
     return errors::Internal("tensor channel: cannot start TLS on the connection {} {}: {}", side,
-                            peer, openssl_reasons());
+                            peer, take_openssl_errors());
   }
   role == Role::kConnector ? SSL_set_connect_state(ssl.get()) : SSL_set_accept_state(ssl.get());
   Status failed;
@@ -64,7 +52,7 @@ StatusOr<ChannelTls::Keys> ChannelTls::handshake(int fd, Role role,
     if (result == 1) break;
     int error = SSL_get_error(ssl.get(), result);
     if (error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE) {
-      std::string why = openssl_reasons();
+      std::string why = take_openssl_errors();
       long verified = SSL_get_verify_result(ssl.get());
       if (verified != X509_V_OK) {
         why = fmt::format("its certificate is not accepted: {}",
@@ -105,7 +93,7 @@ StatusOr<ChannelTls::Keys> ChannelTls::handshake(int fd, Role role,
   if (SSL_export_keying_material(ssl.get(), material, sizeof material, kExporterLabel,
                                  std::strlen(kExporterLabel), nullptr, 0, 0) != 1) {
     return errors::Internal("tensor channel: cannot export TLS keys for {}: {}", peer,
-                            openssl_reasons());
+                            take_openssl_errors());
   }
   // The connector's key, the acceptor's key, the connector's IV, the acceptor's IV.
   StreamKeys connector, acceptor;
