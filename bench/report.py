@@ -121,44 +121,36 @@ class Results:
         def ratio(a, b):
             return a / b if a is not None and b else None
 
+        def transfer(cases, system, baseline, label, goal, strictly=False):
+            # `goal`: a number, or a function of the case.
+            for case in cases:
+                r = ratio(self.median("transfer", case, system),
+                          self.median("transfer", case, baseline))
+                g = goal(case) if callable(goal) else goal
+                if r is not None:
+                    add(f"transfer {case}, {label}", f"{r:.2f}",
+                        f"> {g}" if strictly else f">= {g}", r > g if strictly else r >= g)
+
+        every = ["4 KiB", "64 KiB", "1 MiB", "16 MiB", "64 MiB", "256 MiB"]
+        large = ["1 MiB", "16 MiB", "64 MiB", "256 MiB"]
         # TLS first: it is the default.
-        for case in ["4 KiB", "64 KiB", "1 MiB", "16 MiB", "64 MiB", "256 MiB"]:
-            r = ratio(self.median("transfer", case, "troupe TLS, two processes, channel"),
-                      self.median("transfer", case, "raw TCP"))
-            goal = 0.5 if "KiB" in case else 0.8
-            if r is not None:
-                add(f"transfer {case}, two processes, TLS (channel socket) / raw TCP", f"{r:.2f}",
-                    f">= {goal}", r >= goal)
-        for case in ["1 MiB", "16 MiB", "64 MiB", "256 MiB"]:
-            r = ratio(self.median("transfer", case, "troupe TLS, two processes, channel"),
-                      self.median("transfer", case, "raw TLS stream"))
-            if r is not None:
-                add(f"transfer {case}, two processes, TLS (channel socket) / raw TLS stream",
-                    f"{r:.2f}", ">= 0.9", r >= 0.9)
-        for case in ["1 MiB", "16 MiB", "64 MiB", "256 MiB"]:
-            r = ratio(self.median("transfer", case, "troupe TLS, two processes, same host"),
-                      self.median("transfer", case, "raw TCP"))
-            if r is not None:
-                add(f"transfer {case}, same host, TLS (shared memory) / raw TCP", f"{r:.2f}", "> 1",
-                    r > 1)
+        transfer(every, "troupe TLS, two processes, channel", "raw TCP",
+                 "two processes, TLS (channel socket) / raw TCP",
+                 lambda case: 0.5 if "KiB" in case else 0.8)
+        transfer(large, "troupe TLS, two processes, channel", "raw TLS stream",
+                 "two processes, TLS (channel socket) / raw TLS stream", 0.9)
+        transfer(large, "troupe TLS, two processes, same host", "raw TCP",
+                 "same host, TLS (shared memory) / raw TCP", 1, strictly=True)
         case = "fetch a scalar variable from another process"
         r = ratio(self.median("latency", case, "troupe TLS"),
                   self.median("latency", case, "raw TCP"))
         if r is not None:
             add("remote step median, TLS / raw TCP round trip median", f"{r:.1f}", "<= 2", r <= 2)
-        for case in ["4 KiB", "64 KiB", "1 MiB", "16 MiB", "64 MiB", "256 MiB"]:
-            r = ratio(self.median("transfer", case, "troupe, two processes, TCP"),
-                      self.median("transfer", case, "raw TCP"))
-            goal = 0.5 if "KiB" in case else 0.9
-            if r is not None:
-                add(f"transfer {case}, two processes (TCP channel) / raw TCP", f"{r:.2f}",
-                    f">= {goal}", r >= goal)
-        for case in ["64 KiB", "1 MiB", "16 MiB", "64 MiB", "256 MiB"]:
-            r = ratio(self.median("transfer", case, "troupe, two processes, same host"),
-                      self.median("transfer", case, "raw TCP"))
-            if r is not None:
-                add(f"transfer {case}, same host (shared memory) / raw TCP", f"{r:.2f}", "> 1",
-                    r > 1)
+        transfer(every, "troupe, two processes, TCP", "raw TCP",
+                 "two processes (TCP channel) / raw TCP",
+                 lambda case: 0.5 if "KiB" in case else 0.9)
+        transfer(["64 KiB"] + large, "troupe, two processes, same host", "raw TCP",
+                 "same host (shared memory) / raw TCP", 1, strictly=True)
         in_process = [(c, self.median("transfer", c, "troupe, one")) for c in
                       ["1 MiB", "16 MiB", "64 MiB", "256 MiB"]]
         in_process = [(c, t) for c, t in in_process if t is not None]
