@@ -20,9 +20,9 @@
 
 #include "actors/atoms.hpp"
 #include "actors/error_bridge.hpp"
-#include "actors/inline_unit.hpp"
 #include "actors/messages.hpp"
 #include "actors/reply_sink.hpp"
+#include "actors/transport/inline_unit.hpp"
 
 namespace troupe {
 

@@ -11,9 +11,9 @@
 #include "actors/device_rendezvous.hpp"
 #include "actors/error_bridge.hpp"
 #include "actors/fault_injector.hpp"
-#include "actors/inline_unit.hpp"
 #include "actors/messages.hpp"
-#include "actors/tensor_channel.hpp"
+#include "actors/transport/inline_unit.hpp"
+#include "actors/transport/tensor_channel.hpp"
 #include "devices/executor.hpp"
 #include "graph/device_name.hpp"
 

@@ -36,8 +36,8 @@ struct DeviceActorConfig {
   int intra_op_threads = 0;
   caf::actor directory;                   // resolves peer devices by name
   std::shared_ptr<FaultInjector> faults;  // simulated faults (tests); none when null
-  // The process's tensor channel (actors/tensor_channel.hpp): receives tensors for this device
-  // and sends large ones to devices of other processes. Actor messages only when null.
+  // The process's tensor channel (actors/transport/tensor_channel.hpp): receives tensors for this
+  // device and sends large ones to devices of other processes. Actor messages only when null.
   std::shared_ptr<TensorChannel> channel;
 };
 

@@ -19,7 +19,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "actors/tensor_channel.hpp"
+#include "actors/transport/tensor_channel.hpp"
 #include "devices/local_rendezvous.hpp"
 
 namespace troupe {
@@ -29,7 +29,7 @@ class DeviceRendezvous : public Rendezvous {
   // `on_send_failure(step, status)` aborts a step whose tensor could not be sent. `device` is
   // the owning device's full name.
   // Large tensors for devices of other processes go through `channel` when both processes have
-  // one (actors/tensor_channel.hpp).
+  // one (actors/transport/tensor_channel.hpp).
   DeviceRendezvous(caf::event_based_actor* self, caf::actor directory, std::string device,
                    std::function<void(int64_t, const Status&)> on_send_failure,
                    std::shared_ptr<TensorChannel> channel = nullptr);

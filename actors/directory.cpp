@@ -14,7 +14,7 @@
 #include "actors/local_registry.hpp"
 #include "actors/messages.hpp"
 #include "actors/runtime.hpp"
-#include "actors/transport.hpp"
+#include "actors/transport/middleman.hpp"
 #include "graph/device_name.hpp"
 #include "graph/host_port.hpp"
 

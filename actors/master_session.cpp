@@ -9,9 +9,9 @@
 #include <caf/all.hpp>
 
 #include "actors/atoms.hpp"
-#include "actors/channel_call.hpp"
 #include "actors/error_bridge.hpp"
-#include "actors/tensor_channel.hpp"
+#include "actors/transport/channel_call.hpp"
+#include "actors/transport/tensor_channel.hpp"
 #include "devices/kernel_registry.hpp"
 #include "graph/partition.hpp"
 #include "graph/placement.hpp"

@@ -37,7 +37,7 @@ struct MasterSessionConfig {
   // its process died — the session closes and its steps are cancelled. None when null.
   caf::actor client;
   // The process's tensor channel, if any: a step's run_partition requests to devices of other
-  // processes go as calls on it (actors/channel_call.hpp), their replies come back on it.
+  // processes go as calls on it (actors/transport/channel_call.hpp), their replies come back on it.
   std::shared_ptr<TensorChannel> channel;
 };
 

@@ -13,8 +13,8 @@
 
 #include <caf/fwd.hpp>
 
-#include "actors/accept_gate.hpp"
-#include "actors/tls.hpp"
+#include "actors/transport/accept_gate.hpp"
+#include "actors/transport/tls.hpp"
 #include "graph/status.hpp"
 
 namespace troupe {
@@ -22,14 +22,15 @@ namespace troupe {
 struct RuntimeOptions {
   // Worker threads of the actor scheduler; 0 keeps CAF's default (one per core, at least 4).
   int scheduler_threads = 0;
-  // TLS for every connection (actors/tls.hpp); off when no file is given.
+  // TLS for every connection (actors/transport/tls.hpp); off when no file is given.
   TlsOptions tls;
   // The largest tensor or graph one message from another process may carry, in bytes
   // (4 KiB .. 2 GiB). A bigger one is dropped on arrival with a log line; senders check it
   // first and fail with InvalidArgument. Every process of a cluster should use the same.
   uint64_t max_message_bytes = uint64_t{2} << 30;
   // Admission of connections to the ports this process's servers listen on, before they have
-  // proven themselves (actors/accept_gate.hpp). Process-wide: the last runtime created sets it.
+  // proven themselves (actors/transport/accept_gate.hpp). Process-wide: the last runtime created
+  // sets it.
   AdmissionOptions admission;
   // A client of another process (Session, Server start-up) waiting on it asks it whether it is
   // alive every client_heartbeat_interval, and fails the wait with Unavailable when no answer

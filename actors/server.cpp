@@ -17,9 +17,9 @@
 #include "actors/messages.hpp"
 #include "actors/runtime.hpp"
 #include "actors/task_actor.hpp"
-#include "actors/tensor_channel.hpp"
-#include "actors/transport.hpp"
 #include "actors/transport/channel_tls.hpp"
+#include "actors/transport/middleman.hpp"
+#include "actors/transport/tensor_channel.hpp"
 #include "graph/host_port.hpp"
 
 namespace troupe {

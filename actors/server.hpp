@@ -44,15 +44,16 @@ struct ServerOptions {
   // from LocalClusterOptions::faults). None when null.
   std::shared_ptr<FaultInjector> faults;
   // A listening server moves large tensors to and from other processes on a channel of its
-  // own beside CAF's messages (actors/tensor_channel.hpp, docs/wire.md), and its master
-  // sessions send steps to devices of other processes as calls on it (actors/channel_call.hpp):
-  // one more port on the task's interface. With TLS, the channel authenticates peers with the
-  // same credentials and seals what it carries. Off: everything as actor messages.
+  // own beside CAF's messages (actors/transport/tensor_channel.hpp, docs/wire.md), and its master
+  // sessions send steps to devices of other processes as calls on it
+  // (actors/transport/channel_call.hpp): one more port on the task's interface. With TLS, the
+  // channel authenticates peers with the same credentials and seals what it carries. Off:
+  // everything as actor messages.
   bool tensor_channel = true;
   // The channel's port; 0 picks a free one. Peers learn it from the task either way.
   uint16_t channel_port = 0;
   // With the channel: the bytes of large tensors for processes on the same host go through
-  // shared memory rather than the socket (actors/shared_ring.hpp). Off: on the socket.
+  // shared memory rather than the socket (actors/transport/shared_ring.hpp). Off: on the socket.
   bool shared_memory = true;
 };
 

@@ -10,7 +10,7 @@
 #include "actors/local_registry.hpp"
 #include "actors/messages.hpp"
 #include "actors/runtime.hpp"
-#include "actors/transport.hpp"
+#include "actors/transport/middleman.hpp"
 #include "graph/host_port.hpp"
 
 namespace troupe {

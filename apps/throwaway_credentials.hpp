@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "actors/tls.hpp"
+#include "actors/transport/tls.hpp"
 #include "graph/status.hpp"
 
 namespace troupe::cli {

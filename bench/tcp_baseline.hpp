@@ -12,7 +12,7 @@
 
 #include <openssl/types.h>
 
-#include "actors/tls.hpp"
+#include "actors/transport/tls.hpp"
 #include "apps/child_process.hpp"
 
 namespace troupe::bench {

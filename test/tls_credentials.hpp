@@ -10,7 +10,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "actors/tls.hpp"
+#include "actors/transport/tls.hpp"
 
 namespace troupe::testing {
 

@@ -16,8 +16,8 @@
 #include <memory>
 #include <string>
 
-#include "actors/tls.hpp"
 #include "actors/transport/sealed_stream.hpp"
+#include "actors/transport/tls.hpp"
 #include "graph/status.hpp"
 
 namespace troupe {

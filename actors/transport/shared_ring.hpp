@@ -1,6 +1,6 @@
 // SharedRing: a ring of slots in a POSIX shared-memory segment through which one thread of a
 // process hands bytes to one thread of another process on the same host: the tensor channel's
-// same-host path (actors/tensor_channel.hpp, docs/wire.md).
+// same-host path (actors/transport/tensor_channel.hpp, docs/wire.md).
 //
 // The writer copies a tensor's bytes into free slots while the reader copies full ones out into
 // the new tensor, both at memory speed and in parallel; loopback TCP copies as often but through

@@ -11,8 +11,8 @@
 // reader answers one byte, 'S' if it opened the ring and will read large data from it, 'T' if
 // not.
 //
-// Calls (actors/channel_call.hpp) share the writer's connection: a call frame (magic "TRPC",
-// call id, device name, a CAF-serialised message) goes from writer to reader, and the reply
+// Calls (actors/transport/channel_call.hpp) share the writer's connection: a call frame (magic
+// "TRPC", call id, device name, a CAF-serialised message) goes from writer to reader, and the reply
 // frame (magic "TRPR", the same id, the serialised reply) comes back the other way, read by a
 // reply thread of the writer's side. docs/wire.md has the tables.
 //
@@ -20,7 +20,7 @@
 // (actors/transport/sealed_stream.hpp): the same frames, inside AES-GCM records. The hello is
 // then always sent (with no ring name when there is none to offer), so that the writer knows
 // the reader accepted its certificate before it writes a frame.
-#include "actors/tensor_channel.hpp"
+#include "actors/transport/tensor_channel.hpp"
 
 #include <netdb.h>
 #include <netinet/in.h>
@@ -42,15 +42,15 @@
 #include <caf/all.hpp>
 
 #include "actors/atoms.hpp"
-#include "actors/channel_call.hpp"
 #include "actors/error_bridge.hpp"
-#include "actors/inline_unit.hpp"
 #include "actors/messages.hpp"  // how CAF inspects a Tensor
-#include "actors/shared_ring.hpp"
-#include "actors/tcp_connect.hpp"
-#include "actors/throttled_log.hpp"
+#include "actors/transport/channel_call.hpp"
 #include "actors/transport/channel_tls.hpp"
+#include "actors/transport/inline_unit.hpp"
 #include "actors/transport/sealed_stream.hpp"
+#include "actors/transport/shared_ring.hpp"
+#include "actors/transport/tcp_connect.hpp"
+#include "actors/transport/throttled_log.hpp"
 #include "graph/host_port.hpp"
 
 namespace troupe {

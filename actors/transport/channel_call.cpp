@@ -1,5 +1,5 @@
 // The call proxy and call responder of the tensor channel.
-#include "actors/channel_call.hpp"
+#include "actors/transport/channel_call.hpp"
 
 #include <mutex>
 
@@ -7,7 +7,7 @@
 #include <caf/exit_reason.hpp>
 #include <caf/make_actor.hpp>
 
-#include "actors/tensor_channel.hpp"
+#include "actors/transport/tensor_channel.hpp"
 
 namespace troupe {
 

@@ -1,5 +1,5 @@
-// Tests for the tensor channel (actors/tensor_channel.hpp) on loopback, in one process: frames
-// reach the device they name byte for byte, malformed frames are refused without harm, and a
+// Tests for the tensor channel (actors/transport/tensor_channel.hpp) on loopback, in one process:
+// frames reach the device they name byte for byte, malformed frames are refused without harm, and a
 // tensor that cannot go on the channel arrives as an actor message instead.
 #include <boost/test/unit_test.hpp>
 
@@ -21,9 +21,9 @@
 #include "actors/local_cluster.hpp"
 #include "actors/messages.hpp"
 #include "actors/runtime.hpp"
-#include "actors/shared_ring.hpp"
-#include "actors/tensor_channel.hpp"
 #include "actors/transport/channel_tls.hpp"
+#include "actors/transport/shared_ring.hpp"
+#include "actors/transport/tensor_channel.hpp"
 #include "graph/host_port.hpp"
 #include "tls_credentials.hpp"
 

@@ -1,5 +1,5 @@
-// Tests for the shared-memory ring (actors/shared_ring.hpp): bytes written on one thread are
-// read whole on another through the ring, only a segment with the right nonce and geometry
+// Tests for the shared-memory ring (actors/transport/shared_ring.hpp): bytes written on one thread
+// are read whole on another through the ring, only a segment with the right nonce and geometry
 // opens, and a side waiting for its peer gives up when asked.
 #include <boost/test/unit_test.hpp>
 
@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "actors/shared_ring.hpp"
+#include "actors/transport/shared_ring.hpp"
 #include "status_checks.hpp"
 
 namespace troupe {

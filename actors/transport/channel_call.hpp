@@ -1,7 +1,7 @@
 // The two never-scheduled actors that carry requests and replies over the tensor channel
-// (actors/tensor_channel.hpp, docs/wire.md "Calls"), so that a step's run_partition round trip
-// to another process skips CAF's multiplexer and broker: on a small step those hops are most of
-// its time.
+// (actors/transport/tensor_channel.hpp, docs/wire.md "Calls"), so that a step's run_partition round
+// trip to another process skips CAF's multiplexer and broker: on a small step those hops are most
+// of its time.
 //
 // CallProxy, in the calling process, stands for a device actor of another process: a request
 // enqueued to it (by a master session's `request`) is written to the channel as a call from the

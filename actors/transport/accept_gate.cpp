@@ -1,5 +1,5 @@
 // The accept gate: accept() for the process, pending connections and their watchdog thread.
-#include "actors/accept_gate.hpp"
+#include "actors/transport/accept_gate.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -21,8 +21,8 @@
 #include <string>
 #include <thread>
 
-#include "actors/tcp_connect.hpp"
-#include "actors/throttled_log.hpp"
+#include "actors/transport/tcp_connect.hpp"
+#include "actors/transport/throttled_log.hpp"
 
 namespace troupe {
 

@@ -8,8 +8,8 @@
 // listens on one extra port (Server picks it; peers learn it from the device actors).
 //
 // Between processes on the same host, the bytes of large tensors go through a ring in shared
-// memory instead of the socket (actors/shared_ring.hpp); the frame's head still goes on the
-// socket, so order and addressing are the same. The writer offers a ring when it connects, and
+// memory instead of the socket (actors/transport/shared_ring.hpp); the frame's head still goes on
+// the socket, so order and addressing are the same. The writer offers a ring when it connects, and
 // the reader takes it only if it can open it: a peer on another host (or container) cannot.
 //
 // A tensor that cannot go this way (no connection, a broken one, a refused frame) goes as the

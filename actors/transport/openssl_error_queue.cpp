@@ -22,8 +22,8 @@ Function next_definition(const char* name) {
 
 namespace troupe {
 
-// Referenced by actors/transport.cpp, so this file is linked into every program that can use
-// TLS (an archive member nothing refers to would be left out).
+// Referenced by actors/transport/middleman.cpp, so this file is linked into every program that can
+// use TLS (an archive member nothing refers to would be left out).
 void link_openssl_error_queue_fix() {}
 
 }  // namespace troupe

@@ -21,7 +21,7 @@ caf::io::middleman_actor connection_manager(caf::actor_system& system);
 
 // Listens for `whom` on `port` (0: any free port) at `bind` (nullptr: every interface), with
 // SO_REUSEADDR; the port it got. Connections to it pass the accept gate
-// (actors/accept_gate.hpp) until unpublish().
+// (actors/transport/accept_gate.hpp) until unpublish().
 caf::expected<uint16_t> publish(caf::actor_system& system, const caf::actor& whom, uint16_t port,
                                 const char* bind);
 void unpublish(caf::actor_system& system, const caf::actor& whom, uint16_t port);

@@ -1,6 +1,6 @@
-// Tests for the inline execution unit (actors/inline_unit.hpp): an idle actor handed a message
-// through it in a scope runs on the handing thread; an actor it wakes in turn, and any actor
-// handed over without a scope, goes to the scheduler.
+// Tests for the inline execution unit (actors/transport/inline_unit.hpp): an idle actor handed a
+// message through it in a scope runs on the handing thread; an actor it wakes in turn, and any
+// actor handed over without a scope, goes to the scheduler.
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -10,8 +10,8 @@
 
 #include <caf/all.hpp>
 
-#include "actors/inline_unit.hpp"
 #include "actors/runtime.hpp"
+#include "actors/transport/inline_unit.hpp"
 
 namespace troupe {
 namespace {

@@ -1,5 +1,5 @@
 // The inline execution unit: one actor turn on the calling thread, everything else scheduled.
-#include "actors/inline_unit.hpp"
+#include "actors/transport/inline_unit.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,5 +1,5 @@
-// Tests for calls over the tensor channel (actors/channel_call.hpp): a request to a call proxy
-// reaches the device on the peer channel and its reply, or error, reaches the requester's own
+// Tests for calls over the tensor channel (actors/transport/channel_call.hpp): a request to a call
+// proxy reaches the device on the peer channel and its reply, or error, reaches the requester's own
 // response handler; a call the channel cannot carry goes as an actor message; a call whose
 // connection ends unanswered fails with Unavailable, and the device sees its caller go.
 #include <boost/test/unit_test.hpp>
@@ -10,11 +10,11 @@
 
 #include <caf/all.hpp>
 
-#include "actors/channel_call.hpp"
 #include "actors/error_bridge.hpp"
 #include "actors/local_cluster.hpp"  // pick_free_port
 #include "actors/runtime.hpp"
-#include "actors/tensor_channel.hpp"
+#include "actors/transport/channel_call.hpp"
+#include "actors/transport/tensor_channel.hpp"
 #include "status_checks.hpp"
 
 namespace troupe {

@@ -1,5 +1,5 @@
 // Transport: picks CAF's plain or OpenSSL connection manager.
-#include "actors/transport.hpp"
+#include "actors/transport/middleman.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -11,12 +11,12 @@
 #include <caf/io/all.hpp>
 #include <caf/openssl/all.hpp>
 
-#include "actors/accept_gate.hpp"
-#include "actors/tcp_connect.hpp"
+#include "actors/transport/accept_gate.hpp"
+#include "actors/transport/tcp_connect.hpp"
 
 namespace troupe {
 
-void link_openssl_error_queue_fix();  // actors/openssl_error_queue.cpp
+void link_openssl_error_queue_fix();  // actors/transport/openssl_error_queue.cpp
 
 bool uses_tls(caf::actor_system& system) {
   link_openssl_error_queue_fix();

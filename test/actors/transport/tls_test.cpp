@@ -1,6 +1,6 @@
-// TLS between runtimes (actors/tls.hpp, actors/transport.hpp): credentials are checked before
-// use, peers with the cluster's credentials work both ways, and a process without them (or
-// with another CA's) is refused while the server keeps serving.
+// TLS between runtimes (actors/transport/tls.hpp, actors/transport/middleman.hpp): credentials are
+// checked before use, peers with the cluster's credentials work both ways, and a process without
+// them (or with another CA's) is refused while the server keeps serving.
 #include <thread>
 
 #include "actors/local_cluster.hpp"
@@ -184,7 +184,8 @@ BOOST_AUTO_TEST_CASE(only_clients_with_the_clusters_credentials_get_in) {
 
 // Regression: two TLS tasks that each connect to the other (the worker to the ps for a step,
 // then the ps back to the worker) lost each other, because CAF's OpenSSL module read a stale
-// OpenSSL error left by the redundant connection it closed (actors/openssl_error_queue.cpp).
+// OpenSSL error left by the redundant connection it closed
+// (actors/transport/openssl_error_queue.cpp).
 BOOST_AUTO_TEST_CASE(tasks_connect_to_each_other_both_ways) {
   TlsCredentials creds;
   creds.make_ca("ca");
