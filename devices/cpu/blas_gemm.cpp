@@ -11,6 +11,16 @@
 namespace troupe {
 namespace {
 
+// In OpenBLAS's pthread build: its thread pool, started at load, is stopped before main, and
+// every call runs on the calling thread. Its buffers stay locked, unlike the serial build's,
+// so the device's threads may call it at once (test/devices/blas_gemm_test.cpp).
+extern "C" int blas_thread_shutdown_(void);
+[[maybe_unused]] const bool kOpenBlasOnCallingThread = [] {
+  openblas_set_num_threads(1);
+  blas_thread_shutdown_();
+  return true;
+}();
+
 // Rows a panel should at least have: fewer and BLAS's packing of `b` dominates.
 constexpr int64_t kMinPanelRows = 32;
 

@@ -1,6 +1,7 @@
 // Matrix products of float and double through OpenBLAS (the optimised kernels for the CPU it
 // runs on, chosen at run time), split into row panels over the device's thread pool so that
-// intra_op_threads holds. troupe links OpenBLAS's single-threaded build: the device owns the
+// intra_op_threads holds. troupe links OpenBLAS's pthread build, whose buffers are locked for
+// callers on several threads at once, and keeps it to the calling thread: the device owns the
 // threads.
 #pragma once
 
