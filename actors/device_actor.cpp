@@ -12,8 +12,8 @@
 #include "actors/error_bridge.hpp"
 #include "actors/fault_injector.hpp"
 #include "actors/messages.hpp"
+#include "actors/transport/data_plane.hpp"
 #include "actors/transport/inline_unit.hpp"
-#include "actors/transport/tensor_channel.hpp"
 #include "devices/executor.hpp"
 #include "graph/device_name.hpp"
 
@@ -78,7 +78,7 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
                  errors::Cancelled("step {} on {}: the device is stopping", id,
                                    self->state.device->name()));
     }
-    if (config.channel != nullptr) config.channel->remove_device(self->state.device->name());
+    if (config.plane != nullptr) config.plane->detach(self->state.device->name());
     self->quit(msg.reason);
   });
   self->set_down_handler([=](caf::down_msg& msg) {
@@ -98,10 +98,9 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
   st.device = std::make_unique<Device>(config.name, config.type, config.intra_op_threads);
   st.rendezvous = std::make_unique<DeviceRendezvous>(
       self, config.directory, st.device->name(),
-      [self](int64_t step, const Status& status) { abort_step(self, step, status); },
-      config.channel);
-  if (config.channel != nullptr) {
-    config.channel->add_device(st.device->name(), caf::actor_cast<caf::actor>(self));
+      [self](int64_t step, const Status& status) { abort_step(self, step, status); }, config.plane);
+  if (config.plane != nullptr) {
+    config.plane->attach(st.device->name(), caf::actor_cast<caf::actor>(self));
   }
   return {
       [=](register_partition_atom, PartitionSpec& spec) -> caf::result<int64_t> {
@@ -190,7 +189,7 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
         if (!status.ok()) abort_step(self, step_id, status);
       },
       [=](channel_endpoint_atom) {
-        return config.channel != nullptr ? config.channel->endpoint() : std::string();
+        return config.plane != nullptr ? config.plane->address() : std::string();
       },
       [=](abort_step_atom, int64_t step_id, const caf::error& reason) {
         abort_step(self, step_id, from_caf_error(reason));

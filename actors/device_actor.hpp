@@ -28,7 +28,7 @@
 namespace troupe {
 
 class FaultInjector;
-class TensorChannel;
+class DataPlane;
 
 struct DeviceActorConfig {
   std::string name;  // full device name
@@ -36,9 +36,9 @@ struct DeviceActorConfig {
   int intra_op_threads = 0;
   caf::actor directory;                   // resolves peer devices by name
   std::shared_ptr<FaultInjector> faults;  // simulated faults (tests); none when null
-  // The process's tensor channel (actors/transport/tensor_channel.hpp): receives tensors for this
-  // device and sends large ones to devices of other processes. Actor messages only when null.
-  std::shared_ptr<TensorChannel> channel;
+  // The process's data plane (actors/transport/data_plane.hpp): receives tensors and steps for
+  // this device from other processes and sends tensors to them. Actor messages only when null.
+  std::shared_ptr<DataPlane> plane;
 };
 
 // Spawns a device actor linked to `parent` (the task actor): it stops when the task does.

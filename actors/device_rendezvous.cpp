@@ -22,13 +22,13 @@ constexpr auto kChannelTimeout = std::chrono::seconds(30);
 DeviceRendezvous::DeviceRendezvous(caf::event_based_actor* self, caf::actor directory,
                                    std::string device,
                                    std::function<void(int64_t, const Status&)> on_send_failure,
-                                   std::shared_ptr<TensorChannel> channel)
+                                   std::shared_ptr<DataPlane> plane)
     : self_(self),
       directory_(std::move(directory)),
       task_prefix_(device.substr(0, device.find("/device:") + 1)),
       on_send_failure_(std::move(on_send_failure)),
       max_message_bytes_(max_message_bytes(self->system())),
-      channel_(std::move(channel)) {}
+      plane_(std::move(plane)) {}
 
 Status DeviceRendezvous::send(const std::string& dst_device, int64_t step_id,
                               const std::string& key, const Tensor& value) {
@@ -44,15 +44,15 @@ Status DeviceRendezvous::send(const std::string& dst_device, int64_t step_id,
   waiting_[dst_device].push_back(Outgoing{step_id, key, value});
   if (!first) return Status::OK();
   self_->request(directory_, kResolveTimeout, resolve_device_atom::value, dst_device)
-      .then([this, dst_device](caf::actor& peer) { ask_channel(dst_device, peer); },
+      .then([this, dst_device](caf::actor& peer) { ask_plane(dst_device, peer); },
             [this, dst_device](caf::error& err) {
               resolved(dst_device, from_caf_error(err, "resolving device " + dst_device), Peer{});
             });
   return Status::OK();
 }
 
-void DeviceRendezvous::ask_channel(const std::string& device, const caf::actor& peer) {
-  if (channel_ == nullptr || peer.node() == self_->node()) {
+void DeviceRendezvous::ask_plane(const std::string& device, const caf::actor& peer) {
+  if (plane_ == nullptr || peer.node() == self_->node()) {
     resolved(device, Status::OK(), Peer{peer, ""});
     return;
   }
@@ -82,16 +82,18 @@ void DeviceRendezvous::resolved(const std::string& device, const Status& status,
 
 void DeviceRendezvous::send_to(const Peer& peer, const std::string& device, int64_t step_id,
                                std::string key, Tensor value) {
-  if (peer.channel.empty() || !TensorChannel::takes(value)) {
+  if (peer.plane.empty() || !DataPlane::carries(value)) {
     self_->send(peer.actor, recv_tensor_atom::value, step_id, std::move(key), std::move(value));
     return;
   }
   auto bytes = static_cast<size_t>(value.total_bytes());
-  if (bytes >= TensorChannel::kMinBytes) {
-    channel_->send(peer.channel, peer.actor, device, step_id, key, std::move(value));
+  if (bytes >= DataPlane::kBatchBelowBytes) {
+    std::vector<DataPlane::Frame> frames;
+    frames.push_back({peer.actor, device, step_id, std::move(key), std::move(value)});
+    plane_->send(peer.plane, std::move(frames));
     return;
   }
-  small_[peer.channel].push_back({peer.actor, device, step_id, std::move(key), std::move(value)});
+  small_[peer.plane].push_back({peer.actor, device, step_id, std::move(key), std::move(value)});
   if (!flush_scheduled_) {
     flush_scheduled_ = true;
     self_->send(self_, flush_sends_atom::value);
@@ -101,7 +103,7 @@ void DeviceRendezvous::send_to(const Peer& peer, const std::string& device, int6
 void DeviceRendezvous::flush() {
   flush_scheduled_ = false;
   for (auto& [endpoint, frames] : std::exchange(small_, {}))
-    channel_->send(endpoint, std::move(frames));
+    plane_->send(endpoint, std::move(frames));
 }
 
 void DeviceRendezvous::forget_task(const std::string& task_prefix) {

@@ -1,11 +1,11 @@
 // DeviceRendezvous: the rendezvous of one device actor. Receiving uses the device's local
 // table; sending resolves the peer device actor by name through the server's directory (once,
 // then cached) and sends it the tensor directly: (recv_tensor_atom, step, key, tensor).
-// In one process the tensor moves by reference. Between processes, when both have a tensor
-// channel, every tensor but strings goes on it: those of 64 KiB and more at once, smaller ones
-// when the device actor's current message is handled (flush(), on a flush_sends message to
-// itself), a process's batch of them in one write. Without channels every tensor is one CAF
-// message.
+// In one process the tensor moves by reference. Between processes, when both have a data plane
+// (actors/transport/data_plane.hpp), every tensor but strings goes on it: those of 64 KiB and
+// more at once, smaller ones when the device actor's current message is handled (flush(), on a
+// flush_sends message to itself), a process's batch of them together. Without a plane every
+// tensor is one CAF message.
 // Used only from the owning device actor.
 #pragma once
 
@@ -19,7 +19,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "actors/transport/tensor_channel.hpp"
+#include "actors/transport/data_plane.hpp"
 #include "devices/local_rendezvous.hpp"
 
 namespace troupe {
@@ -28,11 +28,11 @@ class DeviceRendezvous : public Rendezvous {
  public:
   // `on_send_failure(step, status)` aborts a step whose tensor could not be sent. `device` is
   // the owning device's full name.
-  // Large tensors for devices of other processes go through `channel` when both processes have
-  // one (actors/transport/tensor_channel.hpp).
+  // Tensors for devices of other processes go through `plane` when both processes have one
+  // (actors/transport/data_plane.hpp).
   DeviceRendezvous(caf::event_based_actor* self, caf::actor directory, std::string device,
                    std::function<void(int64_t, const Status&)> on_send_failure,
-                   std::shared_ptr<TensorChannel> channel = nullptr);
+                   std::shared_ptr<DataPlane> plane = nullptr);
 
   // InvalidArgument at once, before anything is queued, for a tensor to another task that is
   // over the message size limit (actors/messages.hpp): the Send fails, and so does its step.
@@ -44,7 +44,7 @@ class DeviceRendezvous : public Rendezvous {
   // A tensor another device sent here.
   Status deliver(int64_t step_id, const std::string& key, Tensor value);
   LocalRendezvous& table() { return table_; }
-  // Sends the small tensors held back since the last flush (see above) on the channel.
+  // Sends the small tensors held back since the last flush (see above) on the data plane.
   void flush();
   // Drops the cached peers whose names start with `task_prefix` ("/job:ps/replica:0/task:0/"):
   // their task was lost, and a restarted one has new actors.
@@ -58,10 +58,10 @@ class DeviceRendezvous : public Rendezvous {
   };
   struct Peer {
     caf::actor actor;
-    std::string channel;  // the tensor channel of its process; "" for actor messages only
+    std::string plane;  // its process's data plane address; "" for actor messages only
   };
-  // Asks a peer in another process for its channel, then calls resolved().
-  void ask_channel(const std::string& device, const caf::actor& peer);
+  // Asks a peer in another process for its data plane address, then calls resolved().
+  void ask_plane(const std::string& device, const caf::actor& peer);
   void resolved(const std::string& device, const Status& status, Peer peer);
   void send_to(const Peer& peer, const std::string& device, int64_t step_id, std::string key,
                Tensor value);
@@ -72,11 +72,11 @@ class DeviceRendezvous : public Rendezvous {
   std::function<void(int64_t, const Status&)> on_send_failure_;
   uint64_t max_message_bytes_;  // the system's, read once: sends check every tensor
   LocalRendezvous table_;
-  std::shared_ptr<TensorChannel> channel_;
+  std::shared_ptr<DataPlane> plane_;
   std::unordered_map<std::string, Peer> peers_;
   std::map<std::string, std::vector<Outgoing>> waiting_;  // sends to devices being resolved
-  // Held back for flush(), by channel endpoint.
-  std::map<std::string, std::vector<TensorChannel::Frame>> small_;
+  // Held back for flush(), by data plane address.
+  std::map<std::string, std::vector<DataPlane::Frame>> small_;
   bool flush_scheduled_ = false;
 };
 

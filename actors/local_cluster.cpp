@@ -2,6 +2,7 @@
 #include "actors/local_cluster.hpp"
 
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -114,7 +115,10 @@ std::string LocalCluster::target(const std::string& job, int index) const {
 Status LocalCluster::kill(const std::string& job, int index) {
   TROUPE_ASSIGN_OR_RETURN(Server * server, this->server(job, index));
   std::lock_guard lock(killers_mutex_);
-  killers_.emplace_back([server] { server->stop(); });
+  killers_.emplace_back([server] {
+    pthread_setname_np(pthread_self(), "troupe-kill");
+    server->stop();
+  });
   return Status::OK();
 }
 

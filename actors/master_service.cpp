@@ -36,7 +36,7 @@ caf::behavior master_service_behavior(caf::stateful_actor<MasterServiceState>* s
         session.directory = st.config.directory;
         session.default_device = st.config.default_device;
         session.client = client;
-        session.channel = st.config.channel;
+        session.plane = st.config.plane;
         return spawn_master_session(self, std::move(session));
       },
       [=](heartbeat_atom) { return caf::unit; },

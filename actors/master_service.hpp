@@ -15,13 +15,13 @@
 
 namespace troupe {
 
-class TensorChannel;
+class DataPlane;
 
 struct MasterServiceConfig {
   caf::actor directory;       // finds the cluster's devices
   DeviceName default_device;  // the task the service belongs to
   SessionConfig default_session_config;
-  std::shared_ptr<TensorChannel> channel;  // for the sessions' steps (MasterSessionConfig)
+  std::shared_ptr<DataPlane> plane;  // for the sessions' steps (MasterSessionConfig)
 };
 
 // Spawns the master service linked to `parent`.

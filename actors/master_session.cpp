@@ -10,8 +10,7 @@
 
 #include "actors/atoms.hpp"
 #include "actors/error_bridge.hpp"
-#include "actors/transport/channel_call.hpp"
-#include "actors/transport/tensor_channel.hpp"
+#include "actors/transport/data_plane.hpp"
 #include "devices/kernel_registry.hpp"
 #include "graph/partition.hpp"
 #include "graph/placement.hpp"
@@ -175,20 +174,17 @@ void finish_preparation(Self* self, const RunSignature& signature,
 }
 
 // Calls `then` with where the steps' run_partition requests for `device` (named `name`) go:
-// a CallProxy on the tensor channel for a device of another process whose process has one
-// (asked once per device actor), the device itself otherwise.
+// the data plane's runner for a device of another process whose process has a plane (asked
+// once per device actor), the device itself otherwise.
 void with_runner(Self* self, const caf::actor& device, const std::string& name,
                  std::function<void(caf::actor)> then) {
   auto& st = self->state;
-  if (st.config.channel == nullptr || device.node() == self->node()) return then(device);
+  if (st.config.plane == nullptr || device.node() == self->node()) return then(device);
   if (auto it = st.runners.find(device.address()); it != st.runners.end()) return then(it->second);
   self->request(device, kControlTimeout, channel_endpoint_atom::value)
       .then(
           [=](std::string& endpoint) {
-            caf::actor runner = endpoint.empty()
-                                    ? device
-                                    : CallProxy::make(self->system(), self->state.config.channel,
-                                                      std::move(endpoint), name, device);
+            caf::actor runner = self->state.config.plane->runner(endpoint, name, device);
             self->state.runners.emplace(device.address(), runner);
             then(runner);
           },

@@ -26,7 +26,7 @@
 
 namespace troupe {
 
-class TensorChannel;
+class DataPlane;
 
 struct MasterSessionConfig {
   int64_t session_id = 0;
@@ -36,9 +36,9 @@ struct MasterSessionConfig {
   // The client's session actor (actors/session.cpp), monitored: when it is gone — closed, or
   // its process died — the session closes and its steps are cancelled. None when null.
   caf::actor client;
-  // The process's tensor channel, if any: a step's run_partition requests to devices of other
-  // processes go as calls on it (actors/transport/channel_call.hpp), their replies come back on it.
-  std::shared_ptr<TensorChannel> channel;
+  // The process's data plane, if any: a step's run_partition requests to devices of other
+  // processes go to the runner it gives for each (actors/transport/data_plane.hpp).
+  std::shared_ptr<DataPlane> plane;
 };
 
 // Spawns a master session linked to `parent` (it stops when the parent does).

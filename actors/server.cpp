@@ -116,6 +116,7 @@ Status Server::start() {
         impl_->channel, TensorChannel::start(system, host_port.first, bind_address(host_port.first),
                                              {.max_bytes = max_message_bytes(system),
                                               .shared_memory = options_.shared_memory,
+                                              .calls = options_.channel_calls,
                                               .tls = std::move(tls),
                                               .port = options_.channel_port}));
   }

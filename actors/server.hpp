@@ -46,7 +46,7 @@ struct ServerOptions {
   // A listening server moves large tensors to and from other processes on a channel of its
   // own beside CAF's messages (actors/transport/tensor_channel.hpp, docs/wire.md), and its master
   // sessions send steps to devices of other processes as calls on it
-  // (actors/transport/channel_call.hpp): one more port on the task's interface. With TLS, the
+  // (actors/transport/call_proxy.hpp): one more port on the task's interface. With TLS, the
   // channel authenticates peers with the same credentials and seals what it carries. Off:
   // everything as actor messages.
   bool tensor_channel = true;
@@ -55,6 +55,9 @@ struct ServerOptions {
   // With the channel: the bytes of large tensors for processes on the same host go through
   // shared memory rather than the socket (actors/transport/shared_ring.hpp). Off: on the socket.
   bool shared_memory = true;
+  // With the channel: steps to devices of other processes go as calls on it. Off: as actor
+  // messages (to compare the two: bench/latency_bench.cpp).
+  bool channel_calls = true;
 };
 
 class Server {
@@ -79,7 +82,7 @@ class Server {
   // The session target of this server: "troupe://host:port" when listening, else
   // "inproc://<n>". Both work from this process; the first from anywhere.
   const std::string& target() const { return target_; }
-  // The tensor channel of a listening plain-TCP server; null otherwise.
+  // The tensor channel of a listening server (ServerOptions::tensor_channel); null otherwise.
   const TensorChannel* tensor_channel() const;
   // The in-process target, which skips the network from this process.
   const std::string& inproc_target() const { return inproc_target_; }

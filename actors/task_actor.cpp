@@ -32,7 +32,7 @@ caf::behavior task_behavior(caf::stateful_actor<TaskState>* self, TaskActorConfi
                         def.default_session_config.intra_op_threads,
                         st.directory,
                         config.faults,
-                        config.channel};
+                        config.plane};
   st.devices.push_back(DeviceInfo{cpu.name, cpu.type, spawn_device_actor(self, cpu)});
 
   MasterServiceConfig master;
@@ -41,7 +41,7 @@ caf::behavior task_behavior(caf::stateful_actor<TaskState>* self, TaskActorConfi
   master.default_device.replica = 0;
   master.default_device.task = def.task_index;
   master.default_session_config = def.default_session_config;
-  master.channel = config.channel;
+  master.plane = config.plane;
   st.master = spawn_master_service(self, std::move(master));
   if (const RoleFactory* role = RoleRegistry::global().find(def.job_name)) {
     st.role = (*role)(RoleContext{self, def, st.directory});

@@ -21,13 +21,13 @@
 namespace troupe {
 
 class FaultInjector;
-class TensorChannel;
+class DataPlane;
 
 struct TaskActorConfig {
   ServerDef server_def;
-  PeerOptions peers;                       // how to reach and watch the other tasks
-  std::shared_ptr<FaultInjector> faults;   // simulated faults for its devices (tests)
-  std::shared_ptr<TensorChannel> channel;  // bulk tensors to and from other processes; or none
+  PeerOptions peers;                      // how to reach and watch the other tasks
+  std::shared_ptr<FaultInjector> faults;  // simulated faults for its devices (tests)
+  std::shared_ptr<DataPlane> plane;       // tensors and steps to and from other processes; or none
 };
 
 caf::actor spawn_task_actor(caf::actor_system& system, TaskActorConfig config);

@@ -1,6 +1,8 @@
 // `troupe node`: one task of a cluster — the node binary users run on every machine. It takes
 // its cluster and role from the seed's flags, a cluster file or TF_CONFIG
 // (apps/cluster_config.hpp), serves until SIGTERM or SIGINT, then stops cleanly.
+#include <pthread.h>
+
 #include <csignal>
 #include <iostream>
 #include <thread>
@@ -107,6 +109,7 @@ int node_command(const Args& args) {
             << std::endl;
 
   std::thread waiter([&] {
+    pthread_setname_np(pthread_self(), "troupe-signals");
     int signal = stop_signals.wait();
     std::cout << "troupe node: " << strsignal(signal) << ", stopping" << std::endl;
     (*server)->stop();

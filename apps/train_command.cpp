@@ -10,6 +10,8 @@
 // after its current step; the chief then writes a final checkpoint (as TensorFlow's
 // CheckpointSaverHook does at end) and exits with 128 + the signal. A second signal ends the
 // process at once.
+#include <pthread.h>
+
 #include <atomic>
 #include <iostream>
 #include <sstream>
@@ -159,6 +161,7 @@ std::atomic<int> stop_signal{0};
 // after the current step, a second one ends the process at once.
 void watch_stop_signals(StopSignals signals) {
   std::thread([signals]() mutable {
+    pthread_setname_np(pthread_self(), "troupe-signals");
     for (;;) {
       int signal = signals.wait();
       if (stop_signal.exchange(signal) != 0) exit_now(128 + signal);

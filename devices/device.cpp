@@ -1,15 +1,32 @@
 // Device: the Eigen thread pool behind CPU kernels.
 #include "devices/device.hpp"
 
+#include <pthread.h>
+
+#include <functional>
 #include <thread>
 
 #include "devices/eigen.hpp"
 
 namespace troupe {
 
+namespace {
+
+// Eigen's threads, named "troupe-cpu" (as `top -H` and debuggers show them).
+struct NamedThreads : Eigen::StlThreadEnvironment {
+  EnvThread* CreateThread(std::function<void()> work) {
+    return new EnvThread([work = std::move(work)] {
+      pthread_setname_np(pthread_self(), "troupe-cpu");
+      work();
+    });
+  }
+};
+
+}  // namespace
+
 struct Device::CpuContext {
   explicit CpuContext(int threads) : pool(threads), device(&pool, threads) {}
-  Eigen::ThreadPool pool;
+  Eigen::ThreadPoolTempl<NamedThreads> pool;
   Eigen::ThreadPoolDevice device;
 };
 

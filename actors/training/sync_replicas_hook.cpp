@@ -1,6 +1,8 @@
 // SyncReplicasHook: local step initialisation and the chief's update loop.
 #include "actors/training/sync_replicas_hook.hpp"
 
+#include <pthread.h>
+
 namespace troupe {
 
 SyncReplicasHook::SyncReplicasHook(const SyncReplicasOptimizer& optimizer, bool is_chief,
@@ -31,6 +33,7 @@ Status SyncReplicasHook::after_create_session(Session& session) {
     return e.status();
   }
   loop_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "troupe-sync");
     while (!stopping_) {
       try {
         loop_session_->run_targets({optimizer_.chief_update()});

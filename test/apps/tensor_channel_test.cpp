@@ -234,7 +234,7 @@ BOOST_AUTO_TEST_CASE(the_channel_listens_on_the_port_it_is_given) {
   options.channel_port = worker_port;
   NodeAndWorker cluster(true, true, true, nullptr, {fmt::format("--channel_port={}", node_port)},
                         options);
-  BOOST_TEST(cluster.server->tensor_channel()->endpoint() ==
+  BOOST_TEST(cluster.server->tensor_channel()->address() ==
              fmt::format("127.0.0.1:{}", worker_port));
   round_trip_on_the_channel(cluster);  // to the node's channel, at the port it announced
   int fd = tcp_connect("127.0.0.1", node_port, std::chrono::seconds(5));

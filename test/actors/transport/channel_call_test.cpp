@@ -1,7 +1,8 @@
-// Tests for calls over the tensor channel (actors/transport/channel_call.hpp): a request to a call
-// proxy reaches the device on the peer channel and its reply, or error, reaches the requester's own
-// response handler; a call the channel cannot carry goes as an actor message; a call whose
-// connection ends unanswered fails with Unavailable, and the device sees its caller go.
+// Tests for calls over the tensor channel (actors/transport/call_proxy.hpp, caller.hpp,
+// responder.hpp): a request to a call proxy reaches the device on the peer channel and its reply,
+// or error, reaches the requester's own response handler; a call the channel cannot carry goes as
+// an actor message; a call whose connection ends unanswered fails with Unavailable, and the device
+// sees its caller go.
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -13,7 +14,6 @@
 #include "actors/error_bridge.hpp"
 #include "actors/local_cluster.hpp"  // pick_free_port
 #include "actors/runtime.hpp"
-#include "actors/transport/channel_call.hpp"
 #include "actors/transport/tensor_channel.hpp"
 #include "status_checks.hpp"
 
@@ -82,9 +82,9 @@ struct Calls {
   caf::actor device = system.spawn(fake_device, gone);
   std::shared_ptr<TensorChannel> caller = start_channel(system);
   std::shared_ptr<TensorChannel> callee = start_channel(system);
-  caf::actor proxy = CallProxy::make(system, caller, callee->endpoint(), kDevice, device);
+  caf::actor proxy = caller->runner(callee->address(), kDevice, device);
 
-  Calls() { callee->add_device(kDevice, device); }
+  Calls() { callee->attach(kDevice, device); }
   ~Calls() {
     caller->stop();
     callee->stop();
@@ -129,8 +129,7 @@ BOOST_AUTO_TEST_CASE(a_call_for_a_device_the_peer_lacks_is_not_found) {
   Calls calls;
   calls.connect();
   const std::string missing = "/job:ps/replica:0/task:0/device:CPU:7";
-  caf::actor proxy =
-      CallProxy::make(calls.system, calls.caller, calls.callee->endpoint(), missing, calls.device);
+  caf::actor proxy = calls.caller->runner(calls.callee->address(), missing, calls.device);
   testing::check_error(call(calls.system, proxy, int32_t{1}).status(), Code::kNotFound, missing);
 }
 
@@ -156,7 +155,7 @@ BOOST_AUTO_TEST_CASE(calls_the_channel_cannot_carry_go_as_actor_messages) {
   Calls calls;
   // Nothing listens there: every call goes straight to the device instead.
   std::string nowhere = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
-  caf::actor proxy = CallProxy::make(calls.system, calls.caller, nowhere, kDevice, calls.device);
+  caf::actor proxy = calls.caller->runner(nowhere, kDevice, calls.device);
   for (int32_t i = 0; i < 5; ++i)
     BOOST_TEST(call(calls.system, proxy, i).value_or_throw() == 2 * i);
   testing::check_error(call(calls.system, proxy, std::string("tea")).status(),

@@ -67,6 +67,14 @@ bool reaches(const std::atomic<uint64_t>& counter, uint64_t value) {
   return counter == value;
 }
 
+// Sends one tensor for `device` (the actor `peer`) on `channel` to the channel at `endpoint`.
+void send_one(TensorChannel& channel, const std::string& endpoint, const caf::actor& peer,
+              const std::string& device, int64_t step_id, const std::string& key, Tensor value) {
+  std::vector<TensorChannel::Frame> frames;
+  frames.push_back({peer, device, step_id, key, std::move(value)});
+  channel.send(endpoint, std::move(frames));
+}
+
 std::shared_ptr<TensorChannel> start_channel(caf::actor_system& system, bool shared_memory = true,
                                              std::shared_ptr<const ChannelTls> tls = nullptr) {
   TensorChannel::Options options;
@@ -174,7 +182,7 @@ Burst send_burst(bool sender_shared_memory, bool receiver_shared_memory,
   caf::actor device = spawn_inbox_device(system, inbox);
   auto sender = start_channel(system, sender_shared_memory, std::move(sender_tls));
   auto receiver = start_channel(system, receiver_shared_memory, std::move(receiver_tls));
-  receiver->add_device(kDevice, device);
+  receiver->attach(kDevice, device);
   std::vector<Tensor> sent;
   size_t large = 0;
   for (int i = 0; i < 300; ++i) {
@@ -202,7 +210,8 @@ Burst send_burst(bool sender_shared_memory, bool receiver_shared_memory,
         values[v] = static_cast<int32_t>(v * i);
       sent.push_back(Tensor::from_vector<int32_t>(values));
     }
-    sender->send(receiver->endpoint(), device, kDevice, i, fmt::format("key{}", i), sent.back());
+    send_one(*sender, receiver->address(), device, kDevice, i, fmt::format("key{}", i),
+             sent.back());
     if (i == 0) BOOST_REQUIRE(inbox->arrived(1));  // the rest go on a connection already open
   }
   BOOST_REQUIRE(inbox->arrived(sent.size()));
@@ -249,10 +258,10 @@ BOOST_AUTO_TEST_CASE(a_frame_reaches_the_device_it_names_unchanged) {
   FakeDevice device;
   auto& system = device.runtime->system();
   auto sender = start_channel(system), receiver = start_channel(system);
-  receiver->add_device(kDevice, device.actor);
+  receiver->attach(kDevice, device.actor);
   Tensor sent = big_tensor();
-  BOOST_REQUIRE(TensorChannel::takes(sent));
-  sender->send(receiver->endpoint(), device.actor, kDevice, 42, "step;key", sent);
+  BOOST_REQUIRE(TensorChannel::carries(sent));
+  send_one(*sender, receiver->address(), device.actor, kDevice, 42, "step;key", sent);
   Received got = device.wait();
   BOOST_TEST(got.step_id == 42);
   BOOST_TEST(got.key == "step;key");
@@ -264,10 +273,10 @@ BOOST_AUTO_TEST_CASE(a_frame_reaches_the_device_it_names_unchanged) {
 }
 
 BOOST_AUTO_TEST_CASE(string_tensors_stay_off_the_channel) {
-  BOOST_TEST(!TensorChannel::takes(Tensor::from_vector<std::string>(
+  BOOST_TEST(!TensorChannel::carries(Tensor::from_vector<std::string>(
       std::vector<std::string>(100000, "a string tensor of many bytes"))));
-  BOOST_TEST(TensorChannel::takes(Tensor(1.0f)));
-  BOOST_TEST(TensorChannel::takes(big_tensor()));
+  BOOST_TEST(TensorChannel::carries(Tensor(1.0f)));
+  BOOST_TEST(TensorChannel::carries(big_tensor()));
 }
 
 BOOST_AUTO_TEST_CASE(a_burst_of_small_and_large_tensors_arrives_in_order) {
@@ -313,9 +322,9 @@ BOOST_AUTO_TEST_CASE(a_channel_without_the_clusters_credentials_gets_no_frame_th
       auto& system = device.runtime->system();
       auto sender = start_channel(system, true, c.sender);
       auto receiver = start_channel(system, true, c.receiver);
-      receiver->add_device(kDevice, device.actor);
+      receiver->attach(kDevice, device.actor);
       Tensor sent = big_tensor();
-      sender->send(receiver->endpoint(), device.actor, kDevice, 5, "k", sent);
+      send_one(*sender, receiver->address(), device.actor, kDevice, 5, "k", sent);
       Received got = device.wait();
       BOOST_TEST(got.value.equals(sent));
       BOOST_TEST(sender->counters().fallbacks == 1u);
@@ -340,8 +349,8 @@ void check_sender_never_waits_for_a_held_reader(std::shared_ptr<const ChannelTls
   caf::actor device = spawn_inbox_device(system, inbox);
   auto sender = start_channel(system, false, sender_tls);
   auto receiver = start_channel(system, false, receiver_tls);
-  receiver->add_device(kDevice, device);
-  sender->send(receiver->endpoint(), device, kDevice, -1, "connect", Tensor(1.0f));
+  receiver->attach(kDevice, device);
+  send_one(*sender, receiver->address(), device, kDevice, -1, "connect", Tensor(1.0f));
   BOOST_REQUIRE(inbox->arrived(1));
   constexpr int kBatches = 300, kFramesPerBatch = 15;  // 60 KiB a batch, 18 MB in all
   std::vector<TensorChannel::Frame> sent;
@@ -354,7 +363,7 @@ void check_sender_never_waits_for_a_held_reader(std::shared_ptr<const ChannelTls
       frames.push_back({device, kDevice, i, fmt::format("key{}", i), Tensor::from_vector(values)});
     }
     sent.insert(sent.end(), frames.begin(), frames.end());
-    sender->send(receiver->endpoint(), std::move(frames));
+    sender->send(receiver->address(), std::move(frames));
   }
   auto took = std::chrono::steady_clock::now() - start;
   BOOST_TEST(took < std::chrono::seconds(2));
@@ -391,7 +400,7 @@ BOOST_AUTO_TEST_CASE(an_unreachable_channel_falls_back_to_an_actor_message) {
   auto sender = start_channel(device.runtime->system());
   std::string closed = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
   Tensor sent = big_tensor();
-  sender->send(closed, device.actor, kDevice, 7, "k", sent);
+  send_one(*sender, closed, device.actor, kDevice, 7, "k", sent);
   Received got = device.wait();
   BOOST_TEST(got.step_id == 7);
   BOOST_TEST(got.value.equals(sent));
@@ -404,9 +413,9 @@ BOOST_AUTO_TEST_CASE(malformed_frames_are_refused_and_the_channel_keeps_serving)
   FakeDevice device;
   auto& system = device.runtime->system();
   auto receiver = start_channel(system);
-  receiver->add_device(kDevice, device.actor);
+  receiver->attach(kDevice, device.actor);
   {
-    int fd = connect_raw(receiver->endpoint());
+    int fd = connect_raw(receiver->address());
     std::string garbage(4096, 'x');
     BOOST_REQUIRE(write(fd, garbage.data(), garbage.size()) > 0);
     char byte;
@@ -424,7 +433,7 @@ BOOST_AUTO_TEST_CASE(malformed_frames_are_refused_and_the_channel_keeps_serving)
       uint64_t data = 1 << 20;
       int64_t dims[2] = {2, 2};
     } lying;
-    int fd = connect_raw(receiver->endpoint());
+    int fd = connect_raw(receiver->address());
     BOOST_REQUIRE(write(fd, &lying, sizeof lying) == sizeof lying);
     char byte;
     BOOST_TEST(read(fd, &byte, 1) <= 0);
@@ -433,9 +442,9 @@ BOOST_AUTO_TEST_CASE(malformed_frames_are_refused_and_the_channel_keeps_serving)
   BOOST_TEST(receiver->counters().refused == 2u);
   auto sender = start_channel(system);
   Tensor sent = big_tensor();
-  sender->send(receiver->endpoint(), device.actor, "/job:nobody/replica:0/task:0/device:CPU:0", 1,
-               "lost", sent);
-  sender->send(receiver->endpoint(), device.actor, kDevice, 2, "kept", sent);
+  send_one(*sender, receiver->address(), device.actor, "/job:nobody/replica:0/task:0/device:CPU:0",
+           1, "lost", sent);
+  send_one(*sender, receiver->address(), device.actor, kDevice, 2, "kept", sent);
   Received got = device.wait();
   BOOST_TEST(got.key == "kept");
   BOOST_TEST(got.value.equals(sent));
@@ -449,16 +458,16 @@ BOOST_AUTO_TEST_CASE(refusals_are_logged_once_per_connection) {
   FakeDevice device;
   auto& system = device.runtime->system();
   auto receiver = start_channel(system);
-  receiver->add_device(kDevice, device.actor);
+  receiver->attach(kDevice, device.actor);
   auto sender = start_channel(system);
   std::ostringstream log;
   auto* old = std::cerr.rdbuf(log.rdbuf());
   Tensor sent = big_tensor();
   for (int step = 1; step <= 5; ++step) {
-    sender->send(receiver->endpoint(), device.actor, "/job:nobody/replica:0/task:0/device:CPU:0",
-                 step, "lost", sent);
+    send_one(*sender, receiver->address(), device.actor,
+             "/job:nobody/replica:0/task:0/device:CPU:0", step, "lost", sent);
   }
-  sender->send(receiver->endpoint(), device.actor, kDevice, 6, "kept", sent);
+  send_one(*sender, receiver->address(), device.actor, kDevice, 6, "kept", sent);
   Received got = device.wait();
   std::cerr.rdbuf(old);
   BOOST_TEST(got.key == "kept");
@@ -481,7 +490,7 @@ BOOST_AUTO_TEST_CASE(a_writer_gives_up_on_a_ring_whose_reader_went_away) {
   int listener = listen_raw(&endpoint);
   std::vector<float> values(3 * SharedRing::kSlots * SharedRing::kSlotBytes / 8, 1.5f);
   Tensor sent = Tensor::from_vector<float>(values);  // more than the ring holds
-  sender->send(endpoint, device.actor, kDevice, 9, "abandoned", sent);
+  send_one(*sender, endpoint, device.actor, kDevice, 9, "abandoned", sent);
   int fd = accept(listener, nullptr, nullptr);
   Hello hello;
   BOOST_REQUIRE(read_exactly(fd, &hello, sizeof hello));
@@ -507,10 +516,10 @@ BOOST_AUTO_TEST_CASE(a_reader_drops_a_frame_whose_writer_went_away) {
   FakeDevice device;
   auto& system = device.runtime->system();
   auto receiver = start_channel(system);
-  receiver->add_device(kDevice, device.actor);
+  receiver->attach(kDevice, device.actor);
   {
     auto ring = SharedRing::create().value_or_throw();
-    int fd = connect_raw(receiver->endpoint());
+    int fd = connect_raw(receiver->address());
     Hello hello;
     hello.name_bytes = static_cast<uint16_t>(ring->name().size());
     hello.nonce = ring->nonce();
@@ -540,7 +549,7 @@ BOOST_AUTO_TEST_CASE(a_reader_drops_a_frame_whose_writer_went_away) {
   }
   auto sender = start_channel(system);
   Tensor sent = big_tensor();
-  sender->send(receiver->endpoint(), device.actor, kDevice, 2, "whole", sent);
+  send_one(*sender, receiver->address(), device.actor, kDevice, 2, "whole", sent);
   Received got = device.wait();
   BOOST_TEST(got.key == "whole");
   BOOST_TEST(got.value.equals(sent));
@@ -551,11 +560,11 @@ BOOST_AUTO_TEST_CASE(stopping_ends_every_thread_and_later_sends_fall_back) {
   FakeDevice device;
   auto& system = device.runtime->system();
   auto sender = start_channel(system), receiver = start_channel(system);
-  receiver->add_device(kDevice, device.actor);
+  receiver->attach(kDevice, device.actor);
   receiver->stop();
   sender->stop();
   sender->stop();  // idempotent
-  sender->send(receiver->endpoint(), device.actor, kDevice, 3, "after", big_tensor());
+  send_one(*sender, receiver->address(), device.actor, kDevice, 3, "after", big_tensor());
   BOOST_TEST(device.wait().key == "after");
   BOOST_TEST(sender->counters().fallbacks == 1u);
 }

@@ -1,0 +1,75 @@
+// ChannelContext: what the parts of one tensor channel share (tensor_channel.hpp): the actor
+// system, the options, the counters, the devices that frames and calls are for, and whether
+// the channel stops. Its connections and readers hold a reference; the channel outlives them.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <caf/actor.hpp>
+#include <caf/actor_addr.hpp>
+#include <caf/fwd.hpp>
+
+#include "actors/transport/data_plane.hpp"
+
+namespace troupe {
+
+class ChannelTls;
+
+struct ChannelOptions {
+  // Frames, calls and answers with more data than this are refused.
+  uint64_t max_bytes = uint64_t{1} << 31;
+  // Offer (as writer) and take (as reader) a shared-memory ring with processes on this host.
+  bool shared_memory = true;
+  // Steps to devices of other processes go as calls on the channel (DataPlane::runner); off:
+  // as CAF actor messages.
+  bool calls = true;
+  // Authenticate and seal every connection with these credentials (none: plain TCP).
+  std::shared_ptr<const ChannelTls> tls;
+  // The port to listen on; 0 picks a free one.
+  uint16_t port = 0;
+};
+
+struct ChannelCounters {
+  std::atomic<uint64_t> frames_sent{0};           // written whole (data on the socket or ring)
+  std::atomic<uint64_t> shared_memory_frames{0};  // of those, data through shared memory
+  std::atomic<uint64_t> frames_received{0};       // delivered to a device actor
+  std::atomic<uint64_t> fallbacks{0};             // sent as actor messages instead
+  std::atomic<uint64_t> refused{0};               // malformed or unaddressable frames received
+  std::atomic<uint64_t> calls_sent{0};            // requests written as calls
+  std::atomic<uint64_t> calls_answered{0};        // replies to them delivered
+  std::atomic<uint64_t> calls_served{0};          // calls received and delivered to a device
+  std::atomic<uint64_t> sealed_connections{0};    // made or accepted with TLS, both ways
+  std::atomic<uint64_t> handshakes_refused{0};    // TLS handshakes that failed, both ways
+  std::atomic<uint64_t> connections_retired{0};   // outgoing connections whose peer went away
+};
+
+struct ChannelContext {
+  ChannelContext(caf::actor_system& system, ChannelOptions options)
+      : system(system), options(std::move(options)) {}
+
+  void add_device(const std::string& device, const caf::actor& actor);
+  void remove_device(const std::string& device);
+  // The actor added for `device`, or none.
+  caf::actor find_device(const std::string& device);
+
+  // Sends `frame` to its peer as an actor message: it cannot go on the channel.
+  void fall_back(DataPlane::Frame& frame);
+
+  caf::actor_system& system;
+  const ChannelOptions options;
+  ChannelCounters counters;
+  std::atomic<bool> stopping{false};
+  std::string endpoint;             // "host:port" for peers; set before any thread starts
+  std::atomic<int> handshaking{0};  // accepted connections in their TLS handshake
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, caf::actor_addr> devices_;
+};
+
+}  // namespace troupe

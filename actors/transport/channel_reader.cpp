@@ -1,0 +1,149 @@
+// Serving an accepted tensor channel connection (channel_reader.hpp).
+#include "actors/transport/channel_reader.hpp"
+
+#include <sys/uio.h>
+
+#include <chrono>
+#include <cstring>
+#include <iostream>
+
+#include <fmt/core.h>
+#include <caf/all.hpp>
+
+#include "actors/atoms.hpp"
+#include "actors/messages.hpp"  // how CAF inspects a Tensor
+#include "actors/transport/channel_tls.hpp"
+#include "actors/transport/frame_format.hpp"
+#include "actors/transport/inline_unit.hpp"
+#include "actors/transport/responder.hpp"
+#include "actors/transport/stream_io.hpp"
+#include "actors/transport/tcp_connect.hpp"
+#include "actors/transport/throttled_log.hpp"
+
+namespace troupe {
+namespace {
+
+constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+
+// Refused handshakes: a stranger knocking many times costs no more than one line per 10 s.
+ThrottledLog refused_handshakes;
+
+}  // namespace
+
+void serve_connection(ChannelContext& context, int fd) {
+  // Junk is logged once per connection, however many frames it sends.
+  bool logged = false;
+  auto refuse = [&](const std::string& why) {
+    ++context.counters.refused;
+    if (context.stopping || logged) return;
+    logged = true;
+    std::cerr << "troupe: tensor channel: refused a frame: " + why +
+                     " (later refusals on this connection are not logged)\n";
+  };
+  auto answers = std::make_shared<AnswerLink>(fd, context.options.max_bytes);
+  std::unique_ptr<Opener> opener;
+  if (context.options.tls != nullptr) {
+    auto keys = context.options.tls->handshake(fd, ChannelTls::Role::kAcceptor, kHandshakeTimeout,
+                                               peer_text(fd));
+    --context.handshaking;
+    if (!keys.ok()) {
+      ++context.counters.handshakes_refused;
+      if (!context.stopping) refused_handshakes.note(keys.status().message());
+      return;
+    }
+    answers->sealer = std::make_unique<Sealer>(keys->send);
+    opener = std::make_unique<Opener>(fd, keys->receive);
+    ++context.counters.sealed_connections;
+  }
+  FrameReader reader(fd, opener.get());
+  std::unique_ptr<SharedRing> ring;  // the writer's, if it offered one and it opened here
+  InlineUnit::Scope scope;  // a device that was idle runs the call or tensor on this thread
+  InlineUnit* here = InlineUnit::of(context.system);
+  caf::strong_actor_ptr responder;  // the sender of the calls read here, made at the first
+  auto gone = [&] { return context.stopping || peer_hung_up(fd); };
+  for (bool first = true;; first = false) {
+    frame::TensorHead head{};
+    if (!reader.read(&head, sizeof head)) break;
+    if (head.magic == frame::kCallMagic) {
+      frame::CallHead call;
+      std::memcpy(&call, &head, sizeof call);
+      uint64_t id = call.call_id & caf::message_id::request_id_mask;
+      if (call.version != frame::kVersion || call.device_bytes > frame::kMaxDeviceBytes ||
+          call.payload_bytes > context.options.max_bytes || id == 0) {
+        refuse(
+            fmt::format("a call (version {}, {} bytes of device name, {} of payload, id {}); "
+                        "closing the connection",
+                        call.version, call.device_bytes, call.payload_bytes, call.call_id));
+        break;
+      }
+      std::string device(call.device_bytes, '\0');
+      std::vector<char> payload(call.payload_bytes);
+      if (!reader.read(device.data(), device.size()) ||
+          !reader.read(payload.data(), payload.size())) {
+        break;
+      }
+      if (responder == nullptr) responder = CallResponder::make(context.system, answers);
+      serve_call(context, id, device, payload, responder, here);
+      continue;
+    }
+    if (first && head.magic == frame::kHelloMagic) {
+      frame::HelloHead hello;
+      std::memcpy(&hello, &head, sizeof hello);
+      std::string name(hello.name_bytes, '\0');
+      if (!reader.read(name.data(), name.size())) break;
+      if (context.options.shared_memory && hello.version == frame::kVersion && !name.empty()) {
+        // Not there (another host or container): the data comes on the socket.
+        if (auto opened = SharedRing::open(name, hello.nonce, hello.slots, hello.slot_bytes);
+            opened.ok()) {
+          ring = std::move(*opened);
+        }
+      }
+      char answer = ring != nullptr ? frame::kRingTaken : frame::kRingDeclined;
+      std::lock_guard lock(answers->mutex);  // no call can be answered before it anyway
+      if (!send_all(fd, answers->sealer.get(), {{&answer, 1}}, 1)) break;
+      continue;
+    }
+    if (std::string why = frame::check_tensor_head(head, context.options.max_bytes); !why.empty()) {
+      refuse(why + "; closing the connection");
+      break;
+    }
+    std::vector<int64_t> dims(head.rank);
+    std::string key(head.key_bytes, '\0'), device(head.device_bytes, '\0');
+    if (!reader.read(dims.data(), dims.size() * sizeof(int64_t)) ||
+        !reader.read(key.data(), key.size()) || !reader.read(device.data(), device.size())) {
+      break;
+    }
+    auto dtype = static_cast<DataType>(head.dtype);
+    auto shape = TensorShape::from_dims(dims);
+    if (!shape.ok() ||
+        static_cast<uint64_t>(shape->num_elements()) * dtype_size(dtype) != head.data_bytes) {
+      refuse(fmt::format("shape {} does not hold {} bytes of {}; closing the connection",
+                         shape.ok() ? shape->to_string() : shape.status().message(),
+                         head.data_bytes, dtype_name(dtype)));
+      break;
+    }
+    caf::actor receiver = context.find_device(device);
+    Tensor value(dtype, *shape);
+    bool read = ring != nullptr && head.data_bytes >= frame::kSharedMemoryMinBytes
+                    ? ring->read(value.raw_data(), head.data_bytes, gone)
+                    : reader.read(value.raw_data(), head.data_bytes);
+    if (!read) break;
+    if (receiver == nullptr) {
+      refuse(fmt::format("no device {} here (tensor '{}')", device, key));
+      continue;
+    }
+    ++context.counters.frames_received;
+    caf::actor_cast<caf::abstract_actor*>(receiver)->enqueue(
+        caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, recv_tensor_atom::value,
+                                  head.step_id, std::move(key), std::move(value)),
+        here);
+  }
+  if (responder != nullptr) {
+    CallResponder::of(responder).close();
+  } else {
+    std::lock_guard lock(answers->mutex);
+    answers->open = false;
+  }
+}
+
+}  // namespace troupe
