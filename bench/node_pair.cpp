@@ -10,7 +10,7 @@
 namespace troupe::bench {
 
 NodePair::NodePair(const std::vector<std::string>& extra_node_flags, bool shared_memory,
-                   const TlsOptions& tls) {
+                   const TlsOptions& tls, bool calls) {
   std::string ps = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
   std::string worker = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
   std::vector<std::string> argv = {TROUPE_CLI,
@@ -36,6 +36,7 @@ NodePair::NodePair(const std::vector<std::string>& extra_node_flags, bool shared
                            : Runtime::shared_default();
   ServerOptions options;
   options.shared_memory = shared_memory;
+  options.channel_calls = calls;
   options.runtime = runtime_;
   server_ = Server::create(ServerDef::create(cluster, "worker", 0).value_or_throw(), options)
                 .value_or_throw();

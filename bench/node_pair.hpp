@@ -17,9 +17,10 @@ class NodePair {
  public:
   // Throws StatusError if a port, the node or the server cannot be had. `shared_memory`: both
   // processes' tensor channels use shared memory for large tensors (else the socket). `tls`:
-  // both processes' credentials (off: plain TCP).
+  // both processes' credentials (off: plain TCP). `calls`: worker:0's sessions send steps to
+  // ps:0 as calls on the tensor channel (ServerOptions::channel_calls).
   explicit NodePair(const std::vector<std::string>& extra_node_flags = {},
-                    bool shared_memory = true, const TlsOptions& tls = {});
+                    bool shared_memory = true, const TlsOptions& tls = {}, bool calls = true);
   ~NodePair();
 
   const std::string& target() const { return server_->target(); }

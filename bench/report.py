@@ -146,6 +146,11 @@ class Results:
                   self.median("latency", case, "raw TCP"))
         if r is not None:
             add("remote step median, TLS / raw TCP round trip median", f"{r:.1f}", "<= 2", r <= 2)
+        r = ratio(self.median("latency", case, "troupe TLS, steps as actor messages"),
+                  self.median("latency", case, "troupe TLS"))
+        if r is not None:
+            add("remote step median with TLS, steps as actor messages / as channel calls",
+                f"{r:.1f}", ">= 1.3 (calls are kept)", r >= 1.3)
         transfer(every, "troupe, two processes, TCP", "raw TCP",
                  "two processes (TCP channel) / raw TCP",
                  lambda case: 0.5 if "KiB" in case else 0.9)

@@ -26,8 +26,8 @@ class CallProxy final : public caf::monitorable_actor {
 
   explicit CallProxy(caf::actor_config& config);
   // Overrides CAF's enqueue so that the requesting thread writes the call itself, with no actor
-  // scheduled and no trip through CAF's multiplexer: a TLS remote step takes 81-90 us with calls
-  // and 188-217 us without (docs/PERFORMANCE.md). On a CAF upgrade, a scheduled actor that
+  // scheduled and no trip through CAF's multiplexer: a TLS remote step takes 92 us with calls
+  // and 202 us without (docs/PERFORMANCE.md). On a CAF upgrade, a scheduled actor that
   // forwards requests to the channel replaces it, at one more thread hand-off per step.
   void enqueue(caf::mailbox_element_ptr what, caf::execution_unit* host) override;
 
