@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <caf/fwd.hpp>
 
 #include "actors/transport/data_plane.hpp"
+#include "actors/transport/throttled_log.hpp"
 
 namespace troupe {
 
@@ -49,6 +51,9 @@ struct ChannelCounters {
 };
 
 struct ChannelContext {
+  // How long a TLS handshake on a channel connection may take, either side.
+  static constexpr std::chrono::seconds kHandshakeTimeout{10};
+
   ChannelContext(caf::actor_system& system, ChannelOptions options)
       : system(system), options(std::move(options)) {}
 
@@ -66,6 +71,9 @@ struct ChannelContext {
   std::atomic<bool> stopping{false};
   std::string endpoint;             // "host:port" for peers; set before any thread starts
   std::atomic<int> handshaking{0};  // accepted connections in their TLS handshake
+  // Refused handshakes, both sides: a stranger knocking many times, or a peer with the wrong
+  // credentials, costs no more than one line per 10 s.
+  ThrottledLog refused_handshakes;
 
  private:
   std::mutex mutex_;

@@ -18,17 +18,8 @@
 #include "actors/transport/responder.hpp"
 #include "actors/transport/stream_io.hpp"
 #include "actors/transport/tcp_connect.hpp"
-#include "actors/transport/throttled_log.hpp"
 
 namespace troupe {
-namespace {
-
-constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
-
-// Refused handshakes: a stranger knocking many times costs no more than one line per 10 s.
-ThrottledLog refused_handshakes;
-
-}  // namespace
 
 void serve_connection(ChannelContext& context, int fd) {
   // Junk is logged once per connection, however many frames it sends.
@@ -43,12 +34,12 @@ void serve_connection(ChannelContext& context, int fd) {
   auto answers = std::make_shared<AnswerLink>(fd, context.options.max_bytes);
   std::unique_ptr<Opener> opener;
   if (context.options.tls != nullptr) {
-    auto keys = context.options.tls->handshake(fd, ChannelTls::Role::kAcceptor, kHandshakeTimeout,
-                                               peer_text(fd));
+    auto keys = context.options.tls->handshake(fd, ChannelTls::Role::kAcceptor,
+                                               ChannelContext::kHandshakeTimeout, peer_text(fd));
     --context.handshaking;
     if (!keys.ok()) {
       ++context.counters.handshakes_refused;
-      if (!context.stopping) refused_handshakes.note(keys.status().message());
+      if (!context.stopping) context.refused_handshakes.note(keys.status().message());
       return;
     }
     answers->sealer = std::make_unique<Sealer>(keys->send);
@@ -138,12 +129,8 @@ void serve_connection(ChannelContext& context, int fd) {
                                   head.step_id, std::move(key), std::move(value)),
         here);
   }
-  if (responder != nullptr) {
-    CallResponder::of(responder).close();
-  } else {
-    std::lock_guard lock(answers->mutex);
-    answers->open = false;
-  }
+  // Without a responder nothing else writes on `answers`: only calls are answered there.
+  if (responder != nullptr) CallResponder::of(responder).close();
 }
 
 }  // namespace troupe

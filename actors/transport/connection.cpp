@@ -17,18 +17,13 @@
 #include "actors/transport/sealed_stream.hpp"
 #include "actors/transport/shared_ring.hpp"
 #include "actors/transport/stream_io.hpp"
-#include "actors/transport/throttled_log.hpp"
 
 namespace troupe {
 namespace {
 
 constexpr auto kConnectTimeout = std::chrono::seconds(10);
 constexpr auto kRetryAfter = std::chrono::seconds(10);  // after a failed connect
-constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 constexpr auto kHelloTimeout = std::chrono::seconds(10);
-
-// Refused handshakes: a peer with the wrong credentials costs one line per 10 s, not per try.
-ThrottledLog refused_handshakes;
 
 }  // namespace
 
@@ -264,15 +259,15 @@ bool Connection::connect() {
   std::unique_ptr<Opener> opener;
   bool ready = true;
   if (context_.options.tls != nullptr) {
-    auto keys = context_.options.tls->handshake(fd, ChannelTls::Role::kConnector, kHandshakeTimeout,
-                                                endpoint_);
+    auto keys = context_.options.tls->handshake(fd, ChannelTls::Role::kConnector,
+                                                ChannelContext::kHandshakeTimeout, endpoint_);
     if (keys.ok()) {
       sealer_ = std::make_unique<Sealer>(keys->send);
       opener = std::make_unique<Opener>(fd, keys->receive);
       ++context_.counters.sealed_connections;
     } else {
       ++context_.counters.handshakes_refused;
-      refused_handshakes.note(keys.status().message());
+      context_.refused_handshakes.note(keys.status().message());
       ready = false;
     }
   }
