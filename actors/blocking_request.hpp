@@ -18,11 +18,11 @@
 
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/error_bridge.hpp"
-#include "actors/messages.hpp"
-#include "actors/reply_sink.hpp"
-#include "actors/transport/inline_unit.hpp"
+#include "troupe/actors/atoms.hpp"
+#include "troupe/actors/error_bridge.hpp"
+#include "troupe/actors/messages.hpp"
+#include "troupe/actors/reply_sink.hpp"
+#include "troupe/actors/transport/inline_unit.hpp"
 
 namespace troupe {
 

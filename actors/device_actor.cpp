@@ -1,5 +1,5 @@
 // The device actor: partition registry, asynchronous steps, rendezvous and abort.
-#include "actors/device_actor.hpp"
+#include "troupe/actors/device_actor.hpp"
 
 #include <deque>
 #include <map>
@@ -7,15 +7,15 @@
 
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/device_rendezvous.hpp"
-#include "actors/error_bridge.hpp"
-#include "actors/fault_injector.hpp"
-#include "actors/messages.hpp"
-#include "actors/transport/data_plane.hpp"
-#include "actors/transport/inline_unit.hpp"
-#include "devices/executor.hpp"
-#include "graph/device_name.hpp"
+#include "troupe/actors/atoms.hpp"
+#include "troupe/actors/device_rendezvous.hpp"
+#include "troupe/actors/error_bridge.hpp"
+#include "troupe/actors/fault_injector.hpp"
+#include "troupe/actors/messages.hpp"
+#include "troupe/actors/transport/data_plane.hpp"
+#include "troupe/actors/transport/inline_unit.hpp"
+#include "troupe/devices/executor.hpp"
+#include "troupe/graph/cluster/device_name.hpp"
 
 namespace troupe {
 namespace {

@@ -1,13 +1,13 @@
 // DeviceRendezvous: peer resolution and tensor messages (or channel frames) between devices.
-#include "actors/device_rendezvous.hpp"
+#include "troupe/actors/device_rendezvous.hpp"
 
 #include <utility>
 
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/error_bridge.hpp"
-#include "actors/messages.hpp"
+#include "troupe/actors/atoms.hpp"
+#include "troupe/actors/error_bridge.hpp"
+#include "troupe/actors/messages.hpp"
 
 namespace troupe {
 namespace {

@@ -19,8 +19,8 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "actors/transport/data_plane.hpp"
-#include "devices/local_rendezvous.hpp"
+#include "troupe/actors/transport/data_plane.hpp"
+#include "troupe/devices/local_rendezvous.hpp"
 
 namespace troupe {
 

@@ -1,6 +1,6 @@
 // The directory actor: task and device resolution with lazy, retried connections, and failure
 // detection (closed connections, heartbeats).
-#include "actors/directory.hpp"
+#include "troupe/actors/directory.hpp"
 
 #include <iostream>
 #include <map>
@@ -9,14 +9,14 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/error_bridge.hpp"
-#include "actors/local_registry.hpp"
-#include "actors/messages.hpp"
-#include "actors/runtime.hpp"
-#include "actors/transport/middleman.hpp"
-#include "graph/device_name.hpp"
-#include "graph/host_port.hpp"
+#include "troupe/actors/atoms.hpp"
+#include "troupe/actors/error_bridge.hpp"
+#include "troupe/actors/local_registry.hpp"
+#include "troupe/actors/messages.hpp"
+#include "troupe/actors/runtime.hpp"
+#include "troupe/actors/transport/middleman.hpp"
+#include "troupe/graph/cluster/device_name.hpp"
+#include "troupe/graph/cluster/host_port.hpp"
 
 namespace troupe {
 namespace {

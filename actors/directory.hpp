@@ -31,8 +31,8 @@
 
 #include <caf/actor.hpp>
 
-#include "graph/server_def.hpp"
-#include "graph/status.hpp"
+#include "troupe/graph/cluster/server_def.hpp"
+#include "troupe/graph/core/status.hpp"
 
 namespace troupe {
 

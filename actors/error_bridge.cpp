@@ -1,5 +1,5 @@
 // Status <-> caf::error conversion.
-#include "actors/error_bridge.hpp"
+#include "troupe/actors/error_bridge.hpp"
 
 #include <caf/exit_reason.hpp>
 #include <caf/message.hpp>

@@ -10,7 +10,7 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/error.hpp>
 
-#include "graph/status.hpp"
+#include "troupe/graph/core/status.hpp"
 
 namespace troupe {
 

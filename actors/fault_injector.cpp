@@ -1,9 +1,9 @@
 // FaultInjector: which partition runs of a task a simulated fault hits.
-#include "actors/fault_injector.hpp"
+#include "troupe/actors/fault_injector.hpp"
 
 #include <random>
 
-#include "graph/device_name.hpp"
+#include "troupe/graph/cluster/device_name.hpp"
 
 namespace troupe {
 

@@ -11,8 +11,8 @@
 #include <mutex>
 #include <string>
 
-#include "graph/cluster_spec.hpp"
-#include "graph/status.hpp"
+#include "troupe/graph/cluster/cluster_spec.hpp"
+#include "troupe/graph/core/status.hpp"
 
 namespace troupe {
 

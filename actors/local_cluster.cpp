@@ -1,13 +1,13 @@
 // LocalCluster: one Server per task, in one process.
-#include "actors/local_cluster.hpp"
+#include "troupe/actors/local_cluster.hpp"
 
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "actors/runtime.hpp"
-#include "graph/device_name.hpp"
+#include "troupe/actors/runtime.hpp"
+#include "troupe/graph/cluster/device_name.hpp"
 
 namespace troupe {
 

@@ -18,9 +18,9 @@
 #include <utility>
 #include <vector>
 
-#include "actors/fault_injector.hpp"
-#include "actors/server.hpp"
-#include "graph/cluster_spec.hpp"
+#include "troupe/actors/fault_injector.hpp"
+#include "troupe/actors/server.hpp"
+#include "troupe/graph/cluster/cluster_spec.hpp"
 
 namespace troupe {
 

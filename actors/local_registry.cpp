@@ -1,5 +1,5 @@
 // The process-local registry of servers.
-#include "actors/local_registry.hpp"
+#include "troupe/actors/local_registry.hpp"
 
 #include <map>
 #include <mutex>

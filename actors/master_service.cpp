@@ -1,13 +1,13 @@
 // The master service actor: session creation.
-#include "actors/master_service.hpp"
+#include "troupe/actors/master_service.hpp"
 
 #include <random>
 
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/error_bridge.hpp"
-#include "actors/master_session.hpp"
+#include "troupe/actors/atoms.hpp"
+#include "troupe/actors/error_bridge.hpp"
+#include "troupe/actors/master_session.hpp"
 
 namespace troupe {
 namespace {

@@ -10,8 +10,8 @@
 
 #include <caf/actor.hpp>
 
-#include "actors/messages.hpp"
-#include "graph/device_name.hpp"
+#include "troupe/actors/messages.hpp"
+#include "troupe/graph/cluster/device_name.hpp"
 
 namespace troupe {
 

@@ -1,5 +1,5 @@
 // The master session actor: run preparation (prune, place, partition, register) and steps.
-#include "actors/master_session.hpp"
+#include "troupe/actors/master_session.hpp"
 
 #include <functional>
 #include <map>
@@ -8,12 +8,12 @@
 
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/error_bridge.hpp"
-#include "actors/transport/data_plane.hpp"
-#include "devices/kernel_registry.hpp"
-#include "graph/partition.hpp"
-#include "graph/placement.hpp"
+#include "troupe/actors/atoms.hpp"
+#include "troupe/actors/error_bridge.hpp"
+#include "troupe/actors/transport/data_plane.hpp"
+#include "troupe/devices/kernel_registry.hpp"
+#include "troupe/graph/partition.hpp"
+#include "troupe/graph/placement.hpp"
 
 namespace troupe {
 namespace {

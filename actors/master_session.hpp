@@ -20,9 +20,9 @@
 
 #include <caf/actor.hpp>
 
-#include "actors/messages.hpp"
-#include "graph/device_name.hpp"
-#include "graph/server_def.hpp"
+#include "troupe/actors/messages.hpp"
+#include "troupe/graph/cluster/device_name.hpp"
+#include "troupe/graph/cluster/server_def.hpp"
 
 namespace troupe {
 

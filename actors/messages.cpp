@@ -1,5 +1,5 @@
 // Cap'n Proto bytes inside CAF's binary serialisation: a word count, then the flat message.
-#include "actors/messages.hpp"
+#include "troupe/actors/messages.hpp"
 
 #include <iostream>
 
@@ -11,9 +11,9 @@
 #include <caf/execution_unit.hpp>
 #include <caf/sec.hpp>
 
-#include "actors/error_bridge.hpp"
-#include "graph/graph_def_codec.hpp"
-#include "graph/tensor_codec.hpp"
+#include "troupe/actors/error_bridge.hpp"
+#include "troupe/graph/core/tensor_codec.hpp"
+#include "troupe/graph/graph_def_codec.hpp"
 
 namespace troupe {
 

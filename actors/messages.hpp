@@ -18,11 +18,11 @@
 #include <caf/node_id.hpp>
 #include <caf/serializer.hpp>
 
-#include "actors/run_options.hpp"
-#include "graph/graph_def.hpp"
-#include "graph/server_def.hpp"
-#include "graph/subgraph.hpp"
-#include "graph/tensor.hpp"
+#include "troupe/actors/run_options.hpp"
+#include "troupe/graph/cluster/server_def.hpp"
+#include "troupe/graph/core/tensor.hpp"
+#include "troupe/graph/graph_def.hpp"
+#include "troupe/graph/subgraph.hpp"
 
 namespace troupe {
 

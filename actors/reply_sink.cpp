@@ -1,5 +1,5 @@
 // The reply sink: a monitorable actor whose enqueue fulfils a promise.
-#include "actors/reply_sink.hpp"
+#include "troupe/actors/reply_sink.hpp"
 
 #include <caf/actor_cast.hpp>
 #include <caf/default_attachable.hpp>

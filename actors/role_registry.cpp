@@ -1,7 +1,7 @@
 // RoleRegistry: job name -> role actor factory.
-#include "actors/role_registry.hpp"
+#include "troupe/actors/role_registry.hpp"
 
-#include "graph/device_name.hpp"
+#include "troupe/graph/cluster/device_name.hpp"
 
 namespace troupe {
 

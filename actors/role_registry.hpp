@@ -20,7 +20,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "graph/server_def.hpp"
+#include "troupe/graph/cluster/server_def.hpp"
 
 namespace troupe {
 

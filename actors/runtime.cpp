@@ -1,5 +1,5 @@
 // Runtime: actor system configuration and the process default.
-#include "actors/runtime.hpp"
+#include "troupe/actors/runtime.hpp"
 
 #include <sys/resource.h>
 
@@ -9,8 +9,8 @@
 #include <caf/io/all.hpp>
 #include <caf/openssl/manager.hpp>
 
-#include "actors/error_bridge.hpp"
-#include "actors/messages.hpp"
+#include "troupe/actors/error_bridge.hpp"
+#include "troupe/actors/messages.hpp"
 
 namespace troupe {
 namespace {

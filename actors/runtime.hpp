@@ -13,9 +13,9 @@
 
 #include <caf/fwd.hpp>
 
-#include "actors/transport/accept_gate.hpp"
-#include "actors/transport/tls.hpp"
-#include "graph/status.hpp"
+#include "troupe/actors/transport/accept_gate.hpp"
+#include "troupe/actors/transport/tls.hpp"
+#include "troupe/graph/core/status.hpp"
 
 namespace troupe {
 

@@ -1,5 +1,5 @@
 // Server: task actor lifetime, listening, and the process-local registry.
-#include "actors/server.hpp"
+#include "troupe/actors/server.hpp"
 
 #include <netdb.h>
 #include <sys/socket.h>
@@ -11,16 +11,16 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/blocking_request.hpp"
-#include "actors/local_registry.hpp"
-#include "actors/messages.hpp"
-#include "actors/runtime.hpp"
-#include "actors/task_actor.hpp"
-#include "actors/transport/channel_tls.hpp"
-#include "actors/transport/middleman.hpp"
-#include "actors/transport/tensor_channel.hpp"
-#include "graph/host_port.hpp"
+#include "troupe/actors/atoms.hpp"
+#include "troupe/actors/blocking_request.hpp"
+#include "troupe/actors/local_registry.hpp"
+#include "troupe/actors/messages.hpp"
+#include "troupe/actors/runtime.hpp"
+#include "troupe/actors/task_actor.hpp"
+#include "troupe/actors/transport/channel_tls.hpp"
+#include "troupe/actors/transport/middleman.hpp"
+#include "troupe/actors/transport/tensor_channel.hpp"
+#include "troupe/graph/cluster/host_port.hpp"
 
 namespace troupe {
 namespace {

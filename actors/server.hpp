@@ -21,8 +21,8 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "actors/directory.hpp"
-#include "graph/server_def.hpp"
+#include "troupe/actors/directory.hpp"
+#include "troupe/graph/cluster/server_def.hpp"
 
 namespace troupe {
 

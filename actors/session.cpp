@@ -1,17 +1,17 @@
 // Session: the blocking client facade over the master session actor.
-#include "actors/session.hpp"
+#include "troupe/actors/session.hpp"
 
 #include <atomic>
 
 #include <caf/io/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/blocking_request.hpp"
-#include "actors/local_registry.hpp"
-#include "actors/messages.hpp"
-#include "actors/runtime.hpp"
-#include "actors/transport/middleman.hpp"
-#include "graph/host_port.hpp"
+#include "troupe/actors/atoms.hpp"
+#include "troupe/actors/blocking_request.hpp"
+#include "troupe/actors/local_registry.hpp"
+#include "troupe/actors/messages.hpp"
+#include "troupe/actors/runtime.hpp"
+#include "troupe/actors/transport/middleman.hpp"
+#include "troupe/graph/cluster/host_port.hpp"
 
 namespace troupe {
 namespace {

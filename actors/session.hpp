@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include "actors/run_options.hpp"
-#include "graph/output.hpp"
-#include "graph/server_def.hpp"
+#include "troupe/actors/run_options.hpp"
+#include "troupe/graph/cluster/server_def.hpp"
+#include "troupe/graph/output.hpp"
 
 namespace troupe {
 

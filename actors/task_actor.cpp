@@ -1,14 +1,14 @@
 // The task actor: spawns and answers for the task's directory, devices and master service.
-#include "actors/task_actor.hpp"
+#include "troupe/actors/task_actor.hpp"
 
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/device_actor.hpp"
-#include "actors/directory.hpp"
-#include "actors/error_bridge.hpp"
-#include "actors/master_service.hpp"
-#include "actors/role_registry.hpp"
+#include "troupe/actors/atoms.hpp"
+#include "troupe/actors/device_actor.hpp"
+#include "troupe/actors/directory.hpp"
+#include "troupe/actors/error_bridge.hpp"
+#include "troupe/actors/master_service.hpp"
+#include "troupe/actors/role_registry.hpp"
 
 namespace troupe {
 namespace {

@@ -15,8 +15,8 @@
 
 #include <caf/fwd.hpp>
 
-#include "actors/directory.hpp"
-#include "graph/server_def.hpp"
+#include "troupe/actors/directory.hpp"
+#include "troupe/graph/cluster/server_def.hpp"
 
 namespace troupe {
 

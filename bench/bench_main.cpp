@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "benchmarks.hpp"
-#include "graph/status.hpp"
+#include "troupe/graph/core/status.hpp"
 
 namespace {
 

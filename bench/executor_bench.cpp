@@ -1,11 +1,11 @@
 // executor overhead: steps of 10,000 scalar ops in one process — a chain (each op waits for
 // the one before) and a fan-out/fan-in (10,000 independent ops feeding one AddN) — as time per
 // node; and the fixed cost of Session::run on a local server (fetch a constant).
-#include "actors/server.hpp"
-#include "actors/session.hpp"
 #include "benchmarks.hpp"
-#include "graph/ops/ops.hpp"
 #include "report.hpp"
+#include "troupe/actors/server.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe::bench {
 namespace {

@@ -4,11 +4,11 @@
 // scripts/bench.sh alternates rounds of the two (BenchOptions::rounds).
 #include <fmt/core.h>
 
-#include "actors/server.hpp"
-#include "actors/session.hpp"
 #include "benchmarks.hpp"
-#include "graph/ops/ops.hpp"
 #include "report.hpp"
+#include "troupe/actors/server.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe::bench {
 

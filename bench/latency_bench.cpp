@@ -2,13 +2,13 @@
 // process) through a session on worker:0 (this process) — with TLS (the default), with TLS and
 // steps as actor messages instead of channel calls, and with --insecure, against a raw TCP
 // round trip of one byte between two processes, in the same run.
-#include "actors/session.hpp"
-#include "apps/throwaway_credentials.hpp"
 #include "benchmarks.hpp"
-#include "graph/ops/ops.hpp"
 #include "node_pair.hpp"
 #include "report.hpp"
 #include "tcp_baseline.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/apps/cli/throwaway_credentials.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe::bench {
 

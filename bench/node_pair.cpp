@@ -5,7 +5,7 @@
 
 #include <fmt/core.h>
 
-#include "actors/local_cluster.hpp"
+#include "troupe/actors/local_cluster.hpp"
 
 namespace troupe::bench {
 

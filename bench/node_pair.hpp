@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "actors/runtime.hpp"
-#include "actors/server.hpp"
 #include "apps/child_process.hpp"
+#include "troupe/actors/runtime.hpp"
+#include "troupe/actors/server.hpp"
 
 namespace troupe::bench {
 

@@ -7,12 +7,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "actors/local_cluster.hpp"
-#include "actors/session.hpp"
 #include "apps/child_process.hpp"
 #include "benchmarks.hpp"
-#include "graph/ops/ops.hpp"
 #include "report.hpp"
+#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe::bench {
 namespace {

@@ -12,8 +12,8 @@
 
 #include <openssl/types.h>
 
-#include "actors/transport/tls.hpp"
 #include "apps/child_process.hpp"
+#include "troupe/actors/transport/tls.hpp"
 
 namespace troupe::bench {
 

@@ -10,16 +10,16 @@
 #include <iostream>
 #include <random>
 
-#include "actors/local_cluster.hpp"
-#include "actors/server.hpp"
-#include "actors/training/monitored_session.hpp"
 #include "apps/child_process.hpp"
 #include "benchmarks.hpp"
-#include "graph/device_setter.hpp"
-#include "graph/ops/ops.hpp"
-#include "graph/optimizers.hpp"
-#include "graph/variables.hpp"
 #include "report.hpp"
+#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/server.hpp"
+#include "troupe/apps/training/monitored_session.hpp"
+#include "troupe/graph/device_setter.hpp"
+#include "troupe/graph/ops/ops.hpp"
+#include "troupe/graph/optimizers.hpp"
+#include "troupe/graph/variables.hpp"
 
 namespace troupe::bench {
 namespace {

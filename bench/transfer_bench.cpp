@@ -7,14 +7,14 @@
 // tensors move 64 to a step: they are measured as a stream, as the TCP baseline is.
 #include <fmt/core.h>
 
-#include "actors/local_cluster.hpp"
-#include "actors/session.hpp"
-#include "apps/throwaway_credentials.hpp"
 #include "benchmarks.hpp"
-#include "graph/ops/ops.hpp"
 #include "node_pair.hpp"
 #include "report.hpp"
 #include "tcp_baseline.hpp"
+#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/apps/cli/throwaway_credentials.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe::bench {
 namespace {

@@ -1,5 +1,5 @@
 // CancellationManager: callback registry.
-#include "devices/cancellation.hpp"
+#include "troupe/devices/cancellation.hpp"
 
 namespace troupe {
 

@@ -7,7 +7,7 @@
 #include <functional>
 #include <map>
 
-#include "graph/status.hpp"
+#include "troupe/graph/core/status.hpp"
 
 namespace troupe {
 

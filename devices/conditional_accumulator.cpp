@@ -1,5 +1,5 @@
 // ConditionalAccumulator: stale-gradient filtering, summing, averaging takes.
-#include "devices/conditional_accumulator.hpp"
+#include "troupe/devices/conditional_accumulator.hpp"
 
 namespace troupe {
 

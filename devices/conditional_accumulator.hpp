@@ -10,9 +10,9 @@
 #include <map>
 #include <string>
 
-#include "devices/resource.hpp"
-#include "graph/partial_shape.hpp"
-#include "graph/tensor.hpp"
+#include "troupe/devices/resource.hpp"
+#include "troupe/graph/core/partial_shape.hpp"
+#include "troupe/graph/core/tensor.hpp"
 
 namespace troupe {
 

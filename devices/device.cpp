@@ -1,12 +1,12 @@
 // Device: the Eigen thread pool behind CPU kernels.
-#include "devices/device.hpp"
+#include "troupe/devices/device.hpp"
 
 #include <pthread.h>
 
 #include <functional>
 #include <thread>
 
-#include "devices/eigen.hpp"
+#include "troupe/devices/eigen.hpp"
 
 namespace troupe {
 

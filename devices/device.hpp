@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "devices/resource_manager.hpp"
+#include "troupe/devices/resource_manager.hpp"
 
 namespace Eigen {
 struct ThreadPoolDevice;

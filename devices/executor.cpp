@@ -1,5 +1,5 @@
 // Executor: flattening a graph into arrays, and the per-step dataflow walk.
-#include "devices/executor.hpp"
+#include "troupe/devices/executor.hpp"
 
 #include <deque>
 

@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "devices/kernel_registry.hpp"
+#include "troupe/devices/kernel_registry.hpp"
 
 namespace troupe {
 

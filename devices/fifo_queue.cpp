@@ -1,5 +1,5 @@
 // FifoQueue: waiting enqueues and dequeues, served in arrival order.
-#include "devices/fifo_queue.hpp"
+#include "troupe/devices/fifo_queue.hpp"
 
 namespace troupe {
 

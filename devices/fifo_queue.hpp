@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "devices/resource.hpp"
-#include "graph/partial_shape.hpp"
-#include "graph/tensor.hpp"
+#include "troupe/devices/resource.hpp"
+#include "troupe/graph/core/partial_shape.hpp"
+#include "troupe/graph/core/tensor.hpp"
 
 namespace troupe {
 

@@ -1,9 +1,9 @@
 // KernelRegistry: registration and lookup; the global registry's CPU kernels.
-#include "devices/kernel_registry.hpp"
+#include "troupe/devices/kernel_registry.hpp"
 
 #include <mutex>
 
-#include "devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/cpu/cpu_kernels.hpp"
 
 namespace troupe {
 

@@ -10,7 +10,7 @@
 #include <shared_mutex>
 #include <string>
 
-#include "devices/op_kernel.hpp"
+#include "troupe/devices/op_kernel.hpp"
 
 namespace troupe {
 

@@ -1,5 +1,5 @@
 // LocalRendezvous: matching sends and receives of one device by key.
-#include "devices/local_rendezvous.hpp"
+#include "troupe/devices/local_rendezvous.hpp"
 
 #include <fmt/format.h>
 

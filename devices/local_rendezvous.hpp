@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "devices/rendezvous.hpp"
+#include "troupe/devices/rendezvous.hpp"
 
 namespace troupe {
 

@@ -11,9 +11,9 @@
 #include <span>
 #include <string>
 
-#include "devices/device.hpp"
-#include "devices/step_context.hpp"
-#include "graph/graph.hpp"
+#include "troupe/devices/device.hpp"
+#include "troupe/devices/step_context.hpp"
+#include "troupe/graph/graph.hpp"
 
 namespace troupe {
 

@@ -10,7 +10,7 @@
 #include <functional>
 #include <string>
 
-#include "graph/tensor.hpp"
+#include "troupe/graph/core/tensor.hpp"
 
 namespace troupe {
 

@@ -1,5 +1,5 @@
 // ResourceManager: variables and containers.
-#include "devices/resource_manager.hpp"
+#include "troupe/devices/resource_manager.hpp"
 
 namespace troupe {
 

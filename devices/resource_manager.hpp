@@ -10,9 +10,9 @@
 #include <memory>
 #include <string>
 
-#include "devices/resource.hpp"
-#include "devices/variable.hpp"
-#include "graph/status.hpp"
+#include "troupe/devices/resource.hpp"
+#include "troupe/devices/variable.hpp"
+#include "troupe/graph/core/status.hpp"
 
 namespace troupe {
 

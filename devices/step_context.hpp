@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "devices/cancellation.hpp"
-#include "devices/rendezvous.hpp"
-#include "graph/tensor.hpp"
+#include "troupe/devices/cancellation.hpp"
+#include "troupe/devices/rendezvous.hpp"
+#include "troupe/graph/core/tensor.hpp"
 
 namespace troupe {
 

@@ -1,5 +1,5 @@
 // Variable: copy-on-write updates.
-#include "devices/variable.hpp"
+#include "troupe/devices/variable.hpp"
 
 namespace troupe {
 

@@ -8,9 +8,9 @@
 
 #include <string>
 
-#include "devices/resource.hpp"
-#include "graph/partial_shape.hpp"
-#include "graph/tensor.hpp"
+#include "troupe/devices/resource.hpp"
+#include "troupe/graph/core/partial_shape.hpp"
+#include "troupe/graph/core/tensor.hpp"
 
 namespace troupe {
 

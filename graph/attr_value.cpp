@@ -1,5 +1,5 @@
 // AttrValue: names of attribute kinds, printing and comparison.
-#include "graph/attr_value.hpp"
+#include "troupe/graph/attr_value.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

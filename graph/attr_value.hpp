@@ -7,9 +7,9 @@
 #include <variant>
 #include <vector>
 
-#include "graph/partial_shape.hpp"
-#include "graph/tensor.hpp"
-#include "graph/types.hpp"
+#include "troupe/graph/core/partial_shape.hpp"
+#include "troupe/graph/core/tensor.hpp"
+#include "troupe/graph/core/types.hpp"
 
 namespace troupe {
 

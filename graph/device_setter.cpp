@@ -1,9 +1,9 @@
 // replica_device_setter: TensorFlow's _ReplicaDeviceChooser and _RoundRobinStrategy.
-#include "graph/device_setter.hpp"
+#include "troupe/graph/device_setter.hpp"
 
 #include <memory>
 
-#include "graph/device_name.hpp"
+#include "troupe/graph/cluster/device_name.hpp"
 
 namespace troupe {
 

@@ -20,8 +20,8 @@
 #include <set>
 #include <string>
 
-#include "graph/cluster_spec.hpp"
-#include "graph/scope.hpp"
+#include "troupe/graph/cluster/cluster_spec.hpp"
+#include "troupe/graph/scope.hpp"
 
 namespace troupe {
 

@@ -1,10 +1,10 @@
 // GradientRegistry: registration, lookup, and the global registry's built-in gradients.
-#include "graph/gradient_registry.hpp"
+#include "troupe/graph/gradient_registry.hpp"
 
 #include <algorithm>
 #include <mutex>
 
-#include "graph/gradients/standard_gradients.hpp"
+#include "troupe/graph/gradients/standard_gradients.hpp"
 
 namespace troupe {
 

@@ -32,7 +32,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graph/scope.hpp"
+#include "troupe/graph/scope.hpp"
 
 namespace troupe {
 

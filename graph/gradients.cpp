@@ -1,11 +1,11 @@
 // add_gradients: finds the nodes between the xs and the ys, then walks them in reverse
 // topological order (decreasing node id: a Graph's ids are topological), summing the gradients
 // that reach each output and calling the op's gradient function to send gradients to its inputs.
-#include "graph/gradients.hpp"
+#include "troupe/graph/gradients.hpp"
 
 #include <unordered_map>
 
-#include "graph/ops/ops.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 namespace {

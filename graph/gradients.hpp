@@ -13,8 +13,8 @@
 
 #include <vector>
 
-#include "graph/gradient_registry.hpp"
-#include "graph/scope.hpp"
+#include "troupe/graph/gradient_registry.hpp"
+#include "troupe/graph/scope.hpp"
 
 namespace troupe {
 

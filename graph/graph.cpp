@@ -1,9 +1,9 @@
 // Graph: node checking (op, attrs, input dtypes, shapes), indexing and topological ordering.
-#include "graph/graph.hpp"
+#include "troupe/graph/graph.hpp"
 
 #include <deque>
 
-#include "graph/shape_inference.hpp"
+#include "troupe/graph/shape_inference.hpp"
 
 namespace troupe {
 

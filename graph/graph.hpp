@@ -12,9 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graph/graph_def.hpp"
-#include "graph/node_signature.hpp"
-#include "graph/op_registry.hpp"
+#include "troupe/graph/graph_def.hpp"
+#include "troupe/graph/node_signature.hpp"
+#include "troupe/graph/op_registry.hpp"
 
 namespace troupe {
 

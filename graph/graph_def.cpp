@@ -1,5 +1,5 @@
 // NodeDef lookups and tensor-name parsing.
-#include "graph/graph_def.hpp"
+#include "troupe/graph/graph_def.hpp"
 
 #include <charconv>
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "graph/attr_value.hpp"
-#include "graph/status.hpp"
+#include "troupe/graph/attr_value.hpp"
+#include "troupe/graph/core/status.hpp"
 
 namespace troupe {
 

@@ -1,9 +1,9 @@
 // GraphDef <-> Cap'n Proto, attribute by attribute.
-#include "graph/graph_def_codec.hpp"
+#include "troupe/graph/graph_def_codec.hpp"
 
 #include <capnp/serialize.h>
 
-#include "graph/tensor_codec.hpp"
+#include "troupe/graph/core/tensor_codec.hpp"
 
 namespace troupe {
 namespace {

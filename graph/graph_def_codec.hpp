@@ -6,8 +6,8 @@
 #include <capnp/message.h>
 #include <kj/array.h>
 
-#include "graph/graph_def.hpp"
-#include "schema/graph.capnp.h"
+#include "troupe/graph/graph_def.hpp"
+#include "troupe/schema/graph.capnp.h"
 
 namespace troupe {
 

@@ -1,6 +1,6 @@
 // NodeBuilder: attribute inference from inputs, literal materialisation, the scope's colocation
 // attribute and device, graph insertion.
-#include "graph/node_builder.hpp"
+#include "troupe/graph/node_builder.hpp"
 
 #include <algorithm>
 

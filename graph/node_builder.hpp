@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/scope.hpp"
+#include "troupe/graph/scope.hpp"
 
 namespace troupe {
 

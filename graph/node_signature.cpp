@@ -1,5 +1,5 @@
 // Attribute checking and input/output dtype resolution for a node.
-#include "graph/node_signature.hpp"
+#include "troupe/graph/node_signature.hpp"
 
 namespace troupe {
 namespace {

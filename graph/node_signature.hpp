@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "graph/graph_def.hpp"
-#include "graph/op_def.hpp"
+#include "troupe/graph/graph_def.hpp"
+#include "troupe/graph/op_def.hpp"
 
 namespace troupe {
 

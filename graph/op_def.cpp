@@ -1,5 +1,5 @@
 // OpDefBuilder: parsing of argument and attribute specs.
-#include "graph/op_def.hpp"
+#include "troupe/graph/op_def.hpp"
 
 #include <cctype>
 #include <charconv>

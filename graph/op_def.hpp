@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "graph/attr_value.hpp"
-#include "graph/status.hpp"
+#include "troupe/graph/attr_value.hpp"
+#include "troupe/graph/core/status.hpp"
 
 namespace troupe {
 

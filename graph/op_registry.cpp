@@ -1,10 +1,10 @@
 // OpRegistry: registration, lookup, and the global registry's built-in ops.
-#include "graph/op_registry.hpp"
+#include "troupe/graph/op_registry.hpp"
 
 #include <algorithm>
 #include <mutex>
 
-#include "graph/ops/standard_ops.hpp"
+#include "troupe/graph/ops/standard_ops.hpp"
 
 namespace troupe {
 

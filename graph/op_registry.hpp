@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graph/op_def.hpp"
+#include "troupe/graph/op_def.hpp"
 
 namespace troupe {
 

@@ -1,8 +1,8 @@
 // Optimizers: gradients, slot variables and update ops.
-#include "graph/optimizers.hpp"
+#include "troupe/graph/optimizers.hpp"
 
-#include "graph/gradients.hpp"
-#include "graph/ops/ops.hpp"
+#include "troupe/graph/gradients.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 

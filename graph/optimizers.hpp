@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "graph/variables.hpp"
+#include "troupe/graph/variables.hpp"
 
 namespace troupe {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/graph.hpp"
+#include "troupe/graph/graph.hpp"
 
 namespace troupe {
 

@@ -1,5 +1,5 @@
 // Partitioning by device with _Send/_Recv pairs, and per-partition _Arg/_Retval numbering.
-#include "graph/partition.hpp"
+#include "troupe/graph/partition.hpp"
 
 #include <map>
 

@@ -1,5 +1,5 @@
 // Placement: colocation groups (union-find), request merging and completion, device matching.
-#include "graph/placement.hpp"
+#include "troupe/graph/placement.hpp"
 
 #include <algorithm>
 #include <map>
@@ -7,7 +7,7 @@
 
 #include <fmt/ranges.h>
 
-#include "graph/scope.hpp"
+#include "troupe/graph/scope.hpp"
 
 namespace troupe {
 namespace {

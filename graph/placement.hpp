@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "graph/device_name.hpp"
-#include "graph/graph.hpp"
+#include "troupe/graph/cluster/device_name.hpp"
+#include "troupe/graph/graph.hpp"
 
 namespace troupe {
 

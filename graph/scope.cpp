@@ -1,10 +1,10 @@
 // Scope: name prefixes, unique names, the device stack and colocation, control dependencies,
 // sticky errors.
-#include "graph/scope.hpp"
+#include "troupe/graph/scope.hpp"
 
 #include <algorithm>
 
-#include "graph/device_name.hpp"
+#include "troupe/graph/cluster/device_name.hpp"
 
 namespace troupe {
 

@@ -30,8 +30,8 @@
 #include <string>
 #include <vector>
 
-#include "graph/graph.hpp"
-#include "graph/output.hpp"
+#include "troupe/graph/graph.hpp"
+#include "troupe/graph/output.hpp"
 
 namespace troupe {
 

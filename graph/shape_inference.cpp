@@ -1,5 +1,5 @@
 // InferenceContext and the shared shape functions.
-#include "graph/shape_inference.hpp"
+#include "troupe/graph/shape_inference.hpp"
 
 namespace troupe {
 

@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "graph/graph_def.hpp"
-#include "graph/partial_shape.hpp"
-#include "graph/tensor.hpp"
+#include "troupe/graph/core/partial_shape.hpp"
+#include "troupe/graph/core/tensor.hpp"
+#include "troupe/graph/graph_def.hpp"
 
 namespace troupe {
 

@@ -1,5 +1,5 @@
 // rewrite_for_run: feed/fetch substitution and pruning.
-#include "graph/subgraph.hpp"
+#include "troupe/graph/subgraph.hpp"
 
 #include <map>
 

@@ -1,7 +1,7 @@
 // SyncReplicasOptimizer: accumulators, tokens, the worker's and the chief's ops.
-#include "graph/sync_replicas_optimizer.hpp"
+#include "troupe/graph/sync_replicas_optimizer.hpp"
 
-#include "graph/ops/ops.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 

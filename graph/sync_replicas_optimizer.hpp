@@ -9,14 +9,14 @@
 //
 // Each worker runs train_op() (apply its gradients, then wait for a token); the chief also
 // runs chief_update() in a loop of its own, and every worker runs local_step_init() once after
-// the model is ready — SyncReplicasHook (actors/training/sync_replicas_hook.hpp) does both.
+// the model is ready — SyncReplicasHook (apps/training/sync_replicas_hook.hpp) does both.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "graph/optimizers.hpp"
+#include "troupe/graph/optimizers.hpp"
 
 namespace troupe {
 

@@ -1,10 +1,10 @@
 // Model variables: creation, records, initialisation, the global step, initial values.
-#include "graph/variables.hpp"
+#include "troupe/graph/variables.hpp"
 
 #include <cmath>
 #include <random>
 
-#include "graph/ops/ops.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 

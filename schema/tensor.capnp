@@ -5,7 +5,7 @@
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("troupe::wire");
 
-# Element types. Numbers match troupe::DataType (graph/types.hpp).
+# Element types. Numbers match troupe::DataType (graph/core/types.hpp).
 enum DataType {
   invalid @0;
   float32 @1;

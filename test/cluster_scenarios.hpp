@@ -6,9 +6,9 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
 #include "status_checks.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe::testing {
 

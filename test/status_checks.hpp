@@ -6,7 +6,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "graph/status.hpp"
+#include "troupe/graph/core/status.hpp"
 
 namespace troupe::testing {
 

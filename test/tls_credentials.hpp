@@ -10,7 +10,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "actors/transport/tls.hpp"
+#include "troupe/actors/transport/tls.hpp"
 
 namespace troupe::testing {
 

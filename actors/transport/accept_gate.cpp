@@ -1,5 +1,5 @@
 // The accept gate: accept() for the process, pending connections and their watchdog thread.
-#include "actors/transport/accept_gate.hpp"
+#include "troupe/actors/transport/accept_gate.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -21,8 +21,8 @@
 #include <string>
 #include <thread>
 
-#include "actors/transport/tcp_connect.hpp"
-#include "actors/transport/throttled_log.hpp"
+#include "troupe/actors/transport/tcp_connect.hpp"
+#include "troupe/actors/transport/throttled_log.hpp"
 
 namespace troupe {
 

@@ -25,7 +25,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "graph/status.hpp"
+#include "troupe/graph/core/status.hpp"
 
 namespace troupe {
 

@@ -1,10 +1,10 @@
 // The call proxy of the tensor channel (call_proxy.hpp).
-#include "actors/transport/call_proxy.hpp"
+#include "troupe/actors/transport/call_proxy.hpp"
 
 #include <caf/actor_cast.hpp>
 #include <caf/make_actor.hpp>
 
-#include "actors/transport/tensor_channel.hpp"
+#include "troupe/actors/transport/tensor_channel.hpp"
 
 namespace troupe {
 

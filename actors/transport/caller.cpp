@@ -1,14 +1,14 @@
 // Calls on the tensor channel, calling side (caller.hpp).
-#include "actors/transport/caller.hpp"
+#include "troupe/actors/transport/caller.hpp"
 
 #include <sys/uio.h>
 
 #include <fmt/core.h>
 #include <caf/all.hpp>
 
-#include "actors/error_bridge.hpp"
-#include "actors/transport/frame_format.hpp"
-#include "actors/transport/stream_io.hpp"
+#include "troupe/actors/error_bridge.hpp"
+#include "troupe/actors/transport/frame_format.hpp"
+#include "troupe/actors/transport/stream_io.hpp"
 
 namespace troupe {
 

@@ -13,7 +13,7 @@
 #include <caf/fwd.hpp>
 #include <caf/message_id.hpp>
 
-#include "actors/transport/channel_context.hpp"
+#include "troupe/actors/transport/channel_context.hpp"
 
 namespace troupe {
 

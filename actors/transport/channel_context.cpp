@@ -1,10 +1,10 @@
 // The device table and fallback of a tensor channel (channel_context.hpp).
-#include "actors/transport/channel_context.hpp"
+#include "troupe/actors/transport/channel_context.hpp"
 
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/messages.hpp"  // how CAF inspects a Tensor
+#include "troupe/actors/atoms.hpp"
+#include "troupe/actors/messages.hpp"  // how CAF inspects a Tensor
 
 namespace troupe {
 

@@ -15,8 +15,8 @@
 #include <caf/actor_addr.hpp>
 #include <caf/fwd.hpp>
 
-#include "actors/transport/data_plane.hpp"
-#include "actors/transport/throttled_log.hpp"
+#include "troupe/actors/transport/data_plane.hpp"
+#include "troupe/actors/transport/throttled_log.hpp"
 
 namespace troupe {
 

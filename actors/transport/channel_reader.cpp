@@ -1,5 +1,5 @@
 // Serving an accepted tensor channel connection (channel_reader.hpp).
-#include "actors/transport/channel_reader.hpp"
+#include "troupe/actors/transport/channel_reader.hpp"
 
 #include <sys/uio.h>
 
@@ -10,14 +10,14 @@
 #include <fmt/core.h>
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/messages.hpp"  // how CAF inspects a Tensor
-#include "actors/transport/channel_tls.hpp"
-#include "actors/transport/frame_format.hpp"
-#include "actors/transport/inline_unit.hpp"
-#include "actors/transport/responder.hpp"
-#include "actors/transport/stream_io.hpp"
-#include "actors/transport/tcp_connect.hpp"
+#include "troupe/actors/atoms.hpp"
+#include "troupe/actors/messages.hpp"  // how CAF inspects a Tensor
+#include "troupe/actors/transport/channel_tls.hpp"
+#include "troupe/actors/transport/frame_format.hpp"
+#include "troupe/actors/transport/inline_unit.hpp"
+#include "troupe/actors/transport/responder.hpp"
+#include "troupe/actors/transport/stream_io.hpp"
+#include "troupe/actors/transport/tcp_connect.hpp"
 
 namespace troupe {
 

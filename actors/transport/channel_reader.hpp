@@ -8,7 +8,7 @@
 // for a device this process does not have is read and dropped.
 #pragma once
 
-#include "actors/transport/channel_context.hpp"
+#include "troupe/actors/transport/channel_context.hpp"
 
 namespace troupe {
 

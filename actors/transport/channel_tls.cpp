@@ -1,5 +1,5 @@
 // ChannelTls: the channel's TLS 1.3 handshake and key export (contract in channel_tls.hpp).
-#include "actors/transport/channel_tls.hpp"
+#include "troupe/actors/transport/channel_tls.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

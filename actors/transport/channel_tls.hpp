@@ -16,9 +16,9 @@
 #include <memory>
 #include <string>
 
-#include "actors/transport/sealed_stream.hpp"
-#include "actors/transport/tls.hpp"
-#include "graph/status.hpp"
+#include "troupe/actors/transport/sealed_stream.hpp"
+#include "troupe/actors/transport/tls.hpp"
+#include "troupe/graph/core/status.hpp"
 
 namespace troupe {
 

@@ -1,5 +1,5 @@
 // A tensor channel connection to one peer process (connection.hpp).
-#include "actors/transport/connection.hpp"
+#include "troupe/actors/transport/connection.hpp"
 
 #include <pthread.h>
 #include <sys/socket.h>
@@ -10,13 +10,13 @@
 
 #include <caf/all.hpp>
 
-#include "actors/transport/channel_tls.hpp"
-#include "actors/transport/frame_format.hpp"
-#include "actors/transport/frame_writer.hpp"
-#include "actors/transport/inline_unit.hpp"
-#include "actors/transport/sealed_stream.hpp"
-#include "actors/transport/shared_ring.hpp"
-#include "actors/transport/stream_io.hpp"
+#include "troupe/actors/transport/channel_tls.hpp"
+#include "troupe/actors/transport/frame_format.hpp"
+#include "troupe/actors/transport/frame_writer.hpp"
+#include "troupe/actors/transport/inline_unit.hpp"
+#include "troupe/actors/transport/sealed_stream.hpp"
+#include "troupe/actors/transport/shared_ring.hpp"
+#include "troupe/actors/transport/stream_io.hpp"
 
 namespace troupe {
 namespace {

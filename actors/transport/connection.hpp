@@ -27,9 +27,9 @@
 
 #include <caf/fwd.hpp>
 
-#include "actors/transport/caller.hpp"
-#include "actors/transport/channel_context.hpp"
-#include "actors/transport/data_plane.hpp"
+#include "troupe/actors/transport/caller.hpp"
+#include "troupe/actors/transport/channel_context.hpp"
+#include "troupe/actors/transport/data_plane.hpp"
 
 namespace troupe {
 

@@ -15,7 +15,7 @@
 
 #include <caf/actor.hpp>
 
-#include "graph/tensor.hpp"
+#include "troupe/graph/core/tensor.hpp"
 
 namespace troupe {
 

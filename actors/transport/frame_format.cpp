@@ -1,13 +1,13 @@
 // Checks of frame heads and the encoding of call payloads (frame_format.hpp).
-#include "actors/transport/frame_format.hpp"
+#include "troupe/actors/transport/frame_format.hpp"
 
 #include <fmt/core.h>
 #include <caf/binary_deserializer.hpp>
 #include <caf/binary_serializer.hpp>
 #include <caf/message.hpp>
 
-#include "actors/messages.hpp"  // how CAF inspects a Tensor
-#include "graph/tensor.hpp"
+#include "troupe/actors/messages.hpp"  // how CAF inspects a Tensor
+#include "troupe/graph/core/tensor.hpp"
 
 namespace troupe::frame {
 

@@ -36,7 +36,7 @@
 
 #include <caf/fwd.hpp>
 
-#include "actors/transport/shared_ring.hpp"
+#include "troupe/actors/transport/shared_ring.hpp"
 
 namespace troupe::frame {
 

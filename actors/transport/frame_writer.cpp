@@ -1,14 +1,14 @@
 // Writing batches of tensor frames (frame_writer.hpp).
-#include "actors/transport/frame_writer.hpp"
+#include "troupe/actors/transport/frame_writer.hpp"
 
 #include <sys/socket.h>
 #include <sys/uio.h>
 
 #include <algorithm>
 
-#include "actors/transport/frame_format.hpp"
-#include "actors/transport/shared_ring.hpp"
-#include "actors/transport/stream_io.hpp"
+#include "troupe/actors/transport/frame_format.hpp"
+#include "troupe/actors/transport/shared_ring.hpp"
+#include "troupe/actors/transport/stream_io.hpp"
 
 namespace troupe {
 

@@ -8,8 +8,8 @@
 #include <functional>
 #include <vector>
 
-#include "actors/transport/channel_context.hpp"
-#include "actors/transport/data_plane.hpp"
+#include "troupe/actors/transport/channel_context.hpp"
+#include "troupe/actors/transport/data_plane.hpp"
 
 namespace troupe {
 

@@ -1,5 +1,5 @@
 // The inline execution unit: one actor turn on the calling thread, everything else scheduled.
-#include "actors/transport/inline_unit.hpp"
+#include "troupe/actors/transport/inline_unit.hpp"
 
 #include <algorithm>
 #include <map>

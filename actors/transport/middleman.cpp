@@ -1,5 +1,5 @@
 // Transport: picks CAF's plain or OpenSSL connection manager.
-#include "actors/transport/middleman.hpp"
+#include "troupe/actors/transport/middleman.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -11,8 +11,8 @@
 #include <caf/io/all.hpp>
 #include <caf/openssl/all.hpp>
 
-#include "actors/transport/accept_gate.hpp"
-#include "actors/transport/tcp_connect.hpp"
+#include "troupe/actors/transport/accept_gate.hpp"
+#include "troupe/actors/transport/tcp_connect.hpp"
 
 namespace troupe {
 

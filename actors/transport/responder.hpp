@@ -18,8 +18,8 @@
 #include <caf/mailbox_element.hpp>
 #include <caf/monitorable_actor.hpp>
 
-#include "actors/transport/channel_context.hpp"
-#include "actors/transport/sealed_stream.hpp"
+#include "troupe/actors/transport/channel_context.hpp"
+#include "troupe/actors/transport/sealed_stream.hpp"
 
 namespace troupe {
 

@@ -1,5 +1,5 @@
 // Sealed streams: AES-256-GCM records on a socket (format in sealed_stream.hpp).
-#include "actors/transport/sealed_stream.hpp"
+#include "troupe/actors/transport/sealed_stream.hpp"
 
 #include <sys/socket.h>
 #include <unistd.h>

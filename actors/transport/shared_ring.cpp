@@ -1,7 +1,7 @@
 // The shared ring: a page of control (the nonce, then the writer's and the reader's slot
 // counters on cache lines of their own) followed by the slots. Counters only grow (mod 2^32);
 // slot i lives at i % kSlots.
-#include "actors/transport/shared_ring.hpp"
+#include "troupe/actors/transport/shared_ring.hpp"
 
 #include <fcntl.h>
 #include <linux/futex.h>

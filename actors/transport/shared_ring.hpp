@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "graph/status.hpp"
+#include "troupe/graph/core/status.hpp"
 
 namespace troupe {
 

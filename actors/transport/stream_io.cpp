@@ -1,5 +1,5 @@
 // Reading and writing a tensor channel connection's stream (stream_io.hpp).
-#include "actors/transport/stream_io.hpp"
+#include "troupe/actors/transport/stream_io.hpp"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -12,8 +12,8 @@
 #include <climits>
 #include <cstring>
 
-#include "actors/transport/tcp_connect.hpp"
-#include "graph/host_port.hpp"
+#include "troupe/actors/transport/tcp_connect.hpp"
+#include "troupe/graph/cluster/host_port.hpp"
 
 namespace troupe {
 namespace {

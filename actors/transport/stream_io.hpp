@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/transport/sealed_stream.hpp"
+#include "troupe/actors/transport/sealed_stream.hpp"
 
 namespace troupe {
 

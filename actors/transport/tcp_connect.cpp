@@ -1,5 +1,5 @@
 // tcp_connect: a non-blocking connect, waited for with poll, then made blocking.
-#include "actors/transport/tcp_connect.hpp"
+#include "troupe/actors/transport/tcp_connect.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

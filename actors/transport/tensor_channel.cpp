@@ -1,6 +1,6 @@
 // The tensor channel: listening, accepting, the connections by peer, and stopping
 // (tensor_channel.hpp).
-#include "actors/transport/tensor_channel.hpp"
+#include "troupe/actors/transport/tensor_channel.hpp"
 
 #include <netdb.h>
 #include <netinet/in.h>
@@ -14,10 +14,10 @@
 #include <fmt/core.h>
 #include <caf/all.hpp>
 
-#include "actors/transport/call_proxy.hpp"
-#include "actors/transport/channel_reader.hpp"
-#include "actors/transport/connection.hpp"
-#include "actors/transport/stream_io.hpp"
+#include "troupe/actors/transport/call_proxy.hpp"
+#include "troupe/actors/transport/channel_reader.hpp"
+#include "troupe/actors/transport/connection.hpp"
+#include "troupe/actors/transport/stream_io.hpp"
 
 namespace troupe {
 namespace {

@@ -39,10 +39,10 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "actors/transport/channel_context.hpp"
-#include "actors/transport/data_plane.hpp"
-#include "actors/transport/frame_format.hpp"
-#include "graph/status.hpp"
+#include "troupe/actors/transport/channel_context.hpp"
+#include "troupe/actors/transport/data_plane.hpp"
+#include "troupe/actors/transport/frame_format.hpp"
+#include "troupe/graph/core/status.hpp"
 
 namespace troupe {
 

@@ -1,6 +1,6 @@
 // TlsOptions: checking the credentials with OpenSSL before CAF uses them (CAF raises an error
 // inside its network thread for a bad file, when a connection is first made).
-#include "actors/transport/tls.hpp"
+#include "troupe/actors/transport/tls.hpp"
 
 #include <sys/stat.h>
 

@@ -8,7 +8,7 @@
 
 #include <openssl/types.h>
 
-#include "graph/status.hpp"
+#include "troupe/graph/core/status.hpp"
 
 namespace troupe {
 

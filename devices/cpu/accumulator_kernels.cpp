@@ -1,8 +1,8 @@
 // CPU kernels for gradient accumulators: ConditionalAccumulator (find or create),
 // AccumulatorApplyGradient, AccumulatorTakeGradient (async: waits for enough gradients, and a
 // cancelled step ends the wait), AccumulatorSetGlobalStep, AccumulatorNumAccumulated.
-#include "devices/conditional_accumulator.hpp"
-#include "devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/conditional_accumulator.hpp"
+#include "troupe/devices/cpu/cpu_kernels.hpp"
 
 namespace troupe {
 namespace {

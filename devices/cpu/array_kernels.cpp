@@ -2,7 +2,7 @@
 // runtime's _Arg / _Retval.
 #include <limits>
 
-#include "devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/cpu/cpu_kernels.hpp"
 
 namespace troupe {
 namespace {

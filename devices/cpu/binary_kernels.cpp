@@ -2,9 +2,9 @@
 // Maximum, Equal.
 #include <algorithm>
 
-#include "devices/cpu/broadcast.hpp"
-#include "devices/cpu/cpu_kernels.hpp"
-#include "devices/cpu/parallel.hpp"
+#include "troupe/devices/cpu/broadcast.hpp"
+#include "troupe/devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/cpu/parallel.hpp"
 
 namespace troupe {
 namespace {

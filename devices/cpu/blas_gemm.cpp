@@ -1,12 +1,12 @@
 // OpenBLAS's cblas_?gemm on row panels of the output.
-#include "devices/cpu/blas_gemm.hpp"
+#include "troupe/devices/cpu/blas_gemm.hpp"
 
 #include <cblas.h>
 
 #include <algorithm>
 #include <limits>
 
-#include "devices/cpu/parallel.hpp"
+#include "troupe/devices/cpu/parallel.hpp"
 
 namespace troupe {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "devices/device.hpp"
+#include "troupe/devices/device.hpp"
 
 namespace troupe {
 

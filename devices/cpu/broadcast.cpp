@@ -1,5 +1,5 @@
 // Broadcast: shape compatibility and per-dimension strides.
-#include "devices/cpu/broadcast.hpp"
+#include "troupe/devices/cpu/broadcast.hpp"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph/tensor_shape.hpp"
+#include "troupe/graph/core/tensor_shape.hpp"
 
 namespace troupe {
 

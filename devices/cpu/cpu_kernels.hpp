@@ -1,7 +1,7 @@
 // Registration of the CPU kernels, one function per family (devices/cpu/*_kernels.cpp).
 #pragma once
 
-#include "devices/kernel_registry.hpp"
+#include "troupe/devices/kernel_registry.hpp"
 
 namespace troupe {
 

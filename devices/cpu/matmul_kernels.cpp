@@ -1,8 +1,8 @@
 // CPU kernel for MatMul: OpenBLAS for float and double (devices/cpu/blas_gemm.hpp), an Eigen
 // tensor contraction on the device's thread pool for the other types.
-#include "devices/cpu/blas_gemm.hpp"
-#include "devices/cpu/cpu_kernels.hpp"
-#include "devices/eigen.hpp"
+#include "troupe/devices/cpu/blas_gemm.hpp"
+#include "troupe/devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/eigen.hpp"
 
 namespace troupe {
 namespace {

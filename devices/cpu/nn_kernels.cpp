@@ -5,8 +5,8 @@
 #include <cmath>
 #include <utility>
 
-#include "devices/cpu/cpu_kernels.hpp"
-#include "devices/cpu/parallel.hpp"
+#include "troupe/devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/cpu/parallel.hpp"
 
 namespace troupe {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <functional>
 
-#include "devices/device.hpp"
-#include "devices/eigen.hpp"
+#include "troupe/devices/device.hpp"
+#include "troupe/devices/eigen.hpp"
 
 namespace troupe {
 

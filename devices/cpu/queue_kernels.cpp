@@ -1,7 +1,7 @@
 // CPU kernels for queues: FIFOQueue (find or create the queue), QueueEnqueue and QueueDequeue
 // (async: they may wait, and a cancelled step ends the wait), QueueClose, QueueSize.
-#include "devices/cpu/cpu_kernels.hpp"
-#include "devices/fifo_queue.hpp"
+#include "troupe/devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/fifo_queue.hpp"
 
 namespace troupe {
 namespace {

@@ -1,7 +1,7 @@
 // CPU kernels for the runtime's _Send and _Recv: the two ends of an edge between devices.
 // _Send hands its tensor to the receiving device at once; _Recv waits for it (async), and a
 // cancelled step ends the wait.
-#include "devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/cpu/cpu_kernels.hpp"
 
 namespace troupe {
 namespace {

@@ -1,7 +1,7 @@
 // CPU kernels for variables: Variable (a reference to the device's variable), Assign,
 // AssignAdd, AssignSub (copy-on-write in place updates).
-#include "devices/cpu/cpu_kernels.hpp"
-#include "devices/cpu/parallel.hpp"
+#include "troupe/devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/cpu/parallel.hpp"
 
 namespace troupe {
 namespace {

@@ -3,8 +3,8 @@
 // (copy on write: a step that read the old value keeps it).
 #include <cmath>
 
-#include "devices/cpu/cpu_kernels.hpp"
-#include "devices/cpu/parallel.hpp"
+#include "troupe/devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/cpu/parallel.hpp"
 
 namespace troupe {
 namespace {

@@ -3,8 +3,8 @@
 // of 0 gives -inf; none of them is an error.
 #include <cmath>
 
-#include "devices/cpu/cpu_kernels.hpp"
-#include "devices/cpu/parallel.hpp"
+#include "troupe/devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/cpu/parallel.hpp"
 
 namespace troupe {
 namespace {

@@ -1,8 +1,8 @@
 // Gradients of the array ops (Identity, EnsureShapeLike, Reshape, Fill's value, BroadcastTo) and
 // the array ops without a gradient: Const, Placeholder, NoOp, Shape, Size, ZerosLike, OnesLike,
 // BroadcastGradientArgs. The formulas are TensorFlow's (python/ops/array_grad.py).
-#include "graph/gradients/standard_gradients.hpp"
-#include "graph/ops/ops.hpp"
+#include "troupe/graph/gradients/standard_gradients.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 namespace {

@@ -4,8 +4,8 @@
 // ArgMax). The formulas are TensorFlow's (python/ops/math_grad.py).
 #include <optional>
 
-#include "graph/gradients/standard_gradients.hpp"
-#include "graph/ops/ops.hpp"
+#include "troupe/graph/gradients/standard_gradients.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 namespace {

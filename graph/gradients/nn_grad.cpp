@@ -1,8 +1,8 @@
 // Gradients of the neural-network ops: BiasAdd, Relu, Sigmoid, Tanh, Softmax,
 // SparseSoftmaxCrossEntropyWithLogits, and the fused ReluGrad and BiasAddGrad (second order).
 // The formulas are TensorFlow's (python/ops/nn_grad.py, math_grad.py).
-#include "graph/gradients/standard_gradients.hpp"
-#include "graph/ops/ops.hpp"
+#include "troupe/graph/gradients/standard_gradients.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 namespace {

@@ -4,7 +4,7 @@
 // on a registry of its own.
 #pragma once
 
-#include "graph/gradient_registry.hpp"
+#include "troupe/graph/gradient_registry.hpp"
 
 namespace troupe {
 

@@ -2,7 +2,7 @@
 // assignments, optimizer updates, queues, gradient accumulators, and _Arg / _Retval / _Send /
 // _Recv. Declaring them not differentiable
 // stops the flow there instead of failing (a variable is where a gradient ends, not an error).
-#include "graph/gradients/standard_gradients.hpp"
+#include "troupe/graph/gradients/standard_gradients.hpp"
 
 namespace troupe {
 

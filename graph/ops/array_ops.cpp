@@ -1,8 +1,8 @@
 // Array ops: definitions (dtypes, shape functions) and builders.
-#include "graph/ops/array_ops.hpp"
+#include "troupe/graph/ops/array_ops.hpp"
 
-#include "graph/ops/standard_ops.hpp"
-#include "graph/shape_inference.hpp"
+#include "troupe/graph/ops/standard_ops.hpp"
+#include "troupe/graph/shape_inference.hpp"
 
 namespace troupe {
 namespace {

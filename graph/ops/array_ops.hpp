@@ -1,7 +1,7 @@
 // Builders for array ops: constants, placeholders, identity, shapes.
 #pragma once
 
-#include "graph/node_builder.hpp"
+#include "troupe/graph/node_builder.hpp"
 
 namespace troupe::ops {
 

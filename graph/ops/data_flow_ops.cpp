@@ -1,8 +1,8 @@
 // Queue ops: definitions and builders.
-#include "graph/ops/data_flow_ops.hpp"
+#include "troupe/graph/ops/data_flow_ops.hpp"
 
-#include "graph/ops/standard_ops.hpp"
-#include "graph/shape_inference.hpp"
+#include "troupe/graph/ops/standard_ops.hpp"
+#include "troupe/graph/shape_inference.hpp"
 
 namespace troupe {
 

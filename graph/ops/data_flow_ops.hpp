@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include "graph/node_builder.hpp"
+#include "troupe/graph/node_builder.hpp"
 
 namespace troupe::ops {
 

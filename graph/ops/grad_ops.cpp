@@ -1,8 +1,8 @@
 // Gradient helper ops: definitions (dtypes, shape functions) and builders.
-#include "graph/ops/grad_ops.hpp"
+#include "troupe/graph/ops/grad_ops.hpp"
 
-#include "graph/ops/standard_ops.hpp"
-#include "graph/shape_inference.hpp"
+#include "troupe/graph/ops/standard_ops.hpp"
+#include "troupe/graph/shape_inference.hpp"
 
 namespace troupe {
 namespace {

@@ -3,8 +3,8 @@
 //   _Retval: makes its input result `index` of the step (a fetched tensor).
 //   _Send:   hands its input to `recv_device` under the step's key for `tensor_name`.
 //   _Recv:   outputs the tensor `send_device` sent under that key (waits for it).
-#include "graph/ops/standard_ops.hpp"
-#include "graph/shape_inference.hpp"
+#include "troupe/graph/ops/standard_ops.hpp"
+#include "troupe/graph/shape_inference.hpp"
 
 namespace troupe {
 

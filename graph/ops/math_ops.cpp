@@ -1,11 +1,11 @@
 // Math ops: definitions (dtypes, shape functions) and builders.
-#include "graph/ops/math_ops.hpp"
+#include "troupe/graph/ops/math_ops.hpp"
 
 #include <map>
 #include <set>
 
-#include "graph/ops/standard_ops.hpp"
-#include "graph/shape_inference.hpp"
+#include "troupe/graph/ops/standard_ops.hpp"
+#include "troupe/graph/shape_inference.hpp"
 
 namespace troupe {
 namespace {

@@ -2,7 +2,7 @@
 // casts and comparisons.
 #pragma once
 
-#include "graph/node_builder.hpp"
+#include "troupe/graph/node_builder.hpp"
 
 namespace troupe::ops {
 

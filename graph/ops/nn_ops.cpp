@@ -1,8 +1,8 @@
 // Neural-network ops: definitions (dtypes, shape functions) and builders.
-#include "graph/ops/nn_ops.hpp"
+#include "troupe/graph/ops/nn_ops.hpp"
 
-#include "graph/ops/standard_ops.hpp"
-#include "graph/shape_inference.hpp"
+#include "troupe/graph/ops/standard_ops.hpp"
+#include "troupe/graph/shape_inference.hpp"
 
 namespace troupe {
 namespace {

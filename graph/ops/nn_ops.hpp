@@ -1,7 +1,7 @@
 // Builders for neural-network ops: activations, bias, softmax and its cross-entropy.
 #pragma once
 
-#include "graph/node_builder.hpp"
+#include "troupe/graph/node_builder.hpp"
 
 namespace troupe::ops {
 

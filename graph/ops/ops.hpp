@@ -6,10 +6,10 @@
 //   auto product = ops::MatMul(root, a, b);   // [[4]] once run
 #pragma once
 
-#include "graph/ops/array_ops.hpp"
-#include "graph/ops/data_flow_ops.hpp"
-#include "graph/ops/grad_ops.hpp"
-#include "graph/ops/math_ops.hpp"
-#include "graph/ops/nn_ops.hpp"
-#include "graph/ops/state_ops.hpp"
-#include "graph/ops/training_ops.hpp"
+#include "troupe/graph/ops/array_ops.hpp"
+#include "troupe/graph/ops/data_flow_ops.hpp"
+#include "troupe/graph/ops/grad_ops.hpp"
+#include "troupe/graph/ops/math_ops.hpp"
+#include "troupe/graph/ops/nn_ops.hpp"
+#include "troupe/graph/ops/state_ops.hpp"
+#include "troupe/graph/ops/training_ops.hpp"

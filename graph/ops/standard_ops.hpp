@@ -2,7 +2,7 @@
 // register_standard_ops once; a test or tool may call it on a registry of its own.
 #pragma once
 
-#include "graph/op_registry.hpp"
+#include "troupe/graph/op_registry.hpp"
 
 namespace troupe {
 

@@ -1,8 +1,8 @@
 // State ops: variables and assignments.
-#include "graph/ops/state_ops.hpp"
+#include "troupe/graph/ops/state_ops.hpp"
 
-#include "graph/ops/standard_ops.hpp"
-#include "graph/shape_inference.hpp"
+#include "troupe/graph/ops/standard_ops.hpp"
+#include "troupe/graph/shape_inference.hpp"
 
 namespace troupe {
 namespace {

@@ -5,7 +5,7 @@
 // value. Reading a variable before anything assigned it is a FailedPrecondition error.
 #pragma once
 
-#include "graph/node_builder.hpp"
+#include "troupe/graph/node_builder.hpp"
 
 namespace troupe::ops {
 

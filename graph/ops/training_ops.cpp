@@ -1,8 +1,8 @@
 // Optimizer update ops: definitions (dtypes, shape checks) and builders.
-#include "graph/ops/training_ops.hpp"
+#include "troupe/graph/ops/training_ops.hpp"
 
-#include "graph/ops/standard_ops.hpp"
-#include "graph/shape_inference.hpp"
+#include "troupe/graph/ops/standard_ops.hpp"
+#include "troupe/graph/shape_inference.hpp"
 
 namespace troupe {
 namespace {

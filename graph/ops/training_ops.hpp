@@ -3,7 +3,7 @@
 // ApplyGradientDescent, ApplyMomentum, ApplyAdagrad and ApplyAdam.
 #pragma once
 
-#include "graph/node_builder.hpp"
+#include "troupe/graph/node_builder.hpp"
 
 namespace troupe::ops {
 

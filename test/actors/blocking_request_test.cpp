@@ -5,9 +5,9 @@
 
 #include <caf/all.hpp>
 
-#include "actors/blocking_request.hpp"
-#include "actors/runtime.hpp"
 #include "status_checks.hpp"
+#include "troupe/actors/blocking_request.hpp"
+#include "troupe/actors/runtime.hpp"
 
 namespace troupe {
 namespace {

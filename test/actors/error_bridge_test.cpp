@@ -4,9 +4,9 @@
 
 #include <caf/all.hpp>
 
-#include "actors/error_bridge.hpp"
-#include "actors/messages.hpp"
-#include "actors/runtime.hpp"
+#include "troupe/actors/error_bridge.hpp"
+#include "troupe/actors/messages.hpp"
+#include "troupe/actors/runtime.hpp"
 
 namespace troupe {
 namespace {

@@ -5,12 +5,12 @@
 #include <map>
 #include <thread>
 
-#include "actors/local_cluster.hpp"
-#include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
-#include "graph/optimizers.hpp"
-#include "graph/variables.hpp"
 #include "status_checks.hpp"
+#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/graph/ops/ops.hpp"
+#include "troupe/graph/optimizers.hpp"
+#include "troupe/graph/variables.hpp"
 
 namespace troupe {
 namespace {

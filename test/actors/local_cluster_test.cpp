@@ -2,8 +2,8 @@
 #include <set>
 #include <thread>
 
-#include "actors/local_cluster.hpp"
 #include "cluster_scenarios.hpp"
+#include "troupe/actors/local_cluster.hpp"
 
 namespace troupe {
 

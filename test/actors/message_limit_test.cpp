@@ -1,12 +1,12 @@
 // The size limit on one tensor in a message between processes (RuntimeOptions::
 // max_message_bytes): senders refuse what the other side would drop, with InvalidArgument
 // naming the tensor, and a receiver with a smaller limit drops it without being held up.
-#include "actors/local_cluster.hpp"
-#include "actors/runtime.hpp"
-#include "actors/server.hpp"
-#include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
 #include "status_checks.hpp"
+#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/runtime.hpp"
+#include "troupe/actors/server.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 namespace {

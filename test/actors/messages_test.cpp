@@ -5,8 +5,8 @@
 #include <caf/binary_deserializer.hpp>
 #include <caf/binary_serializer.hpp>
 
-#include "actors/messages.hpp"
-#include "graph/tensor_codec.hpp"
+#include "troupe/actors/messages.hpp"
+#include "troupe/graph/core/tensor_codec.hpp"
 
 namespace troupe {
 namespace {

@@ -4,12 +4,12 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "actors/local_cluster.hpp"
-#include "actors/runtime.hpp"
-#include "actors/server.hpp"
-#include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
 #include "status_checks.hpp"
+#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/runtime.hpp"
+#include "troupe/actors/server.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 using testing::check_error;

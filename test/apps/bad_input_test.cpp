@@ -15,16 +15,16 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/local_cluster.hpp"
-#include "actors/messages.hpp"
-#include "actors/runtime.hpp"
-#include "actors/session.hpp"
 #include "apps/child_process.hpp"
-#include "graph/ops/ops.hpp"
-#include "graph/tensor_codec.hpp"
 #include "status_checks.hpp"
 #include "tls_credentials.hpp"
+#include "troupe/actors/atoms.hpp"
+#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/messages.hpp"
+#include "troupe/actors/runtime.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/graph/core/tensor_codec.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 // What a broken or hostile peer sends in place of a tensor or graph: a word count and bytes,
 // registered under troupe's type names in an actor system of the test's own, so they travel

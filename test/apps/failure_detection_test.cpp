@@ -9,17 +9,17 @@
 #include <future>
 #include <thread>
 
-#include "actors/blocking_request.hpp"
-#include "actors/local_cluster.hpp"
-#include "actors/runtime.hpp"
-#include "actors/session.hpp"
-#include "actors/training/hooks.hpp"
-#include "actors/training/monitored_session.hpp"
 #include "apps/child_process.hpp"
-#include "graph/ops/ops.hpp"
-#include "graph/optimizers.hpp"
-#include "graph/variables.hpp"
 #include "status_checks.hpp"
+#include "troupe/actors/blocking_request.hpp"
+#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/runtime.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/apps/training/hooks.hpp"
+#include "troupe/apps/training/monitored_session.hpp"
+#include "troupe/graph/ops/ops.hpp"
+#include "troupe/graph/optimizers.hpp"
+#include "troupe/graph/variables.hpp"
 
 namespace troupe {
 namespace {

@@ -1,4 +1,4 @@
-// Tests of the Fashion-MNIST loader and the sharded batch iterator (apps/fashion_mnist.hpp):
+// Tests of the Fashion-MNIST loader and the sharded batch iterator (apps/cli/fashion_mnist.hpp):
 // the real files where Debian's dataset-fashion-mnist is installed, synthetic IDX files for
 // every error, and sharding and shuffling on a small in-memory data set.
 #include <unistd.h>
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "apps/fashion_mnist.hpp"
 #include "status_checks.hpp"
+#include "troupe/apps/cli/fashion_mnist.hpp"
 
 namespace troupe {
 namespace {

@@ -1,6 +1,6 @@
 // `troupe launch` run as a user runs it, with /bin/sh scripts as the launched program: TF_CONFIG
 // per task, prefixed whole lines, the chief ending the job, failures, progress, SIGTERM, usage
-// errors; and the line splitting and progress rendering behind it (apps/launch_output.hpp).
+// errors; and the line splitting and progress rendering behind it (apps/cli/launch_output.hpp).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -18,8 +18,8 @@
 #include <sstream>
 
 #include "apps/child_process.hpp"
-#include "apps/launch_output.hpp"
-#include "graph/tf_config.hpp"
+#include "troupe/apps/cli/launch_output.hpp"
+#include "troupe/graph/cluster/tf_config.hpp"
 
 namespace troupe {
 namespace {

@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <fstream>
 
-#include "actors/local_cluster.hpp"
 #include "apps/child_process.hpp"
-#include "apps/metrics_role.hpp"
 #include "status_checks.hpp"
+#include "troupe/actors/local_cluster.hpp"
+#include "troupe/apps/cli/metrics_role.hpp"
 
 namespace troupe {
 namespace {

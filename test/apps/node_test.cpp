@@ -10,11 +10,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "actors/local_cluster.hpp"
-#include "actors/runtime.hpp"
 #include "apps/child_process.hpp"
 #include "cluster_scenarios.hpp"
 #include "tls_credentials.hpp"
+#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/runtime.hpp"
 
 namespace troupe {
 namespace {

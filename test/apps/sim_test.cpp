@@ -5,10 +5,10 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "actors/session.hpp"
 #include "apps/child_process.hpp"
-#include "graph/ops/ops.hpp"
 #include "tls_credentials.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 using testing::ChildProcess;

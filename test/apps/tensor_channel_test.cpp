@@ -10,15 +10,15 @@
 #include <chrono>
 #include <thread>
 
-#include "actors/local_cluster.hpp"
-#include "actors/runtime.hpp"
-#include "actors/session.hpp"
-#include "actors/transport/tcp_connect.hpp"
-#include "actors/transport/tensor_channel.hpp"
 #include "apps/child_process.hpp"
-#include "graph/ops/ops.hpp"
 #include "status_checks.hpp"
 #include "tls_credentials.hpp"
+#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/runtime.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/actors/transport/tcp_connect.hpp"
+#include "troupe/actors/transport/tensor_channel.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 namespace {

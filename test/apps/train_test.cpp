@@ -10,9 +10,9 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "actors/training/saver.hpp"
 #include "apps/child_process.hpp"
-#include "apps/fashion_mnist.hpp"
+#include "troupe/apps/cli/fashion_mnist.hpp"
+#include "troupe/apps/training/saver.hpp"
 
 namespace troupe {
 namespace fs = std::filesystem;

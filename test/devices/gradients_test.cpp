@@ -9,7 +9,7 @@
 #include <random>
 
 #include "devices/run_graph.hpp"
-#include "graph/gradients.hpp"
+#include "troupe/graph/gradients.hpp"
 
 namespace troupe {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "devices/local_rendezvous.hpp"
 #include "status_checks.hpp"
+#include "troupe/devices/local_rendezvous.hpp"
 
 namespace troupe {
 namespace {

@@ -3,7 +3,7 @@
 #include <set>
 
 #include "devices/run_graph.hpp"
-#include "graph/optimizers.hpp"
+#include "troupe/graph/optimizers.hpp"
 
 namespace troupe {
 using testing::check_error;

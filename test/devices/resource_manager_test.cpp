@@ -2,9 +2,9 @@
 // dropped with their container.
 #include <boost/test/unit_test.hpp>
 
-#include "devices/fifo_queue.hpp"
-#include "devices/resource_manager.hpp"
 #include "status_checks.hpp"
+#include "troupe/devices/fifo_queue.hpp"
+#include "troupe/devices/resource_manager.hpp"
 
 namespace troupe {
 

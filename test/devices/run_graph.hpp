@@ -4,10 +4,10 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "devices/executor.hpp"
-#include "graph/ops/ops.hpp"
-#include "graph/subgraph.hpp"
 #include "status_checks.hpp"
+#include "troupe/devices/executor.hpp"
+#include "troupe/graph/ops/ops.hpp"
+#include "troupe/graph/subgraph.hpp"
 
 namespace troupe::testing {
 

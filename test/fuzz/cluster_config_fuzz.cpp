@@ -3,8 +3,8 @@
 // cluster must survive its own JSON.
 #include <string_view>
 
-#include "graph/cluster_spec.hpp"
-#include "graph/tf_config.hpp"
+#include "troupe/graph/cluster/cluster_spec.hpp"
+#include "troupe/graph/cluster/tf_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view json(reinterpret_cast<const char*>(data), size);

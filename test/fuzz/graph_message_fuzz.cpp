@@ -3,8 +3,8 @@
 // dtypes and shapes). Anything may be rejected; nothing may crash or hang.
 #include <caf/binary_deserializer.hpp>
 
-#include "actors/messages.hpp"
-#include "graph/graph.hpp"
+#include "troupe/actors/messages.hpp"
+#include "troupe/graph/graph.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   caf::binary_deserializer source(nullptr, reinterpret_cast<const char*>(data), size);

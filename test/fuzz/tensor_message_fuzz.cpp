@@ -4,7 +4,7 @@
 #include <caf/binary_deserializer.hpp>
 #include <caf/binary_serializer.hpp>
 
-#include "actors/messages.hpp"
+#include "troupe/actors/messages.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   caf::binary_deserializer source(nullptr, reinterpret_cast<const char*>(data), size);

@@ -4,9 +4,9 @@
 // scopes winning field by field).
 #include <boost/test/unit_test.hpp>
 
-#include "graph/device_setter.hpp"
-#include "graph/ops/ops.hpp"
 #include "status_checks.hpp"
+#include "troupe/graph/device_setter.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 namespace {

@@ -4,10 +4,10 @@
 // checks are in test/devices/gradients_test.cpp.
 #include <boost/test/unit_test.hpp>
 
-#include "graph/gradients.hpp"
-#include "graph/ops/ops.hpp"
-#include "graph/shape_inference.hpp"
 #include "status_checks.hpp"
+#include "troupe/graph/gradients.hpp"
+#include "troupe/graph/ops/ops.hpp"
+#include "troupe/graph/shape_inference.hpp"
 
 namespace troupe {
 namespace {

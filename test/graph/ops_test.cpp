@@ -5,9 +5,9 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "graph/graph_def_codec.hpp"
-#include "graph/ops/ops.hpp"
 #include "status_checks.hpp"
+#include "troupe/graph/graph_def_codec.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 namespace {

@@ -5,11 +5,11 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "graph/device_setter.hpp"
-#include "graph/ops/ops.hpp"
-#include "graph/placement.hpp"
-#include "graph/subgraph.hpp"
 #include "status_checks.hpp"
+#include "troupe/graph/device_setter.hpp"
+#include "troupe/graph/ops/ops.hpp"
+#include "troupe/graph/placement.hpp"
+#include "troupe/graph/subgraph.hpp"
 
 namespace troupe {
 namespace {

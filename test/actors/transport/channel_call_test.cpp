@@ -11,11 +11,11 @@
 
 #include <caf/all.hpp>
 
-#include "actors/error_bridge.hpp"
-#include "actors/local_cluster.hpp"  // pick_free_port
-#include "actors/runtime.hpp"
-#include "actors/transport/tensor_channel.hpp"
 #include "status_checks.hpp"
+#include "troupe/actors/error_bridge.hpp"
+#include "troupe/actors/local_cluster.hpp"  // pick_free_port
+#include "troupe/actors/runtime.hpp"
+#include "troupe/actors/transport/tensor_channel.hpp"
 
 namespace troupe {
 namespace {

@@ -8,9 +8,9 @@
 
 #include <future>
 
-#include "actors/transport/channel_tls.hpp"
 #include "status_checks.hpp"
 #include "tls_credentials.hpp"
+#include "troupe/actors/transport/channel_tls.hpp"
 
 namespace troupe {
 namespace {

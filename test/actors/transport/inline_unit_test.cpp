@@ -10,8 +10,8 @@
 
 #include <caf/all.hpp>
 
-#include "actors/runtime.hpp"
-#include "actors/transport/inline_unit.hpp"
+#include "troupe/actors/runtime.hpp"
+#include "troupe/actors/transport/inline_unit.hpp"
 
 namespace troupe {
 namespace {

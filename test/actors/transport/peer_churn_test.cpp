@@ -11,13 +11,13 @@
 
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/local_cluster.hpp"  // pick_free_port
-#include "actors/messages.hpp"
-#include "actors/runtime.hpp"
-#include "actors/transport/channel_tls.hpp"
-#include "actors/transport/tensor_channel.hpp"
 #include "tls_credentials.hpp"
+#include "troupe/actors/atoms.hpp"
+#include "troupe/actors/local_cluster.hpp"  // pick_free_port
+#include "troupe/actors/messages.hpp"
+#include "troupe/actors/runtime.hpp"
+#include "troupe/actors/transport/channel_tls.hpp"
+#include "troupe/actors/transport/tensor_channel.hpp"
 
 namespace troupe {
 namespace {

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "actors/transport/sealed_stream.hpp"
+#include "troupe/actors/transport/sealed_stream.hpp"
 
 namespace troupe {
 namespace {

@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "actors/transport/shared_ring.hpp"
 #include "status_checks.hpp"
+#include "troupe/actors/transport/shared_ring.hpp"
 
 namespace troupe {
 namespace {

@@ -17,15 +17,15 @@
 
 #include <caf/all.hpp>
 
-#include "actors/atoms.hpp"
-#include "actors/local_cluster.hpp"
-#include "actors/messages.hpp"
-#include "actors/runtime.hpp"
-#include "actors/transport/channel_tls.hpp"
-#include "actors/transport/shared_ring.hpp"
-#include "actors/transport/tensor_channel.hpp"
-#include "graph/host_port.hpp"
 #include "tls_credentials.hpp"
+#include "troupe/actors/atoms.hpp"
+#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/messages.hpp"
+#include "troupe/actors/runtime.hpp"
+#include "troupe/actors/transport/channel_tls.hpp"
+#include "troupe/actors/transport/shared_ring.hpp"
+#include "troupe/actors/transport/tensor_channel.hpp"
+#include "troupe/graph/cluster/host_port.hpp"
 
 namespace troupe {
 namespace {

@@ -3,13 +3,13 @@
 // them (or with another CA's) is refused while the server keeps serving.
 #include <thread>
 
-#include "actors/local_cluster.hpp"
-#include "actors/runtime.hpp"
-#include "actors/server.hpp"
-#include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
 #include "status_checks.hpp"
 #include "tls_credentials.hpp"
+#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/runtime.hpp"
+#include "troupe/actors/server.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 namespace {

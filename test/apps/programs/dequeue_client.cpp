@@ -3,8 +3,8 @@
 // blocks until an item comes, so the test can kill this process mid-step.
 #include <iostream>
 
-#include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/graph/ops/ops.hpp"
 
 int main(int argc, char** argv) {
   using namespace troupe;

@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "devices/cpu/blas_gemm.hpp"
-#include "devices/device.hpp"
+#include "troupe/devices/cpu/blas_gemm.hpp"
+#include "troupe/devices/device.hpp"
 
 namespace troupe {
 namespace {

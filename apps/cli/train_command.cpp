@@ -1,0 +1,361 @@
+// `troupe train`: the Fashion-MNIST trainer, troupe's version of the seed's trainer.py.
+//
+// Same flags as the seed (--ps_hosts --worker_hosts --job_name --task_index) or TF_CONFIG;
+// without a cluster it trains in this one process. ps tasks serve until stopped. Workers build
+// the same MLP under replica_device_setter (variables round-robin on the ps tasks, compute on
+// the worker) and train it with between-graph replication: asynchronously by default, or
+// synchronously with --sync_replicas. Worker 0 is the chief: it initialises or restores the
+// model, writes checkpoints and TensorBoard summaries to --checkpoint_dir, reports progress
+// for `troupe launch`, and finally prints the test accuracy. SIGINT or SIGTERM stops a worker
+// after its current step; the chief then writes a final checkpoint (as TensorFlow's
+// CheckpointSaverHook does at end) and exits with 128 + the signal. A second signal ends the
+// process at once.
+#include <pthread.h>
+
+#include <atomic>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "troupe/actors/server.hpp"
+#include "troupe/apps/cli/cluster_config.hpp"
+#include "troupe/apps/cli/commands.hpp"
+#include "troupe/apps/cli/exit_code.hpp"
+#include "troupe/apps/cli/exit_now.hpp"
+#include "troupe/apps/cli/fashion_mnist.hpp"
+#include "troupe/apps/cli/runtime_flags.hpp"
+#include "troupe/apps/cli/stop_signals.hpp"
+#include "troupe/apps/training/monitored_session.hpp"
+#include "troupe/apps/training/sync_replicas_hook.hpp"
+#include "troupe/graph/device_setter.hpp"
+#include "troupe/graph/ops/ops.hpp"
+#include "troupe/graph/sync_replicas_optimizer.hpp"
+
+namespace troupe::cli {
+namespace {
+
+struct Model {
+  Output images;    // float32 [batch, 784]
+  Output labels;    // int64 [batch]
+  Output loss;      // mean cross entropy
+  Output accuracy;  // fraction of the batch classified right
+  ModelVariable global_step;
+};
+
+StatusOr<std::vector<int64_t>> parse_hidden(const std::string& text) {
+  std::vector<int64_t> sizes;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      size_t used = 0;
+      int64_t size = std::stoll(item, &used);
+      if (used != item.size() || size < 1) throw std::invalid_argument(item);
+      sizes.push_back(size);
+    } catch (const std::exception&) {
+      return errors::InvalidArgument("--hidden={}: '{}' is not a layer size >= 1", text, item);
+    }
+  }
+  return sizes;
+}
+
+// The MLP: [784] -> hidden ReLU layers -> [10] logits, built under `scope`'s devices.
+Model build_model(const Scope& scope, const std::vector<int64_t>& hidden, uint64_t seed) {
+  Model m;
+  m.images = ops::Placeholder(scope.with_op_name("images"), DataType::kFloat,
+                              PartialShape({-1, kFashionMnistPixels}));
+  m.labels = ops::Placeholder(scope.with_op_name("labels"), DataType::kInt64, PartialShape({-1}));
+  Output h = m.images;
+  int64_t width = kFashionMnistPixels;
+  std::vector<int64_t> sizes = hidden;
+  sizes.push_back(kFashionMnistClasses);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    bool last = i + 1 == sizes.size();
+    std::string layer = last ? "logits" : "layer" + std::to_string(i + 1);
+    Scope s = scope.sub_scope(layer);
+    auto weights = make_variable(s, "weights", glorot_uniform({width, sizes[i]}, seed + i));
+    auto biases = make_variable(s, "biases", zeros(DataType::kFloat, {sizes[i]}));
+    h = ops::BiasAdd(s, ops::MatMul(s, h, weights.ref), biases.ref);
+    if (!last) h = ops::Relu(s, h);
+    width = sizes[i];
+  }
+  m.loss = ops::Mean(scope.with_op_name("loss"),
+                     ops::SparseSoftmaxCrossEntropyWithLogits(scope, h, m.labels).loss, {0});
+  Output right = ops::Equal(scope, ops::ArgMax(scope, h, 1), m.labels);
+  m.accuracy =
+      ops::Mean(scope.with_op_name("accuracy"), ops::Cast(scope, right, DataType::kFloat), {0});
+  m.global_step = get_or_create_global_step(scope);
+  return m;
+}
+
+StatusOr<std::shared_ptr<Optimizer>> make_optimizer(const std::string& name, double lr) {
+  if (name == "adam") return std::shared_ptr<Optimizer>(std::make_shared<AdamOptimizer>(lr));
+  if (name == "sgd") {
+    return std::shared_ptr<Optimizer>(std::make_shared<GradientDescentOptimizer>(lr));
+  }
+  if (name == "momentum") {
+    return std::shared_ptr<Optimizer>(std::make_shared<MomentumOptimizer>(lr, 0.9));
+  }
+  if (name == "adagrad") return std::shared_ptr<Optimizer>(std::make_shared<AdagradOptimizer>(lr));
+  return errors::InvalidArgument("--optimizer={}: expected adam, sgd, momentum or adagrad", name);
+}
+
+// Accuracy over a whole data set, in slices.
+StatusOr<double> evaluate(Session& session, const Model& m, const Dataset& data) {
+  constexpr int64_t kSlice = 2000;
+  double right = 0;
+  for (int64_t begin = 0; begin < data.size(); begin += kSlice) {
+    int64_t n = std::min(kSlice, data.size() - begin);
+    Tensor images(DataType::kFloat, TensorShape{n, kFashionMnistPixels});
+    std::memcpy(images.raw_data(), data.images.data<float>() + begin * kFashionMnistPixels,
+                images.total_bytes());
+    Tensor labels(DataType::kInt64, TensorShape{n});
+    std::memcpy(labels.raw_data(), data.labels.data<int64_t>() + begin, labels.total_bytes());
+    try {
+      Tensor accuracy = session.run({{m.images, images}, {m.labels, labels}}, {m.accuracy}).at(0);
+      right += accuracy.scalar<float>() * static_cast<double>(n);
+    } catch (const StatusError& e) {
+      return e.status();
+    }
+  }
+  return right / static_cast<double>(data.size());
+}
+
+FlagSet train_flags() {
+  FlagSet flags;
+  add_cluster_flags(flags);
+  add_runtime_flags(flags);
+  flags.add_string("data_dir", kDefaultFashionMnistDir, "where the Fashion-MNIST .gz files are");
+  flags.add_string("checkpoint_dir", "train_logs", "checkpoints and TensorBoard logs");
+  flags.add_string("hidden", "256,256", "hidden layer sizes");
+  flags.add_string("optimizer", "adam", "adam, sgd, momentum or adagrad");
+  flags.add_string("learning_rate", "0.0005", "the optimizer's learning rate");
+  flags.add_int("batch_size", 128, "examples per step and worker");
+  flags.add_int("epochs", 15, "passes over the training set (all workers together)");
+  flags.add_int("save_checkpoint_steps", 200, "global steps between checkpoints");
+  flags.add_int("log_every", 200, "steps between loss/accuracy lines of the chief");
+  flags.add_bool("sync_replicas", false, "train synchronously (SyncReplicasOptimizer)");
+  flags.add_int("replicas_to_aggregate", 0, "gradients per synchronous step (0: every worker)");
+  flags.add_int("seed", 42, "seed of the initial weights and the data order");
+  flags.add_int("intra_op_threads", 0, "threads per kernel (0: one per core)");
+  return flags;
+}
+
+int serve_ps(const ServerDef& def, StopSignals& stop_signals) {
+  auto server = Server::create(def);
+  if (!server.ok()) {
+    std::cerr << "troupe train: " << server.status().to_string() << "\n";
+    return 1;
+  }
+  std::cout << "troupe train: " << (*server)->task_name() << " serving at " << (*server)->target()
+            << std::endl;
+  stop_signals.wait();
+  (*server)->stop();
+  exit_now(0);
+}
+
+// The signal that asked training to stop (0: none yet). Process-wide: the thread that waits
+// for signals outlives train_command.
+std::atomic<int> stop_signal{0};
+
+// Waits for SIGINT and SIGTERM on a thread of its own: the first one asks training to stop
+// after the current step, a second one ends the process at once.
+void watch_stop_signals(StopSignals signals) {
+  std::thread([signals]() mutable {
+    pthread_setname_np(pthread_self(), "troupe-signals");
+    for (;;) {
+      int signal = signals.wait();
+      if (stop_signal.exchange(signal) != 0) exit_now(128 + signal);
+    }
+  }).detach();
+}
+
+}  // namespace
+
+static int run_train(const Args& args) {
+  StopSignals stop_signals;  // before any thread starts, so that none is interrupted
+  FlagSet flags = train_flags();
+  if (auto exit_code = flags.parse_command_line("train", args)) return *exit_code;
+  auto fail = [](const Status& status, int code = 1) {
+    std::cerr << "troupe train: " << status.to_string() << "\n";
+    return code;
+  };
+  auto configured = server_def_from_flags(flags);
+  if (!configured.ok()) return fail(configured.status(), 2);
+  auto hidden = parse_hidden(flags.get_string("hidden"));
+  if (!hidden.ok()) return fail(hidden.status(), 2);
+  double learning_rate = 0;
+  try {
+    learning_rate = std::stod(flags.get_string("learning_rate"));
+  } catch (const std::exception&) {
+    return fail(errors::InvalidArgument("--learning_rate={} is not a number",
+                                        flags.get_string("learning_rate")),
+                2);
+  }
+  auto optimizer = make_optimizer(flags.get_string("optimizer"), learning_rate);
+  if (!optimizer.ok()) return fail(optimizer.status(), 2);
+  int64_t batch_size = flags.get_int("batch_size"), epochs = flags.get_int("epochs");
+  if (batch_size < 1 || epochs < 1) {
+    return fail(errors::InvalidArgument("--batch_size and --epochs must be >= 1"), 2);
+  }
+
+  std::optional<ServerDef> def = *configured;
+  // A task of a cluster listens for the others; a single process does not.
+  if (def) {
+    if (auto exit_code = apply_runtime_flags(flags, "train")) return *exit_code;
+  }
+  if (def && def->job_name == "ps") return serve_ps(*def, stop_signals);
+  if (def && def->job_name != "worker") {
+    return fail(errors::InvalidArgument("job '{}' has no part in training (expected ps or worker)",
+                                        def->job_name),
+                2);
+  }
+  watch_stop_signals(stop_signals);
+  int task_index = def ? def->task_index : 0;
+  int num_workers = def ? def->cluster.num_tasks("worker").value() : 1;
+  bool is_chief = task_index == 0;
+
+  auto train = load_fashion_mnist(flags.get_string("data_dir"), true);
+  if (!train.ok()) return fail(train.status());
+  auto test = load_fashion_mnist(flags.get_string("data_dir"), false);
+  if (!test.ok()) return fail(test.status());
+
+  std::unique_ptr<Server> server;
+  if (def) {
+    def->default_session_config.intra_op_threads =
+        static_cast<int>(flags.get_int("intra_op_threads"));
+    auto created = Server::create(*def);
+    if (!created.ok()) return fail(created.status());
+    server = std::move(created).value();
+  } else {
+    SessionConfig config;
+    config.intra_op_threads = static_cast<int>(flags.get_int("intra_op_threads"));
+    server = Server::create_local_server(config);
+  }
+  std::string worker_device =
+      fmt::format("/job:{}/task:{}", def ? def->job_name : "localhost", task_index);
+
+  // Between-graph replication: every worker builds the same graph.
+  Scope root = Scope::new_root();
+  Scope placed = root;
+  if (def) {
+    auto setter = replica_device_setter(def->cluster, worker_device);
+    if (!setter.ok()) return fail(setter.status());
+    placed = root.with_device_function(*setter);
+  }
+  Model m = build_model(placed, *hidden, static_cast<uint64_t>(flags.get_int("seed")));
+  bool sync = flags.get_bool("sync_replicas");
+  int replicas = flags.get_int("replicas_to_aggregate") > 0
+                     ? static_cast<int>(flags.get_int("replicas_to_aggregate"))
+                     : num_workers;
+  int64_t examples_per_step = sync ? batch_size * replicas : batch_size;
+  int64_t last_step = std::max<int64_t>(1, epochs * train->size() / examples_per_step);
+  std::unique_ptr<SyncReplicasOptimizer> sync_optimizer;
+  Operation train_op;
+  if (sync) {
+    sync_optimizer = std::make_unique<SyncReplicasOptimizer>(*optimizer, replicas, num_workers);
+    Status built = sync_optimizer->minimize(placed, m.loss, m.global_step, worker_device);
+    if (!built.ok()) return fail(built);
+    train_op = sync_optimizer->train_op();
+  } else {
+    auto built = (*optimizer)->minimize(placed, m.loss, m.global_step.ref);
+    if (!built.ok()) return fail(built.status());
+    train_op = *built;
+  }
+  if (!root.ok()) return fail(root.status());
+
+  MonitoredTrainingSessionOptions options;
+  options.master = server->target();
+  options.is_chief = is_chief;
+  if (def) {
+    // As TensorFlow's trainers do: a worker sees the ps tasks and itself only, so it neither
+    // waits for nor depends on the other workers.
+    SessionConfig config = def->default_session_config;
+    config.device_filters = {"/job:ps", worker_device};
+    options.config = config;
+  }
+  options.checkpoint_dir = flags.get_string("checkpoint_dir");
+  options.save_checkpoint_steps = flags.get_int("save_checkpoint_steps");
+  options.summaries = {{"loss", m.loss}, {"accuracy", m.accuracy}};
+  options.hooks = {std::make_shared<StopAtStepHook>(m.global_step.ref, last_step),
+                   std::make_shared<NanTensorHook>(m.loss)};
+  options.chief_only_hooks = {
+      std::make_shared<LoggingTensorHook>(
+          std::vector<std::pair<std::string, Output>>{
+              {"step", m.global_step.ref}, {"loss", m.loss}, {"accuracy", m.accuracy}},
+          flags.get_int("log_every")),
+      std::make_shared<ProgressHook>(
+          m.global_step.ref, last_step,
+          std::vector<std::pair<std::string, Output>>{{"loss", m.loss}})};
+  if (sync) {
+    options.hooks.push_back(
+        std::make_shared<SyncReplicasHook>(*sync_optimizer, is_chief, server->target(),
+                                           /*init_tokens=*/false, options.config));
+  }
+  auto session = MonitoredTrainingSession::create(root, options);
+  if (!session.ok()) return fail(session.status());
+  MonitoredTrainingSession& mts = **session;
+  int64_t start_step = 0;
+  try {
+    start_step = mts.session().run(m.global_step.ref).scalar<int64_t>();
+  } catch (const StatusError& e) {
+    return fail(e.status());
+  }
+  std::string restored =
+      mts.restored_from() ? ", restored from " + *mts.restored_from() : std::string();
+  if (start_step >= last_step) {
+    // Asynchronous workers may have overshot the last step by a step each, as in TensorFlow.
+    std::cout << fmt::format("troupe train: {}{}: training is done (step {}, {} to train){}{}",
+                             worker_device, is_chief ? " (chief)" : "", start_step, last_step,
+                             restored, is_chief ? "; evaluating" : "")
+              << std::endl;
+  } else {
+    std::cout << fmt::format("troupe train: {}{} at step {} of {}{}", worker_device,
+                             is_chief ? " (chief)" : "", start_step, last_step, restored)
+              << std::endl;
+  }
+
+  ShardedBatches batches(*train, task_index, num_workers, static_cast<int>(batch_size),
+                         static_cast<uint64_t>(flags.get_int("seed")));
+  Tensor images, labels;
+  while (start_step < last_step && !mts.should_stop() && stop_signal.load() == 0) {
+    batches.next(&images, &labels);
+    auto ran = mts.run({}, {{m.images, images}, {m.labels, labels}}, {train_op});
+    if (!ran.ok()) return fail(ran.status());
+  }
+  if (int signal = stop_signal.load(); signal != 0) {
+    int64_t step = -1;
+    try {
+      step = mts.session().run(m.global_step.ref).scalar<int64_t>();
+    } catch (const StatusError&) {
+      // Reported by close() below.
+    }
+    Status closed = mts.close();  // the chief's CheckpointSaverHook saves the step reached
+    if (!closed.ok()) return fail(closed);
+    std::string saved;
+    if (is_chief && !options.checkpoint_dir.empty()) {
+      auto latest = latest_checkpoint(options.checkpoint_dir);
+      if (latest.ok() && latest->has_value()) saved = ", checkpoint " + **latest;
+    }
+    std::cout << fmt::format("troupe train: stopped by {} at step {}{}",
+                             signal == SIGINT ? "SIGINT" : "SIGTERM", step, saved)
+              << std::endl;
+    return 128 + signal;
+  }
+  if (is_chief) {
+    auto accuracy = evaluate(mts.session(), m, *test);
+    if (!accuracy.ok()) return fail(accuracy.status());
+    std::cout << fmt::format("troupe train: test accuracy {:.4f} ({} examples)", *accuracy,
+                             test->size())
+              << std::endl;
+  }
+  Status closed = mts.close();
+  if (!closed.ok()) return fail(closed);
+  return 0;
+}
+
+int train_command(const Args& args) {
+  return exit_code_of("train", [&] { return run_train(args); });
+}
+
+}  // namespace troupe::cli

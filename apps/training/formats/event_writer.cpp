@@ -1,0 +1,450 @@
+// TensorBoard event files: CRC32C, TFRecord framing, hand-written Event protobufs, and the
+// writer and reader built on them.
+#include "troupe/apps/training/formats/event_writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <bit>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "troupe/apps/training/formats/file_io.hpp"
+
+namespace troupe {
+namespace {
+
+constexpr std::array<uint32_t, 256> make_crc32c_table() {
+  std::array<uint32_t, 256> table{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; ++k)
+      c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    table[i] = c;
+  }
+  return table;
+}
+constexpr std::array<uint32_t, 256> kCrc32cTable = make_crc32c_table();
+
+constexpr uint32_t kMaskDelta = 0xa282ead8u;
+constexpr size_t kRecordHeaderSize = 12;  // length + its CRC
+constexpr size_t kFlushThreshold = 64 * 1024;
+
+// ---- little-endian and protobuf encoding --------------------------------------------------
+
+void put_le(std::string& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i)
+    out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+uint64_t get_le(const char* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i)
+    v |= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
+  return v;
+}
+
+enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
+
+void put_varint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+void put_key(std::string& out, uint32_t field, WireType type) {
+  put_varint(out, (static_cast<uint64_t>(field) << 3) | type);
+}
+void put_double(std::string& out, uint32_t field, double v) {
+  put_key(out, field, kFixed64);
+  put_le(out, std::bit_cast<uint64_t>(v), 8);
+}
+void put_float(std::string& out, uint32_t field, float v) {
+  put_key(out, field, kFixed32);
+  put_le(out, std::bit_cast<uint32_t>(v), 4);
+}
+void put_bytes(std::string& out, uint32_t field, std::string_view bytes) {
+  put_key(out, field, kLengthDelimited);
+  put_varint(out, bytes.size());
+  out.append(bytes);
+}
+
+// Event fields shared by every event: proto3 leaves out zero values.
+std::string event_header(double wall_time, int64_t step) {
+  std::string out;
+  if (std::bit_cast<uint64_t>(wall_time) != 0) put_double(out, 1, wall_time);
+  if (step != 0) {
+    put_key(out, 2, kVarint);
+    put_varint(out, static_cast<uint64_t>(step));  // negative: ten bytes, as int64 is
+  }
+  return out;
+}
+
+// A protobuf reader over one message's bytes.
+class ProtoReader {
+ public:
+  ProtoReader(std::string_view data, const std::string& what) : data_(data), what_(what) {}
+
+  bool done() const { return pos_ >= data_.size(); }
+
+  Status read_key(uint32_t* field, uint32_t* type) {
+    uint64_t key;
+    TROUPE_RETURN_IF_ERROR(read_varint(&key));
+    *field = static_cast<uint32_t>(key >> 3);
+    *type = static_cast<uint32_t>(key & 7);
+    if (*field == 0) return corrupt("field number 0");
+    return Status::OK();
+  }
+  Status read_varint(uint64_t* v) {
+    *v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (done()) return corrupt("truncated varint");
+      uint8_t b = static_cast<uint8_t>(data_[pos_++]);
+      *v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return Status::OK();
+    }
+    return corrupt("varint longer than 10 bytes");
+  }
+  Status read_fixed(int bytes, uint64_t* v) {
+    if (data_.size() - pos_ < static_cast<size_t>(bytes)) return corrupt("truncated fixed field");
+    *v = get_le(data_.data() + pos_, bytes);
+    pos_ += bytes;
+    return Status::OK();
+  }
+  Status read_bytes(std::string_view* out) {
+    uint64_t n;
+    TROUPE_RETURN_IF_ERROR(read_varint(&n));
+    if (n > data_.size() - pos_) return corrupt("length-delimited field runs past the message");
+    *out = data_.substr(pos_, n);
+    pos_ += n;
+    return Status::OK();
+  }
+  Status skip(uint32_t type) {
+    uint64_t ignored;
+    std::string_view ignored_bytes;
+    switch (type) {
+      case kVarint:
+        return read_varint(&ignored);
+      case kFixed64:
+        return read_fixed(8, &ignored);
+      case kFixed32:
+        return read_fixed(4, &ignored);
+      case kLengthDelimited:
+        return read_bytes(&ignored_bytes);
+      default:
+        return corrupt(fmt::format("unsupported wire type {}", type));
+    }
+  }
+  // A known field with the wrong wire type.
+  Status expect(uint32_t field, uint32_t type, uint32_t expected) const {
+    if (type == expected) return Status::OK();
+    return corrupt(fmt::format("field {} has wire type {}, expected {}", field, type, expected));
+  }
+  Status corrupt(const std::string& why) const {
+    return errors::DataLoss("{}: malformed Event protobuf at byte {}: {}", what_, pos_, why);
+  }
+
+ private:
+  std::string_view data_;
+  const std::string& what_;
+  size_t pos_ = 0;
+};
+
+// Summary.Value: its tag and simple_value, if it has one.
+Status decode_value(std::string_view data, const std::string& what, DecodedEvent* event) {
+  ProtoReader r(data, what);
+  std::string tag;
+  bool has_simple = false;
+  float simple = 0;
+  while (!r.done()) {
+    uint32_t field, type;
+    TROUPE_RETURN_IF_ERROR(r.read_key(&field, &type));
+    if (field == 1) {
+      TROUPE_RETURN_IF_ERROR(r.expect(field, type, kLengthDelimited));
+      std::string_view bytes;
+      TROUPE_RETURN_IF_ERROR(r.read_bytes(&bytes));
+      tag = std::string(bytes);
+    } else if (field == 2) {
+      TROUPE_RETURN_IF_ERROR(r.expect(field, type, kFixed32));
+      uint64_t bits = 0;
+      TROUPE_RETURN_IF_ERROR(r.read_fixed(4, &bits));
+      simple = std::bit_cast<float>(static_cast<uint32_t>(bits));
+      has_simple = true;
+    } else {
+      TROUPE_RETURN_IF_ERROR(r.skip(type));
+    }
+  }
+  if (has_simple) event->scalars.emplace_back(std::move(tag), simple);
+  return Status::OK();
+}
+
+Status decode_summary(std::string_view data, const std::string& what, DecodedEvent* event) {
+  ProtoReader r(data, what);
+  while (!r.done()) {
+    uint32_t field, type;
+    TROUPE_RETURN_IF_ERROR(r.read_key(&field, &type));
+    if (field == 1) {
+      TROUPE_RETURN_IF_ERROR(r.expect(field, type, kLengthDelimited));
+      std::string_view value;
+      TROUPE_RETURN_IF_ERROR(r.read_bytes(&value));
+      TROUPE_RETURN_IF_ERROR(decode_value(value, what, event));
+    } else {
+      TROUPE_RETURN_IF_ERROR(r.skip(type));
+    }
+  }
+  return Status::OK();
+}
+
+std::string hostname() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
+}
+
+}  // namespace
+
+uint32_t crc32c(const void* data, size_t size, uint32_t crc) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  crc = ~crc;
+  for (size_t i = 0; i < size; ++i)
+    crc = kCrc32cTable[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+  return ~crc;
+}
+
+uint32_t mask_crc32c(uint32_t crc) {
+  return ((crc >> 15) | (crc << 17)) + kMaskDelta;
+}
+
+uint32_t unmask_crc32c(uint32_t masked) {
+  uint32_t rot = masked - kMaskDelta;
+  return (rot >> 17) | (rot << 15);
+}
+
+std::string tfrecord_frame(std::string_view data) {
+  std::string out;
+  out.reserve(kRecordHeaderSize + data.size() + 4);
+  put_le(out, data.size(), 8);
+  put_le(out, mask_crc32c(crc32c(out.data(), 8)), 4);
+  out.append(data);
+  put_le(out, mask_crc32c(crc32c(data.data(), data.size())), 4);
+  return out;
+}
+
+std::string encode_file_version_event(double wall_time, std::string_view file_version) {
+  std::string out = event_header(wall_time, 0);
+  put_bytes(out, 3, file_version);
+  return out;
+}
+
+std::string encode_scalar_event(double wall_time, int64_t step, std::string_view tag, float value) {
+  std::string v;
+  put_bytes(v, 1, tag);
+  put_float(v, 2, value);
+  std::string summary;
+  put_bytes(summary, 1, v);
+  std::string out = event_header(wall_time, step);
+  put_bytes(out, 5, summary);
+  return out;
+}
+
+// ---- EventWriter --------------------------------------------------------------------------
+
+double EventWriter::now() {
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::system_clock::now().time_since_epoch());
+  return static_cast<double>(us.count()) / 1e6;
+}
+
+StatusOr<std::unique_ptr<EventWriter>> EventWriter::create(const std::string& log_dir,
+                                                           const std::string& suffix) {
+  if (log_dir.empty()) return errors::InvalidArgument("EventWriter: empty log_dir");
+  if (suffix.find('/') != std::string::npos) {
+    return errors::InvalidArgument("EventWriter: suffix '{}' must not contain '/'", suffix);
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(log_dir, ec);
+  if (ec) return errno_status(ec.value(), "cannot create log directory", log_dir);
+  double wall_time = now();
+  std::string path = (std::filesystem::path(log_dir) /
+                      fmt::format("events.out.tfevents.{:010d}.{}{}",
+                                  static_cast<int64_t>(wall_time), hostname(), suffix))
+                         .string();
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    int err = errno;
+    Status status = errno_status(err, "cannot create event file", path);
+    if (err == EEXIST) {
+      return Status(status.code(),
+                    status.message() + " (another writer this second; give it a suffix)");
+    }
+    return status;
+  }
+  std::unique_ptr<EventWriter> writer(new EventWriter(path, fd));
+  {
+    std::lock_guard lock(writer->mu_);
+    TROUPE_RETURN_IF_ERROR(
+        writer->append_locked(encode_file_version_event(wall_time, kEventFileVersion)));
+  }
+  TROUPE_RETURN_IF_ERROR(writer->flush());
+  return writer;
+}
+
+EventWriter::~EventWriter() {
+  (void)flush();
+  ::close(fd_);
+}
+
+Status EventWriter::add_scalar(const std::string& tag, int64_t step, double value,
+                               double wall_time) {
+  if (tag.empty()) {
+    return errors::InvalidArgument("EventWriter '{}': empty tag for the scalar at step {}", path_,
+                                   step);
+  }
+  std::lock_guard lock(mu_);
+  return append_locked(encode_scalar_event(wall_time, step, tag, static_cast<float>(value)));
+}
+
+Status EventWriter::append_locked(std::string_view event) {
+  if (!error_.ok()) return error_;
+  buffer_ += tfrecord_frame(event);
+  if (buffer_.size() >= kFlushThreshold) return write_buffer_locked();
+  return Status::OK();
+}
+
+Status EventWriter::write_buffer_locked() {
+  if (!error_.ok()) return error_;
+  size_t done = 0;
+  while (done < buffer_.size()) {
+    ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      error_ = errno_status(errno, "cannot write event file", path_);
+      return error_;
+    }
+    done += static_cast<size_t>(n);
+  }
+  buffer_.clear();
+  return Status::OK();
+}
+
+Status EventWriter::flush() {
+  std::lock_guard lock(mu_);
+  TROUPE_RETURN_IF_ERROR(write_buffer_locked());
+  if (::fsync(fd_) != 0) {
+    error_ = errno_status(errno, "cannot fsync event file", path_);
+    return error_;
+  }
+  return Status::OK();
+}
+
+// ---- EventReader --------------------------------------------------------------------------
+
+StatusOr<std::vector<std::string>> EventReader::read_records(const std::string& path) {
+  TROUPE_ASSIGN_OR_RETURN(
+      std::string file,
+      read_whole_file(path, "event file",
+                      fmt::format("event file '{}' does not exist (EventWriter::path() names "
+                                  "the file a writer created; a log directory holds "
+                                  "events.out.tfevents.* files)",
+                                  path)));
+
+  std::vector<std::string> records;
+  size_t pos = 0;
+  while (pos < file.size()) {
+    size_t index = records.size();
+    if (file.size() - pos < kRecordHeaderSize) {
+      return errors::DataLoss("event file '{}': record {} at offset {} is truncated (header)", path,
+                              index, pos);
+    }
+    uint64_t length = get_le(file.data() + pos, 8);
+    uint32_t length_crc = static_cast<uint32_t>(get_le(file.data() + pos + 8, 4));
+    if (unmask_crc32c(length_crc) != crc32c(file.data() + pos, 8)) {
+      return errors::DataLoss(
+          "event file '{}': record {} at offset {} has a corrupt length "
+          "(CRC32C mismatch)",
+          path, index, pos);
+    }
+    size_t data_pos = pos + kRecordHeaderSize;
+    if (length > file.size() - data_pos || file.size() - data_pos - length < 4) {
+      return errors::DataLoss(
+          "event file '{}': record {} at offset {} is truncated ({} bytes of data declared, {} "
+          "left)",
+          path, index, pos, length, file.size() - data_pos);
+    }
+    uint32_t data_crc = static_cast<uint32_t>(get_le(file.data() + data_pos + length, 4));
+    if (unmask_crc32c(data_crc) != crc32c(file.data() + data_pos, length)) {
+      return errors::DataLoss(
+          "event file '{}': record {} at offset {} has corrupt data (CRC32C mismatch)", path, index,
+          pos);
+    }
+    records.emplace_back(file, data_pos, length);
+    pos = data_pos + length + 4;
+  }
+  return records;
+}
+
+StatusOr<DecodedEvent> EventReader::decode_event(std::string_view data, const std::string& what) {
+  DecodedEvent event;
+  ProtoReader r(data, what);
+  while (!r.done()) {
+    uint32_t field, type;
+    TROUPE_RETURN_IF_ERROR(r.read_key(&field, &type));
+    if (field == 1) {
+      TROUPE_RETURN_IF_ERROR(r.expect(field, type, kFixed64));
+      uint64_t bits = 0;
+      TROUPE_RETURN_IF_ERROR(r.read_fixed(8, &bits));
+      event.wall_time = std::bit_cast<double>(bits);
+    } else if (field == 2) {
+      TROUPE_RETURN_IF_ERROR(r.expect(field, type, kVarint));
+      uint64_t v = 0;
+      TROUPE_RETURN_IF_ERROR(r.read_varint(&v));
+      event.step = static_cast<int64_t>(v);
+    } else if (field == 3) {
+      TROUPE_RETURN_IF_ERROR(r.expect(field, type, kLengthDelimited));
+      std::string_view bytes;
+      TROUPE_RETURN_IF_ERROR(r.read_bytes(&bytes));
+      event.file_version = std::string(bytes);
+    } else if (field == 5) {
+      TROUPE_RETURN_IF_ERROR(r.expect(field, type, kLengthDelimited));
+      std::string_view summary;
+      TROUPE_RETURN_IF_ERROR(r.read_bytes(&summary));
+      TROUPE_RETURN_IF_ERROR(decode_summary(summary, what, &event));
+    } else {
+      TROUPE_RETURN_IF_ERROR(r.skip(type));
+    }
+  }
+  return event;
+}
+
+StatusOr<std::vector<DecodedEvent>> EventReader::read_events(const std::string& path) {
+  TROUPE_ASSIGN_OR_RETURN(std::vector<std::string> records, read_records(path));
+  std::vector<DecodedEvent> events;
+  events.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    TROUPE_ASSIGN_OR_RETURN(
+        DecodedEvent event,
+        decode_event(records[i], fmt::format("event file '{}', record {}", path, i)));
+    events.push_back(std::move(event));
+  }
+  return events;
+}
+
+StatusOr<std::vector<ScalarEvent>> EventReader::read_scalars(const std::string& path) {
+  TROUPE_ASSIGN_OR_RETURN(std::vector<DecodedEvent> events, read_events(path));
+  std::vector<ScalarEvent> scalars;
+  for (DecodedEvent& event : events) {
+    for (auto& [tag, value] : event.scalars) {
+      scalars.push_back({event.wall_time, event.step, std::move(tag), value});
+    }
+  }
+  return scalars;
+}
+
+}  // namespace troupe

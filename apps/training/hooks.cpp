@@ -1,0 +1,185 @@
+// The standard hooks.
+#include "troupe/apps/training/hooks.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace troupe {
+namespace {
+
+// A scalar tensor as a double, whatever its numeric dtype.
+double scalar_value(const Tensor& t) {
+  double value = 0;
+  TROUPE_SWITCH_NUMERIC_OR_BOOL(t.dtype(), T, value = static_cast<double>(*t.data<T>()));
+  return value;
+}
+
+std::string format_scalar(const Tensor& t) {
+  if (t.num_elements() == 1 && t.dtype() != DataType::kString) {
+    return fmt::format("{:.6g}", scalar_value(t));
+  }
+  return t.summarize(6);
+}
+
+}  // namespace
+
+bool StepTimer::should_trigger(int64_t step) const {
+  if (last_step_ < 0) return true;
+  if (step == last_step_) return false;
+  if (steps_ > 0) return step >= last_step_ + steps_;
+  auto elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_time_);
+  return elapsed.count() >= secs_;
+}
+
+void StepTimer::mark(int64_t step) {
+  last_step_ = step;
+  last_time_ = std::chrono::steady_clock::now();
+}
+
+Status StopAtStepHook::after_run(RunContext& context, const std::vector<Tensor>& values) {
+  // The step was read before this run's increment landed, so the step reached is one more.
+  if (scalar_value(values.at(0)) + 1 >= static_cast<double>(last_step_)) context.request_stop();
+  return Status::OK();
+}
+
+CheckpointSaverHook::CheckpointSaverHook(std::string dir, std::shared_ptr<Saver> saver,
+                                         Output global_step, int64_t save_steps, double save_secs)
+    : dir_(std::move(dir)),
+      saver_(std::move(saver)),
+      global_step_(std::move(global_step)),
+      timer_(save_steps, save_secs) {}
+
+Status CheckpointSaverHook::save(Session& session, int64_t step) {
+  if (step == last_saved_) return Status::OK();
+  TROUPE_ASSIGN_OR_RETURN(std::string path, saver_->save(session, dir_, step));
+  last_saved_ = step;
+  timer_.mark(step);
+  return Status::OK();
+}
+
+Status CheckpointSaverHook::after_create_session(Session& session) {
+  try {
+    return save(session, static_cast<int64_t>(scalar_value(session.run(global_step_))));
+  } catch (const StatusError& e) {
+    return e.status();
+  }
+}
+
+Status CheckpointSaverHook::after_run(RunContext& context, const std::vector<Tensor>& values) {
+  int64_t step = static_cast<int64_t>(scalar_value(values.at(0))) + 1;
+  if (!timer_.should_trigger(step)) return Status::OK();
+  return save(context.session(), step);
+}
+
+Status CheckpointSaverHook::end(Session& session) {
+  try {
+    return save(session, static_cast<int64_t>(scalar_value(session.run(global_step_))));
+  } catch (const StatusError& e) {
+    return e.status();
+  }
+}
+
+LoggingTensorHook::LoggingTensorHook(std::vector<std::pair<std::string, Output>> tensors,
+                                     int64_t every_n_iter, std::ostream& out)
+    : tensors_(std::move(tensors)), every_n_iter_(std::max<int64_t>(every_n_iter, 1)), out_(out) {}
+
+std::vector<Output> LoggingTensorHook::before_run(RunContext&) {
+  due_ = iteration_++ % every_n_iter_ == 0;
+  if (!due_) return {};
+  std::vector<Output> fetches;
+  for (const auto& [name, output] : tensors_)
+    fetches.push_back(output);
+  return fetches;
+}
+
+Status LoggingTensorHook::after_run(RunContext&, const std::vector<Tensor>& values) {
+  if (!due_) return Status::OK();
+  std::string line;
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    if (i > 0) line += ", ";
+    line += tensors_[i].first + " = " + format_scalar(values[i]);
+  }
+  out_ << line << std::endl;
+  return Status::OK();
+}
+
+Status NanTensorHook::after_run(RunContext& context, const std::vector<Tensor>& values) {
+  if (!std::isnan(scalar_value(values.at(0)))) return Status::OK();
+  context.request_stop();
+  if (fail_on_nan_) return errors::InvalidArgument("NaN loss during training");
+  return Status::OK();
+}
+
+SummarySaverHook::SummarySaverHook(std::string output_dir, Output global_step,
+                                   std::vector<std::pair<std::string, Output>> scalars,
+                                   int64_t save_steps)
+    : output_dir_(std::move(output_dir)),
+      global_step_(std::move(global_step)),
+      scalars_(std::move(scalars)),
+      timer_(save_steps, 0) {}
+
+Status SummarySaverHook::after_create_session(Session&) {
+  if (writer_ != nullptr) return Status::OK();  // a recovered session keeps writing the file
+  // The pid in the name keeps apart the files of runs that start in the same second (a job
+  // restarted at once), as TensorFlow 2's names do.
+  TROUPE_ASSIGN_OR_RETURN(writer_,
+                          EventWriter::create(output_dir_, fmt::format(".{}", ::getpid())));
+  return Status::OK();
+}
+
+std::vector<Output> SummarySaverHook::before_run(RunContext&) {
+  std::vector<Output> fetches = {global_step_};
+  for (const auto& [tag, output] : scalars_)
+    fetches.push_back(output);
+  return fetches;
+}
+
+Status SummarySaverHook::after_run(RunContext&, const std::vector<Tensor>& values) {
+  int64_t step = static_cast<int64_t>(scalar_value(values.at(0))) + 1;
+  if (!timer_.should_trigger(step)) return Status::OK();
+  timer_.mark(step);
+  for (size_t i = 0; i < scalars_.size(); ++i) {
+    TROUPE_RETURN_IF_ERROR(
+        writer_->add_scalar(scalars_[i].first, step, scalar_value(values[i + 1])));
+  }
+  return writer_->flush();
+}
+
+Status SummarySaverHook::end(Session&) {
+  return writer_ ? writer_->flush() : Status::OK();
+}
+
+ProgressHook::ProgressHook(Output global_step, int64_t last_step,
+                           std::vector<std::pair<std::string, Output>> shown, double every_secs,
+                           std::ostream& out)
+    : global_step_(std::move(global_step)),
+      last_step_(last_step),
+      shown_(std::move(shown)),
+      timer_(0, every_secs),
+      out_(out) {}
+
+std::vector<Output> ProgressHook::before_run(RunContext&) {
+  std::vector<Output> fetches = {global_step_};
+  for (const auto& [name, output] : shown_)
+    fetches.push_back(output);
+  return fetches;
+}
+
+Status ProgressHook::after_run(RunContext& context, const std::vector<Tensor>& values) {
+  int64_t step = std::min(static_cast<int64_t>(scalar_value(values.at(0))) + 1, last_step_);
+  if (!timer_.should_trigger(step) && step < last_step_ && !context.stop_requested()) {
+    return Status::OK();
+  }
+  timer_.mark(step);
+  std::string text;
+  for (size_t i = 0; i < shown_.size(); ++i) {
+    text += fmt::format(" {}={}", shown_[i].first, format_scalar(values[i + 1]));
+  }
+  out_ << "troupe-progress " << step << " " << last_step_ << text << std::endl;
+  return Status::OK();
+}
+
+}  // namespace troupe

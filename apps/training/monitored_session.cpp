@@ -1,0 +1,214 @@
+// MonitoredTrainingSession: start-up (restore, initialise or wait), hooks, shutdown.
+#include "troupe/apps/training/monitored_session.hpp"
+
+#include <iostream>
+#include <thread>
+
+#include "troupe/graph/ops/ops.hpp"
+
+namespace troupe {
+namespace {
+
+constexpr auto kReadyPoll = std::chrono::milliseconds(200);
+constexpr auto kRecoveryPoll = std::chrono::milliseconds(500);
+
+// Errors that mean a task was lost, not that the model or the program is wrong.
+bool is_recoverable(const Status& status) {
+  return status.code() == Code::kUnavailable || status.code() == Code::kAborted;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<MonitoredTrainingSession>> MonitoredTrainingSession::create(
+    const Scope& scope, MonitoredTrainingSessionOptions options) {
+  if (options.master.empty()) return errors::InvalidArgument("options.master is empty");
+  std::unique_ptr<MonitoredTrainingSession> mts(new MonitoredTrainingSession());
+  mts->options_ = std::move(options);
+  const auto& opt = mts->options_;
+  Scope root = scope.root();
+  ModelVariable global_step = get_or_create_global_step(root);
+  TROUPE_RETURN_IF_ERROR(root.status());
+
+  // Ready when every variable is initialised; the checks run where the variables are.
+  for (const VariableRecord& r : global_variables(root.graph())) {
+    Output var(root.graph().find(r.variable), 0);
+    mts->ready_checks_.push_back(
+        ops::IsVariableInitialized(root.sub_scope("ready").colocate_with(var.op()), var));
+  }
+  mts->init_op_ = global_variables_initializer(root.sub_scope("init"));
+  mts->hooks_ = opt.hooks;
+  if (opt.is_chief) {
+    mts->hooks_.insert(mts->hooks_.end(), opt.chief_only_hooks.begin(), opt.chief_only_hooks.end());
+    if (!opt.checkpoint_dir.empty()) {
+      TROUPE_RETURN_IF_ERROR(remove_unfinished_checkpoints(opt.checkpoint_dir));
+      TROUPE_ASSIGN_OR_RETURN(Saver saver, Saver::create(root, opt.max_checkpoints_to_keep));
+      mts->saver_ = std::make_shared<Saver>(std::move(saver));
+      mts->hooks_.push_back(std::make_shared<CheckpointSaverHook>(
+          opt.checkpoint_dir, mts->saver_, global_step.ref, opt.save_checkpoint_steps,
+          opt.save_checkpoint_secs));
+      if (!opt.summaries.empty()) {
+        mts->hooks_.push_back(std::make_shared<SummarySaverHook>(
+            opt.checkpoint_dir, global_step.ref, opt.summaries, opt.save_summaries_steps));
+      }
+    }
+  }
+  for (const auto& hook : mts->hooks_)
+    TROUPE_RETURN_IF_ERROR(hook->begin(root));
+  TROUPE_RETURN_IF_ERROR(root.status());
+
+  try {
+    mts->session_ = std::make_unique<Session>(opt.master, opt.config);
+  } catch (const StatusError& e) {
+    return e.status();
+  }
+  TROUPE_RETURN_IF_ERROR(mts->prepare(/*recovering=*/false));
+  for (const auto& hook : mts->hooks_) {
+    TROUPE_RETURN_IF_ERROR(hook->after_create_session(*mts->session_));
+  }
+  return mts;
+}
+
+Status MonitoredTrainingSession::prepare(bool recovering) {
+  try {
+    auto ready = [&] {
+      for (const Tensor& t : session_->run(ready_checks_)) {
+        if (!t.scalar<bool>()) return false;
+      }
+      return true;
+    };
+    if (options_.is_chief) {
+      if (recovering && ready()) return Status::OK();  // the lost task held no variables
+      std::optional<std::string> checkpoint;
+      if (!options_.checkpoint_dir.empty()) {
+        TROUPE_ASSIGN_OR_RETURN(checkpoint, latest_checkpoint(options_.checkpoint_dir));
+      }
+      if (checkpoint) {
+        TROUPE_RETURN_IF_ERROR(saver_->restore(*session_, *checkpoint));
+        restored_from_ = checkpoint;
+      } else if (!ready()) {
+        session_->run_targets({init_op_});
+      }
+      return Status::OK();
+    }
+    auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.ready_timeout_ms);
+    while (!ready()) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        return errors::DeadlineExceeded(
+            "the chief did not initialise the model within {} ms (is worker 0 running?)",
+            options_.ready_timeout_ms);
+      }
+      std::this_thread::sleep_for(kReadyPoll);
+    }
+  } catch (const StatusError& e) {
+    return e.status();
+  }
+  return Status::OK();
+}
+
+StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Output>& fetches,
+                                                            const FeedDict& feeds,
+                                                            const std::vector<Operation>& targets) {
+  if (closed_) return errors::FailedPrecondition("the monitored session is closed");
+  RunContext context(*session_);
+  std::vector<Output> all = fetches;
+  std::vector<size_t> begin;
+  for (const auto& hook : hooks_) {
+    begin.push_back(all.size());
+    auto extra = hook->before_run(context);
+    all.insert(all.end(), extra.begin(), extra.end());
+  }
+  std::vector<Tensor> values;
+  for (;;) {
+    try {
+      values = all.empty() ? (session_->run_targets(targets, feeds), std::vector<Tensor>{})
+                           : session_->run(feeds, all, targets);
+      break;
+    } catch (const StatusError& e) {
+      Status recovered = is_recoverable(e.status()) && options_.recovery_timeout_ms > 0
+                             ? recover(e.status())
+                             : e.status();
+      if (!recovered.ok()) {
+        stop_ = true;
+        return recovered;
+      }
+    }
+  }
+  // A recovery above replaced the session the context was made with (and freed it).
+  context.rebind(*session_);
+  Status hooks_status;
+  for (size_t h = 0; h < hooks_.size(); ++h) {
+    size_t end = h + 1 < hooks_.size() ? begin[h + 1] : values.size();
+    std::vector<Tensor> slice(values.begin() + begin[h], values.begin() + end);
+    Status s = hooks_[h]->after_run(context, slice);
+    if (!s.ok() && is_recoverable(s) && options_.recovery_timeout_ms > 0) {
+      // A task was lost while the hook used the session (the chief's checkpoint save reads
+      // every variable). The step itself ran; recovering prepares the model again and runs
+      // every hook's after_create_session, which saves the restored model. The hook is not
+      // asked again for this step: its values predate the recovery.
+      s = recover(s);
+      context.rebind(*session_);
+    }
+    if (hooks_status.ok() && !s.ok()) hooks_status = s;
+  }
+  if (context.stop_requested() || !hooks_status.ok()) stop_ = true;
+  TROUPE_RETURN_IF_ERROR(hooks_status);
+  values.resize(fetches.size());
+  return values;
+}
+
+Status MonitoredTrainingSession::recover(const Status& cause) {
+  std::cerr << "troupe: recovering the training session after: " << cause.to_string() << std::endl;
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.recovery_timeout_ms);
+  Status last = cause;
+  while (std::chrono::steady_clock::now() < deadline) {
+    (void)session_->close();
+    std::this_thread::sleep_for(kRecoveryPoll);
+    try {
+      session_ = std::make_unique<Session>(options_.master, options_.config);
+    } catch (const StatusError& e) {
+      last = e.status();
+      if (!is_recoverable(last)) return last;
+      continue;
+    }
+    last = prepare(/*recovering=*/true);
+    if (!last.ok()) {
+      if (!is_recoverable(last)) return last;
+      continue;
+    }
+    for (const auto& hook : hooks_) {
+      last = hook->after_create_session(*session_);
+      if (!last.ok()) break;
+    }
+    if (!last.ok()) {
+      // Lost again while saving the prepared model, say: try again from the start.
+      if (!is_recoverable(last)) return last;
+      continue;
+    }
+    ++recoveries_;
+    std::cerr << "troupe: training session recovered"
+              << (restored_from_ ? " from " + *restored_from_ : std::string()) << std::endl;
+    return Status::OK();
+  }
+  return errors::Unavailable("could not recover the training session within {} ms: {}",
+                             options_.recovery_timeout_ms, last.to_string());
+}
+
+Status MonitoredTrainingSession::close() {
+  if (closed_) return Status::OK();
+  closed_ = true;
+  Status status;
+  for (const auto& hook : hooks_) {
+    Status s = hook->end(*session_);
+    if (status.ok() && !s.ok()) status = s;
+  }
+  Status closed = session_->close();
+  return status.ok() ? closed : status;
+}
+
+MonitoredTrainingSession::~MonitoredTrainingSession() {
+  (void)close();
+}
+
+}  // namespace troupe

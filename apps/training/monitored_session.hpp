@@ -1,0 +1,100 @@
+// MonitoredTrainingSession: TensorFlow's tf.train.MonitoredTrainingSession — a session that
+// initialises or restores the model, runs hooks around every step, saves checkpoints and
+// summaries, and knows when training should stop.
+//
+//   MonitoredTrainingSessionOptions options;
+//   options.master = server->target();
+//   options.is_chief = task_index == 0;
+//   options.checkpoint_dir = "/tmp/train_logs";
+//   options.hooks = {std::make_shared<StopAtStepHook>(global_step, 1000)};
+//   auto session = MonitoredTrainingSession::create(root, options).value_or_throw();
+//   while (!session->should_stop()) session->run({train_op}, feeds);
+//
+// Start-up: the chief restores the newest checkpoint of checkpoint_dir, or runs the variables'
+// initializers if there is none; every other worker waits until the chief has made the model
+// ready (all variables initialised), up to ready_timeout_ms. The chief first removes the
+// unfinished files a chief killed mid-save left behind; it also saves checkpoints
+// (every save_checkpoint_steps, or save_checkpoint_secs) and summaries.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "troupe/actors/session.hpp"
+#include "troupe/apps/training/hooks.hpp"
+#include "troupe/apps/training/saver.hpp"
+
+namespace troupe {
+
+struct MonitoredTrainingSessionOptions {
+  std::string master;  // the session target, usually this task's own server
+  bool is_chief = true;
+  std::string checkpoint_dir;  // "" = no checkpoints or summaries
+  int64_t save_checkpoint_steps = 0;
+  double save_checkpoint_secs = 600;  // used when save_checkpoint_steps is 0
+  int64_t save_summaries_steps = 100;
+  int max_checkpoints_to_keep = 5;
+  // Scalars written to TensorBoard (tag, scalar tensor) by the chief.
+  std::vector<std::pair<std::string, Output>> summaries;
+  std::vector<std::shared_ptr<SessionRunHook>> hooks;
+  std::vector<std::shared_ptr<SessionRunHook>> chief_only_hooks;
+  std::optional<SessionConfig> config;
+  int64_t ready_timeout_ms = 300000;  // how long a non-chief waits for the chief
+  // As TensorFlow's MonitoredSession: a step that fails with Unavailable or Aborted (a task
+  // was lost) closes the session, opens a new one and prepares the model again — the chief
+  // keeps a model that is still ready and otherwise restores the newest checkpoint (a
+  // restarted ps comes back empty), the others wait for it — then runs the step again. A task
+  // lost while a hook uses the session after the step (the chief's checkpoint save), or while
+  // the recovery itself saves, is recovered from the same way. This bounds how long one
+  // recovery may take in all (0: no recovery; the error ends training).
+  int64_t recovery_timeout_ms = 300000;
+};
+
+class MonitoredTrainingSession {
+ public:
+  // Adds the nodes it needs (global step if missing, ready check, saver) to `scope`'s graph,
+  // opens the session and prepares the model. `scope` is the model's root scope.
+  static StatusOr<std::unique_ptr<MonitoredTrainingSession>> create(
+      const Scope& scope, MonitoredTrainingSessionOptions options);
+  ~MonitoredTrainingSession();
+
+  // One step: fetches `fetches` (plus what the hooks ask for) and runs `targets`. A lost task,
+  // in the step or in a hook's after_run, is recovered from (see recovery_timeout_ms); any
+  // other error from the step or a hook ends training and is returned.
+  StatusOr<std::vector<Tensor>> run(const std::vector<Output>& fetches, const FeedDict& feeds = {},
+                                    const std::vector<Operation>& targets = {});
+
+  bool should_stop() const { return stop_; }
+  // The checkpoint restored at start-up or by the last recovery, if any.
+  const std::optional<std::string>& restored_from() const { return restored_from_; }
+  // How many times the session was recovered after a lost task.
+  int recoveries() const { return recoveries_; }
+  Session& session() { return *session_; }
+
+  // Runs the hooks' end() (the chief's final checkpoint) and closes the session. Idempotent.
+  Status close();
+
+ private:
+  MonitoredTrainingSession() = default;
+  // Makes the model ready: restore or initialise (chief; when `recovering`, a model that is
+  // still ready is kept), or wait for the chief.
+  Status prepare(bool recovering);
+  // Replaces a session that failed with `cause` by a new, prepared one (bounded).
+  Status recover(const Status& cause);
+  int recoveries_ = 0;
+
+  MonitoredTrainingSessionOptions options_;
+  std::unique_ptr<Session> session_;
+  std::vector<std::shared_ptr<SessionRunHook>> hooks_;
+  std::shared_ptr<Saver> saver_;
+  Operation init_op_;
+  std::vector<Output> ready_checks_;
+  std::optional<std::string> restored_from_;
+  bool stop_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace troupe

@@ -1,0 +1,67 @@
+// SyncReplicasHook: local step initialisation and the chief's update loop.
+#include "troupe/apps/training/sync_replicas_hook.hpp"
+
+#include <pthread.h>
+
+namespace troupe {
+
+SyncReplicasHook::SyncReplicasHook(const SyncReplicasOptimizer& optimizer, bool is_chief,
+                                   std::string master, bool init_tokens,
+                                   std::optional<SessionConfig> config)
+    : optimizer_(optimizer),
+      is_chief_(is_chief),
+      master_(std::move(master)),
+      init_tokens_(init_tokens),
+      config_(std::move(config)) {}
+
+SyncReplicasHook::~SyncReplicasHook() {
+  if (loop_session_ != nullptr) (void)end(*loop_session_);
+}
+
+Status SyncReplicasHook::after_create_session(Session& session) {
+  if (loop_session_ != nullptr || loop_.joinable()) {
+    return errors::Unimplemented(
+        "synchronous training cannot recover a lost session yet (its accumulators and token "
+        "queue would need to be rebuilt): restart the job to resume from the checkpoint");
+  }
+  try {
+    session.run_targets({optimizer_.local_step_init()});
+    if (!is_chief_) return Status::OK();
+    if (init_tokens_) session.run_targets({optimizer_.init_tokens()});
+    loop_session_ = std::make_unique<Session>(master_, config_);
+  } catch (const StatusError& e) {
+    return e.status();
+  }
+  loop_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "troupe-sync");
+    while (!stopping_) {
+      try {
+        loop_session_->run_targets({optimizer_.chief_update()});
+      } catch (const StatusError& e) {
+        // Closing the loop's session at the end cancels the update waiting for gradients.
+        if (!stopping_) {
+          std::lock_guard lock(mutex_);
+          loop_status_ = e.status().with_context("the chief's synchronous update");
+        }
+        return;
+      }
+    }
+  });
+  return Status::OK();
+}
+
+Status SyncReplicasHook::end(Session&) {
+  if (loop_session_ == nullptr) return Status::OK();
+  stopping_ = true;
+  (void)loop_session_->close();
+  if (loop_.joinable()) loop_.join();
+  loop_session_.reset();
+  return loop_status();
+}
+
+Status SyncReplicasHook::loop_status() const {
+  std::lock_guard lock(mutex_);
+  return loop_status_;
+}
+
+}  // namespace troupe

@@ -1,0 +1,45 @@
+// SyncReplicasHook: the session side of SyncReplicasOptimizer (graph/sync_replicas_optimizer.hpp).
+// Every worker sets its local step once the model is ready; the chief also runs the update
+// loop — take the averaged gradients, apply them, release the workers — in a thread of its own
+// with its own session, until the monitored session ends.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "troupe/apps/training/session_run_hook.hpp"
+#include "troupe/graph/sync_replicas_optimizer.hpp"
+
+namespace troupe {
+
+class SyncReplicasHook : public SessionRunHook {
+ public:
+  // `master` (and `config`) is the target the chief's update loop opens its session on.
+  // `init_tokens` puts total_num_replicas tokens in the queue at start (needed with backup
+  // workers only).
+  SyncReplicasHook(const SyncReplicasOptimizer& optimizer, bool is_chief, std::string master,
+                   bool init_tokens = false, std::optional<SessionConfig> config = std::nullopt);
+  ~SyncReplicasHook() override;
+
+  Status after_create_session(Session& session) override;
+  Status end(Session& session) override;
+
+  // The first error of the chief's update loop, if it failed.
+  Status loop_status() const;
+
+ private:
+  const SyncReplicasOptimizer& optimizer_;
+  bool is_chief_;
+  std::string master_;
+  bool init_tokens_;
+  std::optional<SessionConfig> config_;
+  std::unique_ptr<Session> loop_session_;
+  std::thread loop_;
+  std::atomic<bool> stopping_{false};
+  mutable std::mutex mutex_;
+  Status loop_status_;
+};
+
+}  // namespace troupe
