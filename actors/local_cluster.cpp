@@ -52,7 +52,9 @@ StatusOr<ClusterSpec> make_ps_worker_cluster(int num_ps, int num_workers, bool f
 StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::start(const ClusterSpec& cluster,
                                                             LocalClusterOptions options) {
   if (cluster.empty()) return errors::InvalidArgument("the cluster has no jobs");
-  if (options.runtime == nullptr) options.runtime = Runtime::shared_default();
+  if (options.runtime == nullptr) {
+    TROUPE_ASSIGN_OR_RETURN(options.runtime, Runtime::shared_default());
+  }
   std::map<std::pair<std::string, int>, const Fault*> faults;
   for (const Fault& fault : options.faults) {
     TROUPE_RETURN_IF_ERROR(fault.validate(cluster));
@@ -108,8 +110,9 @@ StatusOr<Server*> LocalCluster::server(const std::string& job, int index) const 
   return it->second.get();
 }
 
-std::string LocalCluster::target(const std::string& job, int index) const {
-  return server(job, index).value_or_throw()->target();
+StatusOr<std::string> LocalCluster::target(const std::string& job, int index) const {
+  TROUPE_ASSIGN_OR_RETURN(Server * server, this->server(job, index));
+  return server->target();
 }
 
 Status LocalCluster::kill(const std::string& job, int index) {

@@ -2,8 +2,9 @@
 // and with the same actors and messages as a real cluster — for tests, for users' own tests,
 // and for `troupe sim`.
 //
-//   auto cluster = LocalCluster::start(/*ps=*/2, /*workers=*/2).value_or_throw();
-//   Session session(cluster->target("worker", 0));
+//   TROUPE_ASSIGN_OR_RETURN(auto cluster, LocalCluster::start(/*ps=*/2, /*workers=*/2));
+//   TROUPE_ASSIGN_OR_RETURN(std::string target, cluster->target("worker", 0));
+//   TROUPE_ASSIGN_OR_RETURN(Session session, Session::create(target));
 //
 // Tasks find each other through the process-local registry, so nothing crosses the network;
 // with `listen` each task also listens on a free loopback port, so other processes can join
@@ -49,8 +50,8 @@ class LocalCluster {
   const ClusterSpec& cluster() const { return cluster_; }
   // The server of task (job, index); InvalidArgument naming them if there is none.
   StatusOr<Server*> server(const std::string& job, int index) const;
-  // Its session target; throws StatusError if there is no such task.
-  std::string target(const std::string& job, int index) const;
+  // Its session target; InvalidArgument naming them if there is no such task.
+  StatusOr<std::string> target(const std::string& job, int index) const;
   size_t size() const { return servers_.size(); }
 
   // Stops task (job, index) at once, from another thread, as if its process had died: the

@@ -103,12 +103,6 @@ struct Runtime::Impl {
 
 namespace {
 
-// Creates an actor system only for options that validate.
-const RuntimeOptions& validated(const RuntimeOptions& options) {
-  throw_if_error(options.validate());
-  return options;
-}
-
 void raise_open_file_limit() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -135,9 +129,14 @@ DefaultRuntime& default_runtime() {
 
 }  // namespace
 
+StatusOr<std::shared_ptr<Runtime>> Runtime::create(RuntimeOptions options) {
+  TROUPE_RETURN_IF_ERROR(options.validate());
+  return std::shared_ptr<Runtime>(new Runtime(std::move(options)));
+}
+
 Runtime::Runtime(RuntimeOptions options) {
   raise_open_file_limit();
-  impl_ = std::make_unique<Impl>(validated(options));
+  impl_ = std::make_unique<Impl>(options);
   accept_gate::configure(impl_->options.admission);
 }
 
@@ -151,7 +150,7 @@ const RuntimeOptions& Runtime::options() const {
   return impl_->options;
 }
 
-std::shared_ptr<Runtime> Runtime::shared_default() {
+StatusOr<std::shared_ptr<Runtime>> Runtime::shared_default() {
   DefaultRuntime& d = default_runtime();
   std::lock_guard lock(d.mutex);
   auto runtime = d.current.lock();
@@ -161,9 +160,9 @@ std::shared_ptr<Runtime> Runtime::shared_default() {
       options = *d.options;
     } else {
       options.tls = TlsOptions::from_environment();
-      throw_if_error(options.tls.validate(TlsOptions::environment_names()));
+      TROUPE_RETURN_IF_ERROR(options.tls.validate(TlsOptions::environment_names()));
     }
-    runtime = std::make_shared<Runtime>(options);
+    TROUPE_ASSIGN_OR_RETURN(runtime, create(std::move(options)));
     d.current = runtime;
   }
   return runtime;

@@ -46,11 +46,11 @@ struct RuntimeOptions {
 
 class Runtime {
  public:
-  // Throws StatusError (InvalidArgument) for TLS settings that do not validate. The first
+  // A runtime with `options`; InvalidArgument for options that do not validate. The first
   // runtime of a process raises its soft limit on open files to the hard limit (as Go's
   // runtime does): every connection to a peer is a descriptor, and 1024, a common soft
   // limit, is soon reached by a node that many clients or tasks talk to.
-  explicit Runtime(RuntimeOptions options = {});
+  static StatusOr<std::shared_ptr<Runtime>> create(RuntimeOptions options = {});
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -61,9 +61,9 @@ class Runtime {
   // The process's shared runtime: created when first asked for, destroyed when the last
   // holder releases it (and created anew if asked for again). Its options are those given to
   // set_default_options(), else TLS from the environment (TlsOptions::from_environment()),
-  // so programs started by `troupe launch` are encrypted without code of their own. Throws
-  // StatusError when those TLS settings do not validate.
-  static std::shared_ptr<Runtime> shared_default();
+  // so programs started by `troupe launch` are encrypted without code of their own.
+  // InvalidArgument when those TLS settings do not validate.
+  static StatusOr<std::shared_ptr<Runtime>> shared_default();
 
   // Sets the options of the shared runtime. InvalidArgument for TLS settings that do not
   // validate; FailedPrecondition while the shared runtime exists.
@@ -76,6 +76,7 @@ class Runtime {
   static Status add_message_types(std::function<void(caf::actor_system_config&)> registrar);
 
  private:
+  explicit Runtime(RuntimeOptions options);  // options already validated
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

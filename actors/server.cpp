@@ -74,25 +74,21 @@ StatusOr<std::unique_ptr<Server>> Server::create(const ServerDef& server_def,
                                            server_def.default_session_config)
                              .status());
   if (options.runtime == nullptr) {
-    try {
-      options.runtime = Runtime::shared_default();
-    } catch (const StatusError& e) {
-      return e.status();
-    }
+    TROUPE_ASSIGN_OR_RETURN(options.runtime, Runtime::shared_default());
   }
   std::unique_ptr<Server> server(new Server(server_def, std::move(options)));
   TROUPE_RETURN_IF_ERROR(server->start());
   return server;
 }
 
-std::unique_ptr<Server> Server::create_local_server(SessionConfig config,
-                                                    std::shared_ptr<Runtime> runtime) {
+StatusOr<std::unique_ptr<Server>> Server::create_local_server(SessionConfig config,
+                                                              std::shared_ptr<Runtime> runtime) {
   ServerDef def = ServerDef::local();
   def.default_session_config = config;
   ServerOptions options;
   options.listen = false;
   options.runtime = std::move(runtime);
-  return create(def, std::move(options)).value_or_throw();
+  return create(def, std::move(options));
 }
 
 Server::Server(ServerDef server_def, ServerOptions options)

@@ -72,8 +72,10 @@ class Server {
 
   // A single-task cluster (job "localhost") in this process, started; as TensorFlow's
   // Server.create_local_server(). Sessions reach it through target() ("inproc://<n>").
-  static std::unique_ptr<Server> create_local_server(SessionConfig config = {},
-                                                     std::shared_ptr<Runtime> runtime = nullptr);
+  // InvalidArgument when the shared runtime's TLS settings from the environment do not
+  // validate.
+  static StatusOr<std::unique_ptr<Server>> create_local_server(
+      SessionConfig config = {}, std::shared_ptr<Runtime> runtime = nullptr);
 
   ~Server();
   Server(const Server&) = delete;

@@ -2,6 +2,7 @@
 #include "troupe/actors/session.hpp"
 
 #include <atomic>
+#include <mutex>
 
 #include <caf/io/all.hpp>
 
@@ -38,6 +39,10 @@ struct Session::Impl {
   // server's default, which the server enforces).
   int64_t operation_timeout_ms = 0;
   std::atomic<bool> closed{false};
+  // The graph the session is bound to and how many of its nodes the server has.
+  std::mutex graph_mutex;
+  const Graph* graph = nullptr;
+  int sent_nodes = 0;
 
   // The timeout a step run with `options` has, as far as the client knows (0: none).
   int64_t step_timeout_ms(const RunOptions& options) const {
@@ -65,7 +70,9 @@ StatusOr<LocalTask> connect_to(const std::string& target, std::shared_ptr<Runtim
         target);
   }
   TROUPE_ASSIGN_OR_RETURN(auto host_port, parse_host_port(target.substr(kScheme.size())));
-  if (runtime == nullptr) runtime = Runtime::shared_default();
+  if (runtime == nullptr) {
+    TROUPE_ASSIGN_OR_RETURN(runtime, Runtime::shared_default());
+  }
   caf::actor_system& system = runtime->system();
   auto task = remote_actor(system, host_port.first, static_cast<uint16_t>(host_port.second));
   if (!task) {
@@ -95,33 +102,46 @@ StatusOr<LocalTask> connect_to(const std::string& target, std::shared_ptr<Runtim
 
 }  // namespace
 
-Session::Session(const std::string& target, std::optional<SessionConfig> config,
-                 std::shared_ptr<Runtime> runtime)
-    : impl_(std::make_unique<Impl>()) {
-  LocalTask task = connect_to(target, std::move(runtime)).value_or_throw();
-  impl_->runtime = task.runtime;
-  impl_->target = target;
-  caf::actor_system& system = impl_->runtime->system();
+StatusOr<Session> Session::create(const std::string& target, std::optional<SessionConfig> config,
+                                  std::shared_ptr<Runtime> runtime) {
+  TROUPE_ASSIGN_OR_RETURN(LocalTask task, connect_to(target, std::move(runtime)));
+  auto impl = std::make_unique<Impl>();
+  impl->runtime = task.runtime;
+  impl->target = target;
+  caf::actor_system& system = impl->runtime->system();
   // The argument is unused: CAF 0.17 dereferences a null tuple pointer when a function actor
   // is spawned without arguments (undefined behaviour that UBSan reports).
-  impl_->client = system.spawn(
+  impl->client = system.spawn(
       [](const std::string&) -> caf::behavior {
         return {[](heartbeat_atom) { return caf::unit; }};
       },
       target);
-  auto master = blocking_request<caf::actor>(system, task.task, kControlTimeout,
-                                             "finding the master service of " + target,
-                                             get_master_atom::value);
-  auto session = blocking_request<caf::actor>(system, std::move(master).value_or_throw(),
-                                              kControlTimeout, "creating a session on " + target,
-                                              create_session_atom::value, config.has_value(),
-                                              config.value_or(SessionConfig{}), impl_->client);
-  impl_->master_session = std::move(session).value_or_throw();
-  if (config) impl_->operation_timeout_ms = config->operation_timeout_ms;
+  TROUPE_ASSIGN_OR_RETURN(caf::actor master,
+                          blocking_request<caf::actor>(system, task.task, kControlTimeout,
+                                                       "finding the master service of " + target,
+                                                       get_master_atom::value));
+  TROUPE_ASSIGN_OR_RETURN(impl->master_session,
+                          blocking_request<caf::actor>(
+                              system, std::move(master), kControlTimeout,
+                              "creating a session on " + target, create_session_atom::value,
+                              config.has_value(), config.value_or(SessionConfig{}), impl->client));
+  if (config) impl->operation_timeout_ms = config->operation_timeout_ms;
+  return Session(std::move(impl));
+}
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::Session(Session&&) noexcept = default;
+
+Session& Session::operator=(Session&& other) noexcept {
+  if (this != &other) {
+    if (impl_) (void)close();
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
 }
 
 Session::~Session() {
-  (void)close();
+  if (impl_) (void)close();
 }
 
 Status Session::close() {
@@ -190,76 +210,80 @@ Status Session::run_step(const std::vector<std::pair<std::string, Tensor>>& feed
 }
 
 Status Session::sync_graph(const Graph& graph, int64_t timeout_ms) {
-  std::lock_guard lock(graph_mutex_);
-  if (graph_ == nullptr) graph_ = &graph;
-  if (graph_ != &graph) {
+  std::lock_guard lock(impl_->graph_mutex);
+  if (impl_->graph == nullptr) impl_->graph = &graph;
+  if (impl_->graph != &graph) {
     return errors::InvalidArgument(
         "this session runs another graph; a session is bound to one graph (open a new Session)");
   }
-  if (graph.num_nodes() == sent_nodes_) return Status::OK();
+  if (graph.num_nodes() == impl_->sent_nodes) return Status::OK();
   TROUPE_RETURN_IF_ERROR(extend_within(
-      graph.to_graph_def(sent_nodes_), std::chrono::milliseconds(timeout_ms),
+      graph.to_graph_def(impl_->sent_nodes), std::chrono::milliseconds(timeout_ms),
       timeout_ms > 0 ? fmt::format(" (within the step's timeout of {} ms)", timeout_ms) : ""));
-  sent_nodes_ = graph.num_nodes();
+  impl_->sent_nodes = graph.num_nodes();
   return Status::OK();
 }
 
-std::vector<Tensor> Session::run(const FeedDict& feeds, const std::vector<Output>& fetches,
-                                 const std::vector<Operation>& targets, const RunOptions& options) {
+StatusOr<std::vector<Tensor>> Session::run(const FeedDict& feeds,
+                                           const std::vector<Output>& fetches,
+                                           const std::vector<Operation>& targets,
+                                           const RunOptions& options, RunMetadata* metadata) {
   const Graph* graph = nullptr;
-  auto take_graph = [&](const Node* node, const std::string& role) {
+  auto take_graph = [&](const Node* node, const std::string& role) -> Status {
     if (node == nullptr) {
-      throw StatusError(errors::InvalidArgument(
+      return errors::InvalidArgument(
           "a {} is not a valid output: the op that should have made it failed (see "
           "Scope::status())",
-          role));
+          role);
     }
     if (graph != nullptr && graph != &node->graph()) {
-      throw StatusError(
-          errors::InvalidArgument("{} '{}' belongs to another graph", role, node->name()));
+      return errors::InvalidArgument("{} '{}' belongs to another graph", role, node->name());
     }
     graph = &node->graph();
+    return Status::OK();
   };
   std::vector<std::pair<std::string, Tensor>> named_feeds;
   for (const auto& [output, value] : feeds) {
-    take_graph(output.node(), "feed");
+    TROUPE_RETURN_IF_ERROR(take_graph(output.node(), "feed"));
     named_feeds.emplace_back(output.name(), value);
   }
   std::vector<std::string> fetch_names, target_names;
   for (const Output& output : fetches) {
-    take_graph(output.node(), "fetch");
+    TROUPE_RETURN_IF_ERROR(take_graph(output.node(), "fetch"));
     fetch_names.push_back(output.name());
   }
   for (const Operation& op : targets) {
-    take_graph(op.node(), "target");
+    TROUPE_RETURN_IF_ERROR(take_graph(op.node(), "target"));
     target_names.push_back(op.name());
   }
   if (graph == nullptr) {
-    throw StatusError(errors::InvalidArgument("a run must fetch a tensor or name a target"));
+    return errors::InvalidArgument("a run must fetch a tensor or name a target");
   }
   // The step's deadline starts now and covers sending the graph's new nodes.
   auto start = std::chrono::steady_clock::now();
   int64_t timeout_ms = impl_->step_timeout_ms(options);
-  throw_if_error(sync_graph(*graph, timeout_ms));
+  TROUPE_RETURN_IF_ERROR(sync_graph(*graph, timeout_ms));
   int64_t spent_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::steady_clock::now() - start)
                          .count();
   std::vector<Tensor> outputs;
-  throw_if_error(
-      run_step(named_feeds, fetch_names, target_names, &outputs, options, nullptr, spent_ms));
+  TROUPE_RETURN_IF_ERROR(
+      run_step(named_feeds, fetch_names, target_names, &outputs, options, metadata, spent_ms));
   return outputs;
 }
 
-Tensor Session::run(const Output& fetch) {
-  return run(FeedDict{}, {fetch}).at(0);
+StatusOr<Tensor> Session::run(const Output& fetch) {
+  TROUPE_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, run(FeedDict{}, {fetch}));
+  return std::move(outputs.at(0));
 }
 
-std::vector<Tensor> Session::run(const std::vector<Output>& fetches) {
+StatusOr<std::vector<Tensor>> Session::run(const std::vector<Output>& fetches) {
   return run(FeedDict{}, fetches);
 }
 
-void Session::run_targets(const std::vector<Operation>& targets, const FeedDict& feeds) {
-  run(feeds, {}, targets);
+Status Session::run_targets(const std::vector<Operation>& targets, const FeedDict& feeds,
+                            const RunOptions& options) {
+  return run(feeds, {}, targets, options).status();
 }
 
 }  // namespace troupe

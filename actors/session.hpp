@@ -1,21 +1,22 @@
 // Session: the client's handle on a master session — TensorFlow's tf.Session / the C++
 // Session interface — as a blocking facade over actor messages.
 //
-//   auto server = Server::create_local_server();
+//   TROUPE_ASSIGN_OR_RETURN(auto server, Server::create_local_server());
 //   Scope root = Scope::new_root();
-//   auto product = ops::MatMul(root, ops::Const(root, {{2.f, 1.f}}), ops::Const(root, {{1.f},
-//   {2.f}})); Session session(server->target()); Tensor result = session.run(product);   // [[4]]
+//   auto product = ops::MatMul(root, ops::Const(root, {{2.f, 1.f}}),
+//                              ops::Const(root, {{1.f}, {2.f}}));
+//   TROUPE_ASSIGN_OR_RETURN(Session session, Session::create(server->target()));
+//   TROUPE_ASSIGN_OR_RETURN(Tensor result, session.run(product));   // [[4]]
 //
 // A session is bound to one graph: the first graph it runs Outputs of (or the nodes given to
 // extend()); new nodes of that graph are sent along before each run. Several threads may call
 // run() at once; close() from another thread cancels steps in flight (they fail with
-// Cancelled). Errors of the Status-returning calls carry TensorFlow's codes; the convenience
-// overloads throw StatusError with the same Status.
+// Cancelled). Every call that can fail returns Status or StatusOr, with TensorFlow's codes;
+// troupe/graph/core/throwing.hpp turns them into exceptions for tests and short programs.
 #pragma once
 
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,14 +36,19 @@ class Session {
  public:
   // Opens a session on the server at `target`: "troupe://host:port" (any task of a cluster,
   // in this process or reached over the network) or a Server::target() of this process
-  // ("inproc://<n>"). Without `config` the server's default session config applies. Throws
-  // StatusError: InvalidArgument for a malformed target, NotFound for an "inproc://" target
-  // this process does not have, Unavailable if the server cannot be reached or does not
-  // answer (or refuses this process's TLS credentials, or their absence). A network target is
-  // reached through `runtime` — its TLS settings — or the process's shared one when null.
-  explicit Session(const std::string& target, std::optional<SessionConfig> config = std::nullopt,
-                   std::shared_ptr<Runtime> runtime = nullptr);
+  // ("inproc://<n>"). Without `config` the server's default session config applies.
+  // InvalidArgument for a malformed target, NotFound for an "inproc://" target this process
+  // does not have, Unavailable if the server cannot be reached or does not answer (or refuses
+  // this process's TLS credentials, or their absence). A network target is reached through
+  // `runtime` — its TLS settings — or the process's shared one when null.
+  static StatusOr<Session> create(const std::string& target,
+                                  std::optional<SessionConfig> config = std::nullopt,
+                                  std::shared_ptr<Runtime> runtime = nullptr);
   ~Session();  // closes
+  // A handle: it moves (a moved-from Session may only be destroyed or assigned to), and does
+  // not copy.
+  Session(Session&& other) noexcept;
+  Session& operator=(Session&& other) noexcept;
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
@@ -63,14 +69,18 @@ class Session {
   // Adds nodes to the session's graph (all or nothing).
   Status extend(const GraphDef& graph);
 
-  // Builder-API runs; they send new nodes of the outputs' graph first and throw StatusError.
-  Tensor run(const Output& fetch);
-  std::vector<Tensor> run(const std::vector<Output>& fetches);
-  std::vector<Tensor> run(const FeedDict& feeds, const std::vector<Output>& fetches,
-                          const std::vector<Operation>& targets = {},
-                          const RunOptions& options = {});
+  // Builder-API runs (TensorFlow's ClientSession::Run): they send the new nodes of the
+  // outputs' graph first. InvalidArgument for an invalid Output (its op failed: see
+  // Scope::status()), for outputs of two graphs, or for a run with nothing to fetch or run.
+  StatusOr<Tensor> run(const Output& fetch);
+  StatusOr<std::vector<Tensor>> run(const std::vector<Output>& fetches);
+  StatusOr<std::vector<Tensor>> run(const FeedDict& feeds, const std::vector<Output>& fetches,
+                                    const std::vector<Operation>& targets = {},
+                                    const RunOptions& options = {},
+                                    RunMetadata* metadata = nullptr);
   // Runs `targets` for their effects (e.g. an initialiser).
-  void run_targets(const std::vector<Operation>& targets, const FeedDict& feeds = {});
+  Status run_targets(const std::vector<Operation>& targets, const FeedDict& feeds = {},
+                     const RunOptions& options = {});
 
   // Cancels steps in flight and releases the session's state on the server. Later calls fail
   // with FailedPrecondition. Idempotent.
@@ -78,6 +88,7 @@ class Session {
 
  private:
   struct Impl;
+  explicit Session(std::unique_ptr<Impl> impl);
   // run(), of which the client already spent `spent_ms` (sending new nodes).
   Status run_step(const std::vector<std::pair<std::string, Tensor>>& feeds,
                   const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
@@ -91,9 +102,6 @@ class Session {
                        const std::string& why);
 
   std::unique_ptr<Impl> impl_;
-  std::mutex graph_mutex_;
-  const Graph* graph_ = nullptr;
-  int sent_nodes_ = 0;
 };
 
 }  // namespace troupe

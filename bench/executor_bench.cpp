@@ -5,6 +5,7 @@
 #include "report.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/actors/session.hpp"
+#include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe::bench {
@@ -14,10 +15,10 @@ constexpr int kOps = 10000;
 
 std::vector<double> per_node_us(Session& session, const Output& fetch, int nodes, int samples) {
   for (int i = 0; i < 2; ++i)
-    session.run(fetch);
+    value_or_throw(session.run(fetch));
   std::vector<double> us;
   for (int i = 0; i < samples; ++i) {
-    us.push_back(seconds_of([&] { session.run(fetch); }) * 1e6 / nodes);
+    us.push_back(seconds_of([&] { value_or_throw(session.run(fetch)); }) * 1e6 / nodes);
   }
   return us;
 }
@@ -26,14 +27,14 @@ std::vector<double> per_node_us(Session& session, const Output& fetch, int nodes
 
 void executor_bench(const BenchOptions& options) {
   const int samples = options.quick ? 3 : 20;
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   {
     Scope root = Scope::new_root();
     Output one = ops::Const(root, 1.0f);
     Output x = ops::Const(root, 0.0f);
     for (int i = 0; i < kOps; ++i)
       x = ops::Add(root, x, one);
-    Session session(server->target());
+    Session session = value_or_throw(Session::create(server->target()));
     report({"executor", "chain of 10,000 scalar Adds", "troupe, one process", "us per node",
             per_node_us(session, x, kOps + 2, samples)});
   }
@@ -45,19 +46,19 @@ void executor_bench(const BenchOptions& options) {
     for (int i = 0; i < kOps; ++i)
       outputs.push_back(ops::Add(root, source, one));
     Output sum = ops::AddN(root, outputs);
-    Session session(server->target());
+    Session session = value_or_throw(Session::create(server->target()));
     report({"executor", "fan-out/fan-in of 10,000 scalar Adds", "troupe, one process",
             "us per node", per_node_us(session, sum, kOps + 3, samples)});
   }
   {
     Scope root = Scope::new_root();
     Output c = ops::Const(root, 1.0f);
-    Session session(server->target());
+    Session session = value_or_throw(Session::create(server->target()));
     for (int i = 0; i < 1000; ++i)
-      session.run(c);
+      value_or_throw(session.run(c));
     std::vector<double> us;
     for (int i = 0; i < (options.quick ? 1000 : 20000); ++i) {
-      us.push_back(seconds_of([&] { session.run(c); }) * 1e6);
+      us.push_back(seconds_of([&] { value_or_throw(session.run(c)); }) * 1e6);
     }
     report({"executor", "Session::run fixed cost (fetch a constant)", "troupe, local server", "us",
             us});

@@ -8,6 +8,7 @@
 #include "report.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/actors/session.hpp"
+#include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe::bench {
@@ -16,7 +17,7 @@ void kernel_bench(const BenchOptions& options) {
   for (int threads : {1, 2}) {
     SessionConfig config;
     config.intra_op_threads = threads;
-    auto server = Server::create_local_server(config);
+    auto server = value_or_throw(Server::create_local_server(config));
     for (int64_t n : {256, 1024, 2048}) {
       Scope root = Scope::new_root();
       auto matrix = [&](const std::string& name, float value) {
@@ -28,15 +29,15 @@ void kernel_bench(const BenchOptions& options) {
       auto [a, init_a] = matrix(fmt::format("a{}", n), 0.5f);
       auto [b, init_b] = matrix(fmt::format("b{}", n), 0.25f);
       Output product = ops::MatMul(root, a, b);
-      Session session(server->target());
-      session.run_targets({init_a, init_b});
+      Session session = value_or_throw(Session::create(server->target()));
+      throw_if_error(session.run_targets({init_a, init_b}));
       int total = options.quick ? 3 : (n <= 256 ? 200 : n <= 1024 ? 20 : 7);
       int samples = (total + options.rounds - 1) / options.rounds;
       for (int i = 0; i < 3; ++i)
-        session.run(product);
+        value_or_throw(session.run(product));
       std::vector<double> gflops;
       for (int i = 0; i < samples; ++i) {
-        double s = seconds_of([&] { session.run(product); });
+        double s = seconds_of([&] { value_or_throw(session.run(product)); });
         gflops.push_back(2.0 * static_cast<double>(n * n * n) / s / 1e9);
       }
       report({"kernels",

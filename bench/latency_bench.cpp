@@ -8,13 +8,14 @@
 #include "tcp_baseline.hpp"
 #include "troupe/actors/session.hpp"
 #include "troupe/apps/cli/throwaway_credentials.hpp"
+#include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe::bench {
 
 void latency_bench(const BenchOptions& options) {
   const int steps = options.quick ? 200 : 5000;
-  auto credentials = cli::ThrowawayCredentials::create().value_or_throw();
+  auto credentials = value_or_throw(cli::ThrowawayCredentials::create());
   TcpBaseline tcp(options.self);
   NodePair tls_pair({}, true, credentials->tls()), pair;
   NodePair no_calls_pair({}, true, credentials->tls(), /*calls=*/false);
@@ -23,13 +24,15 @@ void latency_bench(const BenchOptions& options) {
   Output v = ops::Variable(ps.with_op_name("v"), PartialShape({}), DataType::kFloat);
   Operation init = ops::Assign(ps, v, 1.0f).op();
   Output read = ops::Identity(ps, v);
-  Session tls_session(tls_pair.target(), std::nullopt, tls_pair.runtime());
-  Session session(pair.target(), std::nullopt, pair.runtime());
-  Session no_calls_session(no_calls_pair.target(), std::nullopt, no_calls_pair.runtime());
+  Session tls_session =
+      value_or_throw(Session::create(tls_pair.target(), std::nullopt, tls_pair.runtime()));
+  Session session = value_or_throw(Session::create(pair.target(), std::nullopt, pair.runtime()));
+  Session no_calls_session = value_or_throw(
+      Session::create(no_calls_pair.target(), std::nullopt, no_calls_pair.runtime()));
   for (Session* s : {&tls_session, &session, &no_calls_session}) {
-    s->run_targets({init});
+    throw_if_error(s->run_targets({init}));
     for (int i = 0; i < 100; ++i)
-      s->run(read);
+      value_or_throw(s->run(read));
   }
 
   std::vector<double> with_tls, troupe, no_calls, raw;
@@ -37,9 +40,9 @@ void latency_bench(const BenchOptions& options) {
     tcp.round_trip();
   // Interleaved, so all see the same machine.
   for (int i = 0; i < steps; ++i) {
-    with_tls.push_back(seconds_of([&] { tls_session.run(read); }) * 1e6);
-    troupe.push_back(seconds_of([&] { session.run(read); }) * 1e6);
-    no_calls.push_back(seconds_of([&] { no_calls_session.run(read); }) * 1e6);
+    with_tls.push_back(seconds_of([&] { value_or_throw(tls_session.run(read)); }) * 1e6);
+    troupe.push_back(seconds_of([&] { value_or_throw(session.run(read)); }) * 1e6);
+    no_calls.push_back(seconds_of([&] { value_or_throw(no_calls_session.run(read)); }) * 1e6);
     raw.push_back(tcp.round_trip() * 1e6);
   }
   const char* kCase = "fetch a scalar variable from another process";

@@ -6,13 +6,14 @@
 #include <fmt/core.h>
 
 #include "troupe/actors/local_cluster.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe::bench {
 
 NodePair::NodePair(const std::vector<std::string>& extra_node_flags, bool shared_memory,
                    const TlsOptions& tls, bool calls) {
-  std::string ps = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
-  std::string worker = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
+  std::string ps = fmt::format("127.0.0.1:{}", value_or_throw(pick_free_port()));
+  std::string worker = fmt::format("127.0.0.1:{}", value_or_throw(pick_free_port()));
   std::vector<std::string> argv = {TROUPE_CLI,
                                    "node",
                                    "--ps_hosts=" + ps,
@@ -31,15 +32,15 @@ NodePair::NodePair(const std::vector<std::string>& extra_node_flags, bool shared
   if (!node_->wait_for("serving at", 30000)) {
     throw StatusError(errors::Unavailable("the ps node did not start: {}", node_->output()));
   }
-  auto cluster = ClusterSpec::create({{"ps", {ps}}, {"worker", {worker}}}).value_or_throw();
-  runtime_ = tls.enabled() ? std::make_shared<Runtime>(RuntimeOptions{.tls = tls})
-                           : Runtime::shared_default();
+  auto cluster = value_or_throw(ClusterSpec::create({{"ps", {ps}}, {"worker", {worker}}}));
+  runtime_ = tls.enabled() ? value_or_throw(Runtime::create(RuntimeOptions{.tls = tls}))
+                           : value_or_throw(Runtime::shared_default());
   ServerOptions options;
   options.shared_memory = shared_memory;
   options.channel_calls = calls;
   options.runtime = runtime_;
-  server_ = Server::create(ServerDef::create(cluster, "worker", 0).value_or_throw(), options)
-                .value_or_throw();
+  server_ = value_or_throw(
+      Server::create(value_or_throw(ServerDef::create(cluster, "worker", 0)), options));
 }
 
 NodePair::~NodePair() {

@@ -10,6 +10,7 @@
 #include "apps/child_process.hpp"
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/server.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe::bench {
 

@@ -12,6 +12,7 @@
 #include "report.hpp"
 #include "troupe/actors/local_cluster.hpp"
 #include "troupe/actors/session.hpp"
+#include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe::bench {
@@ -31,7 +32,7 @@ int scale_run_main(int tasks) {
   int64_t memory_before = resident_bytes();
   std::unique_ptr<LocalCluster> cluster;
   double startup =
-      seconds_of([&] { cluster = LocalCluster::start(num_ps, num_workers).value_or_throw(); });
+      seconds_of([&] { cluster = value_or_throw(LocalCluster::start(num_ps, num_workers)); });
   int64_t memory_after = resident_bytes();
 
   {  // initialise every ps's counter
@@ -43,7 +44,8 @@ int scale_run_main(int tasks) {
                                DataType::kFloat);
       init.push_back(ops::Assign(ps, v, 0.0f).op());
     }
-    Session(cluster->target("worker", 0)).run_targets(init);
+    throw_if_error(value_or_throw(Session::create(value_or_throw(cluster->target("worker", 0))))
+                       .run_targets(init));
   }
   struct Worker {
     Scope root = Scope::new_root();
@@ -64,12 +66,14 @@ int scale_run_main(int tasks) {
     // task (ConfigProto.device_filters); unfiltered, each would list all the tasks' devices.
     SessionConfig config;
     config.device_filters = {"/job:ps", fmt::format("/job:worker/task:{}", w)};
-    worker.session = std::make_unique<Session>(cluster->target("worker", w), config);
-    worker.session->run_targets({worker.step});  // registers its partitions
+    worker.session = std::make_unique<Session>(
+        value_or_throw(Session::create(value_or_throw(cluster->target("worker", w)), config)));
+    throw_if_error(worker.session->run_targets({worker.step}));  // registers its partitions
   }
   std::vector<double> step_us;
   for (Worker& worker : workers) {
-    step_us.push_back(seconds_of([&] { worker.session->run_targets({worker.step}); }) * 1e6);
+    step_us.push_back(
+        seconds_of([&] { throw_if_error(worker.session->run_targets({worker.step})); }) * 1e6);
   }
   workers.clear();
   nlohmann::json result = {

@@ -15,6 +15,7 @@
 #include <openssl/ssl.h>
 
 #include "report.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe::bench {
 namespace {
@@ -53,7 +54,7 @@ void write_exactly(int fd, SSL* ssl, const char* data, size_t bytes) {
 
 // A TLS 1.3 context with `tls`'s credentials, both ends verified against its CA.
 std::shared_ptr<SSL_CTX> tls_context(const TlsOptions& tls) {
-  auto context = tls.load().value_or_throw();
+  auto context = value_or_throw(tls.load());
   SSL_CTX_set_min_proto_version(context.get(), TLS1_3_VERSION);
   SSL_CTX_set_verify(context.get(), SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
   return context;

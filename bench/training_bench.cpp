@@ -16,6 +16,7 @@
 #include "troupe/actors/local_cluster.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/apps/training/monitored_session.hpp"
+#include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/device_setter.hpp"
 #include "troupe/graph/ops/ops.hpp"
 #include "troupe/graph/optimizers.hpp"
@@ -56,7 +57,7 @@ Model build(const Scope& scope) {
   Output loss =
       ops::Mean(scope, ops::SparseSoftmaxCrossEntropyWithLogits(scope, h, m.labels).loss, {0});
   ModelVariable global_step = get_or_create_global_step(scope);
-  m.train = GradientDescentOptimizer(0.01).minimize(scope, loss, global_step.ref).value_or_throw();
+  m.train = value_or_throw(GradientDescentOptimizer(0.01).minimize(scope, loss, global_step.ref));
   return m;
 }
 
@@ -70,7 +71,8 @@ std::pair<Tensor, Tensor> synthetic_batch(uint64_t seed) {
   std::vector<int64_t> labels(kBatch);
   for (int64_t& l : labels)
     l = label(random);
-  return {Tensor::from_vector(images, TensorShape({kBatch, kPixels})), Tensor::from_vector(labels)};
+  return {value_or_throw(Tensor::from_vector(images, TensorShape({kBatch, kPixels}))),
+          Tensor::from_vector(labels)};
 }
 
 // Runs kWarmupSteps + `steps` steps; examples/s over the last `steps`.
@@ -80,7 +82,7 @@ double train(const std::string& target, const Scope& root, const Model& m, bool 
   options.master = target;
   options.is_chief = is_chief;
   options.config = std::move(config);
-  auto session = MonitoredTrainingSession::create(root, options).value_or_throw();
+  auto session = value_or_throw(MonitoredTrainingSession::create(root, options));
   auto [images, labels] = synthetic_batch(seed);
   auto step = [&] {
     check(session->run({}, {{m.images, images}, {m.labels, labels}}, {m.train}).status());
@@ -107,7 +109,7 @@ int training_worker_main(int argc, char** argv) {
   int steps = std::stoi(argv[0]);
   double rate = 0;
   if (std::string(argv[1]) == "local") {
-    auto server = Server::create_local_server();
+    auto server = value_or_throw(Server::create_local_server());
     Scope root = Scope::new_root();
     rate = train(server->target(), root, build(root), true, std::nullopt, steps, 1);
   } else {
@@ -116,13 +118,13 @@ int training_worker_main(int argc, char** argv) {
       workers = {workers[0].substr(0, comma), workers[0].substr(comma + 1)};
     }
     int task = std::stoi(argv[3]);
-    auto cluster = ClusterSpec::create({{"ps", {argv[1]}}, {"worker", workers}}).value_or_throw();
-    auto server = Server::create(ServerDef::create(cluster, "worker", task).value_or_throw())
-                      .value_or_throw();
+    auto cluster = value_or_throw(ClusterSpec::create({{"ps", {argv[1]}}, {"worker", workers}}));
+    auto server =
+        value_or_throw(Server::create(value_or_throw(ServerDef::create(cluster, "worker", task))));
     std::string device = fmt::format("/job:worker/task:{}", task);
     Scope root = Scope::new_root();
     Model m =
-        build(root.with_device_function(replica_device_setter(cluster, device).value_or_throw()));
+        build(root.with_device_function(value_or_throw(replica_device_setter(cluster, device))));
     SessionConfig config;
     config.device_filters = {"/job:ps", device};
     rate =
@@ -136,10 +138,9 @@ void training_bench(const BenchOptions& options) {
   const int steps = options.quick ? 20 : 300;
   std::vector<double> distributed, single;
   for (int rep = 0; rep < (options.quick ? 1 : 3); ++rep) {
-    std::string ps = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
-    std::string workers =
-        fmt::format("127.0.0.1:{},127.0.0.1:{}", pick_free_port().value_or_throw(),
-                    pick_free_port().value_or_throw());
+    std::string ps = fmt::format("127.0.0.1:{}", value_or_throw(pick_free_port()));
+    std::string workers = fmt::format("127.0.0.1:{},127.0.0.1:{}", value_or_throw(pick_free_port()),
+                                      value_or_throw(pick_free_port()));
     testing::ChildProcess node({TROUPE_CLI, "node", "--ps_hosts=" + ps, "--worker_hosts=" + workers,
                                 "--job_name=ps", "--insecure"});
     if (!node.wait_for("serving at", 30000)) throw std::runtime_error("ps node: " + node.output());

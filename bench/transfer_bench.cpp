@@ -14,6 +14,7 @@
 #include "troupe/actors/local_cluster.hpp"
 #include "troupe/actors/session.hpp"
 #include "troupe/apps/cli/throwaway_credentials.hpp"
+#include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe::bench {
@@ -75,15 +76,16 @@ std::vector<std::vector<double>> measure(const std::vector<Target>& targets, con
   TransferGraph g = build(root, c, "/job:ps/task:0", "/job:worker/task:0");
   std::vector<std::unique_ptr<Session>> sessions;
   for (const Target& target : targets) {
-    sessions.push_back(std::make_unique<Session>(target.target, std::nullopt, target.runtime));
-    sessions.back()->run_targets(g.init);
+    sessions.push_back(std::make_unique<Session>(
+        value_or_throw(Session::create(target.target, std::nullopt, target.runtime))));
+    throw_if_error(sessions.back()->run_targets(g.init));
   }
   auto bytes = static_cast<double>(c.bytes) * c.count;
   std::vector<std::vector<double>> rates(targets.size());
   if (raw != nullptr) raw->assign(baselines.size(), {});
   for (int i = -2; i < c.samples; ++i) {
     for (size_t t = 0; t < sessions.size(); ++t) {
-      double s = seconds_of([&] { sessions[t]->run(g.sizes); });
+      double s = seconds_of([&] { value_or_throw(sessions[t]->run(g.sizes)); });
       if (i >= 0) rates[t].push_back(bytes / s / 1e9);
     }
     for (size_t b = 0; b < baselines.size(); ++b) {
@@ -99,12 +101,12 @@ std::vector<std::vector<double>> measure(const std::vector<Target>& targets, con
 void transfer_bench(const BenchOptions& options) {
   // TLS, the default, and --insecure; each on the same host, as the benchmark runs (large
   // tensors through shared memory), and on the channel's socket (the path between hosts).
-  auto credentials = cli::ThrowawayCredentials::create().value_or_throw();
+  auto credentials = value_or_throw(cli::ThrowawayCredentials::create());
   TlsOptions tls = credentials->tls();
   TcpBaseline tcp(options.self), tls_stream(options.self, tls);
   NodePair tls_same_host({}, true, tls), tls_socket({}, false, tls);
   NodePair same_host, socket({}, /*shared_memory=*/false);
-  auto local = LocalCluster::start(1, 1).value_or_throw();
+  auto local = value_or_throw(LocalCluster::start(1, 1));
   for (const Case& c : cases(options.quick)) {
     std::vector<std::vector<double>> raw;
     auto rates = measure(
@@ -121,7 +123,7 @@ void transfer_bench(const BenchOptions& options) {
     report({"transfer", c.name, "raw TCP, two processes", "GB/s", raw[0]});
     // In one process the figure of interest is time, which should not grow with the size.
     std::vector<double> in_process;
-    auto in_process_rates = measure({{local->target("worker", 0), nullptr}}, c);
+    auto in_process_rates = measure({{value_or_throw(local->target("worker", 0)), nullptr}}, c);
     for (double rate : in_process_rates[0]) {
       in_process.push_back(static_cast<double>(c.bytes) * c.count / rate / 1e3);  // us
     }
@@ -146,11 +148,12 @@ double memory_growth() {
   };
   auto [small_init, small_sum] = make("small", 1024);
   auto [big_init, big_sum] = make("big", kBytes / 4);
-  Session session(pair.target());
-  session.run_targets({small_init, big_init});
-  session.run(small_sum);  // the node has run a step: what follows is the tensor's cost
+  Session session = value_or_throw(Session::create(pair.target()));
+  throw_if_error(session.run_targets({small_init, big_init}));
+  value_or_throw(
+      session.run(small_sum));  // the node has run a step: what follows is the tensor's cost
   int64_t before = peak_resident_bytes(pair.node_pid());
-  session.run(big_sum);
+  value_or_throw(session.run(big_sum));
   int64_t after = peak_resident_bytes(pair.node_pid());
   return static_cast<double>(after - before) / kBytes;
 }

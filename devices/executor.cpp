@@ -31,15 +31,14 @@ StatusOr<int> count_indexed(const Graph& graph, std::string_view op) {
   return static_cast<int>(seen.size());
 }
 
-// An exception in a kernel (out of memory, a bug) becomes the step's error. Returns whether
-// `call` threw.
+// An exception escaping a kernel — std::bad_alloc when memory runs out, or one from the
+// standard library — becomes the step's error rather than the end of the process. Returns
+// whether `call` threw.
 template <class F>
 bool guarded(OpKernelContext& ctx, F&& call) {
   try {
     call();
     return false;
-  } catch (const StatusError& e) {
-    ctx.set_status(e.status());
   } catch (const std::bad_alloc&) {
     ctx.set_status(errors::ResourceExhausted("out of memory"));
   } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "troupe/devices/cpu/cpu_kernels.hpp"
+#include "troupe/graph/core/check.hpp"
 
 namespace troupe {
 
@@ -48,7 +49,7 @@ StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::create(const Node& node, Dev
 
 void must_add_kernel(KernelRegistry& registry, std::string op, std::string device_type,
                      KernelFactory factory) {
-  throw_if_error(registry.add(std::move(op), std::move(device_type), std::move(factory)));
+  TROUPE_CHECK_OK(registry.add(std::move(op), std::move(device_type), std::move(factory)));
 }
 
 }  // namespace troupe

@@ -35,7 +35,8 @@ class KernelRegistry {
   std::map<std::pair<std::string, std::string>, KernelFactory> factories_;
 };
 
-// Registers `factory`; a failure is a bug in troupe, so it throws StatusError.
+// Registers `factory`; a failure is a bug in troupe, so it ends the process
+// (graph/core/check.hpp).
 void must_add_kernel(KernelRegistry& registry, std::string op, std::string device_type,
                      KernelFactory factory);
 

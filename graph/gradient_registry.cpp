@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "troupe/graph/core/check.hpp"
 #include "troupe/graph/gradients/standard_gradients.hpp"
 
 namespace troupe {
@@ -58,11 +59,11 @@ std::vector<std::string> GradientRegistry::op_names() const {
 }
 
 void must_register_gradient(GradientRegistry& registry, std::string op, GradFn fn) {
-  throw_if_error(registry.register_gradient(std::move(op), std::move(fn)));
+  TROUPE_CHECK_OK(registry.register_gradient(std::move(op), std::move(fn)));
 }
 
 void must_declare_not_differentiable(GradientRegistry& registry, std::string op) {
-  throw_if_error(registry.not_differentiable(std::move(op)));
+  TROUPE_CHECK_OK(registry.not_differentiable(std::move(op)));
 }
 
 Output op_input(const Operation& op, int i) {

@@ -68,7 +68,8 @@ class GradientRegistry {
   std::unordered_map<std::string, GradFn> fns_;  // an empty GradFn: not differentiable
 };
 
-// Registration that cannot fail unless troupe has a bug (a duplicate): throws StatusError.
+// Registration that cannot fail unless troupe has a bug (a duplicate): a failure ends the
+// process (graph/core/check.hpp).
 void must_register_gradient(GradientRegistry& registry, std::string op, GradFn fn);
 void must_declare_not_differentiable(GradientRegistry& registry, std::string op);
 

@@ -57,6 +57,7 @@ NodeBuilder& NodeBuilder::control_input(Operation op) {
 
 StatusOr<Output> NodeBuilder::materialize(const Input& in, DataType want) {
   if (!in.is_value()) return in.output();
+  if (!in.status().ok()) return in.status();
   Tensor value = in.value();
   if (want != DataType::kInvalid && want != value.dtype()) {
     auto cast = value.cast_to(want);

@@ -23,22 +23,23 @@ bool is_identifier(std::string_view s) {
   return true;
 }
 
-[[noreturn]] void bad_spec(std::string_view op, std::string_view spec, std::string_view why) {
-  throw StatusError(errors::Internal("op '{}': bad spec '{}': {}", op, spec, why));
+Status bad_spec(std::string_view op, std::string_view spec, std::string_view why) {
+  return errors::InvalidArgument("op '{}': bad spec '{}': {}", op, spec, why);
 }
 
 // Splits "name: rest" into its two parts.
-std::pair<std::string_view, std::string_view> split_name(std::string_view op,
-                                                         std::string_view spec) {
+StatusOr<std::pair<std::string_view, std::string_view>> split_name(std::string_view op,
+                                                                   std::string_view spec) {
   auto colon = spec.find(':');
-  if (colon == std::string_view::npos) bad_spec(op, spec, "expected 'name: ...'");
+  if (colon == std::string_view::npos) return bad_spec(op, spec, "expected 'name: ...'");
   auto name = trim(spec.substr(0, colon));
-  if (!is_identifier(name)) bad_spec(op, spec, "the name is not an identifier");
-  return {name, trim(spec.substr(colon + 1))};
+  if (!is_identifier(name)) return bad_spec(op, spec, "the name is not an identifier");
+  return std::pair{name, trim(spec.substr(colon + 1))};
 }
 
-ArgDef parse_arg(std::string_view op, std::string_view spec) {
-  auto [name, rest] = split_name(op, spec);
+StatusOr<ArgDef> parse_arg(std::string_view op, std::string_view spec) {
+  TROUPE_ASSIGN_OR_RETURN(auto split, split_name(op, spec));
+  auto [name, rest] = split;
   ArgDef arg;
   arg.name = std::string(name);
   if (rest.starts_with("Ref(") && rest.ends_with(")")) {
@@ -48,14 +49,14 @@ ArgDef parse_arg(std::string_view op, std::string_view spec) {
   if (auto star = rest.find('*'); star != std::string_view::npos) {
     arg.number_attr = std::string(trim(rest.substr(0, star)));
     rest = trim(rest.substr(star + 1));
-    if (!is_identifier(arg.number_attr)) bad_spec(op, spec, "bad list length attribute");
+    if (!is_identifier(arg.number_attr)) return bad_spec(op, spec, "bad list length attribute");
   }
   if (auto dtype = parse_dtype(rest); dtype.ok()) {
     arg.fixed_type = *dtype;
   } else if (is_identifier(rest)) {
     arg.type_attr = std::string(rest);
   } else {
-    bad_spec(op, spec, "expected a dtype or a type attribute");
+    return bad_spec(op, spec, "expected a dtype or a type attribute");
   }
   return arg;
 }
@@ -163,17 +164,38 @@ OpDefBuilder::OpDefBuilder(std::string name) {
 }
 
 OpDefBuilder& OpDefBuilder::input(std::string_view spec) {
-  def_.inputs.push_back(parse_arg(def_.name, spec));
+  auto arg = parse_arg(def_.name, spec);
+  if (arg.ok()) {
+    def_.inputs.push_back(std::move(arg).value());
+  } else if (status_.ok()) {
+    status_ = arg.status();
+  }
   return *this;
 }
 
 OpDefBuilder& OpDefBuilder::output(std::string_view spec) {
-  def_.outputs.push_back(parse_arg(def_.name, spec));
+  auto arg = parse_arg(def_.name, spec);
+  if (arg.ok()) {
+    def_.outputs.push_back(std::move(arg).value());
+  } else if (status_.ok()) {
+    status_ = arg.status();
+  }
   return *this;
 }
 
 OpDefBuilder& OpDefBuilder::attr(std::string_view spec) {
-  auto [name, rest] = split_name(def_.name, spec);
+  auto attr = parse_attr(spec);
+  if (attr.ok()) {
+    def_.attrs.push_back(std::move(attr).value());
+  } else if (status_.ok()) {
+    status_ = attr.status();
+  }
+  return *this;
+}
+
+StatusOr<AttrDef> OpDefBuilder::parse_attr(std::string_view spec) const {
+  TROUPE_ASSIGN_OR_RETURN(auto split, split_name(def_.name, spec));
+  auto [name, rest] = split;
   AttrDef attr;
   attr.name = std::string(name);
   std::string_view default_text;
@@ -188,27 +210,26 @@ OpDefBuilder& OpDefBuilder::attr(std::string_view spec) {
     attr.type = AttrType::kType;
     for (auto item : split_list(rest.substr(1, rest.size() - 2))) {
       auto t = parse_dtype(item);
-      if (!t.ok()) bad_spec(def_.name, spec, "unknown dtype in the allowed set");
+      if (!t.ok()) return bad_spec(def_.name, spec, "unknown dtype in the allowed set");
       attr.allowed_types.push_back(*t);
     }
   } else if (rest.starts_with("int") && rest.find(">=") != std::string_view::npos) {
     attr.type = AttrType::kInt;
     auto bound = parse_int(trim(rest.substr(rest.find(">=") + 2)));
     if (!bound || trim(rest.substr(0, rest.find(">="))) != "int") {
-      bad_spec(def_.name, spec, "expected 'int >= n'");
+      return bad_spec(def_.name, spec, "expected 'int >= n'");
     }
     attr.minimum = *bound;
   } else if (auto type = parse_attr_type(rest)) {
     attr.type = *type;
   } else {
-    bad_spec(def_.name, spec, "unknown attribute kind");
+    return bad_spec(def_.name, spec, "unknown attribute kind");
   }
   if (!default_text.empty()) {
     attr.default_value = parse_default(attr.type, default_text);
-    if (!attr.default_value) bad_spec(def_.name, spec, "cannot parse the default value");
+    if (!attr.default_value) return bad_spec(def_.name, spec, "cannot parse the default value");
   }
-  def_.attrs.push_back(std::move(attr));
-  return *this;
+  return attr;
 }
 
 OpDefBuilder& OpDefBuilder::stateful() {
@@ -222,6 +243,7 @@ OpDefBuilder& OpDefBuilder::shape_fn(ShapeFn fn) {
 }
 
 StatusOr<OpDef> OpDefBuilder::build() const {
+  TROUPE_RETURN_IF_ERROR(status_);
   OpDef def = def_;
   auto check_args = [&](std::vector<ArgDef>& args) -> Status {
     for (auto& arg : args) {

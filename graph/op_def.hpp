@@ -61,8 +61,8 @@ class OpDefBuilder {
  public:
   explicit OpDefBuilder(std::string name);
 
-  // Each spec is parsed at once; a malformed spec throws StatusError (a programming error in the
-  // op's registration, not a user input).
+  // Each spec is parsed at once; the first malformed one (InvalidArgument, naming the op and
+  // the spec) is what build() returns.
   OpDefBuilder& input(std::string_view spec);
   OpDefBuilder& output(std::string_view spec);
   OpDefBuilder& attr(std::string_view spec);
@@ -74,7 +74,10 @@ class OpDefBuilder {
   StatusOr<OpDef> build() const;
 
  private:
+  StatusOr<AttrDef> parse_attr(std::string_view spec) const;
+
   OpDef def_;
+  Status status_;
 };
 
 }  // namespace troupe

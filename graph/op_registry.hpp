@@ -23,7 +23,8 @@ class OpRegistry {
   // The process-wide registry with all built-in ops registered.
   static OpRegistry& global();
 
-  // AlreadyExists if an op of that name is registered; Internal if the definition is bad.
+  // AlreadyExists if an op of that name is registered; InvalidArgument for a malformed spec
+  // (naming the op and the spec); Internal if the definition is inconsistent.
   Status register_op(const OpDefBuilder& builder);
 
   // The op named `name`, or nullptr. Definitions live as long as the registry.

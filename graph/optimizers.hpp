@@ -3,7 +3,7 @@
 // where the variables live, usually a ps task), then increments the global step.
 //
 //   AdamOptimizer optimizer(0.001);
-//   Operation train = optimizer.minimize(root, loss, global_step.ref).value_or_throw();
+//   TROUPE_ASSIGN_OR_RETURN(Operation train, optimizer.minimize(root, loss, global_step.ref));
 //
 // Slot variables (momentum accumulators, Adam's moments) are model variables named
 // "<variable>/<Optimizer>" (e.g. "layer1/weights/Adam"), initialised by

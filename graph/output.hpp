@@ -65,32 +65,39 @@ class Input {
   template <class T>
   Input(std::initializer_list<T> values)  // NOLINT: {1.f, 2.f} is a vector
       : value_(Tensor::from_vector(std::vector<T>(values))) {}
+  // Rows of different lengths make an Input whose status() says so; the op given it fails
+  // with that error in its Scope, as any other bad argument does.
   template <class T>
-  Input(std::initializer_list<std::initializer_list<T>> rows)  // NOLINT: {{1, 2}} is a matrix
-      : value_(matrix(rows)) {}
-
-  bool is_value() const { return !output_.valid(); }
-  const Output& output() const { return output_; }
-  const Tensor& value() const { return value_; }
-
- private:
-  template <class T>
-  static Tensor matrix(std::initializer_list<std::initializer_list<T>> rows) {
+  Input(std::initializer_list<std::initializer_list<T>> rows) {  // NOLINT: {{1, 2}} is a matrix
     std::vector<T> values;
     size_t cols = rows.size() == 0 ? 0 : rows.begin()->size();
     for (const auto& row : rows) {
       if (row.size() != cols) {
-        throw StatusError(errors::InvalidArgument(
-            "initializer rows have different lengths ({} and {})", cols, row.size()));
+        status_ = errors::InvalidArgument("initializer rows have different lengths ({} and {})",
+                                          cols, row.size());
+        return;
       }
       values.insert(values.end(), row.begin(), row.end());
     }
-    return Tensor::from_vector(
+    auto matrix = Tensor::from_vector(
         values, TensorShape{static_cast<int64_t>(rows.size()), static_cast<int64_t>(cols)});
+    if (matrix.ok()) {
+      value_ = std::move(matrix).value();
+    } else {
+      status_ = matrix.status();
+    }
   }
 
+  bool is_value() const { return !output_.valid(); }
+  const Output& output() const { return output_; }
+  const Tensor& value() const { return value_; }
+  // Not OK when a literal could not be made into a value.
+  const Status& status() const { return status_; }
+
+ private:
   Output output_;
   Tensor value_;
+  Status status_;
 };
 
 }  // namespace troupe

@@ -25,8 +25,12 @@ cat > "$work/pc_program.cpp" <<'CPP'
 #include <troupe/actors/server.hpp>
 int main() {
   auto server = troupe::Server::create_local_server();
-  std::cout << "serving at " << server->target() << "\n";
-  server->stop();
+  if (!server.ok()) {
+    std::cerr << server.status().to_string() << "\n";
+    return 1;
+  }
+  std::cout << "serving at " << (*server)->target() << "\n";
+  (*server)->stop();
 }
 CPP
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig

@@ -1,4 +1,5 @@
-// Test helpers for errors: check a Status's code and message, and catch a StatusError.
+// Test helpers for errors: check a Status's code and message, and catch a StatusError (the
+// throwing conveniences of troupe/graph/core/throwing.hpp come with this header).
 #pragma once
 
 #include <functional>
@@ -7,6 +8,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "troupe/graph/core/status.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe::testing {
 

@@ -10,19 +10,14 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "temp_files.hpp"
 #include "troupe/actors/transport/tls.hpp"
 
 namespace troupe::testing {
 
 class TlsCredentials {
  public:
-  TlsCredentials() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "troupe-test-tls-XXXXXX").string();
-    BOOST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    dir_ = pattern;
-  }
-  ~TlsCredentials() { std::filesystem::remove_all(dir_); }
+  TlsCredentials() : temp_("troupe-test-tls"), dir_(temp_.path()) {}
   TlsCredentials(const TlsCredentials&) = delete;
   TlsCredentials& operator=(const TlsCredentials&) = delete;
 
@@ -59,6 +54,7 @@ class TlsCredentials {
   }
 
  private:
+  TempDir temp_;
   std::filesystem::path dir_;
 };
 

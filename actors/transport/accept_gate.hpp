@@ -3,10 +3,10 @@
 //
 // CAF 0.17 accepts connections on its network thread and gives troupe no hook between accept()
 // and its TLS session; with TLS it loads the credential files again for every connection it
-// accepts, and when the process is out of descriptors that load throws on the network thread
-// and ends the process. So troupe takes CAF's place at accept() (the program defines accept();
-// libcaf_io calls it through the PLT; see actors/CMakeLists.txt) for the ports a Server
-// publishes, and for each connection accepted there:
+// accepts, and when the process is out of descriptors that load fails with an exception on the
+// network thread and ends the process. So troupe takes CAF's place at accept() (the program
+// defines accept(); libcaf_io calls it through the PLT; see actors/CMakeLists.txt) for the
+// ports a Server publishes, and for each connection accepted there:
 //   - keeps kReservedDescriptors descriptors free: a connection that would use one of them is
 //     closed at once, and one that finds none (EMFILE) is taken off the backlog and closed, so
 //     the node never runs out and never spins on a full backlog;

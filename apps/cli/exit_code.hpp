@@ -1,13 +1,11 @@
-// exit_code_of: how each `troupe` subcommand turns a failure into an exit code. Library calls
-// return Status; a few of the CLI's own helpers still throw StatusError. Nothing escapes a
-// subcommand: a program that calls node_command() from its own main gets 1 and one line on
-// stderr ("troupe node: NotFound: ..."), never an exception.
+// exit_code_of: the last guard of each `troupe` subcommand. Failures arrive as Status and the
+// subcommands print them; what can still escape is an exception of the standard library
+// (std::bad_alloc when memory runs out). A program that calls node_command() from its own main
+// gets 1 and one line on stderr ("troupe node: internal error: ..."), never an exception.
 #pragma once
 
 #include <exception>
 #include <iostream>
-
-#include "troupe/graph/core/status.hpp"
 
 namespace troupe::cli {
 
@@ -15,8 +13,6 @@ template <class Body>
 int exit_code_of(const char* command, Body&& body) {
   try {
     return body();
-  } catch (const StatusError& e) {
-    std::cerr << "troupe " << command << ": " << e.status().to_string() << "\n";
   } catch (const std::exception& e) {
     std::cerr << "troupe " << command << ": internal error: " << e.what() << "\n";
   }

@@ -184,35 +184,43 @@ StatusOr<Dataset> load_fashion_mnist(const std::string& dir, bool train) {
   return data;
 }
 
-ShardedBatches::ShardedBatches(const Dataset& data, int shard_index, int num_shards, int batch_size,
-                               uint64_t seed)
-    : data_(data), batch_size_(batch_size), seed_(seed) {
+StatusOr<ShardedBatches> ShardedBatches::create(const Dataset& data, int shard_index,
+                                                int num_shards, int batch_size, uint64_t seed) {
   const Tensor& images = data.images;
   const Tensor& labels = data.labels;
   if (images.dtype() != DataType::kFloat || images.rank() != 2 ||
       labels.dtype() != DataType::kInt64 || labels.rank() != 1 || labels.dim(0) != images.dim(0)) {
-    throw StatusError(errors::InvalidArgument(
+    return errors::InvalidArgument(
         "ShardedBatches: expected images float32 [n, d] and labels int64 [n], got {} and {}",
-        describe(images), describe(labels)));
+        describe(images), describe(labels));
   }
   if (num_shards < 1 || shard_index < 0 || shard_index >= num_shards) {
-    throw StatusError(errors::InvalidArgument(
+    return errors::InvalidArgument(
         "ShardedBatches: shard_index {} of num_shards {}; expected 0 <= shard_index < "
         "num_shards",
-        shard_index, num_shards));
+        shard_index, num_shards);
   }
   if (batch_size < 1) {
-    throw StatusError(
-        errors::InvalidArgument("ShardedBatches: batch_size {}, expected >= 1", batch_size));
+    return errors::InvalidArgument("ShardedBatches: batch_size {}, expected >= 1", batch_size);
   }
-  width_ = images.dim(1);
+  std::vector<int64_t> shard;
   for (int64_t i = shard_index; i < labels.dim(0); i += num_shards)
-    shard_.push_back(i);
-  if (shard_.empty()) {
-    throw StatusError(errors::InvalidArgument(
+    shard.push_back(i);
+  if (shard.empty()) {
+    return errors::InvalidArgument(
         "ShardedBatches: shard {} of {} of a data set of {} examples is empty", shard_index,
-        num_shards, labels.dim(0)));
+        num_shards, labels.dim(0));
   }
+  return ShardedBatches(data, batch_size, seed, std::move(shard));
+}
+
+ShardedBatches::ShardedBatches(const Dataset& data, int batch_size, uint64_t seed,
+                               std::vector<int64_t> shard)
+    : data_(data),
+      width_(data.images.dim(1)),
+      batch_size_(batch_size),
+      seed_(seed),
+      shard_(std::move(shard)) {
   order_ = epoch_order(0);
 }
 

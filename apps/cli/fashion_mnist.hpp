@@ -44,11 +44,11 @@ StatusOr<Dataset> load_fashion_mnist(const std::string& dir, bool train);
 // every example of the shard appears exactly once).
 class ShardedBatches {
  public:
-  // Throws StatusError (InvalidArgument) if `data` is not images float32 [n, d] with labels
-  // int64 [n], num_shards < 1, shard_index outside [0, num_shards), batch_size < 1, or the
-  // shard is empty. `data`'s buffers are shared, not copied.
-  ShardedBatches(const Dataset& data, int shard_index, int num_shards, int batch_size,
-                 uint64_t seed);
+  // InvalidArgument if `data` is not images float32 [n, d] with labels int64 [n],
+  // num_shards < 1, shard_index outside [0, num_shards), batch_size < 1, or the shard is
+  // empty. `data`'s buffers are shared, not copied.
+  static StatusOr<ShardedBatches> create(const Dataset& data, int shard_index, int num_shards,
+                                         int batch_size, uint64_t seed);
 
   // The next batch: *images float32 [batch_size, d], *labels int64 [batch_size], fresh
   // tensors. *epoch_ended (if given) tells whether this batch finished an epoch.
@@ -63,6 +63,8 @@ class ShardedBatches {
   std::vector<int64_t> epoch_order(int64_t epoch) const;
 
  private:
+  ShardedBatches(const Dataset& data, int batch_size, uint64_t seed, std::vector<int64_t> shard);
+
   Dataset data_;
   int64_t width_;
   int batch_size_;

@@ -10,12 +10,10 @@
 
 namespace troupe::cli {
 
-static int run_hello(const Args& args) {
-  if (!args.empty()) {
-    std::cerr << "troupe hello: unexpected argument '" << args[0] << "' (it takes none)\n";
-    return 2;
-  }
-  auto server = Server::create_local_server();
+namespace {
+
+Status hello() {
+  TROUPE_ASSIGN_OR_RETURN(auto server, Server::create_local_server());
   std::cout << "local server " << server->target() << " for " << server->server_def().task_name()
             << "\n";
 
@@ -24,12 +22,27 @@ static int run_hello(const Args& args) {
   auto a = ops::Const(root, {{2.f, 1.f}});
   auto b = ops::Const(root, {{1.f}, {2.f}});
   auto product = ops::MatMul(root, a, b);
-  throw_if_error(root.status());
+  TROUPE_RETURN_IF_ERROR(root.status());
 
-  Session session(server->target());
-  std::cout << session.run(hello).scalar<std::string>() << "\n";
-  std::cout << "matmul([[2, 1]], [[1], [2]]) = " << session.run(product).summarize() << "\n";
-  return 0;
+  TROUPE_ASSIGN_OR_RETURN(Session session, Session::create(server->target()));
+  TROUPE_ASSIGN_OR_RETURN(Tensor greeting, session.run(hello));
+  std::cout << greeting.scalar<std::string>() << "\n";
+  TROUPE_ASSIGN_OR_RETURN(Tensor result, session.run(product));
+  std::cout << "matmul([[2, 1]], [[1], [2]]) = " << result.summarize() << "\n";
+  return Status::OK();
+}
+
+}  // namespace
+
+static int run_hello(const Args& args) {
+  if (!args.empty()) {
+    std::cerr << "troupe hello: unexpected argument '" << args[0] << "' (it takes none)\n";
+    return 2;
+  }
+  Status status = hello();
+  if (status.ok()) return 0;
+  std::cerr << "troupe hello: " << status.to_string() << "\n";
+  return 1;
 }
 
 int hello_command(const Args& args) {

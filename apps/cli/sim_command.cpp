@@ -40,29 +40,20 @@ Status check_cluster(const LocalCluster& cluster, int num_ps, int num_workers) {
     total = w == 0 ? part : ops::Add(worker, total, part);
   }
   TROUPE_RETURN_IF_ERROR(root.status());
-  try {
-    Session session(cluster.target("worker", 0));
-    if (inits.empty()) {
-      throw_if_error(session.extend(root.to_graph_def()));
-    } else {
-      session.run_targets(inits);
-    }
-    std::vector<Tensor> out;
-    RunMetadata metadata;
-    // run_targets sent the whole graph (it was complete); run the fetch by name for metadata.
-    throw_if_error(session.run({}, {total.name()}, {}, &out, {}, &metadata));
-    double sum = 1 + num_ps * (num_ps + 1) / 2.0;
-    double expected = sum * num_workers * (num_workers + 1) / 2.0;
-    if (out.at(0).scalar<float>() != static_cast<float>(expected)) {
-      return errors::Internal("check computed {}, expected {}", out.at(0).scalar<float>(),
-                              expected);
-    }
-    std::cout << "troupe sim: check passed: " << out.at(0).scalar<float>() << " computed on "
-              << metadata.devices.size() << " devices, " << metadata.bytes_to_master
-              << " bytes to the master" << std::endl;
-  } catch (const StatusError& e) {
-    return e.status();
+  TROUPE_ASSIGN_OR_RETURN(std::string target, cluster.target("worker", 0));
+  TROUPE_ASSIGN_OR_RETURN(Session session, Session::create(target));
+  if (!inits.empty()) TROUPE_RETURN_IF_ERROR(session.run_targets(inits));
+  RunMetadata metadata;
+  TROUPE_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                          session.run(FeedDict{}, {total}, {}, RunOptions{}, &metadata));
+  double sum = 1 + num_ps * (num_ps + 1) / 2.0;
+  double expected = sum * num_workers * (num_workers + 1) / 2.0;
+  if (out.at(0).scalar<float>() != static_cast<float>(expected)) {
+    return errors::Internal("check computed {}, expected {}", out.at(0).scalar<float>(), expected);
   }
+  std::cout << "troupe sim: check passed: " << out.at(0).scalar<float>() << " computed on "
+            << metadata.devices.size() << " devices, " << metadata.bytes_to_master
+            << " bytes to the master" << std::endl;
   return Status::OK();
 }
 
@@ -100,7 +91,7 @@ static int run_sim(const Args& args) {
   for (const std::string& job : (*cluster)->cluster().jobs()) {
     for (int index : (*cluster)->cluster().task_indices(job).value()) {
       std::cout << fmt::format("  /job:{}/replica:0/task:{}  {}\n", job, index,
-                               (*cluster)->target(job, index));
+                               (*cluster)->target(job, index).value());  // a task it listed
     }
   }
   std::cout << "cluster: " << (*cluster)->cluster().to_json() << std::endl;

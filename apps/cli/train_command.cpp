@@ -13,6 +13,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <charconv>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -47,14 +48,12 @@ StatusOr<std::vector<int64_t>> parse_hidden(const std::string& text) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    try {
-      size_t used = 0;
-      int64_t size = std::stoll(item, &used);
-      if (used != item.size() || size < 1) throw std::invalid_argument(item);
-      sizes.push_back(size);
-    } catch (const std::exception&) {
+    int64_t size = 0;
+    auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), size);
+    if (error != std::errc() || end != item.data() + item.size() || size < 1) {
       return errors::InvalidArgument("--hidden={}: '{}' is not a layer size >= 1", text, item);
     }
+    sizes.push_back(size);
   }
   return sizes;
 }
@@ -111,12 +110,9 @@ StatusOr<double> evaluate(Session& session, const Model& m, const Dataset& data)
                 images.total_bytes());
     Tensor labels(DataType::kInt64, TensorShape{n});
     std::memcpy(labels.raw_data(), data.labels.data<int64_t>() + begin, labels.total_bytes());
-    try {
-      Tensor accuracy = session.run({{m.images, images}, {m.labels, labels}}, {m.accuracy}).at(0);
-      right += accuracy.scalar<float>() * static_cast<double>(n);
-    } catch (const StatusError& e) {
-      return e.status();
-    }
+    TROUPE_ASSIGN_OR_RETURN(std::vector<Tensor> accuracy,
+                            session.run({{m.images, images}, {m.labels, labels}}, {m.accuracy}));
+    right += accuracy.at(0).scalar<float>() * static_cast<double>(n);
   }
   return right / static_cast<double>(data.size());
 }
@@ -230,7 +226,9 @@ static int run_train(const Args& args) {
   } else {
     SessionConfig config;
     config.intra_op_threads = static_cast<int>(flags.get_int("intra_op_threads"));
-    server = Server::create_local_server(config);
+    auto created = Server::create_local_server(config);
+    if (!created.ok()) return fail(created.status());
+    server = std::move(created).value();
   }
   std::string worker_device =
       fmt::format("/job:{}/task:{}", def ? def->job_name : "localhost", task_index);
@@ -295,12 +293,9 @@ static int run_train(const Args& args) {
   auto session = MonitoredTrainingSession::create(root, options);
   if (!session.ok()) return fail(session.status());
   MonitoredTrainingSession& mts = **session;
-  int64_t start_step = 0;
-  try {
-    start_step = mts.session().run(m.global_step.ref).scalar<int64_t>();
-  } catch (const StatusError& e) {
-    return fail(e.status());
-  }
+  auto global_step = mts.session().run(m.global_step.ref);
+  if (!global_step.ok()) return fail(global_step.status());
+  int64_t start_step = global_step->scalar<int64_t>();
   std::string restored =
       mts.restored_from() ? ", restored from " + *mts.restored_from() : std::string();
   if (start_step >= last_step) {
@@ -315,8 +310,11 @@ static int run_train(const Args& args) {
               << std::endl;
   }
 
-  ShardedBatches batches(*train, task_index, num_workers, static_cast<int>(batch_size),
-                         static_cast<uint64_t>(flags.get_int("seed")));
+  auto sharded =
+      ShardedBatches::create(*train, task_index, num_workers, static_cast<int>(batch_size),
+                             static_cast<uint64_t>(flags.get_int("seed")));
+  if (!sharded.ok()) return fail(sharded.status());
+  ShardedBatches& batches = *sharded;
   Tensor images, labels;
   while (start_step < last_step && !mts.should_stop() && stop_signal.load() == 0) {
     batches.next(&images, &labels);
@@ -324,12 +322,9 @@ static int run_train(const Args& args) {
     if (!ran.ok()) return fail(ran.status());
   }
   if (int signal = stop_signal.load(); signal != 0) {
-    int64_t step = -1;
-    try {
-      step = mts.session().run(m.global_step.ref).scalar<int64_t>();
-    } catch (const StatusError&) {
-      // Reported by close() below.
-    }
+    // An error reading the step is reported by close() below.
+    auto reached = mts.session().run(m.global_step.ref);
+    int64_t step = reached.ok() ? reached->scalar<int64_t>() : -1;
     Status closed = mts.close();  // the chief's CheckpointSaverHook saves the step reached
     if (!closed.ok()) return fail(closed);
     std::string saved;

@@ -61,11 +61,8 @@ Status CheckpointSaverHook::save(Session& session, int64_t step) {
 }
 
 Status CheckpointSaverHook::after_create_session(Session& session) {
-  try {
-    return save(session, static_cast<int64_t>(scalar_value(session.run(global_step_))));
-  } catch (const StatusError& e) {
-    return e.status();
-  }
+  TROUPE_ASSIGN_OR_RETURN(Tensor step, session.run(global_step_));
+  return save(session, static_cast<int64_t>(scalar_value(step)));
 }
 
 Status CheckpointSaverHook::after_run(RunContext& context, const std::vector<Tensor>& values) {
@@ -75,11 +72,8 @@ Status CheckpointSaverHook::after_run(RunContext& context, const std::vector<Ten
 }
 
 Status CheckpointSaverHook::end(Session& session) {
-  try {
-    return save(session, static_cast<int64_t>(scalar_value(session.run(global_step_))));
-  } catch (const StatusError& e) {
-    return e.status();
-  }
+  TROUPE_ASSIGN_OR_RETURN(Tensor step, session.run(global_step_));
+  return save(session, static_cast<int64_t>(scalar_value(step)));
 }
 
 LoggingTensorHook::LoggingTensorHook(std::vector<std::pair<std::string, Output>> tensors,

@@ -56,11 +56,8 @@ StatusOr<std::unique_ptr<MonitoredTrainingSession>> MonitoredTrainingSession::cr
     TROUPE_RETURN_IF_ERROR(hook->begin(root));
   TROUPE_RETURN_IF_ERROR(root.status());
 
-  try {
-    mts->session_ = std::make_unique<Session>(opt.master, opt.config);
-  } catch (const StatusError& e) {
-    return e.status();
-  }
+  TROUPE_ASSIGN_OR_RETURN(Session session, Session::create(opt.master, opt.config));
+  mts->session_ = std::make_unique<Session>(std::move(session));
   TROUPE_RETURN_IF_ERROR(mts->prepare(/*recovering=*/false));
   for (const auto& hook : mts->hooks_) {
     TROUPE_RETURN_IF_ERROR(hook->after_create_session(*mts->session_));
@@ -69,41 +66,44 @@ StatusOr<std::unique_ptr<MonitoredTrainingSession>> MonitoredTrainingSession::cr
 }
 
 Status MonitoredTrainingSession::prepare(bool recovering) {
-  try {
-    auto ready = [&] {
-      for (const Tensor& t : session_->run(ready_checks_)) {
-        if (!t.scalar<bool>()) return false;
-      }
-      return true;
-    };
-    if (options_.is_chief) {
-      if (recovering && ready()) return Status::OK();  // the lost task held no variables
-      std::optional<std::string> checkpoint;
-      if (!options_.checkpoint_dir.empty()) {
-        TROUPE_ASSIGN_OR_RETURN(checkpoint, latest_checkpoint(options_.checkpoint_dir));
-      }
-      if (checkpoint) {
-        TROUPE_RETURN_IF_ERROR(saver_->restore(*session_, *checkpoint));
-        restored_from_ = checkpoint;
-      } else if (!ready()) {
-        session_->run_targets({init_op_});
-      }
+  // Whether every variable is initialised.
+  auto ready = [&]() -> StatusOr<bool> {
+    TROUPE_ASSIGN_OR_RETURN(std::vector<Tensor> checks, session_->run(ready_checks_));
+    for (const Tensor& t : checks) {
+      if (!t.scalar<bool>()) return false;
+    }
+    return true;
+  };
+  if (options_.is_chief) {
+    if (recovering) {
+      TROUPE_ASSIGN_OR_RETURN(bool initialised, ready());
+      if (initialised) return Status::OK();  // the lost task held no variables
+    }
+    std::optional<std::string> checkpoint;
+    if (!options_.checkpoint_dir.empty()) {
+      TROUPE_ASSIGN_OR_RETURN(checkpoint, latest_checkpoint(options_.checkpoint_dir));
+    }
+    if (checkpoint) {
+      TROUPE_RETURN_IF_ERROR(saver_->restore(*session_, *checkpoint));
+      restored_from_ = checkpoint;
       return Status::OK();
     }
-    auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.ready_timeout_ms);
-    while (!ready()) {
-      if (std::chrono::steady_clock::now() >= deadline) {
-        return errors::DeadlineExceeded(
-            "the chief did not initialise the model within {} ms (is worker 0 running?)",
-            options_.ready_timeout_ms);
-      }
-      std::this_thread::sleep_for(kReadyPoll);
-    }
-  } catch (const StatusError& e) {
-    return e.status();
+    TROUPE_ASSIGN_OR_RETURN(bool initialised, ready());
+    if (!initialised) TROUPE_RETURN_IF_ERROR(session_->run_targets({init_op_}));
+    return Status::OK();
   }
-  return Status::OK();
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.ready_timeout_ms);
+  for (;;) {
+    TROUPE_ASSIGN_OR_RETURN(bool initialised, ready());
+    if (initialised) return Status::OK();
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return errors::DeadlineExceeded(
+          "the chief did not initialise the model within {} ms (is worker 0 running?)",
+          options_.ready_timeout_ms);
+    }
+    std::this_thread::sleep_for(kReadyPoll);
+  }
 }
 
 StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Output>& fetches,
@@ -120,18 +120,17 @@ StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Ou
   }
   std::vector<Tensor> values;
   for (;;) {
-    try {
-      values = all.empty() ? (session_->run_targets(targets, feeds), std::vector<Tensor>{})
-                           : session_->run(feeds, all, targets);
+    StatusOr<std::vector<Tensor>> ran = session_->run(feeds, all, targets);
+    if (ran.ok()) {
+      values = std::move(ran).value();
       break;
-    } catch (const StatusError& e) {
-      Status recovered = is_recoverable(e.status()) && options_.recovery_timeout_ms > 0
-                             ? recover(e.status())
-                             : e.status();
-      if (!recovered.ok()) {
-        stop_ = true;
-        return recovered;
-      }
+    }
+    Status recovered = is_recoverable(ran.status()) && options_.recovery_timeout_ms > 0
+                           ? recover(ran.status())
+                           : ran.status();
+    if (!recovered.ok()) {
+      stop_ = true;
+      return recovered;
     }
   }
   // A recovery above replaced the session the context was made with (and freed it).
@@ -165,13 +164,13 @@ Status MonitoredTrainingSession::recover(const Status& cause) {
   while (std::chrono::steady_clock::now() < deadline) {
     (void)session_->close();
     std::this_thread::sleep_for(kRecoveryPoll);
-    try {
-      session_ = std::make_unique<Session>(options_.master, options_.config);
-    } catch (const StatusError& e) {
-      last = e.status();
+    StatusOr<Session> session = Session::create(options_.master, options_.config);
+    if (!session.ok()) {
+      last = session.status();
       if (!is_recoverable(last)) return last;
       continue;
     }
+    session_ = std::make_unique<Session>(std::move(session).value());
     last = prepare(/*recovering=*/true);
     if (!last.ok()) {
       if (!is_recoverable(last)) return last;

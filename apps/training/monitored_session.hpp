@@ -7,7 +7,7 @@
 //   options.is_chief = task_index == 0;
 //   options.checkpoint_dir = "/tmp/train_logs";
 //   options.hooks = {std::make_shared<StopAtStepHook>(global_step, 1000)};
-//   auto session = MonitoredTrainingSession::create(root, options).value_or_throw();
+//   TROUPE_ASSIGN_OR_RETURN(auto session, MonitoredTrainingSession::create(root, options));
 //   while (!session->should_stop()) session->run({train_op}, feeds);
 //
 // Start-up: the chief restores the newest checkpoint of checkpoint_dir, or runs the variables'

@@ -71,12 +71,9 @@ StatusOr<std::string> Saver::save(Session& session, const std::string& dir, int6
   fs::create_directories(dir, ec);
   if (ec)
     return errors::Unavailable("cannot create checkpoint directory {}: {}", dir, ec.message());
-  std::vector<Tensor> values;
-  try {
-    values = session.run(variables_);
-  } catch (const StatusError& e) {
-    return e.status().with_context("reading variables for a checkpoint");
-  }
+  StatusOr<std::vector<Tensor>> read = session.run(variables_);
+  if (!read.ok()) return read.status().with_context("reading variables for a checkpoint");
+  std::vector<Tensor> values = std::move(read).value();
   std::vector<std::pair<std::string, Tensor>> named;
   for (size_t i = 0; i < names_.size(); ++i)
     named.emplace_back(names_[i], values[i]);
@@ -113,12 +110,7 @@ Status Saver::restore(Session& session, const std::string& path) const {
     }
     feeds.emplace_back(placeholders_[i], it->second);
   }
-  try {
-    session.run_targets({restore_all_}, feeds);
-  } catch (const StatusError& e) {
-    return e.status().with_context("restoring " + path);
-  }
-  return Status::OK();
+  return session.run_targets({restore_all_}, feeds).with_context("restoring " + path);
 }
 
 Status remove_unfinished_checkpoints(const std::string& dir) {

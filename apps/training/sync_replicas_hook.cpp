@@ -24,24 +24,20 @@ Status SyncReplicasHook::after_create_session(Session& session) {
         "synchronous training cannot recover a lost session yet (its accumulators and token "
         "queue would need to be rebuilt): restart the job to resume from the checkpoint");
   }
-  try {
-    session.run_targets({optimizer_.local_step_init()});
-    if (!is_chief_) return Status::OK();
-    if (init_tokens_) session.run_targets({optimizer_.init_tokens()});
-    loop_session_ = std::make_unique<Session>(master_, config_);
-  } catch (const StatusError& e) {
-    return e.status();
-  }
+  TROUPE_RETURN_IF_ERROR(session.run_targets({optimizer_.local_step_init()}));
+  if (!is_chief_) return Status::OK();
+  if (init_tokens_) TROUPE_RETURN_IF_ERROR(session.run_targets({optimizer_.init_tokens()}));
+  TROUPE_ASSIGN_OR_RETURN(Session loop_session, Session::create(master_, config_));
+  loop_session_ = std::make_unique<Session>(std::move(loop_session));
   loop_ = std::thread([this] {
     pthread_setname_np(pthread_self(), "troupe-sync");
     while (!stopping_) {
-      try {
-        loop_session_->run_targets({optimizer_.chief_update()});
-      } catch (const StatusError& e) {
+      Status updated = loop_session_->run_targets({optimizer_.chief_update()});
+      if (!updated.ok()) {
         // Closing the loop's session at the end cancels the update waiting for gradients.
         if (!stopping_) {
           std::lock_guard lock(mutex_);
-          loop_status_ = e.status().with_context("the chief's synchronous update");
+          loop_status_ = updated.with_context("the chief's synchronous update");
         }
         return;
       }

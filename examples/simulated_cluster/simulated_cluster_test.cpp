@@ -18,6 +18,7 @@
 #include <troupe/graph/ops/ops.hpp>
 #include <troupe/graph/optimizers.hpp>
 #include <troupe/graph/variables.hpp>
+#include "troupe/graph/core/throwing.hpp"
 
 using namespace troupe;
 
@@ -34,18 +35,17 @@ struct Model {
   Operation init, train;
 
   explicit Model(const LocalCluster& cluster, int task) {
-    Scope placed = root.with_device_function(
-        replica_device_setter(cluster.cluster(), fmt::format("/job:worker/task:{}", task))
-            .value_or_throw());
+    Scope placed = root.with_device_function(value_or_throw(
+        replica_device_setter(cluster.cluster(), fmt::format("/job:worker/task:{}", task))));
     x = ops::Placeholder(placed.with_op_name("x"), DataType::kFloat, PartialShape({-1, 2}));
     y = ops::Placeholder(placed.with_op_name("y"), DataType::kFloat, PartialShape({-1, 1}));
-    w = make_variable(placed, "w", Tensor::from_vector<float>({0, 0}, {2, 1}));
-    b = make_variable(placed, "b", Tensor::from_vector<float>({0}, {1}));
+    w = make_variable(placed, "w", value_or_throw(Tensor::from_vector<float>({0, 0}, {2, 1})));
+    b = make_variable(placed, "b", value_or_throw(Tensor::from_vector<float>({0}, {1})));
     step = get_or_create_global_step(placed);
     Output predicted = ops::Add(placed, ops::MatMul(placed, x, w.ref), b.ref);
     loss = ops::Mean(placed, ops::Square(placed, ops::Sub(placed, predicted, y)), {0, 1});
     init = global_variables_initializer(root);
-    train = GradientDescentOptimizer(0.1).minimize(placed, loss, step.ref).value_or_throw();
+    train = value_or_throw(GradientDescentOptimizer(0.1).minimize(placed, loss, step.ref));
   }
 
   FeedDict data() const {
@@ -63,14 +63,14 @@ struct Model {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(four_workers_train_one_model_held_by_two_ps_tasks) {
-  auto cluster = LocalCluster::start(/*num_ps=*/2, /*num_workers=*/kWorkers).value_or_throw();
+  auto cluster = value_or_throw(LocalCluster::start(/*num_ps=*/2, /*num_workers=*/kWorkers));
 
   // The chief (worker 0) initialises the variables once; then every worker trains.
   Model chief_model(*cluster, 0);
-  Session chief(cluster->target("worker", 0));
-  chief.run_targets({chief_model.init});
+  Session chief = value_or_throw(Session::create(value_or_throw(cluster->target("worker", 0))));
+  throw_if_error(chief.run_targets({chief_model.init}));
   const float initial_loss =
-      chief.run(chief_model.data(), {chief_model.loss}).at(0).scalar<float>();
+      value_or_throw(chief.run(chief_model.data(), {chief_model.loss})).at(0).scalar<float>();
 
   std::vector<Status> results(kWorkers);
   std::vector<std::thread> workers;
@@ -78,10 +78,11 @@ BOOST_AUTO_TEST_CASE(four_workers_train_one_model_held_by_two_ps_tasks) {
     workers.emplace_back([&, task] {
       try {  // the builder API's runs throw StatusError
         Model model(*cluster, task);
-        Session session(cluster->target("worker", task));
+        Session session =
+            value_or_throw(Session::create(value_or_throw(cluster->target("worker", task))));
         FeedDict data = model.data();
         for (int i = 0; i < kStepsPerWorker; ++i)
-          session.run_targets({model.train}, data);
+          throw_if_error(session.run_targets({model.train}, data));
       } catch (const StatusError& e) {
         results[task] = e.status();
       }
@@ -94,8 +95,8 @@ BOOST_AUTO_TEST_CASE(four_workers_train_one_model_held_by_two_ps_tasks) {
 
   // One model: every worker's steps counted on the one global step, and it fits.
   std::vector<Tensor> out =
-      chief.run(chief_model.data(),
-                {chief_model.loss, chief_model.w.ref, chief_model.b.ref, chief_model.step.ref});
+      value_or_throw(chief.run(chief_model.data(), {chief_model.loss, chief_model.w.ref,
+                                                    chief_model.b.ref, chief_model.step.ref}));
   BOOST_TEST(out[3].scalar<int64_t>() == kWorkers * kStepsPerWorker);
   BOOST_TEST(out[0].scalar<float>() < 0.01f * initial_loss);
   BOOST_TEST(out[1].data<float>()[0] == 3.f, boost::test_tools::tolerance(0.05f));

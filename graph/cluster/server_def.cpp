@@ -5,6 +5,7 @@
 #include <kj/exception.h>
 
 #include "troupe/graph/cluster/device_name.hpp"
+#include "troupe/graph/core/check.hpp"
 
 namespace troupe {
 namespace {
@@ -66,7 +67,7 @@ Status SessionConfig::validate() const {
 
 ServerDef ServerDef::local() {
   ServerDef def;
-  throw_if_error(def.cluster.add_job("localhost", {"localhost:0"}));
+  TROUPE_CHECK_OK(def.cluster.add_job("localhost", {"localhost:0"}));
   def.job_name = "localhost";
   def.task_index = 0;
   return def;

@@ -3,7 +3,6 @@
 
 #include <sys/mman.h>
 
-#include <new>
 #include <vector>
 
 namespace troupe {
@@ -16,10 +15,11 @@ size_t round_up(size_t value, size_t step) {
   return (value + step - 1) / step * step;
 }
 
+// Fresh memory, or nullptr when the kernel refuses the mapping.
 void* map_fresh(size_t capacity) {
   void* data =
       ::mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (data == MAP_FAILED) throw std::bad_alloc();
+  if (data == MAP_FAILED) return nullptr;
   // One fault per 2 MiB instead of per 4 KiB where the kernel allows it; advice only.
   if (capacity >= kHugePage) ::madvise(data, capacity, MADV_HUGEPAGE);
   return data;
@@ -54,6 +54,17 @@ void* BufferPool::acquire(size_t bytes) {
     }
     ++fresh_;
   }
+  if (void* data = map_fresh(capacity)) return data;
+  // Out of memory or of mappings (vm.max_map_count): give back what the pool holds, then try
+  // once more.
+  std::vector<Cached> dropped;
+  {
+    std::lock_guard lock(mutex_);
+    dropped.assign(cached_.begin(), cached_.end());
+    cached_.clear();
+    cached_bytes_ = 0;
+  }
+  unmap(dropped);
   return map_fresh(capacity);
 }
 

@@ -32,8 +32,9 @@ class BufferPool {
   // The capacity actually reserved for `bytes` (>= bytes; buffers of one capacity are shared).
   static size_t capacity_for(size_t bytes);
 
-  // Memory of at least `bytes` bytes (>= kMinBytes), page-aligned, contents undefined; throws
-  // std::bad_alloc. Give it back with release(data, bytes) and the same `bytes`.
+  // Memory of at least `bytes` bytes (>= kMinBytes), page-aligned, contents undefined, or
+  // nullptr when the kernel refuses to map it even after the pool gave back what it held.
+  // Give it back with release(data, bytes) and the same `bytes`.
   void* acquire(size_t bytes);
   void release(void* data, size_t bytes);
 

@@ -65,10 +65,4 @@ std::ostream& operator<<(std::ostream& os, const Status& status) {
   return os << status.to_string();
 }
 
-StatusError::StatusError(Status status) : status_(std::move(status)), what_(status_.to_string()) {}
-
-void throw_if_error(const Status& status) {
-  if (!status.ok()) throw StatusError(status);
-}
-
 }  // namespace troupe

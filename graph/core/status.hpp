@@ -2,7 +2,8 @@
 //
 // A Status is either OK or a code plus a message naming what failed (node, device, address).
 // It is a value type; it crosses actor messages unchanged (actors/error_bridge.hpp) and is
-// what every user-facing call returns or throws.
+// what every call of the library that can fail returns. For tests and short programs,
+// troupe/graph/core/throwing.hpp turns an error into an exception; the library never does.
 #pragma once
 
 #include <cstdint>
@@ -70,21 +71,6 @@ class [[nodiscard]] Status {
 
 std::ostream& operator<<(std::ostream& os, const Status& status);
 
-// The error thrown by the blocking client API (Session, Server) when a call fails.
-class StatusError : public std::exception {
- public:
-  explicit StatusError(Status status);
-  const Status& status() const { return status_; }
-  const char* what() const noexcept override { return what_.c_str(); }
-
- private:
-  Status status_;
-  std::string what_;
-};
-
-// Throws StatusError if `status` is not OK.
-void throw_if_error(const Status& status);
-
 // A value or the Status that explains why there is none.
 template <class T>
 class [[nodiscard]] StatusOr {
@@ -109,12 +95,6 @@ class [[nodiscard]] StatusOr {
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
-
-  // The value, or throws StatusError.
-  T value_or_throw() && {
-    throw_if_error(status());
-    return std::get<T>(std::move(state_));
-  }
 
  private:
   std::variant<Status, T> state_;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <ostream>
 
+#include "troupe/graph/core/check.hpp"
+
 namespace troupe {
 namespace {
 
@@ -62,9 +64,9 @@ Tensor::Tensor(DataType dtype, TensorShape shape, std::shared_ptr<TensorBuffer> 
   size_t needed = dtype_ == DataType::kString ? num_elements_ * sizeof(std::string)
                                               : num_elements_ * dtype_size(dtype_);
   if ((buffer_ == nullptr && needed > 0) || (buffer_ != nullptr && buffer_->size() < needed)) {
-    throw StatusError(
-        errors::Internal("buffer of {} bytes is too small for a {} tensor of shape {}",
-                         buffer_ ? buffer_->size() : 0, dtype_name(dtype_), shape_.to_string()));
+    TROUPE_CHECK_OK(errors::Internal("buffer of {} bytes is too small for a {} tensor of shape {}",
+                                     buffer_ ? buffer_->size() : 0, dtype_name(dtype_),
+                                     shape_.to_string()));
   }
 }
 

@@ -37,10 +37,10 @@ class Tensor {
   Tensor(int64_t value);             // NOLINT
   Tensor(bool value);                // NOLINT
 
-  // A tensor of `shape` holding `values` in row-major order. Throws StatusError
-  // (InvalidArgument) if the count does not match the shape.
+  // A tensor of `shape` holding `values` in row-major order; InvalidArgument if the count
+  // does not match the shape.
   template <class T>
-  static Tensor from_vector(const std::vector<T>& values, TensorShape shape);
+  static StatusOr<Tensor> from_vector(const std::vector<T>& values, TensorShape shape);
   template <class T>
   static Tensor from_vector(const std::vector<T>& values);  // a rank-1 tensor
 
@@ -125,10 +125,10 @@ Tensor Tensor::scalar(T value) {
 }
 
 template <class T>
-Tensor Tensor::from_vector(const std::vector<T>& values, TensorShape shape) {
+StatusOr<Tensor> Tensor::from_vector(const std::vector<T>& values, TensorShape shape) {
   if (static_cast<int64_t>(values.size()) != shape.num_elements()) {
-    throw StatusError(errors::InvalidArgument("{} values cannot fill a tensor of shape {}",
-                                              values.size(), shape.to_string()));
+    return errors::InvalidArgument("{} values cannot fill a tensor of shape {}", values.size(),
+                                   shape.to_string());
   }
   Tensor t(dtype_of<T>, std::move(shape));
   std::copy(values.begin(), values.end(), t.data<T>());
@@ -137,7 +137,9 @@ Tensor Tensor::from_vector(const std::vector<T>& values, TensorShape shape) {
 
 template <class T>
 Tensor Tensor::from_vector(const std::vector<T>& values) {
-  return from_vector(values, TensorShape{static_cast<int64_t>(values.size())});
+  Tensor t(dtype_of<T>, TensorShape{static_cast<int64_t>(values.size())});
+  std::copy(values.begin(), values.end(), t.data<T>());
+  return t;
 }
 
 }  // namespace troupe

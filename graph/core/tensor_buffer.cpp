@@ -26,8 +26,7 @@ class AlignedBuffer final : public TensorBuffer {
 // Large buffers come from, and go back to, the process's BufferPool (page-aligned).
 class PooledBuffer final : public TensorBuffer {
  public:
-  explicit PooledBuffer(size_t bytes)
-      : TensorBuffer(BufferPool::instance().acquire(bytes), bytes) {}
+  PooledBuffer(void* data, size_t bytes) : TensorBuffer(data, bytes) {}
   ~PooledBuffer() override { BufferPool::instance().release(data(), size()); }
 };
 
@@ -63,7 +62,13 @@ class WrappedBuffer final : public TensorBuffer {
 }  // namespace
 
 std::shared_ptr<TensorBuffer> TensorBuffer::allocate(size_t bytes) {
-  if (bytes >= BufferPool::kMinBytes) return std::make_shared<PooledBuffer>(bytes);
+  if (bytes >= BufferPool::kMinBytes) {
+    // When the pool cannot map memory the heap is tried, and operator new reports exhaustion
+    // (std::bad_alloc) as every allocation does; the executor turns it into ResourceExhausted.
+    if (void* data = BufferPool::instance().acquire(bytes)) {
+      return std::make_shared<PooledBuffer>(data, bytes);
+    }
+  }
   return std::make_shared<AlignedBuffer>(bytes);
 }
 

@@ -1,6 +1,7 @@
 // Array ops: definitions (dtypes, shape functions) and builders.
 #include "troupe/graph/ops/array_ops.hpp"
 
+#include "troupe/graph/core/check.hpp"
 #include "troupe/graph/ops/standard_ops.hpp"
 #include "troupe/graph/shape_inference.hpp"
 
@@ -151,12 +152,16 @@ void register_array_ops(OpRegistry& r) {
 }
 
 void must_register(OpRegistry& registry, const OpDefBuilder& builder) {
-  throw_if_error(registry.register_op(builder));
+  TROUPE_CHECK_OK(registry.register_op(builder));
 }
 
 namespace ops {
 
 Output Const(const Scope& scope, const Input& value) {
+  if (!value.status().ok()) {
+    scope.update_status(value.status().with_context("Const"));
+    return Output();
+  }
   if (!value.is_value()) {
     scope.update_status(errors::InvalidArgument(
         "Const needs a value (a Tensor or literal), not the output '{}'", value.output().name()));
@@ -166,6 +171,10 @@ Output Const(const Scope& scope, const Input& value) {
 }
 
 Output Const(const Scope& scope, const Input& value, const TensorShape& shape) {
+  if (!value.status().ok()) {
+    scope.update_status(value.status().with_context("Const"));
+    return Output();
+  }
   if (!value.is_value() || value.value().num_elements() != 1) {
     scope.update_status(errors::InvalidArgument(
         "Const with a shape needs a single-element value to fill shape {}", shape.to_string()));

@@ -26,7 +26,8 @@ inline void register_standard_ops(OpRegistry& registry) {
   register_internal_ops(registry);
 }
 
-// Registers `builder`; a failure here is a bug in troupe, so it throws StatusError.
+// Registers `builder`; a failure here is a bug in troupe, so it ends the process
+// (graph/core/check.hpp).
 void must_register(OpRegistry& registry, const OpDefBuilder& builder);
 
 }  // namespace troupe

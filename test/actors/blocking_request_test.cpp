@@ -42,7 +42,7 @@ BOOST_AUTO_TEST_SUITE(blocking_request_calls)
 // Each call monitors its destination while it waits; a monitor left behind would make the
 // destination's list grow with every call (and every later demonitor on it slower).
 BOOST_AUTO_TEST_CASE(leave_no_monitor_on_the_destination) {
-  auto runtime = Runtime::shared_default();
+  auto runtime = value_or_throw(Runtime::shared_default());
   caf::actor dest = runtime->system().spawn<CountingActor>();
   auto before =
       blocking_request<int>(runtime->system(), dest, kWait, "counting", count_atom::value);
@@ -59,7 +59,7 @@ BOOST_AUTO_TEST_CASE(leave_no_monitor_on_the_destination) {
 }
 
 BOOST_AUTO_TEST_CASE(an_answer_an_error_and_an_empty_answer_each_end_the_wait) {
-  auto runtime = Runtime::shared_default();
+  auto runtime = value_or_throw(Runtime::shared_default());
   auto& system = runtime->system();
   // Function actors get an argument: CAF 0.17 dereferences a null tuple without one.
   caf::actor dest = system.spawn(
@@ -85,7 +85,7 @@ BOOST_AUTO_TEST_CASE(an_answer_an_error_and_an_empty_answer_each_end_the_wait) {
 // An actor that takes the request, keeps its promise unanswered and quits: the caller's wait
 // ends with its death (CAF 0.17 sends nothing for a dropped promise), even with no deadline.
 BOOST_AUTO_TEST_CASE(a_destination_that_dies_holding_the_request_ends_the_wait) {
-  auto runtime = Runtime::shared_default();
+  auto runtime = value_or_throw(Runtime::shared_default());
   auto& system = runtime->system();
   caf::actor dest = system.spawn(
       [](caf::event_based_actor* self, caf::exit_reason reason) -> caf::behavior {
@@ -107,7 +107,7 @@ BOOST_AUTO_TEST_CASE(a_destination_that_dies_holding_the_request_ends_the_wait) 
 
 // An actor that never answers: the deadline ends the wait, and the actor lives on.
 BOOST_AUTO_TEST_CASE(a_destination_that_never_answers_is_a_deadline) {
-  auto runtime = Runtime::shared_default();
+  auto runtime = value_or_throw(Runtime::shared_default());
   auto& system = runtime->system();
   auto held = std::make_shared<std::vector<caf::response_promise>>();
   caf::actor dest = system.spawn(

@@ -7,13 +7,14 @@
 #include "troupe/actors/error_bridge.hpp"
 #include "troupe/actors/messages.hpp"
 #include "troupe/actors/runtime.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
 namespace {
 
 template <class T>
 T round_trip(const T& value) {
-  auto runtime = Runtime::shared_default();
+  auto runtime = value_or_throw(Runtime::shared_default());
   caf::actor_system& system = runtime->system();
   std::vector<char> bytes;
   caf::binary_serializer sink{system, bytes};
@@ -50,7 +51,7 @@ BOOST_AUTO_TEST_CASE(run_step_request_serialises) {
   request.signature.feeds = {"x:0"};
   request.signature.fetches = {"y:0", "z:1"};
   request.signature.targets = {"init"};
-  request.feeds = {Tensor::from_vector<float>({1, 2, 3, 4}, {2, 2})};
+  request.feeds = {value_or_throw(Tensor::from_vector<float>({1, 2, 3, 4}, {2, 2}))};
   request.options.timeout_ms = 250;
   RunStepRequest back = round_trip(request);
   BOOST_TEST((back.signature == request.signature));
@@ -72,7 +73,7 @@ BOOST_AUTO_TEST_CASE(partition_spec_serialises) {
 }
 
 BOOST_AUTO_TEST_CASE(a_corrupt_tensor_is_refused) {
-  auto runtime = Runtime::shared_default();
+  auto runtime = value_or_throw(Runtime::shared_default());
   caf::actor_system& system = runtime->system();
   std::vector<char> bytes;
   caf::binary_serializer sink{system, bytes};

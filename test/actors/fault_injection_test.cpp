@@ -30,7 +30,7 @@ struct LinearJob {
     y = ops::Placeholder(w1.with_op_name("y"), DataType::kFloat, PartialShape({-1}));
     auto error = ops::Sub(w1, ops::Add(w1, ops::Mul(w1, x, w.ref), b.ref), y);
     loss = ops::Mean(w1, ops::Square(w1, error), {0});
-    train = GradientDescentOptimizer(0.1).minimize(w1, loss).value_or_throw();
+    train = value_or_throw(GradientDescentOptimizer(0.1).minimize(w1, loss));
     init = global_variables_initializer(root);
     BOOST_REQUIRE_MESSAGE(root.ok(), root.status().to_string());
   }
@@ -38,15 +38,17 @@ struct LinearJob {
   // Trains; the loss at the end, or the first step's error.
   StatusOr<float> run(const std::string& target) {
     try {
-      Session session(target);
+      Session session = value_or_throw(Session::create(target));
       RunOptions bounded;
       bounded.timeout_ms = kStepTimeoutMs;
-      session.run(FeedDict{}, {}, {init}, bounded);
+      value_or_throw(session.run(FeedDict{}, {}, {init}, bounded));
       Tensor xs = Tensor::from_vector<float>({-1, 0, 1, 2});
       Tensor ys = Tensor::from_vector<float>({-2, 1, 4, 7});
       float last = 0;
       for (int step = 0; step < kSteps; ++step) {
-        last = session.run({{x, xs}, {y, ys}}, {loss}, {train}, bounded).at(0).scalar<float>();
+        last = value_or_throw(session.run({{x, xs}, {y, ys}}, {loss}, {train}, bounded))
+                   .at(0)
+                   .scalar<float>();
       }
       return last;
     } catch (const StatusError& e) {
@@ -81,7 +83,7 @@ BOOST_AUTO_TEST_CASE(faults_fire_where_and_when_asked) {
   BOOST_TEST((kill.on_run_partition(&delay) == A::kKill));
   BOOST_TEST(killed == 1);
 
-  ClusterSpec cluster = make_ps_worker_cluster(1, 2, false).value_or_throw();
+  ClusterSpec cluster = value_or_throw(make_ps_worker_cluster(1, 2, false));
   testing::check_error(Fault{"ps", 3}.validate(cluster), Code::kInvalidArgument,
                        "/job:ps/replica:0/task:3");
   testing::check_error(Fault{"ps", 0, FaultKind::kDrop, 0}.validate(cluster),
@@ -95,18 +97,19 @@ BOOST_AUTO_TEST_CASE(faults_fire_where_and_when_asked) {
 }
 
 BOOST_AUTO_TEST_CASE(training_under_seeded_faults_ends_right_or_with_a_typed_error) {
-  ClusterSpec spec = make_ps_worker_cluster(1, 2, false).value_or_throw();
+  ClusterSpec spec = value_or_throw(make_ps_worker_cluster(1, 2, false));
   std::map<std::string, int> outcomes;
   for (uint64_t seed = 1; seed <= 24; ++seed) {
     Fault fault = Fault::random(seed, spec, 2 * kSteps);
     BOOST_TEST_CONTEXT("seed " << seed << ": " << fault.to_string()) {
       LocalClusterOptions options;
       options.faults = {fault};
-      auto cluster = LocalCluster::start(spec, options).value_or_throw();
+      auto cluster = value_or_throw(LocalCluster::start(spec, options));
       LinearJob job;
       // Every step has a deadline, so a run is bounded by construction; the bound checks it.
-      auto result =
-          std::async(std::launch::async, [&] { return job.run(cluster->target("worker", 0)); });
+      auto result = std::async(std::launch::async, [&] {
+        return job.run(value_or_throw(cluster->target("worker", 0)));
+      });
       if (result.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
         BOOST_FAIL("the job hung under " << fault.to_string());
       }

@@ -4,58 +4,61 @@
 
 #include "cluster_scenarios.hpp"
 #include "troupe/actors/local_cluster.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
 
 BOOST_AUTO_TEST_SUITE(local_cluster)
 
 BOOST_AUTO_TEST_CASE(model_parallel_step_across_ps_and_workers) {
-  auto cluster = LocalCluster::start(2, 2).value_or_throw();
-  testing::model_parallel_step(cluster->target("worker", 0));
+  auto cluster = value_or_throw(LocalCluster::start(2, 2));
+  testing::model_parallel_step(value_or_throw(cluster->target("worker", 0)));
 }
 
 BOOST_AUTO_TEST_CASE(any_task_can_be_the_master) {
-  auto cluster = LocalCluster::start(2, 2).value_or_throw();
-  testing::model_parallel_step(cluster->target("ps", 1));
+  auto cluster = value_or_throw(LocalCluster::start(2, 2));
+  testing::model_parallel_step(value_or_throw(cluster->target("ps", 1)));
 }
 
 BOOST_AUTO_TEST_CASE(tensors_never_pass_through_the_master) {
-  auto cluster = LocalCluster::start(2, 2).value_or_throw();
-  testing::tensors_go_peer_to_peer(cluster->target("worker", 0));
+  auto cluster = value_or_throw(LocalCluster::start(2, 2));
+  testing::tensors_go_peer_to_peer(value_or_throw(cluster->target("worker", 0)));
 }
 
 BOOST_AUTO_TEST_CASE(a_device_the_cluster_lacks) {
-  auto cluster = LocalCluster::start(2, 2).value_or_throw();
-  testing::missing_device_is_invalid_argument(cluster->target("worker", 0));
+  auto cluster = value_or_throw(LocalCluster::start(2, 2));
+  testing::missing_device_is_invalid_argument(value_or_throw(cluster->target("worker", 0)));
 }
 
 BOOST_AUTO_TEST_CASE(device_filters_limit_what_a_session_sees) {
-  auto cluster = LocalCluster::start(1, 2).value_or_throw();
+  auto cluster = value_or_throw(LocalCluster::start(1, 2));
   SessionConfig config;
   config.device_filters = {"/job:ps", "/job:worker/task:0"};
   Scope root = Scope::new_root();
   auto on_ps = ops::Const(root.with_device("/job:ps/task:0"), 20);
   auto on_worker0 = ops::Add(root.with_device("/job:worker/task:0"), on_ps, 1);
   auto on_worker1 = ops::Neg(root.with_device("/job:worker/task:1"), on_ps);
-  Session filtered(cluster->target("worker", 0), config);
-  BOOST_TEST(filtered.run(on_worker0).scalar<int32_t>() == 21);
-  testing::check_error(testing::status_of([&] { filtered.run(on_worker1); }),
-                       Code::kInvalidArgument, "/job:worker/task:1");
-  Session unfiltered(cluster->target("worker", 0));
-  BOOST_TEST(unfiltered.run(on_worker1).scalar<int32_t>() == -20);
+  Session filtered =
+      value_or_throw(Session::create(value_or_throw(cluster->target("worker", 0)), config));
+  BOOST_TEST(value_or_throw(filtered.run(on_worker0)).scalar<int32_t>() == 21);
+  testing::check_error(filtered.run(on_worker1).status(), Code::kInvalidArgument,
+                       "/job:worker/task:1");
+  Session unfiltered =
+      value_or_throw(Session::create(value_or_throw(cluster->target("worker", 0))));
+  BOOST_TEST(value_or_throw(unfiltered.run(on_worker1)).scalar<int32_t>() == -20);
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_device_filter_is_refused) {
-  auto cluster = LocalCluster::start(1, 1).value_or_throw();
+  auto cluster = value_or_throw(LocalCluster::start(1, 1));
   SessionConfig config;
   config.device_filters = {"/job:ps", "job:worker"};
   testing::check_error(
-      testing::status_of([&] { Session session(cluster->target("worker", 0), config); }),
+      Session::create(value_or_throw(cluster->target("worker", 0)), config).status(),
       Code::kInvalidArgument, "device_filters");
 }
 
 BOOST_AUTO_TEST_CASE(a_stopped_task_fails_the_steps_that_need_it) {
-  auto cluster = LocalCluster::start(1, 1).value_or_throw();
+  auto cluster = value_or_throw(LocalCluster::start(1, 1));
   Scope root = Scope::new_root();
   Scope ps = root.with_device("/job:ps/task:0");
   auto queue = ops::FIFOQueue(ps, {DataType::kInt32});
@@ -63,25 +66,27 @@ BOOST_AUTO_TEST_CASE(a_stopped_task_fails_the_steps_that_need_it) {
                           ops::QueueDequeue(ps, queue, {DataType::kInt32})[0]);
   auto quick = ops::Neg(root.with_device("/job:worker/task:0"), ops::Const(ps, 3));
   auto local = ops::Neg(root.with_device("/job:worker/task:0"), 4);
-  Session session(cluster->target("worker", 0));
-  BOOST_TEST(session.run(quick).scalar<int32_t>() == -3);
+  Session session = value_or_throw(Session::create(value_or_throw(cluster->target("worker", 0))));
+  BOOST_TEST(value_or_throw(session.run(quick)).scalar<int32_t>() == -3);
   RunOptions bounded;
   bounded.timeout_ms = 20000;
   std::thread stopper([&] {
+    // Not a condition: a pause so that the step is waiting on the ps when it stops; stopped
+    // earlier, the step fails the same way.
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    cluster->server("ps", 0).value_or_throw()->stop();
+    value_or_throw(cluster->server("ps", 0))->stop();
   });
-  Status status = testing::status_of([&] { session.run({}, {waiting}, {}, bounded); });
+  Status status = session.run({}, {waiting}, {}, bounded).status();
   stopper.join();
   testing::check_error(status, Code::kUnavailable, "/job:ps/replica:0/task:0");
   // Later steps that need it fail too (and fast); the others go on.
-  testing::check_error(testing::status_of([&] { session.run({}, {quick}, {}, bounded); }),
-                       Code::kUnavailable, "/job:ps/replica:0/task:0");
-  BOOST_TEST(session.run(local).scalar<int32_t>() == -4);
+  testing::check_error(session.run({}, {quick}, {}, bounded).status(), Code::kUnavailable,
+                       "/job:ps/replica:0/task:0");
+  BOOST_TEST(value_or_throw(session.run(local)).scalar<int32_t>() == -4);
 }
 
 BOOST_AUTO_TEST_CASE(unknown_task_is_an_error) {
-  auto cluster = LocalCluster::start(1, 1).value_or_throw();
+  auto cluster = value_or_throw(LocalCluster::start(1, 1));
   testing::check_error(cluster->server("worker", 3).status(), Code::kInvalidArgument,
                        "/job:worker/replica:0/task:3");
 }

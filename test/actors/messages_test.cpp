@@ -7,6 +7,7 @@
 
 #include "troupe/actors/messages.hpp"
 #include "troupe/graph/core/tensor_codec.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
 namespace {
@@ -15,7 +16,7 @@ std::vector<Tensor> sample_tensors() {
   std::vector<float> floats(1000);
   for (size_t i = 0; i < floats.size(); ++i)
     floats[i] = static_cast<float>(i) * 0.5f;
-  return {Tensor(3.5f), Tensor::from_vector<float>(floats, TensorShape{10, 100}),
+  return {Tensor(3.5f), value_or_throw(Tensor::from_vector<float>(floats, TensorShape{10, 100})),
           Tensor::from_vector<bool>(std::vector<bool>(13, true)),  // 13 bytes: not whole words
           Tensor(DataType::kFloat, TensorShape{0, 4}),
           Tensor::from_vector<std::string>({"a", "bc", ""})};

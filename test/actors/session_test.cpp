@@ -4,6 +4,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "free_ports.hpp"
 #include "status_checks.hpp"
 #include "troupe/actors/local_cluster.hpp"
 #include "troupe/actors/runtime.hpp"
@@ -18,30 +19,31 @@ using testing::status_of;
 BOOST_AUTO_TEST_SUITE(session)
 
 BOOST_AUTO_TEST_CASE(hello_through_a_local_server) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto hello = ops::Const(root, "Hello, distributed troupe!");
-  Session session(server->target());
-  BOOST_TEST(session.run(hello).scalar<std::string>() == "Hello, distributed troupe!");
+  Session session = value_or_throw(Session::create(server->target()));
+  BOOST_TEST(value_or_throw(session.run(hello)).scalar<std::string>() ==
+             "Hello, distributed troupe!");
 }
 
 BOOST_AUTO_TEST_CASE(matmul_through_a_local_server) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto product =
       ops::MatMul(root, ops::Const(root, {{2.f, 1.f}}), ops::Const(root, {{1.f}, {2.f}}));
-  Session session(server->target());
-  Tensor result = session.run(product);
+  Session session = value_or_throw(Session::create(server->target()));
+  Tensor result = value_or_throw(session.run(product));
   BOOST_TEST(result.shape().to_string() == "[1,1]");
   BOOST_TEST(result.scalar<float>() == 4.f);
 }
 
 BOOST_AUTO_TEST_CASE(run_by_name_with_feeds) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto x = ops::Placeholder(root.with_op_name("x"), DataType::kFloat, PartialShape({-1}));
   auto y = ops::Mul(root.with_op_name("y"), x, 3.f);
-  Session session(server->target());
+  Session session = value_or_throw(Session::create(server->target()));
   BOOST_REQUIRE(session.extend(root.to_graph_def()).ok());
   std::vector<Tensor> out;
   BOOST_REQUIRE(session.run({{"x:0", Tensor::from_vector<float>({1, 2})}}, {"y:0"}, {}, &out).ok());
@@ -50,17 +52,17 @@ BOOST_AUTO_TEST_CASE(run_by_name_with_feeds) {
 }
 
 BOOST_AUTO_TEST_CASE(the_graph_grows_between_runs) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto a = ops::Const(root, 2.f);
-  Session session(server->target());
-  BOOST_TEST(session.run(a).scalar<float>() == 2.f);
+  Session session = value_or_throw(Session::create(server->target()));
+  BOOST_TEST(value_or_throw(session.run(a)).scalar<float>() == 2.f);
   auto b = ops::Square(root, a);
-  BOOST_TEST(session.run(b).scalar<float>() == 4.f);
+  BOOST_TEST(value_or_throw(session.run(b)).scalar<float>() == 4.f);
 }
 
 BOOST_AUTO_TEST_CASE(several_sessions_work_at_once) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   constexpr int kThreads = 4;
   constexpr int kRuns = 20;
   std::vector<std::thread> threads;
@@ -70,9 +72,9 @@ BOOST_AUTO_TEST_CASE(several_sessions_work_at_once) {
       Scope root = Scope::new_root();
       auto x = ops::Placeholder(root, DataType::kInt32);
       auto y = ops::Add(root, x, t * 1000);
-      Session session(server->target());
+      Session session = value_or_throw(Session::create(server->target()));
       for (int i = 0; i < kRuns; ++i) {
-        Tensor out = session.run({{x, Tensor(i)}}, {y}).at(0);
+        Tensor out = value_or_throw(session.run({{x, Tensor(i)}}, {y})).at(0);
         if (out.scalar<int32_t>() == t * 1000 + i) ++correct;
       }
     });
@@ -83,18 +85,19 @@ BOOST_AUTO_TEST_CASE(several_sessions_work_at_once) {
 }
 
 BOOST_AUTO_TEST_CASE(one_session_many_threads) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto x = ops::Placeholder(root, DataType::kInt64);
   auto y = ops::Mul(root, x, int64_t{2});
-  Session session(server->target());
+  Session session = value_or_throw(Session::create(server->target()));
   std::vector<std::thread> threads;
   std::atomic<int> correct{0};
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 25; ++i) {
         int64_t v = t * 100 + i;
-        if (session.run({{x, Tensor(v)}}, {y}).at(0).scalar<int64_t>() == 2 * v) ++correct;
+        if (value_or_throw(session.run({{x, Tensor(v)}}, {y})).at(0).scalar<int64_t>() == 2 * v)
+          ++correct;
       }
     });
   }
@@ -104,39 +107,39 @@ BOOST_AUTO_TEST_CASE(one_session_many_threads) {
 }
 
 BOOST_AUTO_TEST_CASE(uninitialized_variable_is_failed_precondition) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto v = ops::Variable(root.with_op_name("weights"), TensorShape{2}, DataType::kFloat);
   auto read = ops::Identity(root, v);
-  Session session(server->target());
-  check_error(status_of([&] { session.run(read); }), Code::kFailedPrecondition,
+  Session session = value_or_throw(Session::create(server->target()));
+  check_error(session.run(read).status(), Code::kFailedPrecondition,
               "uninitialized value 'weights'");
   auto init = ops::Assign(root, v, Tensor::from_vector<float>({1, 2}));
-  session.run_targets({init.op()});
-  BOOST_TEST(session.run(read).to_vector<float>() == (std::vector<float>{1, 2}));
+  throw_if_error(session.run_targets({init.op()}));
+  BOOST_TEST(value_or_throw(session.run(read)).to_vector<float>() == (std::vector<float>{1, 2}));
 }
 
 BOOST_AUTO_TEST_CASE(variables_are_shared_unless_sessions_are_isolated) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto v = ops::Variable(root.with_op_name("counter"), TensorShape{}, DataType::kInt32);
   auto init = ops::Assign(root, v, 7);
   auto read = ops::Identity(root, v);
-  Session writer(server->target());
-  writer.run_targets({init.op()});
-  Session shared(server->target());
-  BOOST_TEST(shared.run(read).scalar<int32_t>() == 7);
+  Session writer = value_or_throw(Session::create(server->target()));
+  throw_if_error(writer.run_targets({init.op()}));
+  Session shared = value_or_throw(Session::create(server->target()));
+  BOOST_TEST(value_or_throw(shared.run(read)).scalar<int32_t>() == 7);
 
   SessionConfig isolated_config;
   isolated_config.isolate_session_state = true;
-  Session isolated(server->target(), isolated_config);
-  check_error(status_of([&] { isolated.run(read); }), Code::kFailedPrecondition,
+  Session isolated = value_or_throw(Session::create(server->target(), isolated_config));
+  check_error(isolated.run(read).status(), Code::kFailedPrecondition,
               "uninitialized value 'counter'");
 }
 
 BOOST_AUTO_TEST_CASE(graph_errors_name_the_node_before_anything_runs) {
-  auto server = Server::create_local_server();
-  Session session(server->target());
+  auto server = value_or_throw(Server::create_local_server());
+  Session session = value_or_throw(Session::create(server->target()));
   GraphDef unknown_op;
   unknown_op.nodes.push_back(NodeDef{"mystery", "NoSuchOp", {}, "", {}});
   check_error(session.extend(unknown_op), Code::kInvalidArgument, "mystery");
@@ -151,11 +154,11 @@ BOOST_AUTO_TEST_CASE(graph_errors_name_the_node_before_anything_runs) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_feeds_and_fetches) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto x = ops::Placeholder(root.with_op_name("x"), DataType::kFloat, PartialShape({2}));
   auto y = ops::Neg(root.with_op_name("y"), x);
-  Session session(server->target());
+  Session session = value_or_throw(Session::create(server->target()));
   BOOST_REQUIRE(session.extend(root.to_graph_def()).ok());
   std::vector<Tensor> out;
   check_error(session.run({}, {"nothing:0"}, {}, &out), Code::kNotFound, "nothing");
@@ -169,44 +172,43 @@ BOOST_AUTO_TEST_CASE(bad_feeds_and_fetches) {
 }
 
 BOOST_AUTO_TEST_CASE(a_step_past_its_timeout_is_deadline_exceeded) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto big = ops::Const(root, 1.f, TensorShape{1024, 1024});
   auto product = ops::MatMul(root, ops::MatMul(root, big, big), big);
   auto total = ops::Sum(root, product, {0, 1});
-  Session session(server->target());
+  Session session = value_or_throw(Session::create(server->target()));
   RunOptions options;
   options.timeout_ms = 1;
-  check_error(status_of([&] { session.run({}, {total}, {}, options); }), Code::kDeadlineExceeded,
+  check_error(session.run({}, {total}, {}, options).status(), Code::kDeadlineExceeded,
               "did not finish within 1 ms");
 }
 
 BOOST_AUTO_TEST_CASE(a_closed_session_refuses_work) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto c = ops::Const(root, 1);
-  Session session(server->target());
+  Session session = value_or_throw(Session::create(server->target()));
   BOOST_REQUIRE(session.close().ok());
   BOOST_REQUIRE(session.close().ok());
-  check_error(status_of([&] { session.run(c); }), Code::kFailedPrecondition, "closed");
+  check_error(session.run(c).status(), Code::kFailedPrecondition, "closed");
 }
 
 BOOST_AUTO_TEST_CASE(a_stopped_server_fails_its_sessions) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto c = ops::Const(root, 1);
-  Session session(server->target());
-  BOOST_TEST(session.run(c).scalar<int32_t>() == 1);
+  Session session = value_or_throw(Session::create(server->target()));
+  BOOST_TEST(value_or_throw(session.run(c)).scalar<int32_t>() == 1);
   server->stop();
   server->join();
-  Status status = status_of([&] { session.run(c); });
+  Status status = session.run(c).status();
   BOOST_TEST((status.code() == Code::kUnavailable || status.code() == Code::kCancelled),
              status.to_string());
 }
 
 BOOST_AUTO_TEST_CASE(an_unknown_target_is_not_found) {
-  check_error(status_of([] { Session session("inproc://999999"); }), Code::kNotFound,
-              "inproc://999999");
+  check_error(Session::create("inproc://999999").status(), Code::kNotFound, "inproc://999999");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -218,79 +220,82 @@ namespace troupe {
 BOOST_AUTO_TEST_SUITE(session_blocking_steps)
 
 BOOST_AUTO_TEST_CASE(close_from_another_thread_cancels_a_blocked_step) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto queue = ops::FIFOQueue(root.with_op_name("inbox"), {DataType::kFloat});
   auto item = ops::QueueDequeue(root, queue, {DataType::kFloat});
-  Session session(server->target());
+  Session session = value_or_throw(Session::create(server->target()));
   Status blocked;
-  std::thread runner([&] { blocked = testing::status_of([&] { session.run(item[0]); }); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let the dequeue start waiting
+  std::thread runner([&] { blocked = session.run(item[0]).status(); });
+  // Not a condition: a pause for the dequeue to start waiting (nothing reports it). Were
+  // close() first, the step would fail with FailedPrecondition and the test would say so.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   BOOST_REQUIRE(session.close().ok());
   runner.join();
   testing::check_error(blocked, Code::kCancelled, "the session was closed");
 }
 
 BOOST_AUTO_TEST_CASE(a_blocked_step_times_out) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto queue = ops::FIFOQueue(root, {DataType::kInt32});
   auto item = ops::QueueDequeue(root, queue, {DataType::kInt32});
   auto put = ops::QueueEnqueue(root, queue, {5});
-  Session session(server->target());
+  Session session = value_or_throw(Session::create(server->target()));
   RunOptions options;
   options.timeout_ms = 100;
-  testing::check_error(testing::status_of([&] { session.run({}, {item[0]}, {}, options); }),
-                       Code::kDeadlineExceeded, "within 100 ms");
+  testing::check_error(session.run({}, {item[0]}, {}, options).status(), Code::kDeadlineExceeded,
+                       "within 100 ms");
   // The timed-out step left nothing behind: the next element goes to the next dequeue.
-  session.run_targets({put});
-  BOOST_TEST(session.run(item[0]).scalar<int32_t>() == 5);
+  throw_if_error(session.run_targets({put}));
+  BOOST_TEST(value_or_throw(session.run(item[0])).scalar<int32_t>() == 5);
 }
 
 BOOST_AUTO_TEST_CASE(a_session_default_timeout_applies) {
   SessionConfig config;
   config.operation_timeout_ms = 50;
-  auto server = Server::create_local_server(config);
+  auto server = value_or_throw(Server::create_local_server(config));
   Scope root = Scope::new_root();
   auto queue = ops::FIFOQueue(root, {DataType::kInt32});
   auto item = ops::QueueDequeue(root, queue, {DataType::kInt32});
-  Session session(server->target());
-  testing::check_error(testing::status_of([&] { session.run(item[0]); }), Code::kDeadlineExceeded,
-                       "within 50 ms");
+  Session session = value_or_throw(Session::create(server->target()));
+  testing::check_error(session.run(item[0]).status(), Code::kDeadlineExceeded, "within 50 ms");
 }
 
 BOOST_AUTO_TEST_CASE(a_dequeue_that_timed_out_takes_nothing_later) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto queue = ops::FIFOQueue(root, {DataType::kInt64});
   auto item = ops::QueueDequeue(root, queue, {DataType::kInt64});
   auto value = ops::Placeholder(root, DataType::kInt64);
   auto put = ops::QueueEnqueue(root, queue, {value});
-  Session session(server->target());
+  Session session = value_or_throw(Session::create(server->target()));
   RunOptions short_wait;
   short_wait.timeout_ms = 50;
-  testing::check_error(testing::status_of([&] { session.run({}, {item[0]}, {}, short_wait); }),
-                       Code::kDeadlineExceeded, "within 50 ms");
-  session.run(FeedDict{{value, Tensor(int64_t{7})}}, {}, {put});
+  testing::check_error(session.run({}, {item[0]}, {}, short_wait).status(), Code::kDeadlineExceeded,
+                       "within 50 ms");
+  value_or_throw(session.run(FeedDict{{value, Tensor(int64_t{7})}}, {}, {put}));
   RunOptions bounded;
   bounded.timeout_ms = 5000;
-  BOOST_TEST(session.run({}, {item[0]}, {}, bounded).at(0).scalar<int64_t>() == 7);
+  BOOST_TEST(value_or_throw(session.run({}, {item[0]}, {}, bounded)).at(0).scalar<int64_t>() == 7);
 }
 
 BOOST_AUTO_TEST_CASE(a_producer_session_wakes_a_consumer_session) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto queue =
       ops::FIFOQueue(root.with_op_name("work"), {DataType::kInt64}, {.shared_name = "work"});
   auto item = ops::QueueDequeue(root, queue, {DataType::kInt64});
   auto value = ops::Placeholder(root, DataType::kInt64);
   auto put = ops::QueueEnqueue(root, queue, {value});
-  Session consumer(server->target());
-  Session producer(server->target());
+  Session consumer = value_or_throw(Session::create(server->target()));
+  Session producer = value_or_throw(Session::create(server->target()));
   int64_t received = 0;
-  std::thread waiter([&] { received = consumer.run(item[0]).scalar<int64_t>(); });
+  std::thread waiter([&] { received = value_or_throw(consumer.run(item[0])).scalar<int64_t>(); });
+  // Not a condition: a pause so that the consumer usually blocks first, the case under test;
+  // the result is the same in either order.
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  producer.run(FeedDict{{value, Tensor(int64_t{99})}}, {}, {put});
+  value_or_throw(producer.run(FeedDict{{value, Tensor(int64_t{99})}}, {}, {put}));
   waiter.join();
   BOOST_TEST(received == 99);
 }
@@ -307,15 +312,15 @@ namespace {
 struct WorkerWithAbsentPs {
   explicit WorkerWithAbsentPs(std::chrono::milliseconds connect_timeout) {
     auto cluster =
-        ClusterSpec::create({{"worker", {"127.0.0.1:0"}}, {"ps", {nobody}}}).value_or_throw();
+        value_or_throw(ClusterSpec::create({{"worker", {"127.0.0.1:0"}}, {"ps", {nobody}}}));
     ServerOptions options;
     options.peers.connect_timeout = connect_timeout;
-    server = Server::create(ServerDef::create(cluster, "worker", 0).value_or_throw(), options)
-                 .value_or_throw();
+    server = value_or_throw(
+        Server::create(value_or_throw(ServerDef::create(cluster, "worker", 0)), options));
     on_ps = ops::Neg(root.with_device("/job:ps/task:0"), 3);
   }
 
-  std::string nobody = "127.0.0.1:" + std::to_string(pick_free_port().value_or_throw());
+  std::string nobody = testing::free_address();
   std::unique_ptr<Server> server;
   Scope root = Scope::new_root();
   Output on_ps;
@@ -326,23 +331,22 @@ struct WorkerWithAbsentPs {
 BOOST_AUTO_TEST_SUITE(session_targets)
 
 BOOST_AUTO_TEST_CASE(a_target_that_is_not_a_server_address) {
-  testing::check_error(testing::status_of([] { Session session("http://localhost:80"); }),
-                       Code::kInvalidArgument, "expected 'troupe://host:port'");
-  testing::check_error(testing::status_of([] { Session session("troupe://localhost"); }),
-                       Code::kInvalidArgument, "port");
+  testing::check_error(Session::create("http://localhost:80").status(), Code::kInvalidArgument,
+                       "expected 'troupe://host:port'");
+  testing::check_error(Session::create("troupe://localhost").status(), Code::kInvalidArgument,
+                       "port");
 }
 
 BOOST_AUTO_TEST_CASE(a_target_nobody_listens_on_is_unavailable) {
-  int port = pick_free_port().value_or_throw();
-  testing::check_error(
-      testing::status_of([&] { Session session("troupe://127.0.0.1:" + std::to_string(port)); }),
-      Code::kUnavailable, "cannot reach the server at troupe://127.0.0.1:");
+  int port = value_or_throw(pick_free_port());
+  testing::check_error(Session::create("troupe://127.0.0.1:" + std::to_string(port)).status(),
+                       Code::kUnavailable, "cannot reach the server at troupe://127.0.0.1:");
 }
 
 BOOST_AUTO_TEST_CASE(a_task_that_never_comes_up_is_unavailable_after_the_connect_timeout) {
   WorkerWithAbsentPs setup(std::chrono::milliseconds(500));
-  Session session(setup.server->target());
-  testing::check_error(testing::status_of([&] { session.run(setup.on_ps); }), Code::kUnavailable,
+  Session session = value_or_throw(Session::create(setup.server->target()));
+  testing::check_error(session.run(setup.on_ps).status(), Code::kUnavailable,
                        "/job:ps/replica:0/task:0 at " + setup.nobody + " is unreachable");
 }
 
@@ -360,22 +364,22 @@ BOOST_AUTO_TEST_CASE(a_step_deadline_covers_connecting_to_its_tasks) {
   };
   const std::string waiting_for = "connecting to /job:ps/replica:0/task:0 at " + nobody;
 
-  Session session(server->target());
+  Session session = value_or_throw(Session::create(server->target()));
   RunOptions bounded;
   bounded.timeout_ms = kTimeoutMs;
   for (int step = 0; step < 2; ++step) {
     auto start = Clock::now();
-    Status status = testing::status_of([&] { session.run({}, {c}, {}, bounded); });
+    Status status = session.run({}, {c}, {}, bounded).status();
     testing::check_error(status, Code::kDeadlineExceeded, waiting_for);
     BOOST_TEST(elapsed_ms(start) < 2 * kTimeoutMs, "step " << step);
   }
 
   SessionConfig config;
   config.operation_timeout_ms = kTimeoutMs;
-  Session with_default(server->target(), config);
+  Session with_default = value_or_throw(Session::create(server->target(), config));
   for (int step = 0; step < 2; ++step) {
     auto start = Clock::now();
-    Status status = testing::status_of([&] { with_default.run(c); });
+    Status status = with_default.run(c).status();
     testing::check_error(status, Code::kDeadlineExceeded, waiting_for);
     BOOST_TEST(elapsed_ms(start) < 2 * kTimeoutMs, "step " << step);
   }
@@ -387,14 +391,12 @@ BOOST_AUTO_TEST_CASE(a_task_never_reached_fails_later_steps_fast) {
   using Clock = std::chrono::steady_clock;
   WorkerWithAbsentPs setup(std::chrono::milliseconds(1500));
   const auto& [nobody, server, root, c] = setup;
-  Session session(server->target());
+  Session session = value_or_throw(Session::create(server->target()));
   const std::string unreachable = "/job:ps/replica:0/task:0 at " + nobody + " is unreachable";
-  testing::check_error(testing::status_of([&] { session.run(c); }), Code::kUnavailable,
-                       unreachable);
+  testing::check_error(session.run(c).status(), Code::kUnavailable, unreachable);
   for (int step = 0; step < 3; ++step) {
     auto start = Clock::now();
-    testing::check_error(testing::status_of([&] { session.run(c); }), Code::kUnavailable,
-                         unreachable);
+    testing::check_error(session.run(c).status(), Code::kUnavailable, unreachable);
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
     BOOST_TEST(ms < 500, "step " << step << " took " << ms << " ms");
   }
@@ -433,15 +435,15 @@ BOOST_AUTO_TEST_CASE(bad_peer_options_are_refused) {
 }
 
 BOOST_AUTO_TEST_CASE(a_listening_server_is_reached_by_address_in_process) {
-  auto cluster = ClusterSpec::create({{"worker", {"127.0.0.1:0"}}}).value_or_throw();
+  auto cluster = value_or_throw(ClusterSpec::create({{"worker", {"127.0.0.1:0"}}}));
   auto server =
-      Server::create(ServerDef::create(cluster, "worker", 0).value_or_throw()).value_or_throw();
+      value_or_throw(Server::create(value_or_throw(ServerDef::create(cluster, "worker", 0))));
   BOOST_TEST(server->target().starts_with("troupe://127.0.0.1:"));
   BOOST_TEST(server->address() != "127.0.0.1:0");
   Scope root = Scope::new_root();
   auto c = ops::Neg(root, 3);
-  Session session(server->target());
-  BOOST_TEST(session.run(c).scalar<int32_t>() == -3);
+  Session session = value_or_throw(Session::create(server->target()));
+  BOOST_TEST(value_or_throw(session.run(c)).scalar<int32_t>() == -3);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -11,6 +11,7 @@
 
 #include "apps/child_process.hpp"
 #include "status_checks.hpp"
+#include "temp_files.hpp"
 #include "troupe/actors/blocking_request.hpp"
 #include "troupe/actors/local_cluster.hpp"
 #include "troupe/actors/runtime.hpp"
@@ -20,6 +21,7 @@
 #include "troupe/graph/ops/ops.hpp"
 #include "troupe/graph/optimizers.hpp"
 #include "troupe/graph/variables.hpp"
+#include "wait_until.hpp"
 
 namespace troupe {
 namespace {
@@ -34,7 +36,7 @@ const std::string kPs = "/job:ps/replica:0/task:0";
 // 1 ps + 1 worker node processes with fast heartbeats.
 class FaultCluster {
  public:
-  FaultCluster() : spec_(make_ps_worker_cluster(1, 1, /*free_ports=*/true).value_or_throw()) {
+  FaultCluster() : spec_(value_or_throw(make_ps_worker_cluster(1, 1, /*free_ports=*/true))) {
     start("ps");
     start("worker");
   }
@@ -52,8 +54,8 @@ class FaultCluster {
         TROUPE_CLI,
         "node",
         "--insecure",
-        "--ps_hosts=" + spec_.task_address("ps", 0).value_or_throw(),
-        "--worker_hosts=" + spec_.task_address("worker", 0).value_or_throw(),
+        "--ps_hosts=" + value_or_throw(spec_.task_address("ps", 0)),
+        "--worker_hosts=" + value_or_throw(spec_.task_address("worker", 0)),
         "--job_name=" + job,
         "--task_index=0",
         "--heartbeat_interval_ms=200",
@@ -65,7 +67,7 @@ class FaultCluster {
 
   ChildProcess& node(const std::string& job) { return *nodes_.at(job); }
   std::string target(const std::string& job) const {
-    return "troupe://" + spec_.task_address(job, 0).value_or_throw();
+    return "troupe://" + value_or_throw(spec_.task_address(job, 0));
   }
 
  private:
@@ -98,7 +100,7 @@ std::future<Status> run_in_background(Session& session, const Output& fetch) {
   return std::async(std::launch::async, [&session, fetch] {
     RunOptions options;
     options.timeout_ms = 60000;
-    return testing::status_of([&] { session.run({}, {fetch}, {}, options); });
+    return session.run({}, {fetch}, {}, options).status();
   });
 }
 
@@ -117,7 +119,8 @@ Status run_quick(Session& session, const PsGraph& graph, int64_t* ms = nullptr) 
   RunOptions options;
   options.timeout_ms = 30000;
   Status status = testing::status_of([&] {
-    BOOST_TEST(session.run({}, {graph.quick}, {}, options).at(0).scalar<int64_t>() == 42);
+    BOOST_TEST(
+        value_or_throw(session.run({}, {graph.quick}, {}, options)).at(0).scalar<int64_t>() == 42);
   });
   if (ms) {
     *ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
@@ -130,12 +133,15 @@ Status run_quick(Session& session, const PsGraph& graph, int64_t* ms = nullptr) 
 struct StepBlockedOnPs {
   FaultCluster cluster;
   PsGraph graph;
-  Session session{cluster.target("worker")};
+  Session session = value_or_throw(Session::create(cluster.target("worker")));
   std::future<Status> step;
 
   StepBlockedOnPs() {
     BOOST_REQUIRE(run_quick(session, graph).ok());
     step = run_in_background(session, graph.blocking);
+    // Not a condition: the step blocks in a dequeue on the ps, which nothing outside the ps
+    // reports; the pause lets it get there. Were it late, the fault would hit the step
+    // earlier and the scenario would still hold (it only checks how the step ends).
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
 
@@ -192,6 +198,8 @@ class PsKillerHook : public SessionRunHook {
     cluster_.node("ps").stop(SIGKILL, 5000);
     ++kills;
     restarter_ = std::thread([this] {
+      // Not a wait: the ps stays down a second on purpose, so the chief's recovery has to
+      // retry until it is back.
       std::this_thread::sleep_for(std::chrono::seconds(1));
       cluster_.start("ps");
     });
@@ -236,10 +244,8 @@ BOOST_FIXTURE_TEST_CASE(a_frozen_ps_is_detected_by_heartbeats_and_found_again, S
 
   ::kill(cluster.node("ps").pid(), SIGCONT);
   Status back = errors::Unavailable("not tried");
-  for (int attempt = 0; attempt < 50 && !back.ok(); ++attempt) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    back = run_quick(session, graph);
-  }
+  testing::wait_until([&] { return (back = run_quick(session, graph)).ok(); },
+                      std::chrono::seconds(10));
   BOOST_TEST(back.ok(), back.to_string());
 }
 
@@ -255,17 +261,19 @@ BOOST_FIXTURE_TEST_CASE(a_step_whose_worker_dies_is_aborted_on_the_ps, StepBlock
   // it, so the next item goes to whoever asks next instead of to the dead step.
   auto [status, ms] = fault("worker", SIGKILL);
   BOOST_TEST(status.code() == Code::kUnavailable, status.to_string());
+  // Not a condition: the ps aborts the dead worker's dequeue when it notices the loss, which
+  // it reports to no one; the bounded dequeue below fails if it has not.
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
 
   SessionConfig only_ps;  // the worker is down: see only the ps
   only_ps.device_filters = {"/job:ps"};
-  Session on_ps(cluster.target("ps"), only_ps);
-  on_ps.run(FeedDict{{graph.value, Tensor(int64_t{7})}}, {}, {graph.put});
+  Session on_ps = value_or_throw(Session::create(cluster.target("ps"), only_ps));
+  value_or_throw(on_ps.run(FeedDict{{graph.value, Tensor(int64_t{7})}}, {}, {graph.put}));
   RunOptions options;
   options.timeout_ms = 5000;
   std::vector<Tensor> out;
-  Status dequeued =
-      testing::status_of([&] { out = on_ps.run(FeedDict{}, {graph.item}, {}, options); });
+  Status dequeued = testing::status_of(
+      [&] { out = value_or_throw(on_ps.run(FeedDict{}, {graph.item}, {}, options)); });
   BOOST_REQUIRE_MESSAGE(dequeued.ok(), dequeued.to_string());
   BOOST_TEST(out.at(0).scalar<int64_t>() == 7);
 }
@@ -278,10 +286,12 @@ BOOST_AUTO_TEST_CASE(a_clients_heartbeat_timeout_is_configurable) {
   RuntimeOptions options;
   options.client_heartbeat_interval = std::chrono::milliseconds(200);
   options.client_heartbeat_timeout = std::chrono::milliseconds(1000);
-  auto runtime = std::make_shared<Runtime>(options);
-  Session session(cluster.target("worker"), std::nullopt, runtime);
+  auto runtime = value_or_throw(Runtime::create(options));
+  Session session =
+      value_or_throw(Session::create(cluster.target("worker"), std::nullopt, runtime));
   BOOST_REQUIRE(run_quick(session, graph).ok());
   auto step = run_in_background(session, graph.blocking);
+  // Not a condition: a pause for the step to reach the ps's queue (see StepBlockedOnPs).
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   auto since = Clock::now();
   ::kill(cluster.node("worker").pid(), SIGSTOP);
@@ -295,28 +305,32 @@ BOOST_AUTO_TEST_CASE(a_clients_heartbeat_timeout_is_configurable) {
 // server closes and the step is cancelled, so the next item goes to a live client instead of
 // the dead one.
 BOOST_AUTO_TEST_CASE(a_client_that_dies_mid_step_leaves_nothing_behind) {
-  int port = pick_free_port().value_or_throw();
+  int port = value_or_throw(pick_free_port());
   std::string target = "troupe://127.0.0.1:" + std::to_string(port);
   ChildProcess node({TROUPE_CLI, "node", "--insecure", "--port=" + std::to_string(port)});
   BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", kStartMs), node.output());
   ChildProcess client({DEQUEUE_CLIENT, target});
   BOOST_REQUIRE_MESSAGE(client.wait_for("dequeuing", kStartMs), client.output());
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // its step reaches the queue
+  // Not conditions: the client's step reaching the queue, and the node noticing the client
+  // gone, are seen by no one outside the node. If either pause is short the item below goes
+  // to the dead client's step and the bounded dequeue fails: the test errs towards failing.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
   BOOST_REQUIRE(::kill(client.pid(), SIGKILL) == 0);
   client.stop(0, 10000);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the node sees it gone
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
 
   Scope root = Scope::new_root();
   auto queue = ops::FIFOQueue(root.with_op_name("q"), {DataType::kInt64}, {.shared_name = "q"});
   auto value = ops::Placeholder(root, DataType::kInt64);
   auto put = ops::QueueEnqueue(root, queue, {value});
   auto item = ops::QueueDequeue(root, queue, {DataType::kInt64})[0];
-  Session session(target);
-  session.run_targets({put}, {{value, Tensor(int64_t{7})}});
+  Session session = value_or_throw(Session::create(target));
+  throw_if_error(session.run_targets({put}, {{value, Tensor(int64_t{7})}}));
   RunOptions bounded;
   bounded.timeout_ms = 5000;
   Status taken = testing::status_of([&] {
-    BOOST_TEST(session.run(FeedDict{}, {item}, {}, bounded).at(0).scalar<int64_t>() == 7);
+    BOOST_TEST(
+        value_or_throw(session.run(FeedDict{}, {item}, {}, bounded)).at(0).scalar<int64_t>() == 7);
   });
   BOOST_TEST(taken.ok(), "the dead client's step took the item: " << taken.to_string());
   BOOST_TEST(node.stop(SIGTERM, 10000).exit_code == 0);
@@ -328,8 +342,8 @@ BOOST_AUTO_TEST_CASE(a_client_that_dies_mid_step_leaves_nothing_behind) {
 BOOST_AUTO_TEST_CASE(training_recovers_from_a_ps_lost_in_a_step_or_in_a_checkpoint_save) {
   namespace fs = std::filesystem;
   FaultCluster cluster;
-  fs::path dir = fs::temp_directory_path() / ("troupe-recovery-test-" + std::to_string(getpid()));
-  fs::remove_all(dir);
+  testing::TempDir temp("troupe-recovery-test");
+  const fs::path& dir = temp.path();
 
   Scope root = Scope::new_root();
   Scope ps = root.with_device("/job:ps/task:0");
@@ -337,7 +351,7 @@ BOOST_AUTO_TEST_CASE(training_recovers_from_a_ps_lost_in_a_step_or_in_a_checkpoi
   ModelVariable step = get_or_create_global_step(ps);
   ModelVariable w = make_variable(ps, "w", Tensor(0.f));
   auto loss = ops::Square(worker, ops::Sub(worker, w.ref, 3.f));
-  Operation train = GradientDescentOptimizer(0.1).minimize(worker, loss, step.ref).value_or_throw();
+  Operation train = value_or_throw(GradientDescentOptimizer(0.1).minimize(worker, loss, step.ref));
   BOOST_REQUIRE_MESSAGE(root.ok(), root.status().to_string());
 
   using When = PsKillerHook::When;
@@ -349,7 +363,7 @@ BOOST_AUTO_TEST_CASE(training_recovers_from_a_ps_lost_in_a_step_or_in_a_checkpoi
   options.save_checkpoint_steps = 1;
   options.recovery_timeout_ms = 30000;
   options.hooks = {killer, std::make_shared<StopAtStepHook>(step.ref, 10)};
-  auto session = MonitoredTrainingSession::create(root, options).value_or_throw();
+  auto session = value_or_throw(MonitoredTrainingSession::create(root, options));
   killer->owner = session.get();
 
   int runs = 0;
@@ -363,11 +377,10 @@ BOOST_AUTO_TEST_CASE(training_recovers_from_a_ps_lost_in_a_step_or_in_a_checkpoi
   BOOST_TEST(session->recoveries() == 2);
   BOOST_TEST(killer->stale_sessions == 0);
   BOOST_TEST(session->should_stop());
-  BOOST_TEST(session->session().run(step.ref).scalar<int64_t>() >= 10);
+  BOOST_TEST(value_or_throw(session->session().run(step.ref)).scalar<int64_t>() >= 10);
   BOOST_TEST(session->close().ok());
-  auto latest = latest_checkpoint(dir.string()).value_or_throw();
+  auto latest = value_or_throw(latest_checkpoint(dir.string()));
   BOOST_TEST(latest.has_value());
-  fs::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

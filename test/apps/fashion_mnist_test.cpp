@@ -17,33 +17,17 @@
 #include <vector>
 
 #include "status_checks.hpp"
+#include "temp_files.hpp"
 #include "troupe/apps/cli/fashion_mnist.hpp"
 
 namespace troupe {
+using testing::read_file;
+using testing::TempDir;
+using testing::write_file;
 namespace {
 
 namespace fs = std::filesystem;
 using testing::check_error;
-
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() / ("troupe_fashion_mnist_test_" + std::to_string(::getpid()) +
-                                         "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string path() const { return path_.string(); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
 
 void put_be32(std::string& out, uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8)
@@ -89,11 +73,6 @@ void write_plain(const std::string& path, const std::string& bytes) {
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // A data set of n examples of width 2 whose image i is [i, -i] and label i % 10.
 Dataset numbered_dataset(int64_t n) {
   std::vector<float> images;
@@ -103,7 +82,8 @@ Dataset numbered_dataset(int64_t n) {
     images.push_back(-static_cast<float>(i));
     labels.push_back(i % 10);
   }
-  return {Tensor::from_vector<float>(images, {n, 2}), Tensor::from_vector<int64_t>(labels)};
+  return {value_or_throw(Tensor::from_vector<float>(images, {n, 2})),
+          Tensor::from_vector<int64_t>(labels)};
 }
 
 // The example indices of one batch (from the first column of its images), checking that the
@@ -248,11 +228,11 @@ BOOST_AUTO_TEST_CASE(corrupt_files_are_data_loss_naming_the_file) {
 
   // A cut gzip stream, and a corrupt one.
   reset();
-  std::string gz = slurp(images);
+  std::string gz = read_file(images);
   write_plain(images, gz.substr(0, gz.size() / 2));
   check_error(load(), Code::kDataLoss, images);
   reset();
-  gz = slurp(images);
+  gz = read_file(images);
   gz[gz.size() - 6] ^= 0x55;  // the gzip trailer's CRC
   write_plain(images, gz);
   check_error(load(), Code::kDataLoss, images);
@@ -268,7 +248,8 @@ BOOST_AUTO_TEST_CASE(shards_cover_every_example_once_per_epoch) {
   std::vector<int64_t> seen(n, 0);
   int64_t total = 0;
   for (int shard = 0; shard < num_shards; ++shard) {
-    ShardedBatches batches(data, shard, num_shards, batch_size, /*seed=*/17);
+    ShardedBatches batches =
+        value_or_throw(ShardedBatches::create(data, shard, num_shards, batch_size, /*seed=*/17));
     const int64_t per_epoch = batches.examples_per_epoch();
     BOOST_TEST(per_epoch == (n - shard + num_shards - 1) / num_shards);
     total += per_epoch;
@@ -310,7 +291,9 @@ BOOST_AUTO_TEST_CASE(shards_cover_every_example_once_per_epoch) {
 
 BOOST_AUTO_TEST_CASE(order_is_reproducible_and_reshuffled_each_epoch) {
   Dataset data = numbered_dataset(1000);
-  ShardedBatches a(data, 1, 3, 32, 2024), b(data, 1, 3, 32, 2024), other(data, 1, 3, 32, 2025);
+  ShardedBatches a = value_or_throw(ShardedBatches::create(data, 1, 3, 32, 2024));
+  ShardedBatches b = value_or_throw(ShardedBatches::create(data, 1, 3, 32, 2024));
+  ShardedBatches other = value_or_throw(ShardedBatches::create(data, 1, 3, 32, 2025));
   BOOST_TEST((a.epoch_order(0) == b.epoch_order(0)));
   BOOST_TEST((a.epoch_order(5) == b.epoch_order(5)));
   BOOST_TEST((a.epoch_order(0) != a.epoch_order(1)));
@@ -332,27 +315,26 @@ BOOST_AUTO_TEST_CASE(order_is_reproducible_and_reshuffled_each_epoch) {
   BOOST_TEST(a.epoch() == 3);  // 40 * 32 = 1280 examples of a 333-example shard
   // The order is fixed by the algorithm (seed_seq, mt19937_64, our own Fisher-Yates), not by
   // the standard library: this is what every platform gives.
-  ShardedBatches small(numbered_dataset(10), 0, 1, 1, 42);
+  ShardedBatches small = value_or_throw(ShardedBatches::create(numbered_dataset(10), 0, 1, 1, 42));
   BOOST_TEST(small.epoch_order(0) == (std::vector<int64_t>{0, 6, 5, 1, 3, 9, 7, 8, 4, 2}),
              boost::test_tools::per_element());
 }
 
-BOOST_AUTO_TEST_CASE(bad_arguments_throw_invalid_argument) {
+BOOST_AUTO_TEST_CASE(bad_arguments_are_invalid_argument) {
   Dataset data = numbered_dataset(10);
-  auto code_of = [](const std::function<void()>& f) { return testing::status_of(f); };
-  check_error(code_of([&] { ShardedBatches(data, 2, 2, 4, 0); }), Code::kInvalidArgument,
+  check_error(ShardedBatches::create(data, 2, 2, 4, 0).status(), Code::kInvalidArgument,
               "shard_index 2 of num_shards 2");
-  check_error(code_of([&] { ShardedBatches(data, 0, 0, 4, 0); }), Code::kInvalidArgument,
+  check_error(ShardedBatches::create(data, 0, 0, 4, 0).status(), Code::kInvalidArgument,
               "num_shards 0");
-  check_error(code_of([&] { ShardedBatches(data, 0, 1, 0, 0); }), Code::kInvalidArgument,
+  check_error(ShardedBatches::create(data, 0, 1, 0, 0).status(), Code::kInvalidArgument,
               "batch_size 0");
-  check_error(code_of([&] { ShardedBatches(data, 11, 12, 1, 0); }), Code::kInvalidArgument,
+  check_error(ShardedBatches::create(data, 11, 12, 1, 0).status(), Code::kInvalidArgument,
               "is empty");
   Dataset wrong{data.images, Tensor::from_vector<int32_t>({1, 2})};
-  check_error(code_of([&] { ShardedBatches(wrong, 0, 1, 1, 0); }), Code::kInvalidArgument,
+  check_error(ShardedBatches::create(wrong, 0, 1, 1, 0).status(), Code::kInvalidArgument,
               "labels int64 [n]");
   // A batch larger than the shard spans epochs.
-  ShardedBatches big(data, 0, 1, 25, 7);
+  ShardedBatches big = value_or_throw(ShardedBatches::create(data, 0, 1, 25, 7));
   Tensor images, labels;
   bool ended = false;
   big.next(&images, &labels, &ended);

@@ -18,10 +18,15 @@
 #include <sstream>
 
 #include "apps/child_process.hpp"
+#include "temp_files.hpp"
 #include "troupe/apps/cli/launch_output.hpp"
 #include "troupe/graph/cluster/tf_config.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
+using testing::read_file;
+using testing::TempDir;
+using testing::write_file;
 namespace {
 
 using cli::parse_progress;
@@ -48,22 +53,6 @@ await() {
   while [ "$(ls "$1" | wc -l)" -lt "$2" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done
 }
 )sh";
-
-// A fresh directory, removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "troupe-launch-test-XXXXXX").string();
-    BOOST_REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 struct Launched {
   ProcessResult result;
@@ -133,11 +122,11 @@ echo "$TROUPE_TLS_CERT" > "$1/$task"
 if [ "$task" = worker0 ]; then await "$1" 3; exit 0; fi
 exec sleep 600
 )sh",
-                                            {dir.path()});
+                                            {dir.path().string()});
   BOOST_TEST(result.exit_code == 0, result.out);
   BOOST_TEST(contains(result.out, "troupe launch: TLS with throwaway credentials in "), result.out);
   BOOST_TEST(contains(result.out, "[worker1] insecure=[] key mode 600"), result.out);
-  std::ifstream recorded(dir.path() + "/worker0");
+  std::ifstream recorded(dir.path().string() + "/worker0");
   std::string certificate;
   std::getline(recorded, certificate);
   BOOST_REQUIRE(!certificate.empty());
@@ -173,27 +162,27 @@ touch "$1/$task"
 if [ "$task" = worker0 ]; then await "$1" 5; exit 0; fi
 exec sleep 600
 )",
-                                            {dir.path()});
+                                            {dir.path().string()});
   BOOST_TEST(result.exit_code == 0, result.out);
   BOOST_TEST(elapsed_ms < kQuickMs, result.out);
 
   std::optional<ClusterSpec> cluster;
   for (const std::string& line : lines_of(result.out)) {
     if (line.rfind("troupe launch: cluster ", 0) == 0) {
-      cluster = ClusterSpec::from_json(line.substr(line.find('{'))).value_or_throw();
+      cluster = value_or_throw(ClusterSpec::from_json(line.substr(line.find('{'))));
     }
   }
   BOOST_REQUIRE_MESSAGE(cluster.has_value(), result.out);
   std::set<std::string> addresses;
   for (const auto& [job, count] : {std::pair<std::string, int>{"ps", 2}, {"worker", 3}}) {
-    BOOST_TEST(cluster->num_tasks(job).value_or_throw() == count);
+    BOOST_TEST(value_or_throw(cluster->num_tasks(job)) == count);
     for (int index = 0; index < count; ++index) {
-      std::string address = cluster->task_address(job, index).value_or_throw();
+      std::string address = value_or_throw(cluster->task_address(job, index));
       BOOST_TEST(address.rfind("127.0.0.1:", 0) == 0u, address);
       addresses.insert(address);
       auto lines = task_lines(result.out, job + std::to_string(index));
       BOOST_REQUIRE_MESSAGE(lines.size() == 1u, result.out);
-      TfConfig config = TfConfig::parse(lines[0]).value_or_throw();
+      TfConfig config = value_or_throw(TfConfig::parse(lines[0]));
       BOOST_TEST(config.task_type == job);
       BOOST_TEST(config.task_index == index);
       BOOST_TEST((config.cluster == *cluster), lines[0]);
@@ -213,7 +202,7 @@ printf '%s last line without newline' "$task"
 touch "$1/$task"
 if [ "$task" = worker0 ]; then await "$1" 3; fi
 )",
-                                            {dir.path()});
+                                            {dir.path().string()});
   BOOST_TEST(result.exit_code == 0, result.out);
   std::regex line_shape(R"((\[(ps0|worker0|worker1)\] .*)|(troupe launch: .*))");
   for (const std::string& line : lines_of(result.out)) {
@@ -243,14 +232,14 @@ echo $$ > "$1/$task.pid"
 if [ "$task" = worker0 ]; then await "$1" 3; echo "chief finished"; exit 0; fi
 exec sleep 600
 )",
-                                            {dir.path()});
+                                            {dir.path().string()});
   BOOST_TEST(result.exit_code == 0, result.out);
   BOOST_TEST(elapsed_ms < kQuickMs, result.out);
   BOOST_TEST(contains(result.out, "[worker0] chief finished\n"), result.out);
   BOOST_TEST(contains(result.out, "troupe launch: done\n"), result.out);
   BOOST_TEST(!contains(result.out, "failed"), result.out);
   for (const std::string task : {"ps0", "worker1"}) {
-    pid_t pid = read_pid(dir.path() + "/" + task + ".pid");
+    pid_t pid = read_pid(dir.path().string() + "/" + task + ".pid");
     BOOST_TEST(pid > 0);
     BOOST_TEST(!process_exists(pid), task << " survived");
   }
@@ -264,11 +253,11 @@ trap '' TERM
 echo $$ > "$1/$task.pid"
 exec sleep 600
 )",
-                                            {dir.path()});
+                                            {dir.path().string()});
   BOOST_TEST(result.exit_code == 0, result.out);
   BOOST_TEST(elapsed_ms < kQuickMs, result.out);
   BOOST_TEST(contains(result.out, "troupe launch: done\n"), result.out);
-  pid_t pid = read_pid(dir.path() + "/ps0.pid");
+  pid_t pid = read_pid(dir.path().string() + "/ps0.pid");
   BOOST_TEST(pid > 0);
   BOOST_TEST(!process_exists(pid));
 }
@@ -313,8 +302,8 @@ exec sleep 600
 
 BOOST_AUTO_TEST_CASE(a_restarted_task_that_then_succeeds_lets_the_job_finish) {
   // The chief fails on its first run only (a marker file remembers), then ends the job.
-  std::string marker = "/tmp/troupe-launch-restart-" + std::to_string(::getpid());
-  ::unlink(marker.c_str());
+  TempDir dir;
+  std::string marker = dir.file("failed-once");
   auto [result, elapsed_ms] = launch_script({"--ps=1", "--workers=1", "--max_restarts=1"},
                                             "if [ \"$task\" = worker0 ]; then\n"
                                             "  if [ ! -e " +
@@ -323,7 +312,6 @@ BOOST_AUTO_TEST_CASE(a_restarted_task_that_then_succeeds_lets_the_job_finish) {
                                                 "  exit 0\n"
                                                 "fi\n"
                                                 "exec sleep 600\n");
-  ::unlink(marker.c_str());
   BOOST_TEST(result.exit_code == 0, result.out);
   BOOST_TEST(contains(result.out, "restarting it (1 of 1)"), result.out);
   BOOST_TEST(contains(result.out, "troupe launch: done"), result.out);

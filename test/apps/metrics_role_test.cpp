@@ -7,7 +7,9 @@
 #include <fstream>
 
 #include "apps/child_process.hpp"
+#include "free_ports.hpp"
 #include "status_checks.hpp"
+#include "temp_files.hpp"
 #include "troupe/actors/local_cluster.hpp"
 #include "troupe/apps/cli/metrics_role.hpp"
 
@@ -32,20 +34,20 @@ const MetricSummary* find(const std::vector<MetricSummary>& summaries, const std
 BOOST_AUTO_TEST_SUITE(metrics_role)
 
 BOOST_AUTO_TEST_CASE(workers_report_to_the_role_in_process) {
-  ClusterSpec spec = ClusterSpec::create({{"ps", {"ps0.local.invalid:1"}},
+  ClusterSpec spec =
+      value_or_throw(ClusterSpec::create({{"ps", {"ps0.local.invalid:1"}},
                                           {"worker", {"w0.local.invalid:1", "w1.local.invalid:1"}},
-                                          {"metrics", {"m0.local.invalid:1"}}})
-                         .value_or_throw();
-  auto cluster = LocalCluster::start(spec).value_or_throw();
-  auto worker0 = MetricsClient::connect(*cluster->server("worker", 0).value_or_throw());
-  auto worker1 = MetricsClient::connect(*cluster->server("worker", 1).value_or_throw());
+                                          {"metrics", {"m0.local.invalid:1"}}}));
+  auto cluster = value_or_throw(LocalCluster::start(spec));
+  auto worker0 = MetricsClient::connect(*value_or_throw(cluster->server("worker", 0)));
+  auto worker1 = MetricsClient::connect(*value_or_throw(cluster->server("worker", 1)));
   BOOST_REQUIRE_MESSAGE(worker0.ok(), worker0.status().to_string());
   BOOST_REQUIRE(worker1.ok());
   worker0->report("loss", 1, 4.0);
   worker1->report("loss", 2, 2.0);
   worker0->report("accuracy", 2, 0.5);
   // Reports from one sender arrive in order, so a summary read after them sees them.
-  auto summaries = worker1->summaries().value_or_throw();
+  auto summaries = value_or_throw(worker1->summaries());
   const MetricSummary* loss = find(summaries, "loss");
   BOOST_REQUIRE(loss != nullptr);
   BOOST_TEST(loss->count == 2);
@@ -54,33 +56,30 @@ BOOST_AUTO_TEST_CASE(workers_report_to_the_role_in_process) {
   BOOST_TEST(loss->max == 4.0);
   BOOST_TEST(loss->last == 2.0);
   BOOST_TEST(loss->last_step == 2);
-  BOOST_TEST(find(worker0->summaries().value_or_throw(), "accuracy")->count == 1);
+  BOOST_TEST(find(value_or_throw(worker0->summaries()), "accuracy")->count == 1);
 }
 
 BOOST_AUTO_TEST_CASE(a_job_without_a_role_is_not_found) {
-  auto cluster = LocalCluster::start(1, 1).value_or_throw();
-  auto client = MetricsClient::connect(*cluster->server("worker", 0).value_or_throw(), "ps", 0);
+  auto cluster = value_or_throw(LocalCluster::start(1, 1));
+  auto client = MetricsClient::connect(*value_or_throw(cluster->server("worker", 0)), "ps", 0);
   testing::check_error(client.status(), Code::kNotFound, "job 'ps' has no role actor");
 }
 
 BOOST_AUTO_TEST_CASE(the_node_binary_runs_the_role_for_its_job) {
-  ClusterSpec spec =
-      ClusterSpec::create(
-          {{"worker", {fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw())}},
-           {"metrics", {fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw())}}})
-          .value_or_throw();
-  std::string file = "/tmp/troupe-metrics-cluster-" + std::to_string(getpid()) + ".json";
-  { std::ofstream(file) << spec.to_json(); }
+  ClusterSpec spec = testing::free_port_cluster({{"worker", 1}, {"metrics", 1}});
+  testing::TempDir dir;
+  std::string file = dir.file("cluster.json");
+  testing::write_file(file, spec.to_json());
   testing::ChildProcess node(
       {TROUPE_CLI, "node", "--insecure", "--cluster_file=" + file, "--job_name=metrics"});
   BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", 20000), node.output());
   // This test process is the worker task.
   auto worker =
-      Server::create(ServerDef::create(spec, "worker", 0).value_or_throw()).value_or_throw();
+      value_or_throw(Server::create(value_or_throw(ServerDef::create(spec, "worker", 0))));
   auto client = MetricsClient::connect(*worker);
   BOOST_REQUIRE_MESSAGE(client.ok(), client.status().to_string());
   client->report("examples_per_second", 10, 1234.5);
-  auto summaries = client->summaries().value_or_throw();
+  auto summaries = value_or_throw(client->summaries());
   BOOST_REQUIRE(summaries.size() == 1u);
   BOOST_TEST(summaries[0].name == "examples_per_second");
   BOOST_TEST(summaries[0].last == 1234.5);

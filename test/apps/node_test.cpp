@@ -12,9 +12,11 @@
 
 #include "apps/child_process.hpp"
 #include "cluster_scenarios.hpp"
+#include "temp_files.hpp"
 #include "tls_credentials.hpp"
 #include "troupe/actors/local_cluster.hpp"
 #include "troupe/actors/runtime.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
 namespace {
@@ -29,7 +31,7 @@ enum class Config { kFlags, kTfConfig, kClusterFile };
 // "host:port,host:port" of a dense job.
 std::string host_list(const ClusterSpec& spec, const std::string& job) {
   std::string out;
-  for (const auto& [index, address] : spec.tasks(job).value_or_throw()) {
+  for (const auto& [index, address] : value_or_throw(spec.tasks(job))) {
     out += (out.empty() ? "" : ",") + address;
   }
   return out;
@@ -39,11 +41,10 @@ std::string host_list(const ClusterSpec& spec, const std::string& job) {
 class NodeCluster {
  public:
   explicit NodeCluster(Config config) {
-    spec_ = make_ps_worker_cluster(2, 2, /*free_ports=*/true).value_or_throw();
-    std::string file = "/tmp/troupe-test-cluster-" + std::to_string(getpid()) + ".json";
+    spec_ = value_or_throw(make_ps_worker_cluster(2, 2, /*free_ports=*/true));
     if (config == Config::kClusterFile) {
-      std::ofstream(file) << spec_.to_json();
-      cluster_file_ = file;
+      cluster_file_ = dir_.file("cluster.json");
+      testing::write_file(cluster_file_, spec_.to_json());
     }
     for (const std::string job : {"ps", "worker"}) {
       for (int index = 0; index < 2; ++index) {
@@ -62,8 +63,8 @@ class NodeCluster {
                             spec_.to_json(), job, index));
             break;
           case Config::kClusterFile:
-            argv.insert(argv.end(), {"--cluster_file", file, "--job_name", job, "--task_index",
-                                     std::to_string(index)});
+            argv.insert(argv.end(), {"--cluster_file", cluster_file_, "--job_name", job,
+                                     "--task_index", std::to_string(index)});
             break;
         }
         nodes_.push_back(std::make_unique<ChildProcess>(argv, env));
@@ -80,15 +81,15 @@ class NodeCluster {
       BOOST_TEST(result.exit_code == 0, result.out);
       BOOST_TEST(result.out.find("stopped") != std::string::npos, result.out);
     }
-    if (!cluster_file_.empty()) std::remove(cluster_file_.c_str());
   }
 
   std::string target(const std::string& job, int index) const {
-    return "troupe://" + spec_.task_address(job, index).value_or_throw();
+    return "troupe://" + value_or_throw(spec_.task_address(job, index));
   }
 
  private:
   ClusterSpec spec_;
+  testing::TempDir dir_;
   std::string cluster_file_;
   std::vector<std::unique_ptr<ChildProcess>> nodes_;
 };
@@ -133,15 +134,15 @@ BOOST_AUTO_TEST_CASE(cluster_from_a_cluster_file) {
 }
 
 BOOST_AUTO_TEST_CASE(a_standalone_node_serves_sessions) {
-  int port = pick_free_port().value_or_throw();
+  int port = value_or_throw(pick_free_port());
   ChildProcess node({TROUPE_CLI, "node", "--insecure", "--port=" + std::to_string(port)});
   BOOST_REQUIRE_MESSAGE(
       node.wait_for("serving at troupe://localhost:" + std::to_string(port), kStartMs),
       node.output());
   Scope root = Scope::new_root();
   auto c = ops::Square(root, 7);
-  Session session("troupe://127.0.0.1:" + std::to_string(port));
-  BOOST_TEST(session.run(c).scalar<int32_t>() == 49);
+  Session session = value_or_throw(Session::create("troupe://127.0.0.1:" + std::to_string(port)));
+  BOOST_TEST(value_or_throw(session.run(c)).scalar<int32_t>() == 49);
   auto result = node.stop(SIGINT, 10000);
   BOOST_TEST(result.exit_code == 0, result.out);
 }
@@ -149,7 +150,7 @@ BOOST_AUTO_TEST_CASE(a_standalone_node_serves_sessions) {
 // A node started with a low soft limit on open files (1024 is common) raises it to the hard
 // limit, so that many peers and clients do not run it out of descriptors.
 BOOST_AUTO_TEST_CASE(a_node_raises_its_open_file_limit_to_the_hard_limit) {
-  int port = pick_free_port().value_or_throw();
+  int port = value_or_throw(pick_free_port());
   ChildProcess node({"/usr/bin/prlimit", "--nofile=256:4096", TROUPE_CLI, "node", "--insecure",
                      "--port=" + std::to_string(port)});
   BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", kStartMs), node.output());
@@ -169,7 +170,7 @@ BOOST_AUTO_TEST_CASE(a_node_raises_its_open_file_limit_to_the_hard_limit) {
 // 10000 x 3000 float32 = 120 MB, more than Cap'n Proto's default 64 MiB traversal limit: fed,
 // fetched and held as a constant through a node process.
 BOOST_AUTO_TEST_CASE(a_120_mb_tensor_crosses_the_remote_path) {
-  int port = pick_free_port().value_or_throw();
+  int port = value_or_throw(pick_free_port());
   ChildProcess node({TROUPE_CLI, "node", "--insecure", "--port=" + std::to_string(port)});
   BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", kStartMs), node.output());
   Tensor big(DataType::kFloat, TensorShape{10000, 3000});
@@ -182,15 +183,16 @@ BOOST_AUTO_TEST_CASE(a_120_mb_tensor_crosses_the_remote_path) {
   auto echoed = ops::Identity(root, fed);
   auto held = ops::Identity(root, ops::Const(root, big));
   auto total = ops::Sum(root, held, {0, 1});
-  Session session("troupe://127.0.0.1:" + std::to_string(port));
-  Tensor back = session.run(FeedDict{{fed, big}}, {echoed}).at(0);
+  Session session = value_or_throw(Session::create("troupe://127.0.0.1:" + std::to_string(port)));
+  Tensor back = value_or_throw(session.run(FeedDict{{fed, big}}, {echoed})).at(0);
   BOOST_TEST(back.equals(big));
-  Tensor constant = session.run(held);
+  Tensor constant = value_or_throw(session.run(held));
   BOOST_TEST(constant.equals(big));
   double expected = 0;
   for (int64_t i = 0; i < big.num_elements(); ++i)
     expected += data[i];
-  BOOST_TEST(std::abs(session.run(total).scalar<float>() - expected) / expected < 1e-3);
+  BOOST_TEST(std::abs(value_or_throw(session.run(total)).scalar<float>() - expected) / expected <
+             1e-3);
   BOOST_TEST(node.stop(SIGTERM, 10000).exit_code == 0);
 }
 
@@ -257,7 +259,7 @@ BOOST_AUTO_TEST_CASE(tls_or_insecure_must_be_chosen) {
                 "--tls_cert '/no/a.pem' is not a readable PEM certificate");
   check_refused(with({"--insecure"}, {"TROUPE_TLS_CERT=/a.pem"}), "--insecure and TLS credentials");
   // --insecure is allowed, with a warning.
-  int port = pick_free_port().value_or_throw();
+  int port = value_or_throw(pick_free_port());
   ChildProcess insecure({TROUPE_CLI, "node", "--port=" + std::to_string(port)},
                         {"TROUPE_INSECURE=1"});
   BOOST_REQUIRE_MESSAGE(insecure.wait_for("serving at", kStartMs), insecure.output());
@@ -272,7 +274,7 @@ BOOST_AUTO_TEST_CASE(tls_from_the_environment) {
   TlsOptions tls = creds.make_certificate("node", "ca");
   RuntimeOptions client;
   client.tls = creds.make_certificate("client", "ca");
-  int port = pick_free_port().value_or_throw();
+  int port = value_or_throw(pick_free_port());
   ChildProcess node({TROUPE_CLI, "node", "--port=" + std::to_string(port)},
                     {"TROUPE_TLS_CERT=" + tls.certificate_file, "TROUPE_TLS_KEY=" + tls.key_file,
                      "TROUPE_TLS_CA=" + tls.ca_file});
@@ -280,9 +282,10 @@ BOOST_AUTO_TEST_CASE(tls_from_the_environment) {
   Scope root = Scope::new_root();
   auto c = ops::Square(root, 7);
   std::string target = "troupe://127.0.0.1:" + std::to_string(port);
-  Session session(target, std::nullopt, std::make_shared<Runtime>(client));
-  BOOST_TEST(session.run(c).scalar<int32_t>() == 49);
-  testing::check_error(testing::status_of([&] { Session plain(target); }), Code::kUnavailable,
+  Session session = value_or_throw(
+      Session::create(target, std::nullopt, value_or_throw(Runtime::create(client))));
+  BOOST_TEST(value_or_throw(session.run(c)).scalar<int32_t>() == 49);
+  testing::check_error(Session::create(target).status(), Code::kUnavailable,
                        "this process does not use TLS");
   BOOST_TEST(node.stop(SIGTERM, 10000).exit_code == 0);
 }

@@ -8,6 +8,7 @@
 #include "apps/child_process.hpp"
 #include "tls_credentials.hpp"
 #include "troupe/actors/session.hpp"
+#include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
@@ -37,8 +38,9 @@ BOOST_AUTO_TEST_CASE(its_tasks_serve_sessions_from_other_processes) {
   auto x = ops::Placeholder(root, DataType::kFloat);
   auto y = ops::Mul(root.with_device("/job:worker/task:0"),
                     ops::Square(root.with_device("/job:ps/task:0"), x), 2.f);
-  Session session(match[1].str());
-  BOOST_TEST(session.run(FeedDict{{x, Tensor(3.f)}}, {y}).at(0).scalar<float>() == 18.f);
+  Session session = value_or_throw(Session::create(match[1].str()));
+  BOOST_TEST(value_or_throw(session.run(FeedDict{{x, Tensor(3.f)}}, {y})).at(0).scalar<float>() ==
+             18.f);
   auto stopped = sim.stop(SIGTERM, 10000);
   BOOST_TEST(stopped.exit_code == 0, stopped.out);
   BOOST_TEST(stopped.out.find("troupe sim: stopped") != std::string::npos);

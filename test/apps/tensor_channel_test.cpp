@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "apps/child_process.hpp"
+#include "free_ports.hpp"
 #include "status_checks.hpp"
 #include "tls_credentials.hpp"
 #include "troupe/actors/local_cluster.hpp"
@@ -19,6 +20,7 @@
 #include "troupe/actors/transport/tcp_connect.hpp"
 #include "troupe/actors/transport/tensor_channel.hpp"
 #include "troupe/graph/ops/ops.hpp"
+#include "wait_until.hpp"
 
 namespace troupe {
 namespace {
@@ -47,8 +49,8 @@ std::vector<std::string> node_command(const std::string& ps, const std::string& 
 }
 
 struct NodeAndWorker {
-  std::string ps = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
-  std::string worker = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
+  std::string ps = testing::free_address();
+  std::string worker = testing::free_address();
   std::shared_ptr<Runtime> runtime;  // this process's: with TLS, the worker's credentials
   testing::ChildProcess node;
   std::unique_ptr<Server> server;
@@ -61,9 +63,9 @@ struct NodeAndWorker {
                          const std::vector<std::string>& node_flags = {},
                          ServerOptions options = {})
       : runtime(credentials == nullptr
-                    ? Runtime::shared_default()
-                    : std::make_shared<Runtime>(
-                          RuntimeOptions{.tls = credentials->make_certificate("worker", "ca")})),
+                    ? value_or_throw(Runtime::shared_default())
+                    : value_or_throw(Runtime::create(
+                          RuntimeOptions{.tls = credentials->make_certificate("worker", "ca")}))),
         node(node_command(
             ps, worker, node_channel, shared_memory,
             credentials == nullptr ? TlsOptions{} : credentials->make_certificate("ps", "ca"),
@@ -72,13 +74,14 @@ struct NodeAndWorker {
     options.tensor_channel = channel;
     options.shared_memory = shared_memory;
     options.runtime = runtime;
-    auto spec = ClusterSpec::create({{"ps", {ps}}, {"worker", {worker}}}).value_or_throw();
-    server = Server::create(ServerDef::create(spec, "worker", 0).value_or_throw(), options)
-                 .value_or_throw();
+    auto spec = value_or_throw(ClusterSpec::create({{"ps", {ps}}, {"worker", {worker}}}));
+    server = value_or_throw(
+        Server::create(value_or_throw(ServerDef::create(spec, "worker", 0)), options));
   }
 
   std::unique_ptr<Session> session() {
-    return std::make_unique<Session>(server->target(), std::nullopt, runtime);
+    return std::make_unique<Session>(
+        value_or_throw(Session::create(server->target(), std::nullopt, runtime)));
   }
   ~NodeAndWorker() {
     server->stop();
@@ -95,11 +98,12 @@ std::vector<Tensor> round_trip(Session& session) {
   std::vector<float> values(300 * 1000);
   for (size_t i = 0; i < values.size(); ++i)
     values[i] = static_cast<float>(i % 997);
-  auto x = ops::Identity(worker, Tensor::from_vector<float>(values, TensorShape{300, 1000}));
+  auto x = ops::Identity(
+      worker, value_or_throw(Tensor::from_vector<float>(values, TensorShape{300, 1000})));
   auto doubled = ops::Mul(ps, x, 2.0f);
   auto total = ops::Sum(worker, doubled, Tensor::from_vector<int32_t>({0, 1}));
   auto small = ops::Add(ps, ops::Identity(worker, 1.0f), 1.0f);
-  auto result = session.run({total, ops::Identity(worker, doubled), small});
+  auto result = value_or_throw(session.run({total, ops::Identity(worker, doubled), small}));
   double expected = 0;
   for (float v : values)
     expected += 2.0 * v;
@@ -144,7 +148,7 @@ BOOST_AUTO_TEST_CASE(small_tensors_go_on_the_channel_in_batches_and_alone) {
   NodeAndWorker cluster(true);
   const TensorChannel* channel = cluster.server->tensor_channel();
   BOOST_REQUIRE(channel != nullptr);
-  Session session(cluster.server->target());
+  Session session = value_or_throw(Session::create(cluster.server->target()));
   Scope root = Scope::new_root();
   Scope worker = root.with_device("/job:worker/task:0"), ps = root.with_device("/job:ps/task:0");
   std::vector<Input> parts;
@@ -156,13 +160,13 @@ BOOST_AUTO_TEST_CASE(small_tensors_go_on_the_channel_in_batches_and_alone) {
   auto scalar = ops::Mul(ps, ops::Identity(worker, 3.0f), 2.0f);
   // The sender counts a frame once its write returns, which may be after the step ended.
   auto frames_sent_reach = [&](uint64_t n) {
-    for (int i = 0; i < 500 && channel->counters().frames_sent < n; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    testing::wait_until([&] { return channel->counters().frames_sent >= n; },
+                        std::chrono::seconds(5));
     return channel->counters().frames_sent == n;
   };
-  BOOST_TEST(session.run(total).scalar<float>() == 1024.0f * (39 * 40 / 2));
+  BOOST_TEST(value_or_throw(session.run(total)).scalar<float>() == 1024.0f * (39 * 40 / 2));
   BOOST_TEST(frames_sent_reach(40));
-  BOOST_TEST(session.run(scalar).scalar<float>() == 6.0f);
+  BOOST_TEST(value_or_throw(session.run(scalar)).scalar<float>() == 6.0f);
   BOOST_TEST(frames_sent_reach(41));
   BOOST_TEST(channel->counters().fallbacks == 0u);
 }
@@ -178,23 +182,23 @@ void check_steps_reach_the_node_as_calls_on_the_channel(NodeAndWorker& cluster) 
   auto counter = ops::Variable(ps.with_op_name("counter"), PartialShape({}), DataType::kFloat);
   auto never_set = ops::Variable(ps.with_op_name("never_set"), PartialShape({}), DataType::kFloat);
   auto add = ops::AssignAdd(ps, counter, 1.0f);
-  session.run_targets({ops::Assign(ps, counter, 0.0f).op()});
+  throw_if_error(session.run_targets({ops::Assign(ps, counter, 0.0f).op()}));
   // The first steps go as actor messages while the channel connects (longer on a busy machine).
   int steps = 0;
-  while (channel->counters().calls_sent == 0 && steps < 1000) {
+  testing::wait_until([&] {
     ++steps;
-    BOOST_REQUIRE(session.run(add).scalar<float>() == static_cast<float>(steps));
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+    BOOST_REQUIRE(value_or_throw(session.run(add)).scalar<float>() == static_cast<float>(steps));
+    return channel->counters().calls_sent > 0;
+  });
   BOOST_REQUIRE(channel->counters().calls_sent > 0u);
   // Once it is connected, and with no tensor on the connection, every step is a call.
   uint64_t sent = channel->counters().calls_sent;
   for (int i = 1; i <= 20; ++i)
-    BOOST_TEST(session.run(add).scalar<float>() == static_cast<float>(steps + i));
+    BOOST_TEST(value_or_throw(session.run(add)).scalar<float>() == static_cast<float>(steps + i));
   BOOST_TEST(channel->counters().calls_sent == sent + 20);
   BOOST_TEST(channel->counters().calls_answered == channel->counters().calls_sent);
   sent = channel->counters().calls_sent;
-  Status failed = testing::status_of([&] { session.run(ops::Identity(ps, never_set)); });
+  Status failed = session.run(ops::Identity(ps, never_set)).status();
   testing::check_error(failed, Code::kFailedPrecondition, "never_set");
   BOOST_TEST(channel->counters().calls_sent == sent + 1);
 }
@@ -228,8 +232,8 @@ BOOST_AUTO_TEST_CASE(in_a_tls_cluster_without_shared_memory_tensors_go_sealed_on
 
 // --channel_port and ServerOptions::channel_port fix the ports the channels listen on.
 BOOST_AUTO_TEST_CASE(the_channel_listens_on_the_port_it_is_given) {
-  uint16_t node_port = static_cast<uint16_t>(pick_free_port().value_or_throw());
-  uint16_t worker_port = static_cast<uint16_t>(pick_free_port().value_or_throw());
+  uint16_t node_port = static_cast<uint16_t>(value_or_throw(pick_free_port()));
+  uint16_t worker_port = static_cast<uint16_t>(value_or_throw(pick_free_port()));
   ServerOptions options;
   options.channel_port = worker_port;
   NodeAndWorker cluster(true, true, true, nullptr, {fmt::format("--channel_port={}", node_port)},
@@ -253,10 +257,8 @@ BOOST_AUTO_TEST_CASE(a_channel_port_that_is_taken_is_an_error_naming_it) {
   BOOST_REQUIRE(::getsockname(holder, reinterpret_cast<sockaddr*>(&address), &length) == 0);
   ServerOptions options;
   options.channel_port = ntohs(address.sin_port);
-  auto spec = ClusterSpec::create(
-                  {{"worker", {fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw())}}})
-                  .value_or_throw();
-  auto server = Server::create(ServerDef::create(spec, "worker", 0).value_or_throw(), options);
+  auto spec = testing::free_port_cluster({{"worker", 1}});
+  auto server = Server::create(value_or_throw(ServerDef::create(spec, "worker", 0)), options);
   ::close(holder);
   BOOST_REQUIRE(!server.ok());
   testing::check_error(server.status(), Code::kUnavailable,

@@ -11,10 +11,15 @@
 #include <boost/test/unit_test.hpp>
 
 #include "apps/child_process.hpp"
+#include "temp_files.hpp"
 #include "troupe/apps/cli/fashion_mnist.hpp"
 #include "troupe/apps/training/saver.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
+using testing::read_file;
+using testing::TempDir;
+using testing::write_file;
 namespace fs = std::filesystem;
 using testing::ChildProcess;
 using testing::run_process;
@@ -28,12 +33,6 @@ bool have_data() {
   if (!present) BOOST_TEST_MESSAGE("skipped: Fashion-MNIST is not installed");
   return present;
 }
-
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("troupe-train-test-" + std::to_string(getpid()));
-  TempDir() { fs::remove_all(path); }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 // The test accuracy the chief printed, or -1.
 double accuracy_in(const std::string& out) {
@@ -93,21 +92,21 @@ BOOST_AUTO_TEST_CASE(in_one_process) {
   if (!have_data()) return;
   TempDir dir;
   std::vector<std::string> argv = {TROUPE_CLI, "train"};
-  auto flags = small_model(dir.path);
+  auto flags = small_model(dir.path());
   argv.insert(argv.end(), flags.begin(), flags.end());
   auto result = run_process(argv, kTimeoutMs);
   BOOST_TEST(result.exit_code == 0, result.out);
   BOOST_TEST(accuracy_in(result.out) > 0.75, result.out);
-  BOOST_TEST(fs::exists(dir.path / "checkpoint"));
-  BOOST_TEST(fs::exists(dir.path / "model.ckpt-240.npz"));  // 2 * 60000 / 500
+  BOOST_TEST(fs::exists(dir.path() / "checkpoint"));
+  BOOST_TEST(fs::exists(dir.path() / "model.ckpt-240.npz"));  // 2 * 60000 / 500
 }
 
 BOOST_AUTO_TEST_CASE(as_a_launched_cluster_and_resumed) {
   if (!have_data()) return;
   TempDir dir;
   // Interrupt the job once it has written a checkpoint past the first.
-  ChildProcess job(launch(small_model(dir.path)));
-  BOOST_REQUIRE_MESSAGE(wait_for_checkpoint(job, dir.path), job.output());
+  ChildProcess job(launch(small_model(dir.path())));
+  BOOST_REQUIRE_MESSAGE(wait_for_checkpoint(job, dir.path()), job.output());
   auto interrupted = job.stop(SIGTERM, 30000);
   BOOST_TEST(interrupted.exit_code == 130, interrupted.out);
   BOOST_TEST(interrupted.out.find("troupe launch: interrupted") != std::string::npos);
@@ -118,12 +117,12 @@ BOOST_AUTO_TEST_CASE(as_a_launched_cluster_and_resumed) {
                         std::regex(R"(\[worker0\] troupe train: stopped by SIGTERM at step )"
                                    R"([0-9]+, checkpoint (\S+))")),
       interrupted.out);
-  auto saved = latest_checkpoint(dir.path.string());
+  auto saved = latest_checkpoint(dir.path().string());
   BOOST_REQUIRE(saved.ok() && saved->has_value());
   BOOST_TEST(**saved == stopped[1].str(), interrupted.out);
 
   // Run again: the chief restores and training finishes from there.
-  auto resumed = run_process(launch(small_model(dir.path)), kTimeoutMs);
+  auto resumed = run_process(launch(small_model(dir.path())), kTimeoutMs);
   BOOST_TEST(resumed.exit_code == 0, resumed.out);
   BOOST_TEST(resumed.out.find("restored from") != std::string::npos, resumed.out);
   BOOST_TEST(resumed.out.find("at step 0 of") == std::string::npos, resumed.out);
@@ -131,7 +130,7 @@ BOOST_AUTO_TEST_CASE(as_a_launched_cluster_and_resumed) {
   BOOST_TEST(resumed.out.find("troupe launch: done") != std::string::npos);
 
   // Once more: nothing left to train, the chief only evaluates.
-  auto again = run_process(launch(small_model(dir.path)), kTimeoutMs);
+  auto again = run_process(launch(small_model(dir.path())), kTimeoutMs);
   BOOST_TEST(again.exit_code == 0, again.out);
   // It says so, not "at step 241 of 240" (asynchronous workers may overshoot by a step each).
   std::smatch match;
@@ -153,7 +152,7 @@ BOOST_AUTO_TEST_CASE(sigint_makes_the_chief_write_a_final_checkpoint) {
   TempDir dir;
   ChildProcess train({TROUPE_CLI, "train", "--hidden=32", "--batch_size=100", "--epochs=5",
                       "--save_checkpoint_steps=100000", "--log_every=5",
-                      "--checkpoint_dir=" + dir.path.string()});
+                      "--checkpoint_dir=" + dir.path().string()});
   BOOST_REQUIRE_MESSAGE(train.wait_for_count("step = ", 3, kTimeoutMs), train.output());
   auto result = train.stop(SIGINT, 60000);
   BOOST_TEST(result.exit_code == 130, result.out);
@@ -163,7 +162,7 @@ BOOST_AUTO_TEST_CASE(sigint_makes_the_chief_write_a_final_checkpoint) {
                         std::regex(R"(stopped by SIGINT at step ([0-9]+), checkpoint (\S+))")),
       result.out);
   BOOST_TEST(std::stoi(stopped[1]) >= 10, result.out);
-  auto latest = latest_checkpoint(dir.path.string()).value_or_throw();
+  auto latest = value_or_throw(latest_checkpoint(dir.path().string()));
   BOOST_REQUIRE(latest.has_value());
   BOOST_TEST(*latest == stopped[2].str(), result.out);
   BOOST_TEST(fs::path(*latest).filename().string() == "model.ckpt-" + stopped[1].str() + ".npz");
@@ -174,10 +173,10 @@ BOOST_AUTO_TEST_CASE(recovers_from_a_killed_ps) {
   TempDir dir;
   std::vector<std::string> argv = {TROUPE_CLI, "launch", "--max_restarts=2",
                                    "--",       "troupe", "train"};
-  auto flags = small_model(dir.path, /*epochs=*/4);  // long enough to be killed in the middle
+  auto flags = small_model(dir.path(), /*epochs=*/4);  // long enough to be killed in the middle
   argv.insert(argv.end(), flags.begin(), flags.end());
   ChildProcess job(argv);
-  kill_task_mid_training(job, dir.path, "/job:ps/replica:0/task:0");
+  kill_task_mid_training(job, dir.path(), "/job:ps/replica:0/task:0");
 
   // The launcher restarts the ps (empty); the workers' sessions recover, the chief restores
   // the last checkpoint, and training finishes.
@@ -196,7 +195,7 @@ BOOST_AUTO_TEST_CASE(recovers_from_a_killed_ps) {
 BOOST_AUTO_TEST_CASE(synchronously) {
   if (!have_data()) return;
   TempDir dir;
-  auto flags = small_model(dir.path);
+  auto flags = small_model(dir.path());
   flags.push_back("--sync_replicas");
   auto result = run_process(launch(flags), kTimeoutMs);
   BOOST_TEST(result.exit_code == 0, result.out);
@@ -210,7 +209,8 @@ BOOST_AUTO_TEST_CASE(synchronously) {
 BOOST_AUTO_TEST_CASE(synchronously_with_a_backup_worker_when_one_is_lost) {
   if (!have_data()) return;
   TempDir dir;
-  auto flags = small_model(dir.path, /*epochs=*/12);  // long enough to lose a worker in the middle
+  auto flags =
+      small_model(dir.path(), /*epochs=*/12);  // long enough to lose a worker in the middle
   std::vector<std::string> argv = {
       TROUPE_CLI, "launch", "--ps=1", "--workers=3",     "--max_restarts=1",
       "--",       "troupe", "train",  "--sync_replicas", "--replicas_to_aggregate=2"};
@@ -219,7 +219,7 @@ BOOST_AUTO_TEST_CASE(synchronously_with_a_backup_worker_when_one_is_lost) {
   // Two workers are enough to train: wait until the third has joined before killing it.
   BOOST_REQUIRE_MESSAGE(
       job.wait_for("[worker2] troupe train: /job:worker/task:2 at step", kTimeoutMs), job.output());
-  kill_task_mid_training(job, dir.path, "/job:worker/replica:0/task:2");
+  kill_task_mid_training(job, dir.path(), "/job:worker/replica:0/task:2");
 
   auto result = job.stop(0, kTimeoutMs);
   BOOST_TEST(result.exit_code == 0, result.out);

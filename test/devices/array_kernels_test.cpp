@@ -1,5 +1,6 @@
 // Tests for the array and state kernels and the executor: hand-computed values and errors.
 #include "devices/run_graph.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
 using testing::check_error;
@@ -29,8 +30,9 @@ BOOST_AUTO_TEST_CASE(placeholder_fed_and_unfed) {
   Scope s = Scope::new_root();
   auto x = ops::Placeholder(s, DataType::kFloat, PartialShape({-1, 2}));
   auto y = ops::Identity(s, x);
-  check_tensor<float>(run_one(s, y, {{x, Tensor::from_vector<float>({1, 2}, {1, 2})}}),
-                      TensorShape{1, 2}, {1, 2});
+  check_tensor<float>(
+      run_one(s, y, {{x, value_or_throw(Tensor::from_vector<float>({1, 2}, {1, 2}))}}),
+      TensorShape{1, 2}, {1, 2});
   auto unfed = run_graph(s, {y});
   check_error(unfed.status(), Code::kInvalidArgument, "must feed a value for placeholder");
   check_error(unfed.status(), Code::kInvalidArgument, "[?,2]");
@@ -70,7 +72,7 @@ BOOST_AUTO_TEST_CASE(reshape_count_mismatch_at_run_time) {
 
 BOOST_AUTO_TEST_CASE(shape_and_fill) {
   Scope s = Scope::new_root();
-  auto c = ops::Const(s, Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3}));
+  auto c = ops::Const(s, value_or_throw(Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3})));
   check_tensor<int32_t>(run_one(s, ops::Shape(s, c)), TensorShape{2}, {2, 3});
   check_tensor<int64_t>(run_one(s, ops::Shape(s, c, DataType::kInt64)), TensorShape{2}, {2, 3});
   check_tensor<float>(run_one(s, ops::Fill(s, {2, 2}, 7.f)), TensorShape{2, 2}, {7, 7, 7, 7});
@@ -117,7 +119,8 @@ BOOST_AUTO_TEST_CASE(assign_checks_the_shape) {
   auto v = ops::Variable(s, PartialShape({-1}), DataType::kFloat);
   auto x = ops::Placeholder(s, DataType::kFloat);
   auto assign = ops::Assign(s, v, x);
-  auto bad = run_graph(s, {assign}, {{x, Tensor::from_vector<float>({1, 2}, {1, 2})}});
+  auto bad =
+      run_graph(s, {assign}, {{x, value_or_throw(Tensor::from_vector<float>({1, 2}, {1, 2}))}});
   check_error(bad.status(), Code::kInvalidArgument, "does not fit variable");
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "devices/run_graph.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
 using testing::check_error;
@@ -49,8 +50,8 @@ BOOST_AUTO_TEST_CASE(add_broadcasts_a_column) {
 
 BOOST_AUTO_TEST_CASE(add_column_and_row_make_a_matrix_int64) {
   Scope s = Scope::new_root();
-  auto column = ops::Const(s, Tensor::from_vector<int64_t>({1, 2}, {2, 1}));
-  auto row = ops::Const(s, Tensor::from_vector<int64_t>({10, 20, 30}, {1, 3}));
+  auto column = ops::Const(s, value_or_throw(Tensor::from_vector<int64_t>({1, 2}, {2, 1})));
+  auto row = ops::Const(s, value_or_throw(Tensor::from_vector<int64_t>({10, 20, 30}, {1, 3})));
   auto sum = ops::Add(s, column, row);
   BOOST_TEST(sum.shape().to_string() == "[2,3]");
   check_tensor<int64_t>(run_one(s, sum), TensorShape{2, 3}, {11, 21, 31, 12, 22, 32});
@@ -59,8 +60,8 @@ BOOST_AUTO_TEST_CASE(add_column_and_row_make_a_matrix_int64) {
 BOOST_AUTO_TEST_CASE(rank_three_broadcasting) {
   Scope s = Scope::new_root();
   // [2,1,3] + [2,1] -> [2,2,3]: out[i,j,k] = a[i,0,k] + b[j,0].
-  auto a = ops::Const(s, Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 1, 3}));
-  auto b = ops::Const(s, Tensor::from_vector<float>({10, 20}, {2, 1}));
+  auto a = ops::Const(s, value_or_throw(Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 1, 3})));
+  auto b = ops::Const(s, value_or_throw(Tensor::from_vector<float>({10, 20}, {2, 1})));
   auto sum = ops::Add(s, a, b);
   BOOST_TEST(sum.shape().to_string() == "[2,2,3]");
   check_tensor<float>(run_one(s, sum), TensorShape{2, 2, 3},
@@ -71,13 +72,13 @@ BOOST_AUTO_TEST_CASE(scalar_of_higher_rank_broadcasts) {
   Scope s = Scope::new_root();
   // A [1,1] operand against a vector makes a [1,3] result, not a [3] one.
   auto v = ops::Const(s, {1, 2, 3});
-  auto one = ops::Const(s, Tensor::from_vector<int32_t>({5}, {1, 1}));
+  auto one = ops::Const(s, value_or_throw(Tensor::from_vector<int32_t>({5}, {1, 1})));
   check_tensor<int32_t>(run_one(s, ops::Sub(s, v, one)), TensorShape{1, 3}, {-4, -3, -2});
 }
 
 BOOST_AUTO_TEST_CASE(broadcasting_with_an_empty_dimension) {
   Scope s = Scope::new_root();
-  auto empty = ops::Const(s, Tensor::from_vector<float>({}, {0, 3}));
+  auto empty = ops::Const(s, value_or_throw(Tensor::from_vector<float>({}, {0, 3})));
   auto row = ops::Const(s, {1.f, 2.f, 3.f});
   check_tensor<float>(run_one(s, ops::Add(s, empty, row)), TensorShape{0, 3}, {});
 }
@@ -155,9 +156,10 @@ BOOST_AUTO_TEST_CASE(incompatible_shapes_are_caught_when_running) {
   auto b = ops::Placeholder(s, DataType::kFloat);
   auto sum = ops::Add(s.with_op_name("late_add"), a, b);
   BOOST_REQUIRE(s.ok());
-  auto result = run_graph(s, {sum},
-                          {{a, Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3})},
-                           {b, Tensor::from_vector<float>({1, 2})}});
+  auto result =
+      run_graph(s, {sum},
+                {{a, value_or_throw(Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3}))},
+                 {b, Tensor::from_vector<float>({1, 2})}});
   check_error(result.status(), Code::kInvalidArgument, "node 'late_add' (Add)");
   check_error(result.status(), Code::kInvalidArgument, "[2,3] and [2] cannot be broadcast");
 }

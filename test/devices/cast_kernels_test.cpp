@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "devices/run_graph.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
 using testing::check_error;
@@ -89,7 +90,7 @@ BOOST_AUTO_TEST_CASE(argmax_over_each_axis) {
 BOOST_AUTO_TEST_CASE(argmax_ties_pick_the_smallest_index) {
   Scope s = Scope::new_root();
   check_tensor<int64_t>(run_one(s, ops::ArgMax(s, {4, 4, 4}, 0)), TensorShape{}, {0});
-  auto x = ops::Const(s, Tensor::from_vector<int64_t>({2, 9, 9, 9, 9, 2}, {3, 2}));
+  auto x = ops::Const(s, value_or_throw(Tensor::from_vector<int64_t>({2, 9, 9, 9, 9, 2}, {3, 2})));
   check_tensor<int32_t>(run_one(s, ops::ArgMax(s, x, 0, DataType::kInt32)), TensorShape{2}, {1, 0});
   check_tensor<int32_t>(run_one(s, ops::ArgMax(s, x, 1, DataType::kInt32)), TensorShape{3},
                         {1, 0, 0});
@@ -103,7 +104,7 @@ BOOST_AUTO_TEST_CASE(argmax_rank_three_middle_axis) {
     for (int k = 0; k < 2; ++k)
       values[i * 6 + ((i + k) % 3) * 2 + k] = 1.0 + i + k;
   }
-  auto x = ops::Const(s, Tensor::from_vector(values, {2, 3, 2}));
+  auto x = ops::Const(s, value_or_throw(Tensor::from_vector(values, {2, 3, 2})));
   check_tensor<int64_t>(run_one(s, ops::ArgMax(s, x, 1)), TensorShape{2, 2}, {0, 1, 1, 2});
 }
 
@@ -123,7 +124,7 @@ BOOST_AUTO_TEST_CASE(argmax_of_a_large_matrix) {
     for (int64_t c = 0; c < cols; ++c)
       values[r * cols + c] = static_cast<float>((r * 7 + c) % 50);
   }
-  auto x = ops::Const(s, Tensor::from_vector(values, {rows, cols}));
+  auto x = ops::Const(s, value_or_throw(Tensor::from_vector(values, {rows, cols})));
   // Row r first reaches 49 at c = (49 - 7r) mod 50; column c at the first r with 7r = 49 - c
   // (mod 50), i.e. r = 43 * (49 - c) mod 50, since 7 * 43 = 301 = 1 (mod 50).
   std::vector<int64_t> by_row(rows), by_col(cols);
@@ -147,12 +148,13 @@ BOOST_AUTO_TEST_CASE(argmax_errors) {
   auto axis = ops::Placeholder(t, DataType::kInt32);
   auto argmax = ops::ArgMax(t.with_op_name("late_argmax"), input, axis);
   BOOST_REQUIRE(t.ok());
-  const Tensor matrix = Tensor::from_vector<float>({1, 2, 3, 4}, {2, 2});
+  const Tensor matrix = value_or_throw(Tensor::from_vector<float>({1, 2, 3, 4}, {2, 2}));
   auto out_of_range = run_graph(t, {argmax}, {{input, matrix}, {axis, Tensor(-3)}});
   check_error(out_of_range.status(), Code::kInvalidArgument, "node 'late_argmax' (ArgMax)");
   check_error(out_of_range.status(), Code::kInvalidArgument, "axis -3 is out of range");
-  auto empty =
-      run_graph(t, {argmax}, {{input, Tensor::from_vector<float>({}, {0, 3})}, {axis, Tensor(0)}});
+  auto empty = run_graph(
+      t, {argmax},
+      {{input, value_or_throw(Tensor::from_vector<float>({}, {0, 3}))}, {axis, Tensor(0)}});
   check_error(empty.status(), Code::kInvalidArgument, "reduction axis 0 is empty in shape [0,3]");
   auto scalar = run_graph(t, {argmax}, {{input, Tensor(1.f)}, {axis, Tensor(0)}});
   check_error(scalar.status(), Code::kInvalidArgument, "rank >= 1");
@@ -160,8 +162,9 @@ BOOST_AUTO_TEST_CASE(argmax_errors) {
       run_graph(t, {argmax}, {{input, matrix}, {axis, Tensor::from_vector<int32_t>({0})}});
   check_error(vector_axis.status(), Code::kInvalidArgument, "must be a scalar");
   // An empty output is fine when the reduced axis is not empty.
-  auto ok =
-      run_graph(t, {argmax}, {{input, Tensor::from_vector<float>({}, {0, 3})}, {axis, Tensor(1)}});
+  auto ok = run_graph(
+      t, {argmax},
+      {{input, value_or_throw(Tensor::from_vector<float>({}, {0, 3}))}, {axis, Tensor(1)}});
   BOOST_REQUIRE_MESSAGE(ok.ok(), ok.status().to_string());
   check_tensor<int64_t>(ok->at(0), TensorShape{0}, {});
 }

@@ -2,6 +2,7 @@
 // BroadcastTo, ReluGrad, SigmoidGrad, TanhGrad, BiasAddGrad): hand-computed values, shape
 // inference, and shape errors when building and when running.
 #include "devices/run_graph.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
 using testing::check_error;
@@ -129,7 +130,7 @@ BOOST_AUTO_TEST_CASE(broadcast_gradient_args_errors) {
 
   Scope m = Scope::new_root();
   ops::BroadcastGradientArgs(m.with_op_name("matrix_args"),
-                             Tensor::from_vector<int32_t>({2, 3}, {1, 2}), {4});
+                             value_or_throw(Tensor::from_vector<int32_t>({2, 3}, {1, 2})), {4});
   check_error(m.status(), Code::kInvalidArgument, "node 'matrix_args' (BroadcastGradientArgs)");
   check_error(m.status(), Code::kInvalidArgument, "s0 must be a vector");
 }
@@ -143,9 +144,9 @@ BOOST_AUTO_TEST_CASE(broadcast_to) {
   check_tensor<double>(run_one(s, column), TensorShape{2, 3}, {1, 1, 1, 2, 2, 2});
   check_tensor<int32_t>(run_one(s, ops::BroadcastTo(s, 7, {2, 2})), TensorShape{2, 2},
                         {7, 7, 7, 7});
-  auto middle =
-      ops::BroadcastTo(s, ops::Const(s, Tensor::from_vector<int64_t>({1, 2, 3, 4}, {2, 1, 2})),
-                       {int64_t{2}, int64_t{3}, int64_t{2}});
+  auto middle = ops::BroadcastTo(
+      s, ops::Const(s, value_or_throw(Tensor::from_vector<int64_t>({1, 2, 3, 4}, {2, 1, 2}))),
+      {int64_t{2}, int64_t{3}, int64_t{2}});
   check_tensor<int64_t>(run_one(s, middle), TensorShape{2, 3, 2},
                         {1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4});
   // Same shape: the input itself; more leading dimensions; an empty result.
@@ -235,9 +236,10 @@ BOOST_AUTO_TEST_CASE(bias_add_grad) {
   auto out = ops::BiasAddGrad(s, g);
   BOOST_TEST(out.shape().to_string() == "[3]");
   check_tensor<float>(run_one(s, out), TensorShape{3}, {5, 7, 9});
-  auto rank3 = ops::Const(s, Tensor::from_vector<double>({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2}));
+  auto rank3 = ops::Const(
+      s, value_or_throw(Tensor::from_vector<double>({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2})));
   check_tensor<double>(run_one(s, ops::BiasAddGrad(s, rank3)), TensorShape{2}, {16, 20});
-  auto ints = ops::Const(s, Tensor::from_vector<int32_t>({1, -1, 2, -2}, {4, 1}));
+  auto ints = ops::Const(s, value_or_throw(Tensor::from_vector<int32_t>({1, -1, 2, -2}, {4, 1})));
   check_tensor<int32_t>(run_one(s, ops::BiasAddGrad(s, ints)), TensorShape{1}, {0});
   auto empty = ops::Const(s, Tensor(DataType::kFloat, TensorShape{0, 2}));
   check_tensor<float>(run_one(s, ops::BiasAddGrad(s, empty)), TensorShape{2}, {0, 0});
@@ -253,7 +255,7 @@ BOOST_AUTO_TEST_CASE(bias_add_grad_large_input) {
       expected[c] += values[r * channels + c];
     }
   }
-  auto g = ops::Const(s, Tensor::from_vector(values, TensorShape{rows, channels}));
+  auto g = ops::Const(s, value_or_throw(Tensor::from_vector(values, TensorShape{rows, channels})));
   check_tensor<double>(run_one(s, ops::BiasAddGrad(s, g)), TensorShape{channels}, expected, 0);
 }
 

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "devices/run_graph.hpp"
+#include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/gradients.hpp"
 
 namespace troupe {
@@ -321,7 +322,7 @@ BOOST_AUTO_TEST_CASE(reduction_axes_known_only_when_running) {
     auto loss = ops::Sum(s, ops::Mean(s, ops::Square(s, x), axes, {.keep_dims = keep_dims}), {0});
     auto grads = add_gradients(s, {loss}, {x});
     BOOST_REQUIRE_MESSAGE(grads.ok(), grads.status().to_string());
-    const Tensor value = Tensor::from_vector<double>({1, 2, 3, 4, 5, 6}, {2, 3});
+    const Tensor value = value_or_throw(Tensor::from_vector<double>({1, 2, 3, 4, 5, 6}, {2, 3}));
     // loss = sum_i mean_j x_ij^2 over axis 1: d/dx_ij = 2 x_ij / 3.
     auto result =
         run_graph(s, {grads->at(0)}, {{x, value}, {axes, Tensor::from_vector<int32_t>({1})}});
@@ -332,7 +333,7 @@ BOOST_AUTO_TEST_CASE(reduction_axes_known_only_when_running) {
 }
 
 BOOST_AUTO_TEST_CASE(max_and_min_split_ties_equally) {
-  const Tensor x = Tensor::from_vector<double>({1, 3, 3, 2, 2, 2}, {2, 3});
+  const Tensor x = value_or_throw(Tensor::from_vector<double>({1, 3, 3, 2, 2, 2}, {2, 3}));
   const Tensor ones_row = Tensor::from_vector<double>({1, 1});
   auto max_rows = [](const Scope& s, const Output& in) { return ops::Max(s, in, 1); };
   check_tensor<double>(gradient_of(max_rows, x, ones_row), TensorShape{2, 3},
@@ -343,8 +344,9 @@ BOOST_AUTO_TEST_CASE(max_and_min_split_ties_equally) {
   auto max_all = [](const Scope& s, const Output& in) {
     return ops::Max(s, in, {0, 1}, {.keep_dims = true});
   };
-  check_tensor<double>(gradient_of(max_all, x, Tensor::from_vector<double>({4}, {1, 1})),
-                       TensorShape{2, 3}, {0, 2, 2, 0, 0, 0}, 1e-12);
+  check_tensor<double>(
+      gradient_of(max_all, x, value_or_throw(Tensor::from_vector<double>({4}, {1, 1}))),
+      TensorShape{2, 3}, {0, 2, 2, 0, 0, 0}, 1e-12);
   auto min_columns = [](const Scope& s, const Output& in) { return ops::Min(s, in, 0); };
   check_tensor<double>(gradient_of(min_columns, x, Tensor::from_vector<double>({1, 1, 1})),
                        TensorShape{2, 3}, {1, 0, 0, 0, 1, 1}, 1e-12);
@@ -461,7 +463,7 @@ BOOST_AUTO_TEST_CASE(sparse_softmax_cross_entropy) {
   auto loss = ops::Sum(s, ops::Mul(s, xent.loss, {3.0, -1.0}), 0);
   auto grads = add_gradients(s, {loss}, {features});
   BOOST_REQUIRE(grads.ok());
-  const Tensor f = Tensor::from_vector<double>({0, 0, std::log(3.0), 0}, {2, 2});
+  const Tensor f = value_or_throw(Tensor::from_vector<double>({0, 0, std::log(3.0), 0}, {2, 2}));
   // Row 0: softmax [1/2, 1/2], label 1 -> backprop [1/2, -1/2], times 3.
   // Row 1: softmax [3/4, 1/4], label 0 -> backprop [-1/4, 1/4], times -1.
   check_tensor<double>(run_one(s, grads->at(0), {{features, f}}), TensorShape{2, 2},

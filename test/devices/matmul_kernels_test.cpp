@@ -1,6 +1,7 @@
 // Tests for the MatMul kernel: hand-computed products with and without transposes, each dtype,
 // degenerate sizes, and inner-dimension errors at build and at run time.
 #include "devices/run_graph.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
 using testing::check_error;
@@ -70,10 +71,12 @@ void check_against_reference(bool transpose_a, bool transpose_b) {
       for (int64_t k = 0; k < inner; ++k)
         expected[r * cols + c] += a_at(r, k) * b_at(k, c);
   Scope s = Scope::new_root();
-  auto ca = ops::Const(s, Tensor::from_vector<T>(a, transpose_a ? TensorShape{inner, rows}
-                                                                : TensorShape{rows, inner}));
-  auto cb = ops::Const(s, Tensor::from_vector<T>(b, transpose_b ? TensorShape{cols, inner}
-                                                                : TensorShape{inner, cols}));
+  auto ca =
+      ops::Const(s, value_or_throw(Tensor::from_vector<T>(
+                        a, transpose_a ? TensorShape{inner, rows} : TensorShape{rows, inner})));
+  auto cb =
+      ops::Const(s, value_or_throw(Tensor::from_vector<T>(
+                        b, transpose_b ? TensorShape{cols, inner} : TensorShape{inner, cols})));
   Tensor product =
       run_one(s, ops::MatMul(s, ca, cb, {.transpose_a = transpose_a, .transpose_b = transpose_b}));
   check_tensor<T>(product, TensorShape{rows, cols}, expected);
@@ -96,8 +99,8 @@ BOOST_AUTO_TEST_CASE(integers) {
   auto a = ops::Const(s, {{1, -2}, {3, 4}});
   auto b = ops::Const(s, {{5, 6}, {7, 8}});
   check_tensor<int32_t>(run_one(s, ops::MatMul(s, a, b)), TensorShape{2, 2}, {-9, -10, 43, 50});
-  auto a64 = ops::Const(s, Tensor::from_vector<int64_t>({2, 3}, {1, 2}));
-  auto b64 = ops::Const(s, Tensor::from_vector<int64_t>({4, 5}, {2, 1}));
+  auto a64 = ops::Const(s, value_or_throw(Tensor::from_vector<int64_t>({2, 3}, {1, 2})));
+  auto b64 = ops::Const(s, value_or_throw(Tensor::from_vector<int64_t>({4, 5}, {2, 1})));
   check_tensor<int64_t>(run_one(s, ops::MatMul(s, a64, b64)), TensorShape{1, 1}, {23});
 }
 
@@ -112,8 +115,8 @@ BOOST_AUTO_TEST_CASE(row_times_column_is_one_by_one) {
 
 BOOST_AUTO_TEST_CASE(zero_inner_dimension_gives_zeros) {
   Scope s = Scope::new_root();
-  auto a = ops::Const(s, Tensor::from_vector<float>({}, {2, 0}));
-  auto b = ops::Const(s, Tensor::from_vector<float>({}, {0, 3}));
+  auto a = ops::Const(s, value_or_throw(Tensor::from_vector<float>({}, {2, 0})));
+  auto b = ops::Const(s, value_or_throw(Tensor::from_vector<float>({}, {0, 3})));
   check_tensor<float>(run_one(s, ops::MatMul(s, a, b)), TensorShape{2, 3}, {0, 0, 0, 0, 0, 0});
 }
 
@@ -138,14 +141,15 @@ BOOST_AUTO_TEST_CASE(inner_dimension_mismatch_when_running) {
   auto b = ops::Placeholder(s, DataType::kFloat);
   auto product = ops::MatMul(s.with_op_name("late_matmul"), a, b);
   BOOST_REQUIRE(s.ok());
-  auto result = run_graph(s, {product},
-                          {{a, Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3})},
-                           {b, Tensor::from_vector<float>({1, 2, 3, 4}, {2, 2})}});
+  auto result =
+      run_graph(s, {product},
+                {{a, value_or_throw(Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3}))},
+                 {b, value_or_throw(Tensor::from_vector<float>({1, 2, 3, 4}, {2, 2}))}});
   check_error(result.status(), Code::kInvalidArgument, "node 'late_matmul' (MatMul)");
   check_error(result.status(), Code::kInvalidArgument, "inner dimensions differ");
   auto vector = run_graph(s, {product},
                           {{a, Tensor::from_vector<float>({1, 2})},
-                           {b, Tensor::from_vector<float>({1, 2, 3, 4}, {2, 2})}});
+                           {b, value_or_throw(Tensor::from_vector<float>({1, 2, 3, 4}, {2, 2}))}});
   check_error(vector.status(), Code::kInvalidArgument, "must be matrices");
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "devices/run_graph.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
 using testing::check_error;
@@ -25,7 +26,8 @@ BOOST_AUTO_TEST_CASE(bias_add_matrix) {
 
 BOOST_AUTO_TEST_CASE(bias_add_rank_three) {
   Scope s = Scope::new_root();
-  auto value = ops::Const(s, Tensor::from_vector<double>({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2}));
+  auto value = ops::Const(
+      s, value_or_throw(Tensor::from_vector<double>({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2})));
   check_tensor<double>(run_one(s, ops::BiasAdd(s, value, {100.0, 200.0})), TensorShape{2, 2, 2},
                        {101, 202, 103, 204, 105, 206, 107, 208});
 }
@@ -46,7 +48,7 @@ BOOST_AUTO_TEST_CASE(bias_add_shape_errors_when_running) {
   auto bias = ops::Placeholder(s, DataType::kFloat);
   auto out = ops::BiasAdd(s.with_op_name("late_bias"), value, bias);
   BOOST_REQUIRE(s.ok());
-  const Tensor matrix = Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  const Tensor matrix = value_or_throw(Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3}));
   auto mismatch =
       run_graph(s, {out}, {{value, matrix}, {bias, Tensor::from_vector<float>({1, 2})}});
   check_error(mismatch.status(), Code::kInvalidArgument, "node 'late_bias' (BiasAdd)");
@@ -108,7 +110,8 @@ BOOST_AUTO_TEST_CASE(softmax_of_a_vector_and_rank_three) {
   Scope s = Scope::new_root();
   check_tensor<double>(run_one(s, ops::Softmax(s, {0.0, std::log(3.0)})), TensorShape{2},
                        {0.25, 0.75}, 1e-12);
-  auto cube = ops::Const(s, Tensor::from_vector<float>({0, 0, 5, 5, -1, -1, 9, 9}, {2, 2, 2}));
+  auto cube = ops::Const(
+      s, value_or_throw(Tensor::from_vector<float>({0, 0, 5, 5, -1, -1, 9, 9}, {2, 2, 2})));
   check_tensor<float>(run_one(s, ops::Softmax(s, cube)), TensorShape{2, 2, 2},
                       std::vector<float>(8, 0.5f));
 }

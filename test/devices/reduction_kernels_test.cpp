@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "devices/run_graph.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
 using testing::check_error;
@@ -66,7 +67,7 @@ BOOST_AUTO_TEST_CASE(other_dtypes_and_int64_axes) {
   Scope s = Scope::new_root();
   auto d = ops::Const(s, {{1.5, -2.0}, {0.25, 4.0}});
   check_tensor<double>(run_one(s, ops::Sum(s, d, int64_t{0})), TensorShape{2}, {1.75, 2.0});
-  auto i64 = ops::Const(s, Tensor::from_vector<int64_t>({7, -3, 9, 2}, {2, 2}));
+  auto i64 = ops::Const(s, value_or_throw(Tensor::from_vector<int64_t>({7, -3, 9, 2}, {2, 2})));
   check_tensor<int64_t>(run_one(s, ops::Max(s, i64, Tensor::from_vector<int64_t>({1}))),
                         TensorShape{2}, {7, 9});
   check_tensor<int64_t>(run_one(s, ops::Min(s, i64, 0)), TensorShape{2}, {7, -3});
@@ -101,7 +102,7 @@ BOOST_AUTO_TEST_CASE(rank_three_interleaved_axes) {
   std::vector<float> values(24);
   for (int i = 0; i < 24; ++i)
     values[i] = static_cast<float>(i);
-  auto x = ops::Const(s, Tensor::from_vector(values, {2, 3, 4}));
+  auto x = ops::Const(s, value_or_throw(Tensor::from_vector(values, {2, 3, 4})));
   // Sum over i and k: 60 + 32j.
   check_tensor<float>(run_one(s, ops::Sum(s, x, {0, 2})), TensorShape{3}, {60, 92, 124});
   check_tensor<float>(run_one(s, ops::Sum(s, x, {0, 2}, {.keep_dims = true})), TensorShape{1, 3, 1},
@@ -126,7 +127,7 @@ BOOST_AUTO_TEST_CASE(every_axis_subset_of_rank_four_matches_a_plain_loop) {
     values[i] = (i * 7 + 3) % 11 - 5;
   for (int mask = 0; mask < 16; ++mask) {
     Scope s = Scope::new_root();
-    auto x = ops::Const(s, Tensor::from_vector(values, TensorShape(dims)));
+    auto x = ops::Const(s, value_or_throw(Tensor::from_vector(values, TensorShape(dims))));
     std::vector<int32_t> axis_list;
     TensorShape out_shape;
     for (int d = 0; d < 4; ++d) {
@@ -160,7 +161,8 @@ BOOST_AUTO_TEST_CASE(every_axis_subset_of_rank_four_matches_a_plain_loop) {
 
 BOOST_AUTO_TEST_CASE(size_one_dimensions) {
   Scope s = Scope::new_root();
-  auto x = ops::Const(s, Tensor::from_vector<int32_t>({1, 2, 3, 4, 5, 6}, {2, 1, 3}));
+  auto x =
+      ops::Const(s, value_or_throw(Tensor::from_vector<int32_t>({1, 2, 3, 4, 5, 6}, {2, 1, 3})));
   // Reducing a size-1 dimension only drops it.
   check_tensor<int32_t>(run_one(s, ops::Sum(s, x, 1)), TensorShape{2, 3}, {1, 2, 3, 4, 5, 6});
   check_tensor<int32_t>(run_one(s, ops::Sum(s, x, {0, 1})), TensorShape{3}, {5, 7, 9});
@@ -170,7 +172,7 @@ BOOST_AUTO_TEST_CASE(size_one_dimensions) {
 
 BOOST_AUTO_TEST_CASE(empty_dimension_gives_the_identity) {
   Scope s = Scope::new_root();
-  auto f = ops::Const(s, Tensor::from_vector<float>({}, {0, 3}));
+  auto f = ops::Const(s, value_or_throw(Tensor::from_vector<float>({}, {0, 3})));
   check_tensor<float>(run_one(s, ops::Sum(s, f, 0)), TensorShape{3}, {0, 0, 0});
   check_tensor<float>(run_one(s, ops::Sum(s, f, 1)), TensorShape{0}, {});
   Tensor max = run_one(s, ops::Max(s, f, 0));
@@ -182,7 +184,7 @@ BOOST_AUTO_TEST_CASE(empty_dimension_gives_the_identity) {
   BOOST_TEST_REQUIRE(mean.num_elements() == 3);
   BOOST_TEST(std::isnan(mean.flat<float>()[2]));
 
-  auto i = ops::Const(s, Tensor::from_vector<int32_t>({}, {2, 0}));
+  auto i = ops::Const(s, value_or_throw(Tensor::from_vector<int32_t>({}, {2, 0})));
   check_tensor<int32_t>(run_one(s, ops::Min(s, i, 1)), TensorShape{2},
                         {std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::max()});
   check_tensor<int32_t>(
@@ -236,7 +238,7 @@ BOOST_AUTO_TEST_CASE(large_reductions) {
     for (int64_t c = 0; c < cols; ++c)
       values[r * cols + c] = static_cast<float>((r + 2 * c) % 7);
   }
-  auto x = ops::Const(s, Tensor::from_vector(values, {rows, cols}));
+  auto x = ops::Const(s, value_or_throw(Tensor::from_vector(values, {rows, cols})));
   std::vector<float> row_sums(rows, 0.f), col_sums(cols, 0.f), col_max(cols, 0.f);
   double total = 0;
   for (int64_t r = 0; r < rows; ++r) {
@@ -290,7 +292,8 @@ BOOST_AUTO_TEST_CASE(out_of_range_axis_when_running) {
   check_error(too_big.status(), Code::kInvalidArgument, "axis 2 is out of range");
   auto too_small = run_graph(s, {sum}, {{axis, Tensor::from_vector<int32_t>({0, -3})}});
   check_error(too_small.status(), Code::kInvalidArgument, "axis -3 is out of range");
-  auto matrix = run_graph(s, {sum}, {{axis, Tensor::from_vector<int32_t>({0, 1}, {1, 2})}});
+  auto matrix =
+      run_graph(s, {sum}, {{axis, value_or_throw(Tensor::from_vector<int32_t>({0, 1}, {1, 2}))}});
   check_error(matrix.status(), Code::kInvalidArgument, "scalar or vector");
 }
 
@@ -330,7 +333,8 @@ BOOST_AUTO_TEST_CASE(input_of_unknown_shape) {
   auto max = ops::Max(s, x, -1, {.keep_dims = true});
   BOOST_TEST(max.shape().to_string() == "<unknown>");
   check_tensor<int64_t>(
-      run_one(s, max, {{x, Tensor::from_vector<int64_t>({3, 1, 2, 9, 8, 7}, {3, 2})}}),
+      run_one(s, max,
+              {{x, value_or_throw(Tensor::from_vector<int64_t>({3, 1, 2, 9, 8, 7}, {3, 2}))}}),
       TensorShape{3, 1}, {3, 9, 8});
 }
 

@@ -25,9 +25,9 @@ Output matmul(const Scope& scope) {
 }
 
 ClusterSpec ps2_worker3() {
-  return ClusterSpec::create({{"ps", {"ps0:2222", "ps1:2222"}},
-                              {"worker", {"worker0:2222", "worker1:2222", "worker2:2222"}}})
-      .value_or_throw();
+  return value_or_throw(
+      ClusterSpec::create({{"ps", {"ps0:2222", "ps1:2222"}},
+                           {"worker", {"worker0:2222", "worker1:2222", "worker2:2222"}}}));
 }
 
 DeviceFunction setter(const ClusterSpec& cluster, std::string worker_device) {
@@ -183,7 +183,7 @@ BOOST_AUTO_TEST_CASE(copies_of_the_setter_share_round_robin) {
 }
 
 BOOST_AUTO_TEST_CASE(without_ps_tasks_the_device_is_unchanged) {
-  auto workers_only = ClusterSpec::create({{"worker", {"w0:1", "w1:1"}}}).value_or_throw();
+  auto workers_only = value_or_throw(ClusterSpec::create({{"worker", {"w0:1", "w1:1"}}}));
   Scope root = Scope::new_root();
   Scope s = root.with_device_function(setter(workers_only, "/job:worker/task:1"));
   BOOST_TEST(device_of(variable(s)) == "");
@@ -214,7 +214,7 @@ BOOST_AUTO_TEST_CASE(options_ps_tasks_devices_ops_and_strategy) {
   BOOST_TEST(device_of(matmul(s)) == "");  // empty worker_device: unchanged
 
   // ps_device's job comes from the cluster lookup too.
-  auto params = ClusterSpec::create({{"params", {"p0:1", "p1:1", "p2:1"}}}).value_or_throw();
+  auto params = value_or_throw(ClusterSpec::create({{"params", {"p0:1", "p1:1", "p2:1"}}}));
   auto custom = replica_device_setter(
       {.cluster = params,
        .ps_device = "/job:params",

@@ -7,6 +7,7 @@
 
 #include "status_checks.hpp"
 #include "troupe/graph/graph_def_codec.hpp"
+#include "troupe/graph/op_registry.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
@@ -47,6 +48,34 @@ BOOST_AUTO_TEST_CASE(graph_def_in_any_order_is_sorted_topologically) {
   BOOST_TEST(graph->node(1).name() == "b");
   BOOST_TEST(graph->node(2).name() == "c");
   BOOST_TEST(graph->find("c")->inputs()[0].node == graph->find("b")->id());
+}
+
+// A literal that cannot be a value is the op's error in its Scope, as any bad argument is.
+BOOST_AUTO_TEST_CASE(ragged_initializer_rows_fail_the_op) {
+  Scope root = Scope::new_root();
+  auto c = ops::Const(root, {{1.f, 2.f}, {3.f}});
+  BOOST_TEST(!c.valid());
+  check_error(root.status(), Code::kInvalidArgument, "rows have different lengths (2 and 1)");
+  Scope other = Scope::new_root();
+  auto x = ops::Placeholder(other, DataType::kFloat);
+  auto sum = ops::Add(other, x, {{1.f}, {2.f, 3.f}});
+  BOOST_TEST(!sum.valid());
+  check_error(other.status(), Code::kInvalidArgument, "rows have different lengths (1 and 2)");
+}
+
+// A malformed spec of a user's op is build()'s error (the first one), not an exception.
+BOOST_AUTO_TEST_CASE(a_malformed_op_spec_is_invalid_argument) {
+  OpRegistry registry;
+  OpDefBuilder bad("MyOp");
+  bad.input("x: float").input("no colon").attr("T: kind_of_nothing");
+  bad.shape_fn([](InferenceContext&) { return Status::OK(); });
+  check_error(registry.register_op(bad), Code::kInvalidArgument,
+              "op 'MyOp': bad spec 'no colon': expected 'name: ...'");
+  OpDefBuilder good("MyOp");
+  good.input("x: float").output("y: float").shape_fn([](InferenceContext&) {
+    return Status::OK();
+  });
+  BOOST_TEST(registry.register_op(good).ok());
 }
 
 BOOST_AUTO_TEST_CASE(unknown_op) {
@@ -273,7 +302,7 @@ BOOST_AUTO_TEST_CASE(graph_def_round_trips_through_the_wire_with_every_attr_kind
       .attr("_s", "text")
       .attr("_type", DataType::kBool)
       .attr("_shape", PartialShape::unknown())
-      .attr("_tensor", Tensor::from_vector<int64_t>({1, 2, 3}, {3, 1}))
+      .attr("_tensor", value_or_throw(Tensor::from_vector<int64_t>({1, 2, 3}, {3, 1})))
       .attr("_list_i", std::vector<int64_t>{1, -2})
       .attr("_list_f", std::vector<float>{0.5f})
       .attr("_list_b", std::vector<bool>{true, false})

@@ -316,8 +316,8 @@ BOOST_AUTO_TEST_CASE(arg_and_retval_follow_their_consumer_and_producer) {
 }
 
 BOOST_AUTO_TEST_CASE(replica_device_setter_with_colocated_updates) {
-  auto cluster = ClusterSpec::create({{"ps", {"ps0:1", "ps1:1"}}, {"worker", {"w0:1", "w1:1"}}})
-                     .value_or_throw();
+  auto cluster = value_or_throw(
+      ClusterSpec::create({{"ps", {"ps0:1", "ps1:1"}}, {"worker", {"w0:1", "w1:1"}}}));
   Scope root = Scope::new_root();
   Scope s = root.with_device_function(replica_device_setter(cluster, "/job:worker/task:1").value());
   auto v = variable(s.with_op_name("v"));

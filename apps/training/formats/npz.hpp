@@ -1,8 +1,9 @@
 // Checkpoints as NumPy .npz files: a ZIP archive holding one .npy array per tensor.
 //
-// Owns the .npy (format 1.0 written; 1.0, 2.0 and 3.0 read) and ZIP encodings. What this writes,
-// numpy.load reads (`np.load(path)["layer1/weights"]`); what numpy.savez and
-// numpy.savez_compressed write, this reads.
+// The .npy encoding is npy.hpp's (format 1.0 written; 1.0, 2.0 and 3.0 read), the ZIP
+// container zip_archive.hpp's. What this writes, numpy.load reads
+// (`np.load(path)["layer1/weights"]`); what numpy.savez and numpy.savez_compressed write, this
+// reads.
 //
 // Written archives: entries in the order given, named "<tensor name>.npy" (names keep their
 // '/'), stored (no compression), DOS time 1980-01-01 00:00 so the same tensors give the same
@@ -11,8 +12,6 @@
 // on write, either byte order on read. Strings are not supported.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -43,16 +42,5 @@ StatusOr<NamedTensors> read_npz(const std::string& path);
 
 // read_npz on the bytes of an archive; `path` names it in error messages.
 StatusOr<NamedTensors> decode_npz(std::string_view file, const std::string& path);
-
-// The .npy encoding of one tensor (format version 1.0, header padded to 64 bytes).
-// InvalidArgument for an uninitialised or string tensor.
-StatusOr<std::string> encode_npy(const Tensor& tensor);
-
-// Decodes a .npy (versions 1.0, 2.0, 3.0). `what` names the source in error messages.
-StatusOr<Tensor> decode_npy(std::string_view bytes, const std::string& what);
-
-// CRC-32 as in ZIP, gzip and zlib (reflected polynomial 0xEDB88320). `crc` continues a
-// previous result: crc32(b, crc32(a)) == crc32(a + b).
-uint32_t crc32(const void* data, size_t size, uint32_t crc = 0);
 
 }  // namespace troupe

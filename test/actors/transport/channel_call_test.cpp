@@ -11,11 +11,13 @@
 
 #include <caf/all.hpp>
 
+#include "free_ports.hpp"
 #include "status_checks.hpp"
 #include "troupe/actors/error_bridge.hpp"
 #include "troupe/actors/local_cluster.hpp"  // pick_free_port
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/transport/tensor_channel.hpp"
+#include "wait_until.hpp"
 
 namespace troupe {
 namespace {
@@ -70,13 +72,13 @@ StatusOr<int32_t> call(caf::actor_system& system, const caf::actor& callee, Requ
 }
 
 std::shared_ptr<TensorChannel> start_channel(caf::actor_system& system) {
-  return TensorChannel::start(system, "127.0.0.1", "127.0.0.1", {}).value_or_throw();
+  return value_or_throw(TensorChannel::start(system, "127.0.0.1", "127.0.0.1", {}));
 }
 
 // Two channels of this process, a fake device on the callee's, and a proxy for it on the
 // caller's.
 struct Calls {
-  std::shared_ptr<Runtime> runtime = Runtime::shared_default();
+  std::shared_ptr<Runtime> runtime = value_or_throw(Runtime::shared_default());
   caf::actor_system& system = runtime->system();
   Gone gone = std::make_shared<std::promise<std::string>>();
   caf::actor device = system.spawn(fake_device, gone);
@@ -93,10 +95,12 @@ struct Calls {
 
   // Calls until one has gone on the channel (the first ones may go before it is connected).
   void connect() {
-    for (int i = 0; i < 500 && caller->counters().calls_sent == 0; ++i) {
-      BOOST_REQUIRE(call(system, proxy, int32_t{i}).value_or_throw() == 2 * i);
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    int32_t i = 0;
+    testing::wait_until([&] {
+      BOOST_REQUIRE(value_or_throw(call(system, proxy, i)) == 2 * i);
+      ++i;
+      return caller->counters().calls_sent > 0;
+    });
     BOOST_REQUIRE(caller->counters().calls_sent > 0u);
   }
 };
@@ -110,7 +114,7 @@ BOOST_AUTO_TEST_CASE(a_call_goes_on_the_channel_and_its_reply_reaches_the_reques
   calls.connect();
   uint64_t before = calls.caller->counters().calls_sent;
   for (int32_t i = 0; i < 20; ++i)
-    BOOST_TEST(call(calls.system, calls.proxy, i).value_or_throw() == 2 * i);
+    BOOST_TEST(value_or_throw(call(calls.system, calls.proxy, i)) == 2 * i);
   BOOST_TEST(calls.caller->counters().calls_sent == before + 20);
   BOOST_TEST(calls.caller->counters().calls_answered == calls.caller->counters().calls_sent);
   BOOST_TEST(calls.callee->counters().calls_served == calls.caller->counters().calls_sent);
@@ -140,8 +144,7 @@ BOOST_AUTO_TEST_CASE(a_call_left_unanswered_when_the_connection_ends_is_unavaila
   auto pending = ask(calls.system, calls.proxy, true);
   // The device holds it (and watches its caller, the connection's responder) ...
   auto gone = calls.gone->get_future();
-  for (int i = 0; i < 2000 && calls.callee->counters().calls_served == served; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  testing::wait_until([&] { return calls.callee->counters().calls_served != served; });
   BOOST_REQUIRE(calls.callee->counters().calls_served == served + 1);
   calls.callee->stop();
   // ... until the called process's channel goes: the caller hears of it at once ...
@@ -154,15 +157,15 @@ BOOST_AUTO_TEST_CASE(a_call_left_unanswered_when_the_connection_ends_is_unavaila
 BOOST_AUTO_TEST_CASE(calls_the_channel_cannot_carry_go_as_actor_messages) {
   Calls calls;
   // Nothing listens there: every call goes straight to the device instead.
-  std::string nowhere = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
+  std::string nowhere = testing::free_address();
   caf::actor proxy = calls.caller->runner(nowhere, kDevice, calls.device);
   for (int32_t i = 0; i < 5; ++i)
-    BOOST_TEST(call(calls.system, proxy, i).value_or_throw() == 2 * i);
+    BOOST_TEST(value_or_throw(call(calls.system, proxy, i)) == 2 * i);
   testing::check_error(call(calls.system, proxy, std::string("tea")).status(),
                        Code::kInvalidArgument, "no 'tea' here");
   // So does everything after the channel stopped.
   calls.caller->stop();
-  BOOST_TEST(call(calls.system, calls.proxy, int32_t{21}).value_or_throw() == 42);
+  BOOST_TEST(value_or_throw(call(calls.system, calls.proxy, int32_t{21})) == 42);
   BOOST_TEST(calls.caller->counters().calls_sent == 0u);
 }
 

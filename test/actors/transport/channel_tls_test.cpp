@@ -47,8 +47,8 @@ BOOST_AUTO_TEST_SUITE(channel_tls)
 BOOST_AUTO_TEST_CASE(members_agree_on_mirrored_keys_new_for_every_connection) {
   TlsCredentials creds;
   creds.make_ca("ca");
-  auto ps = ChannelTls::create(creds.make_certificate("ps", "ca")).value_or_throw();
-  auto worker = ChannelTls::create(creds.make_certificate("worker", "ca")).value_or_throw();
+  auto ps = value_or_throw(ChannelTls::create(creds.make_certificate("ps", "ca")));
+  auto worker = value_or_throw(ChannelTls::create(creds.make_certificate("worker", "ca")));
   Handshakes first = shake(*worker, *ps);
   BOOST_REQUIRE_MESSAGE(first.connector.status().ok(), first.connector.status().to_string());
   BOOST_REQUIRE_MESSAGE(first.acceptor.status().ok(), first.acceptor.status().to_string());
@@ -65,9 +65,9 @@ BOOST_AUTO_TEST_CASE(a_certificate_of_another_ca_gets_no_keys_on_either_side) {
   TlsCredentials creds;
   creds.make_ca("ca");
   creds.make_ca("other_ca");
-  auto member = ChannelTls::create(creds.make_certificate("member", "ca")).value_or_throw();
+  auto member = value_or_throw(ChannelTls::create(creds.make_certificate("member", "ca")));
   auto stranger =
-      ChannelTls::create(creds.make_certificate("stranger", "other_ca")).value_or_throw();
+      value_or_throw(ChannelTls::create(creds.make_certificate("stranger", "other_ca")));
   Handshakes in = shake(*stranger, *member);
   testing::check_error(in.acceptor.status(), Code::kUnavailable,
                        "tensor channel: TLS handshake from the connector failed");
@@ -81,7 +81,7 @@ BOOST_AUTO_TEST_CASE(a_certificate_of_another_ca_gets_no_keys_on_either_side) {
 BOOST_AUTO_TEST_CASE(a_silent_peer_is_given_up_on_at_the_deadline) {
   TlsCredentials creds;
   creds.make_ca("ca");
-  auto member = ChannelTls::create(creds.make_certificate("member", "ca")).value_or_throw();
+  auto member = value_or_throw(ChannelTls::create(creds.make_certificate("member", "ca")));
   int fds[2];
   BOOST_REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
   auto began = std::chrono::steady_clock::now();

@@ -12,6 +12,7 @@
 
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/transport/inline_unit.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
 namespace {
@@ -56,6 +57,8 @@ std::thread::id ran_on(caf::actor_system& system, const caf::actor& actor, Seen&
     thread = seen.thread;
     if (thread == std::this_thread::get_id()) break;
     lock.unlock();
+    // Not a condition: a pause before the next attempt, for the actor to become idle (CAF
+    // reports no such event).
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return thread;
@@ -66,7 +69,7 @@ std::thread::id ran_on(caf::actor_system& system, const caf::actor& actor, Seen&
 BOOST_AUTO_TEST_SUITE(inline_unit)
 
 BOOST_AUTO_TEST_CASE(an_idle_actor_runs_on_the_thread_that_hands_it_a_message) {
-  auto runtime = Runtime::shared_default();
+  auto runtime = value_or_throw(Runtime::shared_default());
   auto seen = std::make_shared<Seen>();
   caf::actor actor = runtime->system().spawn(reporter, caf::actor(), seen);
   BOOST_TEST((ran_on(runtime->system(), actor, *seen) == std::this_thread::get_id()));
@@ -74,11 +77,13 @@ BOOST_AUTO_TEST_CASE(an_idle_actor_runs_on_the_thread_that_hands_it_a_message) {
 }
 
 BOOST_AUTO_TEST_CASE(an_actor_woken_by_an_inline_actor_goes_to_the_scheduler) {
-  auto runtime = Runtime::shared_default();
+  auto runtime = value_or_throw(Runtime::shared_default());
   auto seen = std::make_shared<Seen>();
   caf::actor last = runtime->system().spawn(reporter, caf::actor(), seen);
   caf::actor first = runtime->system().spawn(reporter, last, seen);
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // both idle, most likely
+  // Not a condition: CAF does not report an actor idle; the pause makes it likely, and
+  // ran_on() retries until the runs are the ones under test.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
   auto id = ran_on(runtime->system(), first, *seen);
   BOOST_TEST((id != std::this_thread::get_id()));
   BOOST_TEST((id != std::thread::id()));
@@ -87,9 +92,10 @@ BOOST_AUTO_TEST_CASE(an_actor_woken_by_an_inline_actor_goes_to_the_scheduler) {
 }
 
 BOOST_AUTO_TEST_CASE(without_a_scope_the_unit_hands_the_actor_to_the_scheduler) {
-  auto runtime = Runtime::shared_default();
+  auto runtime = value_or_throw(Runtime::shared_default());
   auto seen = std::make_shared<Seen>();
   caf::actor actor = runtime->system().spawn(reporter, caf::actor(), seen);
+  // Not a condition: as above, a pause for the actor to be idle.
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   for (int32_t n = 0; n < 5; ++n) {
     caf::actor_cast<caf::abstract_actor*>(actor)->enqueue(

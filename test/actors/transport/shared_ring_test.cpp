@@ -18,8 +18,8 @@ namespace {
 using testing::check_error;
 
 std::unique_ptr<SharedRing> opened(const SharedRing& ring) {
-  return SharedRing::open(ring.name(), ring.nonce(), SharedRing::kSlots, SharedRing::kSlotBytes)
-      .value_or_throw();
+  return value_or_throw(
+      SharedRing::open(ring.name(), ring.nonce(), SharedRing::kSlots, SharedRing::kSlotBytes));
 }
 
 }  // namespace
@@ -28,7 +28,7 @@ BOOST_AUTO_TEST_SUITE(shared_ring)
 
 // Several messages, one far larger than the ring and some not a whole slot, in order.
 BOOST_AUTO_TEST_CASE(bytes_written_on_one_side_are_read_whole_on_the_other) {
-  auto writer = SharedRing::create().value_or_throw();
+  auto writer = value_or_throw(SharedRing::create());
   auto reader = opened(*writer);
   writer->unlink();
   std::vector<size_t> sizes{1, SharedRing::kSlotBytes,
@@ -56,7 +56,7 @@ BOOST_AUTO_TEST_CASE(bytes_written_on_one_side_are_read_whole_on_the_other) {
 }
 
 BOOST_AUTO_TEST_CASE(only_the_segment_with_its_nonce_and_geometry_opens) {
-  auto ring = SharedRing::create().value_or_throw();
+  auto ring = value_or_throw(SharedRing::create());
   auto open = [](const std::string& name, const SharedRing::Nonce& nonce,
                  uint32_t slots = SharedRing::kSlots) {
     return SharedRing::open(name, nonce, slots, SharedRing::kSlotBytes).status();
@@ -75,7 +75,7 @@ BOOST_AUTO_TEST_CASE(only_the_segment_with_its_nonce_and_geometry_opens) {
 
 // Nothing written: the reader waits until told to give up. A full ring: so does the writer.
 BOOST_AUTO_TEST_CASE(a_side_waiting_for_its_peer_gives_up_when_asked) {
-  auto writer = SharedRing::create().value_or_throw();
+  auto writer = value_or_throw(SharedRing::create());
   auto reader = opened(*writer);
   writer->unlink();
   std::atomic<int> asked{0};

@@ -17,6 +17,7 @@
 
 #include <caf/all.hpp>
 
+#include "free_ports.hpp"
 #include "tls_credentials.hpp"
 #include "troupe/actors/atoms.hpp"
 #include "troupe/actors/local_cluster.hpp"
@@ -26,6 +27,8 @@
 #include "troupe/actors/transport/shared_ring.hpp"
 #include "troupe/actors/transport/tensor_channel.hpp"
 #include "troupe/graph/cluster/host_port.hpp"
+#include "troupe/graph/core/throwing.hpp"
+#include "wait_until.hpp"
 
 namespace troupe {
 namespace {
@@ -40,7 +43,7 @@ struct Received {
 
 // An actor standing in for a device: hands what it receives to the test thread.
 struct FakeDevice {
-  std::shared_ptr<Runtime> runtime = Runtime::shared_default();
+  std::shared_ptr<Runtime> runtime = value_or_throw(Runtime::shared_default());
   std::shared_ptr<std::promise<Received>> received = std::make_shared<std::promise<Received>>();
   caf::actor actor = runtime->system().spawn(
       [](caf::event_based_actor*, std::shared_ptr<std::promise<Received>> out) -> caf::behavior {
@@ -61,9 +64,7 @@ struct FakeDevice {
 // Counters of the sending side move after the write returns, maybe after the receiver
 // delivered: wait a little for `counter` to reach `value`.
 bool reaches(const std::atomic<uint64_t>& counter, uint64_t value) {
-  for (int i = 0; i < 500 && counter < value; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  testing::wait_until([&] { return counter >= value; }, std::chrono::seconds(5));
   return counter == value;
 }
 
@@ -81,17 +82,17 @@ std::shared_ptr<TensorChannel> start_channel(caf::actor_system& system, bool sha
   options.max_bytes = uint64_t{1} << 30;
   options.shared_memory = shared_memory;
   options.tls = std::move(tls);
-  return TensorChannel::start(system, "127.0.0.1", "127.0.0.1", options).value_or_throw();
+  return value_or_throw(TensorChannel::start(system, "127.0.0.1", "127.0.0.1", options));
 }
 
 // Channel credentials of one cluster (a CA and certificates it signs), and of a stranger.
 struct ChannelCredentials {
   testing::TlsCredentials files;
   std::shared_ptr<const ChannelTls> member(const std::string& name) {
-    return ChannelTls::create(files.make_certificate(name, "ca")).value_or_throw();
+    return value_or_throw(ChannelTls::create(files.make_certificate(name, "ca")));
   }
   std::shared_ptr<const ChannelTls> stranger() {
-    return ChannelTls::create(files.make_certificate("stranger", "other_ca")).value_or_throw();
+    return value_or_throw(ChannelTls::create(files.make_certificate("stranger", "other_ca")));
   }
   ChannelCredentials() {
     files.make_ca("ca");
@@ -103,7 +104,7 @@ Tensor big_tensor() {
   std::vector<float> values(300 * 1000);
   for (size_t i = 0; i < values.size(); ++i)
     values[i] = static_cast<float>(i % 1000) - 0.5f;
-  return Tensor::from_vector<float>(values, TensorShape{300, 1000});
+  return value_or_throw(Tensor::from_vector<float>(values, TensorShape{300, 1000}));
 }
 
 sockaddr_in loopback(uint16_t port) {
@@ -115,7 +116,7 @@ sockaddr_in loopback(uint16_t port) {
 }
 
 int connect_raw(const std::string& endpoint) {
-  auto port = parse_host_port(endpoint).value_or_throw().second;
+  auto port = value_or_throw(parse_host_port(endpoint)).second;
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address = loopback(static_cast<uint16_t>(port));
   BOOST_REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
@@ -176,7 +177,7 @@ struct Burst {
 Burst send_burst(bool sender_shared_memory, bool receiver_shared_memory,
                  std::shared_ptr<const ChannelTls> sender_tls = nullptr,
                  std::shared_ptr<const ChannelTls> receiver_tls = nullptr) {
-  auto runtime = Runtime::shared_default();
+  auto runtime = value_or_throw(Runtime::shared_default());
   auto& system = runtime->system();
   auto inbox = std::make_shared<Inbox>();
   caf::actor device = spawn_inbox_device(system, inbox);
@@ -342,7 +343,7 @@ BOOST_AUTO_TEST_CASE(a_channel_without_the_clusters_credentials_gets_no_frame_th
 // wait in the sealer for the writer thread.
 void check_sender_never_waits_for_a_held_reader(std::shared_ptr<const ChannelTls> sender_tls,
                                                 std::shared_ptr<const ChannelTls> receiver_tls) {
-  auto runtime = Runtime::shared_default();
+  auto runtime = value_or_throw(Runtime::shared_default());
   auto& system = runtime->system();
   auto inbox = std::make_shared<Inbox>();
   inbox->held = 0;  // holds the thread delivering step 0: the channel's reader, running the actor
@@ -398,7 +399,7 @@ BOOST_AUTO_TEST_CASE(with_tls_a_sender_never_waits_for_a_held_reader) {
 BOOST_AUTO_TEST_CASE(an_unreachable_channel_falls_back_to_an_actor_message) {
   FakeDevice device;
   auto sender = start_channel(device.runtime->system());
-  std::string closed = fmt::format("127.0.0.1:{}", pick_free_port().value_or_throw());
+  std::string closed = testing::free_address();
   Tensor sent = big_tensor();
   send_one(*sender, closed, device.actor, kDevice, 7, "k", sent);
   Received got = device.wait();
@@ -497,7 +498,7 @@ BOOST_AUTO_TEST_CASE(a_writer_gives_up_on_a_ring_whose_reader_went_away) {
   BOOST_TEST(hello.magic == Hello{}.magic);
   std::string name(hello.name_bytes, '\0');
   BOOST_REQUIRE(read_exactly(fd, name.data(), name.size()));
-  auto ring = SharedRing::open(name, hello.nonce, hello.slots, hello.slot_bytes).value_or_throw();
+  auto ring = value_or_throw(SharedRing::open(name, hello.nonce, hello.slots, hello.slot_bytes));
   BOOST_REQUIRE(write(fd, "S", 1) == 1);
   char head[32];
   BOOST_REQUIRE(read_exactly(fd, head, sizeof head));  // the data waits in the full ring
@@ -518,7 +519,7 @@ BOOST_AUTO_TEST_CASE(a_reader_drops_a_frame_whose_writer_went_away) {
   auto receiver = start_channel(system);
   receiver->attach(kDevice, device.actor);
   {
-    auto ring = SharedRing::create().value_or_throw();
+    auto ring = value_or_throw(SharedRing::create());
     int fd = connect_raw(receiver->address());
     Hello hello;
     hello.name_bytes = static_cast<uint16_t>(ring->name().size());

@@ -23,7 +23,7 @@ void check_ok(const Status& status) {
 std::shared_ptr<Runtime> runtime_with(const TlsOptions& tls) {
   RuntimeOptions options;
   options.tls = tls;
-  return std::make_shared<Runtime>(options);
+  return value_or_throw(Runtime::create(options));
 }
 
 // A step on `device` of the server at `target`, through `runtime`.
@@ -33,8 +33,8 @@ Status run_step_on(const std::string& target, const std::string& device,
   try {
     Scope root = Scope::new_root();
     auto sum = ops::Add(root.with_device(device), ops::Const(root, int64_t{40}), int64_t{2});
-    Session session(target, config, std::move(runtime));
-    *result = session.run(sum).scalar<int64_t>();
+    Session session = value_or_throw(Session::create(target, config, std::move(runtime)));
+    *result = value_or_throw(session.run(sum)).scalar<int64_t>();
     return Status::OK();
   } catch (const StatusError& e) {
     return e.status();
@@ -44,14 +44,14 @@ Status run_step_on(const std::string& target, const std::string& device,
 // A ps and a worker task, each in its own runtime (so they talk over loopback, not in-process).
 struct TwoTasks {
   explicit TwoTasks(const TlsOptions& ps_tls, const TlsOptions& worker_tls) {
-    ClusterSpec cluster = make_ps_worker_cluster(1, 1, true).value_or_throw();
+    ClusterSpec cluster = value_or_throw(make_ps_worker_cluster(1, 1, true));
     for (auto [job, tls] : {std::pair{"ps", &ps_tls}, std::pair{"worker", &worker_tls}}) {
       ServerOptions options;
       options.runtime = runtime_with(*tls);
       options.peers.connect_timeout = std::chrono::seconds(5);
       runtimes.push_back(options.runtime);
-      ServerDef def = ServerDef::create(cluster, job, 0).value_or_throw();
-      servers.push_back(Server::create(def, options).value_or_throw());
+      ServerDef def = value_or_throw(ServerDef::create(cluster, job, 0));
+      servers.push_back(value_or_throw(Server::create(def, options)));
     }
   }
   std::vector<std::shared_ptr<Runtime>> runtimes;  // ps, worker
@@ -107,8 +107,8 @@ BOOST_AUTO_TEST_CASE(a_tls_client_is_told_when_the_server_does_not_use_tls) {
   TlsCredentials creds;
   creds.make_ca("ca");
   ServerOptions options;
-  options.runtime = std::make_shared<Runtime>();  // plaintext
-  auto server = Server::create(ServerDef::local(), options).value_or_throw();
+  options.runtime = value_or_throw(Runtime::create());  // plaintext
+  auto server = value_or_throw(Server::create(ServerDef::local(), options));
   int64_t result = 0;
   auto member = runtime_with(creds.make_certificate("client", "ca"));
   testing::check_error(run_step_on(server->target(), "/job:localhost/task:0", member, &result),
@@ -153,7 +153,7 @@ BOOST_AUTO_TEST_CASE(only_clients_with_the_clusters_credentials_get_in) {
   creds.make_ca("other_ca");
   ServerOptions options;
   options.runtime = runtime_with(creds.make_certificate("node", "ca"));
-  auto server = Server::create(ServerDef::local(), options).value_or_throw();
+  auto server = value_or_throw(Server::create(ServerDef::local(), options));
   std::string target = server->target();
   std::string device = "/job:localhost/task:0";
 
@@ -162,7 +162,7 @@ BOOST_AUTO_TEST_CASE(only_clients_with_the_clusters_credentials_get_in) {
   check_ok(run_step_on(target, device, member, &result));
   BOOST_TEST(result == 42);
 
-  auto plain = std::make_shared<Runtime>();
+  auto plain = value_or_throw(Runtime::create());
   testing::check_error(run_step_on(target, device, plain, &result), Code::kUnavailable,
                        "this process does not use TLS");
   auto stranger = runtime_with(creds.make_certificate("stranger", "other_ca"));
@@ -198,15 +198,18 @@ BOOST_AUTO_TEST_CASE(tasks_connect_to_each_other_both_ways) {
   Scope root = Scope::new_root();
   auto on_ps_device = ops::Add(root.with_device("/job:ps/task:0"), int64_t{40}, int64_t{2});
   auto on_worker_device = ops::Add(root.with_device("/job:worker/task:0"), int64_t{40}, int64_t{2});
-  Session worker_master(on_worker, std::nullopt, client);
-  BOOST_TEST(worker_master.run(on_ps_device).scalar<int64_t>() == 42);  // worker -> ps
-  Session ps_master(on_ps, std::nullopt, client);
+  Session worker_master = value_or_throw(Session::create(on_worker, std::nullopt, client));
+  BOOST_TEST(value_or_throw(worker_master.run(on_ps_device)).scalar<int64_t>() ==
+             42);  // worker -> ps
+  Session ps_master = value_or_throw(Session::create(on_ps, std::nullopt, client));
   for (int round = 0; round < 10; ++round) {
     BOOST_TEST_CONTEXT("round " << round) {
-      BOOST_TEST(ps_master.run(on_worker_device).scalar<int64_t>() == 42);  // ps -> worker
-      BOOST_TEST(worker_master.run(on_ps_device).scalar<int64_t>() == 42);
+      BOOST_TEST(value_or_throw(ps_master.run(on_worker_device)).scalar<int64_t>() ==
+                 42);  // ps -> worker
+      BOOST_TEST(value_or_throw(worker_master.run(on_ps_device)).scalar<int64_t>() == 42);
     }
-    // Time for the redundant connection to close and for reads to follow on the other.
+    // Not a condition: time for the redundant connection to close and for reads to follow
+    // on the other, between rounds, so that the rounds see different states of the race.
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }

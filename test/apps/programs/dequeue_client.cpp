@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "troupe/actors/session.hpp"
+#include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 int main(int argc, char** argv) {
@@ -16,9 +17,9 @@ int main(int argc, char** argv) {
     Scope root = Scope::new_root();
     auto queue = ops::FIFOQueue(root.with_op_name("q"), {DataType::kInt64}, {.shared_name = "q"});
     auto item = ops::QueueDequeue(root, queue, {DataType::kInt64})[0];
-    Session session(argv[1]);
+    Session session = value_or_throw(Session::create(argv[1]));
     std::cout << "dequeuing" << std::endl;
-    std::cout << "got " << session.run(item).scalar<int64_t>() << std::endl;
+    std::cout << "got " << value_or_throw(session.run(item)).scalar<int64_t>() << std::endl;
   } catch (const StatusError& e) {
     std::cerr << "dequeue_client: " << e.status().to_string() << "\n";
     return 1;

@@ -10,6 +10,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "status_checks.hpp"
+#include "temp_files.hpp"
 #include "troupe/actors/local_cluster.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/apps/training/formats/npz.hpp"
@@ -20,25 +21,13 @@
 #include "troupe/graph/sync_replicas_optimizer.hpp"
 
 namespace troupe {
+using testing::read_file;
+using testing::TempDir;
+using testing::write_file;
 namespace fs = std::filesystem;
 using testing::check_error;
 
 namespace {
-
-// A fresh directory under the system's temporary directory, removed at the end.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("troupe-training-test-" + std::to_string(getpid()) + "-" + std::to_string(counter()++));
-    fs::remove_all(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-};
 
 // Linear regression y = x w with w = [1, -2, 3]: the model, a fixed data set, its loss.
 struct Regression {
@@ -49,7 +38,8 @@ struct Regression {
   explicit Regression(const Scope& placed_root, const Scope& placed) : root(placed_root) {
     x = ops::Placeholder(placed.with_op_name("x"), DataType::kDouble, PartialShape({-1, 3}));
     y = ops::Placeholder(placed.with_op_name("y"), DataType::kDouble, PartialShape({-1, 1}));
-    w = make_variable(placed, "w", Tensor::from_vector<double>({0.5, 0.5, 0.5}, {3, 1}));
+    w = make_variable(placed, "w",
+                      value_or_throw(Tensor::from_vector<double>({0.5, 0.5, 0.5}, {3, 1})));
     step = get_or_create_global_step(placed);
     loss = ops::Mean(
         placed, ops::Square(placed, ops::Sub(placed, ops::MatMul(placed, x, w.ref), y)), {0, 1});
@@ -73,7 +63,7 @@ struct Regression {
 };
 
 std::vector<double> values_of(Session& session, const Output& out) {
-  return session.run(out).to_vector<double>();
+  return value_or_throw(session.run(out)).to_vector<double>();
 }
 
 }  // namespace
@@ -82,52 +72,53 @@ BOOST_AUTO_TEST_SUITE(saver)
 
 BOOST_AUTO_TEST_CASE(checkpoints_round_trip_and_rotate) {
   TempDir dir;
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Regression m;
   auto saver = Saver::create(m.root, /*max_to_keep=*/2);
   BOOST_REQUIRE_MESSAGE(saver.ok(), saver.status().to_string());
-  Session session(server->target());
-  session.run_targets({global_variables_initializer(m.root)});
-  auto first = saver->save(session, dir.path.string(), 10);
+  Session session = value_or_throw(Session::create(server->target()));
+  throw_if_error(session.run_targets({global_variables_initializer(m.root)}));
+  auto first = saver->save(session, dir.path().string(), 10);
   BOOST_REQUIRE_MESSAGE(first.ok(), first.status().to_string());
   BOOST_TEST(fs::path(*first).filename() == "model.ckpt-10.npz");
 
   // The file is a plain .npz with one array per variable.
-  auto arrays = read_npz(*first).value_or_throw();
+  auto arrays = value_or_throw(read_npz(*first));
   BOOST_REQUIRE(arrays.size() == 2u);
   BOOST_TEST(arrays[0].first == "w");
   BOOST_TEST(arrays[0].second.to_vector<double>() == (std::vector<double>{0.5, 0.5, 0.5}));
   BOOST_TEST(arrays[1].first == "global_step");
 
-  session.run_targets(
-      {ops::Assign(m.root, m.w.ref, Tensor::from_vector<double>({9, 9, 9}, {3, 1})).op()});
+  throw_if_error(session.run_targets(
+      {ops::Assign(m.root, m.w.ref, value_or_throw(Tensor::from_vector<double>({9, 9, 9}, {3, 1})))
+           .op()}));
   BOOST_REQUIRE(saver->restore(session, *first).ok());
   BOOST_TEST(values_of(session, m.w.ref) == (std::vector<double>{0.5, 0.5, 0.5}));
 
-  BOOST_REQUIRE(saver->save(session, dir.path.string(), 20).ok());
-  BOOST_REQUIRE(saver->save(session, dir.path.string(), 30).ok());
+  BOOST_REQUIRE(saver->save(session, dir.path().string(), 20).ok());
+  BOOST_REQUIRE(saver->save(session, dir.path().string(), 30).ok());
   BOOST_TEST(!fs::exists(*first));  // only the newest two are kept
-  auto latest = latest_checkpoint(dir.path.string()).value_or_throw();
+  auto latest = value_or_throw(latest_checkpoint(dir.path().string()));
   BOOST_REQUIRE(latest.has_value());
   BOOST_TEST(fs::path(*latest).filename() == "model.ckpt-30.npz");
 }
 
 BOOST_AUTO_TEST_CASE(restoring_a_checkpoint_that_does_not_fit) {
   TempDir dir;
-  fs::create_directories(dir.path);
-  auto server = Server::create_local_server();
+  fs::create_directories(dir.path());
+  auto server = value_or_throw(Server::create_local_server());
   Regression m;
-  auto saver = Saver::create(m.root).value_or_throw();
-  Session session(server->target());
-  std::string missing = (dir.path / "missing.npz").string();
+  auto saver = value_or_throw(Saver::create(m.root));
+  Session session = value_or_throw(Session::create(server->target()));
+  std::string missing = (dir.path() / "missing.npz").string();
   BOOST_REQUIRE(write_npz(missing, {{"global_step", Tensor(int64_t{3})}}).ok());
   check_error(saver.restore(session, missing), Code::kNotFound, "no value for variable 'w'");
-  std::string wrong = (dir.path / "wrong.npz").string();
+  std::string wrong = (dir.path() / "wrong.npz").string();
   BOOST_REQUIRE(write_npz(wrong, {{"w", Tensor::from_vector<double>({1, 2})},
                                   {"global_step", Tensor(int64_t{3})}})
                     .ok());
   check_error(saver.restore(session, wrong), Code::kInvalidArgument, "variable 'w'");
-  BOOST_TEST(!latest_checkpoint(dir.path.string()).value_or_throw().has_value());
+  BOOST_TEST(!value_or_throw(latest_checkpoint(dir.path().string())).has_value());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -136,23 +127,23 @@ BOOST_AUTO_TEST_SUITE(monitored_session)
 
 BOOST_AUTO_TEST_CASE(trains_checkpoints_and_resumes) {
   TempDir dir;
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   std::vector<double> trained;
   {
     Regression m;
     GradientDescentOptimizer sgd(0.2);
-    auto train = sgd.minimize(m.root, m.loss, m.step.ref).value_or_throw();
+    auto train = value_or_throw(sgd.minimize(m.root, m.loss, m.step.ref));
     std::ostringstream log;
     MonitoredTrainingSessionOptions options;
     options.master = server->target();
-    options.checkpoint_dir = dir.path.string();
+    options.checkpoint_dir = dir.path().string();
     options.save_checkpoint_steps = 5;
     options.summaries = {{"loss", m.loss}};
     options.save_summaries_steps = 5;
     options.hooks = {std::make_shared<StopAtStepHook>(m.step.ref, 12),
                      std::make_shared<LoggingTensorHook>(
                          std::vector<std::pair<std::string, Output>>{{"loss", m.loss}}, 4, log)};
-    auto session = MonitoredTrainingSession::create(m.root, options).value_or_throw();
+    auto session = value_or_throw(MonitoredTrainingSession::create(m.root, options));
     BOOST_TEST(!session->restored_from().has_value());
     int steps = 0;
     while (!session->should_stop()) {
@@ -166,34 +157,34 @@ BOOST_AUTO_TEST_CASE(trains_checkpoints_and_resumes) {
     std::string lines = log.str();
     BOOST_TEST(std::count(lines.begin(), lines.end(), '\n') == 3, lines);
   }
-  auto latest = latest_checkpoint(dir.path.string()).value_or_throw();
+  auto latest = value_or_throw(latest_checkpoint(dir.path().string()));
   BOOST_REQUIRE(latest.has_value());
   BOOST_TEST(fs::path(*latest).filename() == "model.ckpt-12.npz");
   bool found_events = false;
-  for (const auto& entry : fs::directory_iterator(dir.path)) {
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
     if (entry.path().filename().string().rfind("events.out.tfevents.", 0) != 0) continue;
     found_events = true;
     // The pid keeps apart the files of two runs started in the same second.
     std::string name = entry.path().filename().string();
     BOOST_TEST(name.ends_with("." + std::to_string(::getpid())), name);
-    auto scalars = EventReader::read_scalars(entry.path().string()).value_or_throw();
+    auto scalars = value_or_throw(EventReader::read_scalars(entry.path().string()));
     BOOST_TEST(!scalars.empty());
     BOOST_TEST(scalars.front().tag == "loss");
   }
   BOOST_TEST(found_events);
 
   // A new session on a new server restores instead of initialising.
-  auto again = Server::create_local_server();
+  auto again = value_or_throw(Server::create_local_server());
   Regression m;
   GradientDescentOptimizer sgd(0.2);
-  auto train = sgd.minimize(m.root, m.loss, m.step.ref).value_or_throw();
+  auto train = value_or_throw(sgd.minimize(m.root, m.loss, m.step.ref));
   MonitoredTrainingSessionOptions options;
   options.master = again->target();
-  options.checkpoint_dir = dir.path.string();
+  options.checkpoint_dir = dir.path().string();
   options.hooks = {std::make_shared<StopAtStepHook>(m.step.ref, 15)};
-  auto session = MonitoredTrainingSession::create(m.root, options).value_or_throw();
+  auto session = value_or_throw(MonitoredTrainingSession::create(m.root, options));
   BOOST_REQUIRE(session->restored_from().has_value());
-  BOOST_TEST(session->session().run(m.step.ref).scalar<int64_t>() == 12);
+  BOOST_TEST(value_or_throw(session->session().run(m.step.ref)).scalar<int64_t>() == 12);
   BOOST_TEST(values_of(session->session(), m.w.ref) == trained);
   int steps = 0;
   while (!session->should_stop()) {
@@ -207,55 +198,55 @@ BOOST_AUTO_TEST_CASE(trains_checkpoints_and_resumes) {
 // them before it writes, and leaves every other file alone.
 BOOST_AUTO_TEST_CASE(the_chief_removes_unfinished_checkpoint_files_at_start) {
   TempDir dir;
-  fs::create_directories(dir.path);
+  fs::create_directories(dir.path());
   for (const char* name : {"model.ckpt-40.npz.tmp", "checkpoint.tmp", "notes.tmp", "keep.npz"}) {
-    std::ofstream(dir.path / name) << "partial";
+    std::ofstream(dir.path() / name) << "partial";
   }
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Regression m;
   MonitoredTrainingSessionOptions options;
   options.master = server->target();
-  options.checkpoint_dir = dir.path.string();
-  auto session = MonitoredTrainingSession::create(m.root, options).value_or_throw();
-  BOOST_TEST(!fs::exists(dir.path / "model.ckpt-40.npz.tmp"));
-  BOOST_TEST(!fs::exists(dir.path / "checkpoint.tmp"));
-  BOOST_TEST(fs::exists(dir.path / "notes.tmp"));
-  BOOST_TEST(fs::exists(dir.path / "keep.npz"));
-  BOOST_TEST(fs::exists(dir.path / "model.ckpt-0.npz"));  // the save at the start
+  options.checkpoint_dir = dir.path().string();
+  auto session = value_or_throw(MonitoredTrainingSession::create(m.root, options));
+  BOOST_TEST(!fs::exists(dir.path() / "model.ckpt-40.npz.tmp"));
+  BOOST_TEST(!fs::exists(dir.path() / "checkpoint.tmp"));
+  BOOST_TEST(fs::exists(dir.path() / "notes.tmp"));
+  BOOST_TEST(fs::exists(dir.path() / "keep.npz"));
+  BOOST_TEST(fs::exists(dir.path() / "model.ckpt-0.npz"));  // the save at the start
 
   // A worker that is not the chief never touches the directory.
-  std::ofstream(dir.path / "model.ckpt-41.npz.tmp") << "being written by the chief";
+  std::ofstream(dir.path() / "model.ckpt-41.npz.tmp") << "being written by the chief";
   options.is_chief = false;
   Regression same_model;
-  auto worker = MonitoredTrainingSession::create(same_model.root, options).value_or_throw();
-  BOOST_TEST(fs::exists(dir.path / "model.ckpt-41.npz.tmp"));
+  auto worker = value_or_throw(MonitoredTrainingSession::create(same_model.root, options));
+  BOOST_TEST(fs::exists(dir.path() / "model.ckpt-41.npz.tmp"));
 }
 
 BOOST_AUTO_TEST_CASE(nan_loss_fails_training) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto v = make_variable(root, "v", Tensor(1.0));
   auto loss = ops::Log(root, ops::Neg(root, v.ref));  // log(-1) = NaN
   MonitoredTrainingSessionOptions options;
   options.master = server->target();
   options.hooks = {std::make_shared<NanTensorHook>(loss)};
-  auto session = MonitoredTrainingSession::create(root, options).value_or_throw();
+  auto session = value_or_throw(MonitoredTrainingSession::create(root, options));
   check_error(session->run({loss}).status(), Code::kInvalidArgument, "NaN loss during training");
   BOOST_TEST(session->should_stop());
 }
 
 BOOST_AUTO_TEST_CASE(a_worker_waits_for_the_chief) {
-  auto cluster = LocalCluster::start(1, 2).value_or_throw();
+  auto cluster = value_or_throw(LocalCluster::start(1, 2));
   // Both build the model with its variables on the ps task.
   auto placed = [&](const Scope& root) {
     return root.with_device_function(
-        replica_device_setter(cluster->cluster(), "/job:worker").value_or_throw());
+        value_or_throw(replica_device_setter(cluster->cluster(), "/job:worker")));
   };
   // The non-chief starts first and waits; it proceeds once the chief has initialised.
   Scope worker_root = Scope::new_root();
   Regression worker_model(worker_root, placed(worker_root));
   MonitoredTrainingSessionOptions worker_options;
-  worker_options.master = cluster->target("worker", 1);
+  worker_options.master = value_or_throw(cluster->target("worker", 1));
   worker_options.is_chief = false;
   std::unique_ptr<MonitoredTrainingSession> worker;
   Status worker_status;
@@ -264,13 +255,15 @@ BOOST_AUTO_TEST_CASE(a_worker_waits_for_the_chief) {
     worker_status = created.status();
     if (created.ok()) worker = std::move(created).value();
   });
+  // Not a condition: the test checks that something does not happen (the worker does not
+  // start before the chief initialises the model), so it can only look after a while.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   BOOST_TEST(worker == nullptr);  // still waiting
   Scope chief_root = Scope::new_root();
   Regression chief_model(chief_root, placed(chief_root));
   MonitoredTrainingSessionOptions chief_options;
-  chief_options.master = cluster->target("worker", 0);
-  auto chief = MonitoredTrainingSession::create(chief_model.root, chief_options).value_or_throw();
+  chief_options.master = value_or_throw(cluster->target("worker", 0));
+  auto chief = value_or_throw(MonitoredTrainingSession::create(chief_model.root, chief_options));
   waiting.join();
   BOOST_REQUIRE_MESSAGE(worker_status.ok(), worker_status.to_string());
   BOOST_TEST(values_of(worker->session(), worker_model.w.ref) ==
@@ -281,7 +274,7 @@ BOOST_AUTO_TEST_CASE(a_worker_waits_for_the_chief) {
   MonitoredTrainingSessionOptions lonely;
   lonely.is_chief = false;
   lonely.ready_timeout_ms = 300;
-  auto lonely_server = Server::create_local_server();
+  auto lonely_server = value_or_throw(Server::create_local_server());
   lonely.master = lonely_server->target();
   check_error(MonitoredTrainingSession::create(lonely_model.root, lonely).status(),
               Code::kDeadlineExceeded, "the chief did not initialise the model");
@@ -299,25 +292,25 @@ BOOST_AUTO_TEST_CASE(two_workers_of_batch_b_equal_one_worker_of_batch_2b) {
   constexpr double kRate = 0.3;
 
   // One worker, batch 2B, plain SGD.
-  auto single = Server::create_local_server();
+  auto single = value_or_throw(Server::create_local_server());
   Regression reference;
   GradientDescentOptimizer sgd(kRate);
-  auto train = sgd.minimize(reference.root, reference.loss, reference.step.ref).value_or_throw();
-  Session session(single->target());
-  session.run_targets({global_variables_initializer(reference.root)});
+  auto train = value_or_throw(sgd.minimize(reference.root, reference.loss, reference.step.ref));
+  Session session = value_or_throw(Session::create(single->target()));
+  throw_if_error(session.run_targets({global_variables_initializer(reference.root)}));
   for (int step = 0; step < kSteps; ++step) {
-    session.run(Regression::batch(reference, step * 2 * kBatch, 2 * kBatch), {}, {train});
+    value_or_throw(
+        session.run(Regression::batch(reference, step * 2 * kBatch, 2 * kBatch), {}, {train}));
   }
   std::vector<double> expected = values_of(session, reference.w.ref);
 
   // Two synchronous workers, batch B each, on 1 ps.
-  auto cluster = LocalCluster::start(1, 2).value_or_throw();
+  auto cluster = value_or_throw(LocalCluster::start(1, 2));
   std::vector<std::vector<double>> results(2);
   std::vector<Status> statuses(2);
   auto run_worker = [&](int task) {
-    auto setter =
-        replica_device_setter(cluster->cluster(), fmt::format("/job:worker/task:{}", task))
-            .value_or_throw();
+    auto setter = value_or_throw(
+        replica_device_setter(cluster->cluster(), fmt::format("/job:worker/task:{}", task)));
     Scope root = Scope::new_root();
     Regression m(root, root.with_device_function(setter));
     SyncReplicasOptimizer sync(std::make_shared<GradientDescentOptimizer>(kRate), 2, 2);
@@ -328,11 +321,11 @@ BOOST_AUTO_TEST_CASE(two_workers_of_batch_b_equal_one_worker_of_batch_2b) {
       return;
     }
     MonitoredTrainingSessionOptions options;
-    options.master = cluster->target("worker", task);
+    options.master = value_or_throw(cluster->target("worker", task));
     options.is_chief = task == 0;
-    options.hooks = {
-        std::make_shared<StopAtStepHook>(m.step.ref, kSteps),
-        std::make_shared<SyncReplicasHook>(sync, task == 0, cluster->target("worker", task))};
+    options.hooks = {std::make_shared<StopAtStepHook>(m.step.ref, kSteps),
+                     std::make_shared<SyncReplicasHook>(
+                         sync, task == 0, value_or_throw(cluster->target("worker", task)))};
     auto created = MonitoredTrainingSession::create(root, options);
     if (!created.ok()) {
       statuses[task] = created.status();
@@ -366,7 +359,7 @@ BOOST_AUTO_TEST_CASE(two_workers_of_batch_b_equal_one_worker_of_batch_2b) {
 }
 
 BOOST_AUTO_TEST_CASE(stale_gradients_are_dropped) {
-  auto server = Server::create_local_server();
+  auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
   auto acc = ops::ConditionalAccumulator(root, DataType::kFloat, PartialShape({2}));
   auto step = ops::Placeholder(root, DataType::kInt64);
@@ -374,16 +367,17 @@ BOOST_AUTO_TEST_CASE(stale_gradients_are_dropped) {
   auto count = ops::AccumulatorNumAccumulated(root, acc);
   auto advance = ops::AccumulatorSetGlobalStep(root, acc, int64_t{5});
   auto take = ops::AccumulatorTakeGradient(root, acc, 2, DataType::kFloat);
-  Session session(server->target());
-  session.run_targets({apply}, {{step, Tensor(int64_t{0})}});
-  BOOST_TEST(session.run(count).scalar<int32_t>() == 1);
-  session.run_targets({advance});
-  session.run_targets({apply}, {{step, Tensor(int64_t{3})}});  // older than 5: dropped
-  BOOST_TEST(session.run(count).scalar<int32_t>() == 1);
-  session.run_targets({apply}, {{step, Tensor(int64_t{5})}});
-  BOOST_TEST(session.run(count).scalar<int32_t>() == 2);
-  BOOST_TEST(session.run(take).to_vector<float>() == (std::vector<float>{2, 4}));
-  BOOST_TEST(session.run(count).scalar<int32_t>() == 0);
+  Session session = value_or_throw(Session::create(server->target()));
+  throw_if_error(session.run_targets({apply}, {{step, Tensor(int64_t{0})}}));
+  BOOST_TEST(value_or_throw(session.run(count)).scalar<int32_t>() == 1);
+  throw_if_error(session.run_targets({advance}));
+  throw_if_error(
+      session.run_targets({apply}, {{step, Tensor(int64_t{3})}}));  // older than 5: dropped
+  BOOST_TEST(value_or_throw(session.run(count)).scalar<int32_t>() == 1);
+  throw_if_error(session.run_targets({apply}, {{step, Tensor(int64_t{5})}}));
+  BOOST_TEST(value_or_throw(session.run(count)).scalar<int32_t>() == 2);
+  BOOST_TEST(value_or_throw(session.run(take)).to_vector<float>() == (std::vector<float>{2, 4}));
+  BOOST_TEST(value_or_throw(session.run(count)).scalar<int32_t>() == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -7,6 +7,7 @@
 #include <capnp/serialize.h>
 
 #include "troupe/graph/cluster/cluster_spec.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
 namespace {
@@ -17,16 +18,14 @@ bool mentions(const Status& status, std::string_view text) {
 
 // {"ps": ["ps0:2222", "ps1:2222"], "worker": ["w0:2222", "w1:2222", "w2:2222"]}
 ClusterSpec dense_cluster() {
-  return ClusterSpec::create(
-             {{"ps", {"ps0:2222", "ps1:2222"}}, {"worker", {"w0:2222", "w1:2222", "w2:2222"}}})
-      .value_or_throw();
+  return value_or_throw(ClusterSpec::create(
+      {{"ps", {"ps0:2222", "ps1:2222"}}, {"worker", {"w0:2222", "w1:2222", "w2:2222"}}}));
 }
 
 // {"ps": ["ps0:2222"], "worker": {1: "w1:2222", 3: "w3:2222"}}
 ClusterSpec sparse_cluster() {
-  return ClusterSpec::create_sparse(
-             {{"ps", {{0, "ps0:2222"}}}, {"worker", {{1, "w1:2222"}, {3, "w3:2222"}}}})
-      .value_or_throw();
+  return value_or_throw(ClusterSpec::create_sparse(
+      {{"ps", {{0, "ps0:2222"}}}, {"worker", {{1, "w1:2222"}, {3, "w3:2222"}}}}));
 }
 
 // Through a serialized message and back.

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "troupe/graph/cluster/device_name.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
 namespace {
@@ -13,7 +14,7 @@ bool mentions(const Status& status, std::string_view text) {
 }
 
 DeviceName parsed(std::string_view name) {
-  return DeviceName::parse(name).value_or_throw();
+  return value_or_throw(DeviceName::parse(name));
 }
 
 }  // namespace

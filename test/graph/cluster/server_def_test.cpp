@@ -5,6 +5,7 @@
 #include <capnp/serialize.h>
 
 #include "troupe/graph/cluster/server_def.hpp"
+#include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
 namespace {
@@ -15,9 +16,8 @@ bool mentions(const Status& status, std::string_view text) {
 
 // {"ps": ["ps0:2222"], "worker": {1: "w1:2222", 3: "w3:2222"}}
 ClusterSpec cluster() {
-  return ClusterSpec::create_sparse(
-             {{"ps", {{0, "ps0:2222"}}}, {"worker", {{1, "w1:2222"}, {3, "w3:2222"}}}})
-      .value_or_throw();
+  return value_or_throw(ClusterSpec::create_sparse(
+      {{"ps", {{0, "ps0:2222"}}}, {"worker", {{1, "w1:2222"}, {3, "w3:2222"}}}}));
 }
 
 StatusOr<ServerDef> through_wire(const ServerDef& def) {

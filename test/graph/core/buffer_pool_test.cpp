@@ -76,6 +76,14 @@ BOOST_AUTO_TEST_CASE(capacities_round_up_coarsely) {
   BOOST_TEST(BufferPool::capacity_for(64 * MiB) == 64 * MiB);
 }
 
+// Memory the kernel will not map is nullptr from the pool, not an exception; a tensor that big
+// then comes from the heap, where operator new reports exhaustion as std::bad_alloc.
+BOOST_AUTO_TEST_CASE(memory_the_kernel_will_not_map_is_null) {
+  BufferPool& pool = BufferPool::instance();
+  BOOST_TEST(pool.acquire(size_t{1} << 60) == nullptr);
+  BOOST_CHECK_THROW(TensorBuffer::allocate(size_t{1} << 60), std::bad_alloc);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe

@@ -16,42 +16,17 @@
 #include <string>
 
 #include "status_checks.hpp"
+#include "temp_files.hpp"
 #include "troupe/apps/training/formats/event_writer.hpp"
 
 namespace troupe {
+using testing::read_file;
+using testing::TempDir;
+using testing::write_file;
 namespace {
 
 namespace fs = std::filesystem;
 using testing::check_error;
-
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() / ("troupe_event_writer_test_" + std::to_string(::getpid()) +
-                                         "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void spit(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
 
 std::string bytes_of(std::initializer_list<int> bytes) {
   std::string out;
@@ -137,7 +112,7 @@ BOOST_AUTO_TEST_CASE(scalar_record_bytes_follow_the_protobuf_rules) {
   std::string length = le(event.size(), 8);
   std::string record = length + le(mask_crc32c(crc32c(length.data(), 8)), 4) + event +
                        le(mask_crc32c(crc32c(event.data(), event.size())), 4);
-  std::string file = slurp((*writer)->path());
+  std::string file = read_file((*writer)->path());
   BOOST_TEST(hex(after_first_record(file)) == hex(record));
 
   // The first record: Event { wall_time = 1: ...; file_version = 3: "brain.Event:2" }.
@@ -233,36 +208,36 @@ BOOST_AUTO_TEST_CASE(corruption_is_data_loss) {
   }
   BOOST_REQUIRE((*writer)->flush().ok());
   const std::string path = (*writer)->path();
-  const std::string good = slurp(path);
+  const std::string good = read_file(path);
   const size_t second = good.size() - after_first_record(good).size();  // offset of record 1
 
   std::string bad = good;
   bad[second + 12 + 5] ^= 0x01;  // data of record 1
-  spit(path, bad);
+  write_file(path, bad);
   check_error(EventReader::read_records(path).status(), Code::kDataLoss,
               fmt::format("record 1 at offset {} has corrupt data", second));
 
   bad = good;
   bad[second] ^= 0x01;  // its length
-  spit(path, bad);
+  write_file(path, bad);
   check_error(EventReader::read_records(path).status(), Code::kDataLoss, "corrupt length");
 
   bad = good;
   bad[second + 9] ^= 0x01;  // the CRC of its length
-  spit(path, bad);
+  write_file(path, bad);
   check_error(EventReader::read_records(path).status(), Code::kDataLoss, "corrupt length");
 
   bad = good;
   bad[good.size() - 1] ^= 0x80;  // the CRC of the last record's data
-  spit(path, bad);
+  write_file(path, bad);
   check_error(EventReader::read_records(path).status(), Code::kDataLoss, "record 3");
 
   for (size_t cut : {size_t{1}, size_t{4}, size_t{20}}) {
-    spit(path, good.substr(0, good.size() - cut));
+    write_file(path, good.substr(0, good.size() - cut));
     check_error(EventReader::read_records(path).status(), Code::kDataLoss, "truncated");
   }
 
-  spit(path, good);
+  write_file(path, good);
   auto records = EventReader::read_records(path);
   BOOST_REQUIRE(records.ok());
   BOOST_TEST(records->size() == 4u);
@@ -367,7 +342,7 @@ while pos < len(data):
                 print('%s %d %08x %.1f' % (tag, step, bits, wall_time))
 )";
   const std::string script_path = dir.file("read_events.py");
-  spit(script_path, script);
+  write_file(script_path, script);
   std::string command = "python3 " + script_path + " " + (*writer)->path() + " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   BOOST_REQUIRE(pipe != nullptr);
