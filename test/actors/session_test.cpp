@@ -177,7 +177,11 @@ BOOST_AUTO_TEST_CASE(a_step_past_its_timeout_is_deadline_exceeded) {
   auto big = ops::Const(root, 1.f, TensorShape{1024, 1024});
   auto product = ops::MatMul(root, ops::MatMul(root, big, big), big);
   auto total = ops::Sum(root, product, {0, 1});
+  auto cheap = ops::Const(root, 1.f);
   Session session = value_or_throw(Session::create(server->target()));
+  // The graph goes to the server first: the deadline covers sending new nodes too, and 1 ms
+  // is not enough for those 4 MiB on a busy machine.
+  value_or_throw(session.run(cheap));
   RunOptions options;
   options.timeout_ms = 1;
   check_error(session.run({}, {total}, {}, options).status(), Code::kDeadlineExceeded,
