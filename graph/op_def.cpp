@@ -27,6 +27,16 @@ Status bad_spec(std::string_view op, std::string_view spec, std::string_view why
   return errors::InvalidArgument("op '{}': bad spec '{}': {}", op, spec, why);
 }
 
+// Appends what a spec parsed to, or keeps its error in `first_error` unless one is there.
+template <class T>
+void append_or_keep_error(StatusOr<T> parsed, std::vector<T>& items, Status& first_error) {
+  if (parsed.ok()) {
+    items.push_back(std::move(parsed).value());
+  } else if (first_error.ok()) {
+    first_error = parsed.status();
+  }
+}
+
 // Splits "name: rest" into its two parts.
 StatusOr<std::pair<std::string_view, std::string_view>> split_name(std::string_view op,
                                                                    std::string_view spec) {
@@ -164,32 +174,17 @@ OpDefBuilder::OpDefBuilder(std::string name) {
 }
 
 OpDefBuilder& OpDefBuilder::input(std::string_view spec) {
-  auto arg = parse_arg(def_.name, spec);
-  if (arg.ok()) {
-    def_.inputs.push_back(std::move(arg).value());
-  } else if (status_.ok()) {
-    status_ = arg.status();
-  }
+  append_or_keep_error(parse_arg(def_.name, spec), def_.inputs, status_);
   return *this;
 }
 
 OpDefBuilder& OpDefBuilder::output(std::string_view spec) {
-  auto arg = parse_arg(def_.name, spec);
-  if (arg.ok()) {
-    def_.outputs.push_back(std::move(arg).value());
-  } else if (status_.ok()) {
-    status_ = arg.status();
-  }
+  append_or_keep_error(parse_arg(def_.name, spec), def_.outputs, status_);
   return *this;
 }
 
 OpDefBuilder& OpDefBuilder::attr(std::string_view spec) {
-  auto attr = parse_attr(spec);
-  if (attr.ok()) {
-    def_.attrs.push_back(std::move(attr).value());
-  } else if (status_.ok()) {
-    status_ = attr.status();
-  }
+  append_or_keep_error(parse_attr(spec), def_.attrs, status_);
   return *this;
 }
 

@@ -75,9 +75,10 @@ Status MonitoredTrainingSession::prepare(bool recovering) {
     return true;
   };
   if (options_.is_chief) {
+    std::optional<bool> initialised;  // whether every variable is; asked at most once
     if (recovering) {
-      TROUPE_ASSIGN_OR_RETURN(bool initialised, ready());
-      if (initialised) return Status::OK();  // the lost task held no variables
+      TROUPE_ASSIGN_OR_RETURN(initialised, ready());
+      if (*initialised) return Status::OK();  // the lost task held no variables
     }
     std::optional<std::string> checkpoint;
     if (!options_.checkpoint_dir.empty()) {
@@ -88,8 +89,10 @@ Status MonitoredTrainingSession::prepare(bool recovering) {
       restored_from_ = checkpoint;
       return Status::OK();
     }
-    TROUPE_ASSIGN_OR_RETURN(bool initialised, ready());
-    if (!initialised) TROUPE_RETURN_IF_ERROR(session_->run_targets({init_op_}));
+    if (!initialised) {
+      TROUPE_ASSIGN_OR_RETURN(initialised, ready());
+    }
+    if (!*initialised) TROUPE_RETURN_IF_ERROR(session_->run_targets({init_op_}));
     return Status::OK();
   }
   auto deadline =

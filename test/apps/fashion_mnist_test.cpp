@@ -23,7 +23,6 @@
 namespace troupe {
 using testing::read_file;
 using testing::TempDir;
-using testing::write_file;
 namespace {
 
 namespace fs = std::filesystem;

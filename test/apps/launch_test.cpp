@@ -24,9 +24,7 @@
 #include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
-using testing::read_file;
 using testing::TempDir;
-using testing::write_file;
 namespace {
 
 using cli::parse_progress;

@@ -17,9 +17,7 @@
 #include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {
-using testing::read_file;
 using testing::TempDir;
-using testing::write_file;
 namespace fs = std::filesystem;
 using testing::ChildProcess;
 using testing::run_process;

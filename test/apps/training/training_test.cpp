@@ -21,9 +21,7 @@
 #include "troupe/graph/sync_replicas_optimizer.hpp"
 
 namespace troupe {
-using testing::read_file;
 using testing::TempDir;
-using testing::write_file;
 namespace fs = std::filesystem;
 using testing::check_error;
 
