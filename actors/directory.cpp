@@ -270,7 +270,7 @@ void resolve_task(Self* self, const TaskKey& key, TaskCallback done) {
   }
   // A server of this process and this actor system needs no network.
   if (auto local = find_local_task(*address);
-      local && &local->runtime->system() == &self->system()) {
+      local && local->task && &local->task->home_system() == &self->system()) {
     finish_resolve(self, key, Status::OK(), local->task);
     return;
   }

@@ -14,6 +14,8 @@ namespace troupe {
 class Runtime;
 
 struct LocalTask {
+  // Keeps the task's actor system alive for sessions that connect through the registry; null
+  // for a task whose actor system its owner keeps (peers find it by task->home_system()).
   std::shared_ptr<Runtime> runtime;
   caf::actor task;  // the task actor
 };

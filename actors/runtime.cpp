@@ -9,7 +9,7 @@
 #include <caf/io/all.hpp>
 #include <caf/openssl/manager.hpp>
 
-#include "troupe/actors/error_bridge.hpp"
+#include "troupe/actors/message_types.hpp"
 #include "troupe/actors/messages.hpp"
 
 namespace troupe {
@@ -77,17 +77,7 @@ struct Runtime::Impl {
     if (options.scheduler_threads > 0) {
       cfg.set("scheduler.max-threads", static_cast<size_t>(options.scheduler_threads));
     }
-    // Every node registers the same types under the same names (CAF drops unknown ones).
-    cfg.add_message_type<Tensor>("troupe.Tensor");
-    cfg.add_message_type<GraphDef>("troupe.GraphDef");
-    cfg.add_message_type<SessionConfig>("troupe.SessionConfig");
-    cfg.add_message_type<RunStepRequest>("troupe.RunStepRequest");
-    cfg.add_message_type<RunStepResponse>("troupe.RunStepResponse");
-    cfg.add_message_type<PartitionSpec>("troupe.PartitionSpec");
-    cfg.add_message_type<RunPartitionRequest>("troupe.RunPartitionRequest");
-    cfg.add_message_type<RunPartitionResponse>("troupe.RunPartitionResponse");
-    cfg.add_message_type<DeviceInfo>("troupe.DeviceInfo");
-    register_error_category(cfg);
+    add_troupe_types(cfg);
     TypeRegistrars& r = type_registrars();
     std::lock_guard lock(r.mutex);
     r.runtime_created = true;

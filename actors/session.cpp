@@ -55,7 +55,7 @@ namespace {
 // The task actor behind `target`: a server of this process, or one reached over the network
 // through `runtime` (the shared one when null).
 StatusOr<LocalTask> connect_to(const std::string& target, std::shared_ptr<Runtime> runtime) {
-  if (auto local = find_local_task(target)) {
+  if (auto local = find_local_task(target); local && local->runtime != nullptr) {
     bool inproc = target.rfind("inproc://", 0) == 0;
     if (inproc || runtime == nullptr || local->runtime == runtime) return *local;
   }
