@@ -6,6 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <set>
+
 #include "troupe/actors/runtime.hpp"
 #include "troupe/graph/cluster/device_name.hpp"
 
@@ -31,18 +33,36 @@ StatusOr<ClusterSpec> make_ps_worker_cluster(int num_ps, int num_workers, bool f
     return errors::InvalidArgument("a cluster needs ps >= 0 and workers >= 1 tasks, got {} and {}",
                                    num_ps, num_workers);
   }
+  if (free_ports) return free_port_cluster({{"ps", num_ps}, {"worker", num_workers}});
   ClusterSpec cluster;
   for (const auto& [job, count] :
        {std::pair<std::string, int>{"ps", num_ps}, {"worker", num_workers}}) {
     if (count == 0) continue;
     std::vector<std::string> addresses;
+    for (int i = 0; i < count; ++i)
+      addresses.push_back(fmt::format("{}{}.local.invalid:2222", job, i));
+    TROUPE_RETURN_IF_ERROR(cluster.add_job(job, std::move(addresses)));
+  }
+  return cluster;
+}
+
+StatusOr<ClusterSpec> free_port_cluster(const std::vector<std::pair<std::string, int>>& jobs,
+                                        const std::string& host) {
+  std::set<int> used;
+  ClusterSpec cluster;
+  for (const auto& [job, count] : jobs) {
+    if (count == 0) continue;
+    std::vector<std::string> addresses;
     for (int i = 0; i < count; ++i) {
-      if (free_ports) {
-        TROUPE_ASSIGN_OR_RETURN(int port, pick_free_port());
-        addresses.push_back(fmt::format("127.0.0.1:{}", port));
-      } else {
-        addresses.push_back(fmt::format("{}{}.local.invalid:2222", job, i));
+      int port = 0;
+      for (int tries = 0; port == 0 || !used.insert(port).second; ++tries) {
+        if (tries == 100) {
+          return errors::Unavailable("cannot find {} distinct free ports after {} tries",
+                                     used.size() + 1, tries);
+        }
+        TROUPE_ASSIGN_OR_RETURN(port, pick_free_port());
       }
+      addresses.push_back(fmt::format("{}:{}", host, port));
     }
     TROUPE_RETURN_IF_ERROR(cluster.add_job(job, std::move(addresses)));
   }

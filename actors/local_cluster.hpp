@@ -73,6 +73,12 @@ class LocalCluster {
 // `free_ports`, else names that resolve nowhere ("worker0.local.invalid:2222").
 StatusOr<ClusterSpec> make_ps_worker_cluster(int num_ps, int num_workers, bool free_ports);
 
+// A cluster of `jobs` (name, number of tasks; jobs with 0 tasks are left out), every task at
+// `host` on its own port, each free on 127.0.0.1 when probed and no two alike. Unavailable
+// when no such ports can be found.
+StatusOr<ClusterSpec> free_port_cluster(const std::vector<std::pair<std::string, int>>& jobs,
+                                        const std::string& host = "127.0.0.1");
+
 // A TCP port on 127.0.0.1 that was free when probed.
 StatusOr<int> pick_free_port();
 

@@ -21,14 +21,9 @@ inline std::string free_address() {
 }
 
 // A cluster of the given jobs and task counts, e.g. {{"worker", 1}, {"metrics", 1}}, each task
-// at a free_address().
+// on its own free loopback port (troupe::free_port_cluster).
 inline ClusterSpec free_port_cluster(const std::vector<std::pair<std::string, int>>& jobs) {
-  std::map<std::string, std::vector<std::string>> addresses;
-  for (const auto& [job, tasks] : jobs) {
-    for (int i = 0; i < tasks; ++i)
-      addresses[job].push_back(free_address());
-  }
-  auto spec = ClusterSpec::create(addresses);
+  auto spec = troupe::free_port_cluster(jobs);
   BOOST_REQUIRE_MESSAGE(spec.ok(), spec.status().to_string());
   return *spec;
 }

@@ -27,7 +27,6 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
-#include <set>
 #include <system_error>
 
 #include "troupe/actors/local_cluster.hpp"
@@ -482,28 +481,6 @@ class Launcher {
   bool ps_stop_pending_ = false;  // stopping: the ps tasks get SIGTERM once they are alone
 };
 
-// N ps and M worker tasks at `host`, each on a port free on 127.0.0.1 (no two alike).
-StatusOr<ClusterSpec> launch_cluster(int num_ps, int num_workers, const std::string& host) {
-  std::set<int> used;
-  ClusterSpec cluster;
-  for (const auto& [job, count] :
-       {std::pair<std::string, int>{"ps", num_ps}, {"worker", num_workers}}) {
-    if (count == 0) continue;
-    std::vector<std::string> addresses;
-    for (int i = 0; i < count; ++i) {
-      int port = 0;
-      for (int tries = 0; port == 0 || !used.insert(port).second; ++tries) {
-        if (tries == 100)
-          return errors::Unavailable("cannot find {} distinct free ports", num_ps + num_workers);
-        TROUPE_ASSIGN_OR_RETURN(port, pick_free_port());
-      }
-      addresses.push_back(fmt::format("{}:{}", host, port));
-    }
-    TROUPE_RETURN_IF_ERROR(cluster.add_job(job, std::move(addresses)));
-  }
-  return cluster;
-}
-
 int usage_error(const std::string& message) {
   std::cerr << "troupe launch: " << message << "\n";
   return 2;
@@ -588,7 +565,8 @@ static int run_launch(const Args& args) {
     return usage_error(fmt::format("--host='{}' is not a host name or address", host));
   }
 
-  auto cluster = launch_cluster(static_cast<int>(num_ps), static_cast<int>(num_workers), host);
+  auto cluster = free_port_cluster(
+      {{"ps", static_cast<int>(num_ps)}, {"worker", static_cast<int>(num_workers)}}, host);
   if (!cluster.ok()) {
     std::cerr << "troupe launch: " << cluster.status().message() << "\n";
     return 1;
