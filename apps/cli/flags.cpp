@@ -88,30 +88,77 @@ bool FlagSet::was_set(const std::string& name) const {
   return flags_.at(name).set;
 }
 
-std::optional<int> FlagSet::parse_command_line(const std::string& command,
-                                               const std::vector<std::string>& args) {
+bool FlagSet::asks_for_help(const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    if (arg == "--") return false;
+    if (arg == "-h" || arg == "--help" || arg == "--help=true") return true;
+  }
+  return false;
+}
+
+std::optional<int> FlagSet::parse_command_line(const std::vector<std::string>& args) {
+  if (asks_for_help(args)) {
+    std::cout << help();
+    return 0;
+  }
+  // Declared so that --help=false parses; not listed.
   if (flags_.count("help") == 0) add_bool("help", false, "show this help");
   Status parsed = parse(args);
   if (parsed.ok() && !positional_.empty()) {
     parsed = errors::InvalidArgument("unexpected argument '{}'", positional_[0]);
   }
   if (!parsed.ok()) {
-    std::cerr << "troupe " << command << ": " << parsed.message() << "\n";
+    std::cerr << "troupe " << help_.command << ": " << parsed.message() << "\n";
     return 2;
-  }
-  if (get_bool("help")) {
-    std::cout << "usage: troupe " << command << " [flags]\n\n" << usage();
-    return 0;
   }
   return std::nullopt;
 }
 
 std::string FlagSet::usage() const {
+  // Help text starts in this column and wraps at kWidth; a longer flag puts it on the next line.
+  constexpr size_t kHelpColumn = 35;
+  constexpr size_t kWidth = 100;
   std::string out;
+  auto line = [&](const std::string& head, const std::string& text) {
+    out += head.size() < kHelpColumn ? head + std::string(kHelpColumn - head.size(), ' ')
+                                     : head + "\n" + std::string(kHelpColumn, ' ');
+    size_t column = kHelpColumn;
+    size_t start = 0;
+    while (start < text.size()) {
+      size_t end = text.find(' ', start);
+      if (end == std::string::npos) end = text.size();
+      size_t length = end - start;
+      if (column > kHelpColumn && column + 1 + length > kWidth) {
+        out += "\n" + std::string(kHelpColumn, ' ');
+        column = kHelpColumn;
+      } else if (column > kHelpColumn) {
+        out += ' ';
+        ++column;
+      }
+      out.append(text, start, length);
+      column += length;
+      start = end + 1;
+    }
+    out += "\n";
+  };
   for (const auto& [name, flag] : flags_) {
-    std::string head =
-        fmt::format("  --{}={}", name, flag.default_value.empty() ? "\"\"" : flag.default_value);
-    out += fmt::format("{:<34} {}\n", head, flag.help);
+    if (name == "help") continue;
+    line(fmt::format("  --{}={}", name, flag.default_value.empty() ? "\"\"" : flag.default_value),
+         flag.help);
+  }
+  line("  -h, --help", "show this help");
+  return out;
+}
+
+std::string FlagSet::help() const {
+  std::string out;
+  if (!help_.summary.empty()) out += "troupe " + help_.command + ": " + help_.summary + "\n\n";
+  out += "usage: " + (help_.usage.empty() ? "troupe " + help_.command + " [flags]" : help_.usage);
+  out += "\n\nflags:\n" + usage();
+  if (!help_.examples.empty()) {
+    out += help_.examples.size() == 1 ? "\nexample:\n" : "\nexamples:\n";
+    for (const std::string& example : help_.examples)
+      out += "  " + example + "\n";
   }
   return out;
 }

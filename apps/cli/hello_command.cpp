@@ -6,6 +6,7 @@
 #include "troupe/actors/session.hpp"
 #include "troupe/apps/cli/commands.hpp"
 #include "troupe/apps/cli/exit_code.hpp"
+#include "troupe/apps/cli/flags.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe::cli {
@@ -35,10 +36,8 @@ Status hello() {
 }  // namespace
 
 static int run_hello(const Args& args) {
-  if (!args.empty()) {
-    std::cerr << "troupe hello: unexpected argument '" << args[0] << "' (it takes none)\n";
-    return 2;
-  }
+  FlagSet flags(*find_command_help("hello"));
+  if (auto exit_code = flags.parse_command_line(args)) return *exit_code;
   Status status = hello();
   if (status.ok()) return 0;
   std::cerr << "troupe hello: " << status.to_string() << "\n";

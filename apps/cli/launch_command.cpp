@@ -518,7 +518,7 @@ Status set_up_task_tls(bool insecure, std::unique_ptr<ThrowawayCredentials>& mad
 }  // namespace
 
 static int run_launch(const Args& args) {
-  FlagSet flags;
+  FlagSet flags(*find_command_help("launch"));
   flags.add_int("ps", 1, "number of ps tasks (>= 0)");
   flags.add_int("workers", 2, "number of worker tasks (>= 1); worker 0 is the chief");
   flags.add_int("grace_ms", 10000, "how long stopped tasks get after SIGTERM, then SIGKILL");
@@ -527,7 +527,7 @@ static int run_launch(const Args& args) {
   flags.add_bool("insecure", insecure_by_environment(),
                  "run the tasks without TLS (default: $TROUPE_INSECURE=1); else they use "
                  "TROUPE_TLS_CERT/KEY/CA, or throwaway credentials made for the job");
-  flags.add_bool("help", false, "show this help");
+  flags.add_bool("help", false, "show this help");  // so that --help=false parses; not listed
   auto dash = std::find(args.begin(), args.end(), "--");
   Status parsed = flags.parse(Args(args.begin(), dash));
   if (parsed.ok() && !flags.positional().empty()) {
@@ -536,11 +536,11 @@ static int run_launch(const Args& args) {
                                 : errors::InvalidArgument("unexpected argument '{}' before '--'",
                                                           flags.positional()[0]);
   }
-  if (!parsed.ok()) return usage_error(parsed.message());
-  if (flags.get_bool("help")) {
-    std::cout << "usage: troupe launch [flags] -- <program> [args...]\n\n" << flags.usage();
+  if (FlagSet::asks_for_help(args)) {
+    std::cout << flags.help();
     return 0;
   }
+  if (!parsed.ok()) return usage_error(parsed.message());
   if (dash == args.end()) {
     return usage_error("missing '--' and the program to run (troupe launch [flags] -- <program>)");
   }

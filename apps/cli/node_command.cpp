@@ -21,7 +21,7 @@ namespace {
 constexpr int kDefaultPort = 2222;
 
 FlagSet node_flags() {
-  FlagSet flags;
+  FlagSet flags(*find_command_help("node"));
   add_cluster_flags(flags);
   add_runtime_flags(flags);
   flags.add_int("port", kDefaultPort, "port of a node started without a cluster");
@@ -55,7 +55,7 @@ StatusOr<ServerDef> standalone(int64_t port) {
 
 static int run_node(const Args& args) {
   FlagSet flags = node_flags();
-  if (auto exit_code = flags.parse_command_line("node", args)) return *exit_code;
+  if (auto exit_code = flags.parse_command_line(args)) return *exit_code;
   auto configured = server_def_from_flags(flags);
   StatusOr<ServerDef> def = configured.ok() && configured->has_value()
                                 ? StatusOr<ServerDef>(**configured)

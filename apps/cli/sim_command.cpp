@@ -60,13 +60,13 @@ Status check_cluster(const LocalCluster& cluster, int num_ps, int num_workers) {
 }  // namespace
 
 static int run_sim(const Args& args) {
-  FlagSet flags;
+  FlagSet flags(*find_command_help("sim"));
   flags.add_int("ps", 1, "number of ps tasks (>= 0)");
   flags.add_int("workers", 2, "number of worker tasks (>= 1)");
   flags.add_bool("listen", true, "each task listens on a free 127.0.0.1 port");
   flags.add_bool("check", false, "run one step across every task, then exit");
   add_runtime_flags(flags);
-  if (auto exit_code = flags.parse_command_line("sim", args)) return *exit_code;
+  if (auto exit_code = flags.parse_command_line(args)) return *exit_code;
   int64_t num_ps = flags.get_int("ps"), num_workers = flags.get_int("workers");
   if (num_ps < 0 || num_workers < 1 || num_ps + num_workers > 100000) {
     std::cerr << "troupe sim: --ps=" << num_ps << " --workers=" << num_workers

@@ -118,7 +118,7 @@ StatusOr<double> evaluate(Session& session, const Model& m, const Dataset& data)
 }
 
 FlagSet train_flags() {
-  FlagSet flags;
+  FlagSet flags(*find_command_help("train"));
   add_cluster_flags(flags);
   add_runtime_flags(flags);
   flags.add_string("data_dir", kDefaultFashionMnistDir, "where the Fashion-MNIST .gz files are");
@@ -171,7 +171,7 @@ void watch_stop_signals(StopSignals signals) {
 static int run_train(const Args& args) {
   StopSignals stop_signals;  // before any thread starts, so that none is interrupted
   FlagSet flags = train_flags();
-  if (auto exit_code = flags.parse_command_line("train", args)) return *exit_code;
+  if (auto exit_code = flags.parse_command_line(args)) return *exit_code;
   auto fail = [](const Status& status, int code = 1) {
     std::cerr << "troupe train: " << status.to_string() << "\n";
     return code;

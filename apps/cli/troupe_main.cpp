@@ -6,40 +6,44 @@
 //   troupe sim        run a whole cluster in one process
 //   troupe train      the Fashion-MNIST trainer
 //   troupe version    print the version
-//   troupe help       list the subcommands
+//   troupe help       list the subcommands, or show one's help (troupe help node)
 #include <iostream>
 #include <map>
 #include <string>
 
 #include "troupe/apps/cli/commands.hpp"
+#include "troupe/apps/cli/flags.hpp"
 #include "troupe/apps/cli/metrics_role.hpp"
 #include "troupe/graph/core/status.hpp"
 
 namespace {
 
-struct Command {
-  int (*run)(const troupe::cli::Args&);
-  const char* summary;
-};
+using Run = int (*)(const troupe::cli::Args&);
 
-const std::map<std::string, Command>& commands() {
-  static const std::map<std::string, Command> table = {
-      {"hello", {troupe::cli::hello_command, "run the hello/matmul example on a local server"}},
-      {"launch", {troupe::cli::launch_command, "run a program once per task of a local cluster"}},
-      {"node", {troupe::cli::node_command, "run one task of a cluster until SIGTERM/SIGINT"}},
-      {"sim", {troupe::cli::sim_command, "run a whole ps/worker cluster in this process"}},
-      {"train", {troupe::cli::train_command, "train the Fashion-MNIST classifier (ps or worker)"}},
+Run find_command(const std::string& name) {
+  static const std::map<std::string, Run> table = {
+      {"hello", troupe::cli::hello_command}, {"launch", troupe::cli::launch_command},
+      {"node", troupe::cli::node_command},   {"sim", troupe::cli::sim_command},
+      {"train", troupe::cli::train_command},
   };
-  return table;
+  auto it = table.find(name);
+  return it != table.end() ? it->second : nullptr;
 }
 
 void print_usage(std::ostream& out) {
   out << "usage: troupe <command> [arguments]\n\ncommands:\n";
-  for (const auto& [name, command] : commands()) {
-    out << "  " << name << std::string(10 - std::min<size_t>(name.size(), 9), ' ')
-        << command.summary << "\n";
+  for (const troupe::cli::CommandHelp& help : troupe::cli::all_command_help()) {
+    out << "  " << help.command << std::string(10 - std::min<size_t>(help.command.size(), 9), ' ')
+        << help.summary << "\n";
   }
-  out << "  version   print the version\n  help      show this list\n";
+  out << "  version   print the version\n  help      show this list, or a command's help (troupe "
+         "help node)\n\n'troupe <command> --help' shows a command's flags.\n";
+}
+
+int unknown_command(const std::string& name) {
+  std::cerr << "troupe: unknown command '" << name << "'\n\n";
+  print_usage(std::cerr);
+  return 2;
 }
 
 }  // namespace
@@ -50,24 +54,27 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string name = argv[1];
+  troupe::cli::Args args(argv + 2, argv + argc);
   if (name == "help" || name == "--help" || name == "-h") {
-    print_usage(std::cout);
-    return 0;
+    if (args.empty()) {
+      print_usage(std::cout);
+      return 0;
+    }
+    // troupe help CMD: CMD's own help.
+    name = args[0];
+    if (find_command(name) == nullptr) return unknown_command(name);
+    args = {"--help"};
   }
   if (name == "version" || name == "--version") {
     std::cout << "troupe " << TROUPE_VERSION << "\n";
     return 0;
   }
-  auto it = commands().find(name);
-  if (it == commands().end()) {
-    std::cerr << "troupe: unknown command '" << name << "'\n\n";
-    print_usage(std::cerr);
-    return 2;
-  }
+  Run run = find_command(name);
+  if (run == nullptr) return unknown_command(name);
   // The example role: tasks of job "metrics" run the metrics aggregator (docs/roles.md).
   if (troupe::Status status = troupe::register_metrics_role("metrics"); !status.ok()) {
     std::cerr << "troupe: " << status.to_string() << "\n";
     return 1;
   }
-  return it->second.run(troupe::cli::Args(argv + 2, argv + argc));
+  return run(args);
 }
