@@ -235,8 +235,9 @@ BOOST_AUTO_TEST_CASE(a_task_lost_during_a_step_fails_it_naming_the_task) {
   Scope s = Scope::new_root();
   Scope ps = s.with_device("/job:ps/task:0");
   Scope worker = s.with_device("/job:worker/task:0");
-  auto queue = ops::FIFOQueue(ps.with_op_name("queue"), {DataType::kFloat},
-                              {.shapes = {PartialShape::scalar()}});
+  ops::FIFOQueueOptions scalars;
+  scalars.shapes = {PartialShape::scalar()};
+  auto queue = ops::FIFOQueue(ps.with_op_name("queue"), {DataType::kFloat}, scalars);
   ops::QueueEnqueue(ps.with_op_name("put"), queue, {ops::Const(ps.with_op_name("three"), 3.f)});
   auto item = ops::QueueDequeue(ps.with_op_name("take"), queue, {DataType::kFloat});
   ops::Neg(worker.with_op_name("y"), item[0]);
