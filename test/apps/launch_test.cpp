@@ -445,9 +445,9 @@ BOOST_AUTO_TEST_CASE(usage_errors_are_one_line) {
   }
   auto help = run_process({TROUPE_CLI, "launch", "--help"}, kTimeoutMs);
   BOOST_TEST(help.exit_code == 0);
-  BOOST_TEST(help.out.find("usage: troupe launch [flags] -- <program> [args...]") !=
-                 std::string::npos,
-             help.out);
+  BOOST_TEST(
+      help.out.find("usage: troupe launch [flags] -- <program> [args...]") != std::string::npos,
+      help.out);
   BOOST_TEST(contains(help.out, "--grace_ms=10000"), help.out);
 }
 
