@@ -63,9 +63,9 @@ struct PendingEntry {
   uint64_t offset = 0;  // of its local header
 };
 
-std::string local_header(const PendingEntry& e) {
-  std::string out;
-  put32(out, kLocalHeaderSignature);
+// The fields a local header and a central directory header share, in the same order: from
+// "version needed to extract" to "extra field length".
+void put_shared_fields(std::string& out, const PendingEntry& e) {
   put16(out, kVersionNeeded);
   put16(out, 0);  // flags
   put16(out, kMethodStored);
@@ -76,6 +76,12 @@ std::string local_header(const PendingEntry& e) {
   put32(out, static_cast<uint32_t>(e.data_size));  // uncompressed
   put16(out, static_cast<uint16_t>(e.name.size()));
   put16(out, 0);  // extra field length
+}
+
+std::string local_header(const PendingEntry& e) {
+  std::string out;
+  put32(out, kLocalHeaderSignature);
+  put_shared_fields(out, e);
   out += e.name;
   return out;
 }
@@ -84,16 +90,7 @@ std::string central_header(const PendingEntry& e) {
   std::string out;
   put32(out, kCentralHeaderSignature);
   put16(out, kVersionMadeBy);
-  put16(out, kVersionNeeded);
-  put16(out, 0);  // flags
-  put16(out, kMethodStored);
-  put16(out, kDosTimeMidnight);
-  put16(out, kDosDate1980);
-  put32(out, e.crc);
-  put32(out, static_cast<uint32_t>(e.data_size));
-  put32(out, static_cast<uint32_t>(e.data_size));
-  put16(out, static_cast<uint16_t>(e.name.size()));
-  put16(out, 0);  // extra field length
+  put_shared_fields(out, e);
   put16(out, 0);  // comment length
   put16(out, 0);  // disk number
   put16(out, 0);  // internal attributes
