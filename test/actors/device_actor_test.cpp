@@ -4,10 +4,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include "actors/deterministic_system.hpp"
+#include "actors/task_in_system.hpp"
 #include "status_checks.hpp"
 #include "troupe/actors/atoms.hpp"
 #include "troupe/actors/messages.hpp"
-#include "troupe/actors/task_actor.hpp"
 #include "troupe/devices/rendezvous.hpp"
 
 namespace troupe {
@@ -23,15 +23,9 @@ class OneDevice {
  public:
   OneDevice() {
     auto cluster = ClusterSpec::create({{"worker", {"worker-0.test:2222"}}}).value();
-    SessionConfig session_config;
-    session_config.intra_op_threads = 1;
-    auto def = ServerDef::create(cluster, "worker", 0, "troupe", session_config).value();
-    task_ = spawn_task_actor(sys_.system(), TaskActorConfig{def, {}, nullptr, nullptr});
-    sys_.own(task_, "task");
-    auto devices = sys_.ask<std::vector<DeviceInfo>>(task_, get_devices_atom::value);
-    BOOST_TEST_REQUIRE(devices.ok(), devices.status().to_string());
-    device_ = devices->front().actor;
-    BOOST_TEST_REQUIRE(devices->front().name == kDevice);
+    testing::TaskActors worker = testing::start_task(sys_, cluster, "worker");
+    BOOST_TEST_REQUIRE(worker.device_name == kDevice);
+    device_ = worker.device;
     sys_.label(device_, "device");
   }
 
@@ -70,7 +64,6 @@ class OneDevice {
 
  private:
   DeterministicSystem sys_;
-  caf::actor task_;
   caf::actor device_;
 };
 

@@ -4,11 +4,11 @@
 #include <boost/test/unit_test.hpp>
 
 #include "actors/deterministic_system.hpp"
+#include "actors/task_in_system.hpp"
 #include "status_checks.hpp"
 #include "troupe/actors/atoms.hpp"
 #include "troupe/actors/local_registry.hpp"
 #include "troupe/actors/messages.hpp"
-#include "troupe/actors/task_actor.hpp"
 #include "troupe/graph/cluster/device_name.hpp"
 
 namespace troupe {
@@ -30,12 +30,9 @@ class DirectoryCluster {
     auto cluster = ClusterSpec::create(
                        {{"ps", {kPs0Address, kPs1Address}}, {"worker", {"worker-0.test:2222"}}})
                        .value();
-    SessionConfig session_config;
-    session_config.intra_op_threads = 1;
-    auto def = ServerDef::create(cluster, "worker", 0, "troupe", session_config).value();
-    worker_task_ = spawn_task_actor(sys_.system(), TaskActorConfig{def, {}, nullptr, nullptr});
-    sys_.own(worker_task_, "worker task");
-    directory_ = sys_.ask<caf::actor>(worker_task_, get_directory_atom::value).value();
+    testing::TaskActors worker = testing::start_task(sys_, cluster, "worker");
+    worker_task_ = worker.task;
+    directory_ = worker.directory;
     sys_.label(directory_, "directory");
     ps_[0] = start_ps(0);
     ps_[1] = start_ps(1);

@@ -5,11 +5,11 @@
 #include <boost/test/unit_test.hpp>
 
 #include "actors/deterministic_system.hpp"
+#include "actors/task_in_system.hpp"
 #include "status_checks.hpp"
 #include "troupe/actors/atoms.hpp"
 #include "troupe/actors/local_registry.hpp"
 #include "troupe/actors/messages.hpp"
-#include "troupe/actors/task_actor.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
@@ -88,20 +88,8 @@ class PsWorkerCluster {
 
  private:
   caf::actor start_task(const std::string& job, const std::string& address) {
-    SessionConfig session_config;
-    session_config.intra_op_threads = 1;
-    auto def = ServerDef::create(cluster_, job, 0, "troupe", session_config);
-    BOOST_TEST_REQUIRE(def.ok(), def.status().to_string());
-    caf::actor task = spawn_task_actor(sys_.system(), TaskActorConfig{*def, {}, nullptr, nullptr});
-    sys_.own(task, job + " task");
+    caf::actor task = testing::start_task(sys_, cluster_, job).task;
     BOOST_TEST_REQUIRE(register_local_address(address, LocalTask{nullptr, task}));
-    auto devices = sys_.ask<std::vector<DeviceInfo>>(task, get_devices_atom::value);
-    BOOST_TEST_REQUIRE(devices.ok(), devices.status().to_string());
-    BOOST_TEST_REQUIRE(devices->size() == 1u);
-    sys_.label(devices->front().actor, job + " device");
-    auto directory = sys_.ask<caf::actor>(task, get_directory_atom::value);
-    BOOST_TEST_REQUIRE(directory.ok(), directory.status().to_string());
-    sys_.label(*directory, job + " directory");
     return task;
   }
 

@@ -6,6 +6,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "graph/graph_of.hpp"
 #include "status_checks.hpp"
 #include "troupe/graph/ops/ops.hpp"
 #include "troupe/graph/partition.hpp"
@@ -13,6 +14,7 @@
 namespace troupe {
 namespace {
 using testing::check_error;
+using testing::graph_of;
 
 const std::string kPs = "/job:ps/replica:0/task:0/device:CPU:0";
 const std::string kWorker0 = "/job:worker/replica:0/task:0/device:CPU:0";
@@ -80,14 +82,6 @@ NodeDef arg(int index, const std::string& name) {
 NodeDef retval(int index, const std::string& name, const std::string& input) {
   return NodeDef{
       name, "_Retval", {input}, "", {{"T", DataType::kFloat}, {"index", int64_t{index}}}};
-}
-
-Graph graph_of(std::vector<NodeDef> nodes) {
-  GraphDef def;
-  def.nodes = std::move(nodes);
-  auto graph = Graph::create(def);
-  BOOST_REQUIRE_MESSAGE(graph.ok(), graph.status().to_string());
-  return std::move(graph).value();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "graph/graph_of.hpp"
 #include "status_checks.hpp"
 #include "troupe/graph/device_setter.hpp"
 #include "troupe/graph/ops/ops.hpp"
@@ -14,6 +15,7 @@
 namespace troupe {
 namespace {
 using testing::check_error;
+using testing::graph_of;
 
 const std::string kPs0 = "/job:ps/replica:0/task:0/device:CPU:0";
 const std::string kPs1 = "/job:ps/replica:0/task:1/device:CPU:0";
@@ -53,14 +55,6 @@ NodeDef const_node(std::string name, std::string device, std::vector<std::string
                {{"dtype", DataType::kFloat}, {"value", Tensor(1.f)}}};
   if (!colocation.empty()) node.attrs["_class"] = std::move(colocation);
   return node;
-}
-
-Graph graph_of(std::vector<NodeDef> nodes) {
-  GraphDef def;
-  def.nodes = std::move(nodes);
-  auto graph = Graph::create(def);
-  BOOST_REQUIRE_MESSAGE(graph.ok(), graph.status().to_string());
-  return std::move(graph).value();
 }
 
 }  // namespace
