@@ -324,7 +324,8 @@ struct WorkerWithAbsentPs {
     on_ps = ops::Neg(root.with_device("/job:ps/task:0"), 3);
   }
 
-  std::string nobody = testing::free_address();
+  testing::ClosedAddress closed;  // before the server binds its own ports
+  std::string nobody = closed.address();
   std::unique_ptr<Server> server;
   Scope root = Scope::new_root();
   Output on_ps;
@@ -361,7 +362,7 @@ BOOST_AUTO_TEST_CASE(a_task_that_never_comes_up_is_unavailable_after_the_connect
 BOOST_AUTO_TEST_CASE(a_step_deadline_covers_connecting_to_its_tasks) {
   using Clock = std::chrono::steady_clock;
   WorkerWithAbsentPs setup(PeerOptions{}.connect_timeout);  // the default: 60 s
-  const auto& [nobody, server, root, c] = setup;
+  const auto& [closed, nobody, server, root, c] = setup;
   constexpr int64_t kTimeoutMs = 1000;
   auto elapsed_ms = [](Clock::time_point since) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since).count();
@@ -394,7 +395,7 @@ BOOST_AUTO_TEST_CASE(a_step_deadline_covers_connecting_to_its_tasks) {
 BOOST_AUTO_TEST_CASE(a_task_never_reached_fails_later_steps_fast) {
   using Clock = std::chrono::steady_clock;
   WorkerWithAbsentPs setup(std::chrono::milliseconds(1500));
-  const auto& [nobody, server, root, c] = setup;
+  const auto& [closed, nobody, server, root, c] = setup;
   Session session = value_or_throw(Session::create(server->target()));
   const std::string unreachable = "/job:ps/replica:0/task:0 at " + nobody + " is unreachable";
   testing::check_error(session.run(c).status(), Code::kUnavailable, unreachable);

@@ -399,7 +399,8 @@ BOOST_AUTO_TEST_CASE(with_tls_a_sender_never_waits_for_a_held_reader) {
 BOOST_AUTO_TEST_CASE(an_unreachable_channel_falls_back_to_an_actor_message) {
   FakeDevice device;
   auto sender = start_channel(device.runtime->system());
-  std::string closed = testing::free_address();
+  testing::ClosedAddress nobody_listens;
+  std::string closed = nobody_listens.address();
   Tensor sent = big_tensor();
   send_one(*sender, closed, device.actor, kDevice, 7, "k", sent);
   Received got = device.wait();
