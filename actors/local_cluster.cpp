@@ -51,6 +51,9 @@ StatusOr<ClusterSpec> free_port_cluster(const std::vector<std::pair<std::string,
   std::set<int> used;
   ClusterSpec cluster;
   for (const auto& [job, count] : jobs) {
+    if (count < 0) {
+      return errors::InvalidArgument("job '{}' has {} tasks: expected 0 or more", job, count);
+    }
     if (count == 0) continue;
     std::vector<std::string> addresses;
     for (int i = 0; i < count; ++i) {

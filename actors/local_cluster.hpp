@@ -74,8 +74,8 @@ class LocalCluster {
 StatusOr<ClusterSpec> make_ps_worker_cluster(int num_ps, int num_workers, bool free_ports);
 
 // A cluster of `jobs` (name, number of tasks; jobs with 0 tasks are left out), every task at
-// `host` on its own port, each free on 127.0.0.1 when probed and no two alike. Unavailable
-// when no such ports can be found.
+// `host` on its own port, each free on 127.0.0.1 when probed and no two alike. InvalidArgument
+// naming the job for a negative count; Unavailable when no such ports can be found.
 StatusOr<ClusterSpec> free_port_cluster(const std::vector<std::pair<std::string, int>>& jobs,
                                         const std::string& host = "127.0.0.1");
 

@@ -91,6 +91,24 @@ BOOST_AUTO_TEST_CASE(unknown_task_is_an_error) {
                        "/job:worker/replica:0/task:3");
 }
 
+// Every task of a free-port cluster has a port of its own, at the host asked for.
+BOOST_AUTO_TEST_CASE(free_port_clusters_have_distinct_ports_and_check_their_counts) {
+  auto spec = free_port_cluster({{"ps", 2}, {"worker", 3}, {"evaluator", 0}}, "node-a.test");
+  BOOST_TEST_REQUIRE(spec.ok(), spec.status().to_string());
+  BOOST_TEST(spec->jobs() == (std::vector<std::string>{"ps", "worker"}));
+  std::set<std::string> addresses;
+  for (const std::string& job : spec->jobs()) {
+    for (int index : spec->task_indices(job).value()) {
+      std::string address = spec->task_address(job, index).value();
+      BOOST_TEST(address.rfind("node-a.test:", 0) == 0u, address);
+      addresses.insert(address);
+    }
+  }
+  BOOST_TEST(addresses.size() == 5u);
+  testing::check_error(free_port_cluster({{"worker", -1}}).status(), Code::kInvalidArgument,
+                       "job 'worker' has -1 tasks");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe
