@@ -2,7 +2,6 @@
 // detection (closed connections, heartbeats).
 #include "troupe/actors/directory.hpp"
 
-#include <iostream>
 #include <map>
 #include <set>
 
@@ -17,6 +16,7 @@
 #include "troupe/actors/transport/middleman.hpp"
 #include "troupe/graph/cluster/device_name.hpp"
 #include "troupe/graph/cluster/host_port.hpp"
+#include "troupe/graph/core/logging.hpp"
 
 namespace troupe {
 namespace {
@@ -93,7 +93,7 @@ void mark_lost(Self* self, const TaskKey& key, Status reason, caf::actor frozen,
   auto& st = self->state;
   st.tasks.erase(key);
   std::erase_if(st.devices, [&](const auto& e) { return e.second.second == key; });
-  if (log) std::cerr << "troupe: " << reason.to_string() << std::endl;
+  if (log) log_warning("{}", reason.to_string());
   for (const caf::actor& watcher : st.watchers) {
     self->send(watcher, task_lost_atom::value, key.first, static_cast<int32_t>(key.second),
                to_caf_error(reason));
@@ -111,8 +111,7 @@ void finish_resolve(Self* self, const TaskKey& key, const Status& status, const 
     bool remote = task.node() != self->node();
     self->state.tasks[key] = Connected{task, remote, false};
     if (self->state.lost.erase(key) > 0) {
-      std::cerr << "troupe: " << task_label(key) << " at " << task_address(self, key) << " is back"
-                << std::endl;
+      log_info("{} at {} is back", task_label(key), task_address(self, key));
     }
     self->monitor(task);
     if (remote) schedule_tick(self);
@@ -134,8 +133,7 @@ void ping(Self* self, const TaskKey& key, const caf::actor& task) {
               // It answers again: connected as before.
               st.lost.erase(lost);
               st.tasks[key] = Connected{task, true, false};
-              std::cerr << "troupe: " << task_label(key) << " at " << task_address(self, key)
-                        << " answers again" << std::endl;
+              log_info("{} at {} answers again", task_label(key), task_address(self, key));
             }
           },
           [=](caf::error& err) {

@@ -1,8 +1,6 @@
 // Cap'n Proto bytes inside CAF's binary serialisation: a word count, then the flat message.
 #include "troupe/actors/messages.hpp"
 
-#include <iostream>
-
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 #include <caf/actor_system.hpp>
@@ -12,6 +10,7 @@
 #include <caf/sec.hpp>
 
 #include "troupe/actors/error_bridge.hpp"
+#include "troupe/graph/core/logging.hpp"
 #include "troupe/graph/core/tensor_codec.hpp"
 #include "troupe/graph/graph_def_codec.hpp"
 
@@ -79,7 +78,7 @@ caf::error save_segments(caf::serializer& sink, capnp::MessageBuilder& message) 
 // happens (not for decoding outside a message, e.g. in fuzz targets: no execution context).
 caf::error refuse(caf::deserializer& source, const Status& status) {
   if (source.context() != nullptr) {
-    std::cerr << "troupe: dropped an incoming message: " + status.to_string() + "\n";
+    log_warning("dropped an incoming message: {}", status.to_string());
   }
   return to_caf_error(status);
 }

@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  libcaf-dev capnproto libcapnp-dev libeigen3-dev libfmt-dev nlohmann-json3-dev
+  libcaf-dev capnproto libcapnp-dev libeigen3-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   libboost-test-dev zlib1g-dev libssl-dev
   libopenblas-pthread-dev  # MatMul; kept to one thread: the devices own the threads
   libjemalloc-dev  # the programs' allocator (CMakeLists.txt)

@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <iostream>
 
 #include <fmt/core.h>
 #include <caf/all.hpp>
@@ -18,6 +17,7 @@
 #include "troupe/actors/transport/responder.hpp"
 #include "troupe/actors/transport/stream_io.hpp"
 #include "troupe/actors/transport/tcp_connect.hpp"
+#include "troupe/graph/core/logging.hpp"
 
 namespace troupe {
 
@@ -28,8 +28,10 @@ void serve_connection(ChannelContext& context, int fd) {
     ++context.counters.refused;
     if (context.stopping || logged) return;
     logged = true;
-    std::cerr << "troupe: tensor channel: refused a frame: " + why +
-                     " (later refusals on this connection are not logged)\n";
+    log_warning(
+        "tensor channel: refused a frame: {} (later refusals on this connection are not "
+        "logged)",
+        why);
   };
   auto answers = std::make_shared<AnswerLink>(fd, context.options.max_bytes);
   std::unique_ptr<Opener> opener;

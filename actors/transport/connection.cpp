@@ -6,8 +6,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include <iostream>
-
 #include <caf/all.hpp>
 
 #include "troupe/actors/transport/channel_tls.hpp"
@@ -17,6 +15,7 @@
 #include "troupe/actors/transport/sealed_stream.hpp"
 #include "troupe/actors/transport/shared_ring.hpp"
 #include "troupe/actors/transport/stream_io.hpp"
+#include "troupe/graph/core/logging.hpp"
 
 namespace troupe {
 namespace {
@@ -213,8 +212,10 @@ void Connection::write_loop() {
     }
     if (!resumed) {
       if (fd_ < 0 && std::chrono::steady_clock::now() >= retry_at_ && !connect()) {
-        std::cerr << "troupe: tensor channel: cannot connect to " + endpoint_ +
-                         "; tensors and calls for it go as actor messages for now\n";
+        log_warning(
+            "tensor channel: cannot connect to {}; tensors and calls for it go as actor "
+            "messages for now",
+            endpoint_);
         retry_at_ = std::chrono::steady_clock::now() + kRetryAfter;
       }
       fd = fd_;
@@ -307,8 +308,8 @@ bool Connection::say_hello(int fd, bool offer_ring, Opener* opener) {
     if (made.ok()) {
       ring = std::move(*made);
     } else {
-      std::cerr << "troupe: tensor channel: " + made.status().message() + "; tensors for " +
-                       endpoint_ + " go on the socket\n";
+      log_warning("tensor channel: {}; tensors for {} go on the socket", made.status().message(),
+                  endpoint_);
       if (opener == nullptr) return true;  // plain: no hello to say
     }
   }

@@ -7,6 +7,7 @@
 #include "troupe/apps/cli/commands.hpp"
 #include "troupe/apps/cli/exit_code.hpp"
 #include "troupe/apps/cli/flags.hpp"
+#include "troupe/apps/cli/log_level_flag.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe::cli {
@@ -37,7 +38,9 @@ Status hello() {
 
 static int run_hello(const Args& args) {
   FlagSet flags(*find_command_help("hello"));
+  add_log_level_flag(flags);
   if (auto exit_code = flags.parse_command_line(args)) return *exit_code;
+  if (auto exit_code = apply_log_level_flag(flags, "hello")) return *exit_code;
   Status status = hello();
   if (status.ok()) return 0;
   std::cerr << "troupe hello: " << status.to_string() << "\n";

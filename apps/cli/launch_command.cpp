@@ -34,9 +34,11 @@
 #include "troupe/apps/cli/exit_code.hpp"
 #include "troupe/apps/cli/flags.hpp"
 #include "troupe/apps/cli/launch_output.hpp"
+#include "troupe/apps/cli/log_level_flag.hpp"
 #include "troupe/apps/cli/runtime_flags.hpp"
 #include "troupe/apps/cli/stop_signals.hpp"
 #include "troupe/apps/cli/throwaway_credentials.hpp"
+#include "troupe/apps/training/progress_meter.hpp"
 #include "troupe/graph/cluster/cluster_spec.hpp"
 #include "troupe/graph/cluster/host_port.hpp"
 
@@ -78,9 +80,10 @@ class Console {
   }
 
   void progress(const Progress& progress) {
+    meter_.update(progress.current);
     if (!terminal_) {
       if (throttle_.should_print(progress)) {
-        print(STDERR_FILENO, progress_log_line(progress) + "\n");
+        print(STDERR_FILENO, progress_log_line(progress, meter_.summary(progress.total)) + "\n");
       }
       return;
     }
@@ -102,7 +105,7 @@ class Console {
 
  private:
   void draw() {
-    std::string bar = progress_bar(*last_, terminal_width() - 1);
+    std::string bar = progress_bar(*last_, meter_.summary(last_->total), terminal_width() - 1);
     if (bar == shown_) return;
     write_all(STDERR_FILENO, "\r" + bar + "\033[K");
     shown_ = std::move(bar);
@@ -122,6 +125,7 @@ class Console {
 
   bool terminal_;
   ProgressThrottle throttle_;
+  ProgressMeter meter_;           // the job's elapsed time, rate and ETA
   std::optional<Progress> last_;  // the latest report (terminal only)
   std::string shown_;             // the bar as on screen; empty when not shown
 };
@@ -527,6 +531,7 @@ static int run_launch(const Args& args) {
   flags.add_bool("insecure", insecure_by_environment(),
                  "run the tasks without TLS (default: $TROUPE_INSECURE=1); else they use "
                  "TROUPE_TLS_CERT/KEY/CA, or throwaway credentials made for the job");
+  add_log_level_flag(flags);
   flags.add_bool("help", false, "show this help");  // so that --help=false parses; not listed
   auto dash = std::find(args.begin(), args.end(), "--");
   Status parsed = flags.parse(Args(args.begin(), dash));
@@ -541,6 +546,7 @@ static int run_launch(const Args& args) {
     return 0;
   }
   if (!parsed.ok()) return usage_error(parsed.message());
+  if (auto exit_code = apply_log_level_flag(flags, "launch")) return *exit_code;
   if (dash == args.end()) {
     return usage_error("missing '--' and the program to run (troupe launch [flags] -- <program>)");
   }
@@ -593,6 +599,8 @@ static int run_launch(const Args& args) {
     close_fds({signal_fd, dev_null});
     return 1;
   }
+  // The tasks report progress as protocol lines, which become the bar (docs/cli.md).
+  ::setenv("TROUPE_PROGRESS_PROTOCOL", "1", 1);
   std::cout << "troupe launch: cluster " << cluster->to_json() << std::endl;
   Launcher launcher(*cluster, resolve_program(command), std::chrono::milliseconds(grace_ms),
                     static_cast<int>(max_restarts), signal_fd, dev_null);

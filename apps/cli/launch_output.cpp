@@ -77,12 +77,13 @@ std::optional<Progress> parse_progress(std::string_view line) {
   return progress;
 }
 
-std::string progress_bar(const Progress& progress, size_t width) {
+std::string progress_bar(const Progress& progress, std::string_view timing, size_t width) {
   int filled = static_cast<int>(static_cast<__int128>(progress.current) * kBarCells /
                                 std::max<int64_t>(progress.total, 1));
   std::string bar = fmt::format("[{}{}] {:>3}% {}/{}", std::string(filled, '#'),
                                 std::string(kBarCells - filled, '-'), progress.percent(),
                                 progress.current, progress.total);
+  if (!timing.empty()) bar += fmt::format(" {}", timing);
   if (!progress.text.empty()) bar += " " + progress.text;
   if (bar.size() > width) {
     size_t cut = width;
@@ -94,9 +95,10 @@ std::string progress_bar(const Progress& progress, size_t width) {
   return bar;
 }
 
-std::string progress_log_line(const Progress& progress) {
+std::string progress_log_line(const Progress& progress, std::string_view timing) {
   std::string line =
       fmt::format("progress: {}/{} ({}%)", progress.current, progress.total, progress.percent());
+  if (!timing.empty()) line += fmt::format(" {}", timing);
   if (!progress.text.empty()) line += " " + progress.text;
   return line;
 }

@@ -49,12 +49,13 @@ struct Progress {
 // else: the line is then ordinary output.
 std::optional<Progress> parse_progress(std::string_view line);
 
-// "[#########-----------]  45% 450/1000 text": a 20-cell bar, cut to at most `width` bytes (at
-// a UTF-8 character boundary) so it never wraps on a terminal that wide.
-std::string progress_bar(const Progress& progress, size_t width);
+// "[#########-----------]  45% 450/1000 TIMING text": a 20-cell bar, cut to at most `width`
+// bytes (at a UTF-8 character boundary) so it never wraps on a terminal that wide. `timing`
+// (ProgressMeter::summary: "[0:12<0:14, 37.5 steps/s]") and the text are left out when empty.
+std::string progress_bar(const Progress& progress, std::string_view timing, size_t width);
 
-// "progress: 450/1000 (45%) text" (no trailing space without text).
-std::string progress_log_line(const Progress& progress);
+// "progress: 450/1000 (45%) TIMING text", likewise.
+std::string progress_log_line(const Progress& progress, std::string_view timing);
 
 // Which reports a log gets: the first, then each one whose 10% step (0-9%, 10-19%, ..., 100%)
 // or total differs from the last one printed — at most 11 lines while progress only grows.

@@ -12,6 +12,7 @@
 #include "troupe/apps/cli/commands.hpp"
 #include "troupe/apps/cli/exit_code.hpp"
 #include "troupe/apps/cli/exit_now.hpp"
+#include "troupe/apps/cli/log_level_flag.hpp"
 #include "troupe/apps/cli/runtime_flags.hpp"
 #include "troupe/apps/cli/stop_signals.hpp"
 
@@ -24,6 +25,7 @@ FlagSet node_flags() {
   FlagSet flags(*find_command_help("node"));
   add_cluster_flags(flags);
   add_runtime_flags(flags);
+  add_log_level_flag(flags);
   flags.add_int("port", kDefaultPort, "port of a node started without a cluster");
   flags.add_int("intra_op_threads", 0, "threads per kernel (0: one per core)");
   flags.add_int("connect_timeout_ms", 60000, "how long to keep trying to reach another task");
@@ -56,6 +58,7 @@ StatusOr<ServerDef> standalone(int64_t port) {
 static int run_node(const Args& args) {
   FlagSet flags = node_flags();
   if (auto exit_code = flags.parse_command_line(args)) return *exit_code;
+  if (auto exit_code = apply_log_level_flag(flags, "node")) return *exit_code;
   auto configured = server_def_from_flags(flags);
   StatusOr<ServerDef> def = configured.ok() && configured->has_value()
                                 ? StatusOr<ServerDef>(**configured)

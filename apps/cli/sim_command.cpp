@@ -11,6 +11,7 @@
 #include "troupe/apps/cli/commands.hpp"
 #include "troupe/apps/cli/exit_code.hpp"
 #include "troupe/apps/cli/flags.hpp"
+#include "troupe/apps/cli/log_level_flag.hpp"
 #include "troupe/apps/cli/runtime_flags.hpp"
 #include "troupe/apps/cli/stop_signals.hpp"
 #include "troupe/graph/ops/ops.hpp"
@@ -66,7 +67,9 @@ static int run_sim(const Args& args) {
   flags.add_bool("listen", true, "each task listens on a free 127.0.0.1 port");
   flags.add_bool("check", false, "run one step across every task, then exit");
   add_runtime_flags(flags);
+  add_log_level_flag(flags);
   if (auto exit_code = flags.parse_command_line(args)) return *exit_code;
+  if (auto exit_code = apply_log_level_flag(flags, "sim")) return *exit_code;
   int64_t num_ps = flags.get_int("ps"), num_workers = flags.get_int("workers");
   if (num_ps < 0 || num_workers < 1 || num_ps + num_workers > 100000) {
     std::cerr << "troupe sim: --ps=" << num_ps << " --workers=" << num_workers

@@ -24,6 +24,7 @@
 #include "troupe/apps/cli/exit_code.hpp"
 #include "troupe/apps/cli/exit_now.hpp"
 #include "troupe/apps/cli/fashion_mnist.hpp"
+#include "troupe/apps/cli/log_level_flag.hpp"
 #include "troupe/apps/cli/runtime_flags.hpp"
 #include "troupe/apps/cli/stop_signals.hpp"
 #include "troupe/apps/training/monitored_session.hpp"
@@ -121,6 +122,7 @@ FlagSet train_flags() {
   FlagSet flags(*find_command_help("train"));
   add_cluster_flags(flags);
   add_runtime_flags(flags);
+  add_log_level_flag(flags);
   flags.add_string("data_dir", kDefaultFashionMnistDir, "where the Fashion-MNIST .gz files are");
   flags.add_string("checkpoint_dir", "train_logs", "checkpoints and TensorBoard logs");
   flags.add_string("hidden", "256,256", "hidden layer sizes");
@@ -172,6 +174,7 @@ static int run_train(const Args& args) {
   StopSignals stop_signals;  // before any thread starts, so that none is interrupted
   FlagSet flags = train_flags();
   if (auto exit_code = flags.parse_command_line(args)) return *exit_code;
+  if (auto exit_code = apply_log_level_flag(flags, "train")) return *exit_code;
   auto fail = [](const Status& status, int code = 1) {
     std::cerr << "troupe train: " << status.to_string() << "\n";
     return code;
@@ -284,7 +287,11 @@ static int run_train(const Args& args) {
           flags.get_int("log_every")),
       std::make_shared<ProgressHook>(
           m.global_step.ref, last_step,
-          std::vector<std::pair<std::string, Output>>{{"loss", m.loss}})};
+          std::vector<std::pair<std::string, Output>>{{"loss", m.loss}},
+          ProgressHook::Options{.style = ProgressHook::style_from_environment(),
+                                .every_secs = 0.5,
+                                .examples_per_step = examples_per_step,
+                                .prefix = "troupe train: "})};
   if (sync) {
     options.hooks.push_back(
         std::make_shared<SyncReplicasHook>(*sync_optimizer, is_chief, server->target(),

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -147,13 +149,19 @@ Status SummarySaverHook::end(Session&) {
 }
 
 ProgressHook::ProgressHook(Output global_step, int64_t last_step,
-                           std::vector<std::pair<std::string, Output>> shown, double every_secs,
+                           std::vector<std::pair<std::string, Output>> shown, Options options,
                            std::ostream& out)
     : global_step_(std::move(global_step)),
       last_step_(last_step),
       shown_(std::move(shown)),
-      timer_(0, every_secs),
+      options_(std::move(options)),
+      timer_(0, options_.every_secs),
       out_(out) {}
+
+ProgressHook::Style ProgressHook::style_from_environment() {
+  const char* protocol = std::getenv("TROUPE_PROGRESS_PROTOCOL");
+  return protocol != nullptr && std::string_view(protocol) == "1" ? Style::kLaunch : Style::kLines;
+}
 
 std::vector<Output> ProgressHook::before_run(RunContext&) {
   std::vector<Output> fetches = {global_step_};
@@ -164,15 +172,31 @@ std::vector<Output> ProgressHook::before_run(RunContext&) {
 
 Status ProgressHook::after_run(RunContext& context, const std::vector<Tensor>& values) {
   int64_t step = std::min(static_cast<int64_t>(scalar_value(values.at(0))) + 1, last_step_);
-  if (!timer_.should_trigger(step) && step < last_step_ && !context.stop_requested()) {
-    return Status::OK();
+  meter_.update(step);
+  bool last = step >= last_step_ || context.stop_requested();
+  if (options_.style == Style::kLaunch) {
+    if (!timer_.should_trigger(step) && !last) return Status::OK();
+    timer_.mark(step);
+  } else {
+    int tenth =
+        static_cast<int>(static_cast<__int128>(step) * 10 / std::max<int64_t>(last_step_, 1));
+    if ((tenth == last_tenth_ && !last) || step == printed_step_) return Status::OK();
+    last_tenth_ = tenth;
+    printed_step_ = step;
   }
-  timer_.mark(step);
   std::string text;
   for (size_t i = 0; i < shown_.size(); ++i) {
     text += fmt::format(" {}={}", shown_[i].first, format_scalar(values[i + 1]));
   }
-  out_ << "troupe-progress " << step << " " << last_step_ << text << std::endl;
+  if (options_.style == Style::kLaunch) {
+    out_ << "troupe-progress " << step << " " << last_step_ << text << std::endl;
+  } else {
+    int percent =
+        static_cast<int>(static_cast<__int128>(step) * 100 / std::max<int64_t>(last_step_, 1));
+    out_ << fmt::format("{}step {}/{} ({}%) {}{}", options_.prefix, step, last_step_, percent,
+                        meter_.summary(last_step_, options_.examples_per_step), text)
+         << std::endl;
+  }
   return Status::OK();
 }
 

@@ -1,6 +1,6 @@
 // The standard hooks of a MonitoredTrainingSession, as TensorFlow's: stop at a step, save
 // checkpoints, log tensors, fail on NaN loss, write TensorBoard summaries, and report
-// progress to `troupe launch`.
+// progress (to `troupe launch`, or as lines for a person).
 #pragma once
 
 #include <chrono>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "troupe/apps/training/formats/event_writer.hpp"
+#include "troupe/apps/training/progress_meter.hpp"
 #include "troupe/apps/training/saver.hpp"
 #include "troupe/apps/training/session_run_hook.hpp"
 
@@ -113,22 +114,42 @@ class SummarySaverHook : public SessionRunHook {
   bool due_ = false;
 };
 
-// Prints "troupe-progress <step> <last_step> <text>" lines, which `troupe launch` turns into
-// one progress bar, at most every `every_secs` seconds.
+// Reports the chief's progress through the job's `last_step` steps, in one of two styles:
+// - kLaunch: "troupe-progress <step> <last_step> <text>" lines at most every `every_secs`
+//   seconds, which `troupe launch` turns into one progress bar (docs/cli.md);
+// - kLines: lines for a person, at every tenth of the job and at its end:
+//   "<prefix>step 450/1000 (45%) [0:12<0:14, 37.5 steps/s, 4.80k examples/s] loss=0.512".
+// The text is " name=value" for each tensor of `shown`.
 class ProgressHook : public SessionRunHook {
  public:
+  enum class Style { kLaunch, kLines };
+  struct Options {
+    Style style = Style::kLaunch;
+    double every_secs = 0.5;        // kLaunch
+    int64_t examples_per_step = 0;  // kLines: > 0 adds examples/s
+    std::string prefix;             // kLines: what each line starts with
+  };
+
   ProgressHook(Output global_step, int64_t last_step,
-               std::vector<std::pair<std::string, Output>> shown, double every_secs = 0.5,
+               std::vector<std::pair<std::string, Output>> shown, Options options,
                std::ostream& out = std::cout);
   std::vector<Output> before_run(RunContext& context) override;
   Status after_run(RunContext& context, const std::vector<Tensor>& values) override;
+
+  // The style `troupe launch` asks its tasks for: kLaunch when TROUPE_PROGRESS_PROTOCOL=1 is in
+  // the environment, else kLines.
+  static Style style_from_environment();
 
  private:
   Output global_step_;
   int64_t last_step_;
   std::vector<std::pair<std::string, Output>> shown_;
+  Options options_;
   StepTimer timer_;
   std::ostream& out_;
+  ProgressMeter meter_;
+  int last_tenth_ = -1;        // kLines: the tenth of the job of the last line
+  int64_t printed_step_ = -1;  // kLines: its step
 };
 
 }  // namespace troupe

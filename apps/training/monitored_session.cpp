@@ -1,9 +1,9 @@
 // MonitoredTrainingSession: start-up (restore, initialise or wait), hooks, shutdown.
 #include "troupe/apps/training/monitored_session.hpp"
 
-#include <iostream>
 #include <thread>
 
+#include "troupe/graph/core/logging.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
@@ -160,7 +160,7 @@ StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Ou
 }
 
 Status MonitoredTrainingSession::recover(const Status& cause) {
-  std::cerr << "troupe: recovering the training session after: " << cause.to_string() << std::endl;
+  log_warning("recovering the training session after: {}", cause.to_string());
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.recovery_timeout_ms);
   Status last = cause;
@@ -189,8 +189,7 @@ Status MonitoredTrainingSession::recover(const Status& cause) {
       continue;
     }
     ++recoveries_;
-    std::cerr << "troupe: training session recovered"
-              << (restored_from_ ? " from " + *restored_from_ : std::string()) << std::endl;
+    log_info("training session recovered{}", restored_from_ ? " from " + *restored_from_ : "");
     return Status::OK();
   }
   return errors::Unavailable("could not recover the training session within {} ms: {}",

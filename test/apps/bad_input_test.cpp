@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <random>
+#include <regex>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -195,12 +196,8 @@ ForgedTensor forged_tensor(const std::string& how) {
   return forged;
 }
 
-BOOST_AUTO_TEST_CASE(malformed_payloads_inside_valid_messages) {
-  int port = value_or_throw(pick_free_port());
-  ChildProcess node({TROUPE_CLI, "node", "--insecure", "--max_message_bytes=65536",
-                     "--port=" + std::to_string(port)});
-  BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", 20000), node.output());
-
+// Sends the node at `port` tensors and a graph broken in every way; returns how many.
+size_t send_malformed_payloads(int port) {
   caf::actor_system_config config;
   config.load<caf::io::middleman>();
   config.add_message_type<ForgedTensor>("troupe.Tensor");
@@ -233,6 +230,15 @@ BOOST_AUTO_TEST_CASE(malformed_payloads_inside_valid_messages) {
   graph.words = 512;
   BOOST_TEST(refused(extend_graph_atom::value, graph));
   ++expected_lines;
+  return expected_lines;
+}
+
+BOOST_AUTO_TEST_CASE(malformed_payloads_inside_valid_messages) {
+  int port = value_or_throw(pick_free_port());
+  ChildProcess node({TROUPE_CLI, "node", "--insecure", "--max_message_bytes=65536",
+                     "--port=" + std::to_string(port)});
+  BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", 20000), node.output());
+  size_t expected_lines = send_malformed_payloads(port);
   // One line each, naming what was wrong.
   node.wait_for_count("troupe: dropped an incoming message: ", expected_lines, 10000);
   BOOST_TEST(
@@ -242,9 +248,28 @@ BOOST_AUTO_TEST_CASE(malformed_payloads_inside_valid_messages) {
              node.output());
   BOOST_TEST(testing::count_of(node.output(), "claims 32768 bytes but its message has") == 1u,
              node.output());
+  // Each a warning with the time and level.
+  std::regex logged(
+      R"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} warning troupe: dropped an incoming message: )");
+  BOOST_TEST(std::distance(std::sregex_iterator(node.output().begin(), node.output().end(), logged),
+                           std::sregex_iterator()) == static_cast<long>(expected_lines),
+             node.output());
   check_serves(port);
   auto result = node.stop(SIGTERM, 10000);
   BOOST_TEST(result.exit_code == 0, result.out);
+}
+
+BOOST_AUTO_TEST_CASE(log_level_error_hides_the_warnings) {
+  int port = value_or_throw(pick_free_port());
+  ChildProcess node(
+      {TROUPE_CLI, "node", "--insecure", "--log_level=error", "--port=" + std::to_string(port)});
+  BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", 20000), node.output());
+  // Each payload is refused before its answer comes back: any line would be written by then.
+  BOOST_TEST(send_malformed_payloads(port) > 0u);
+  check_serves(port);
+  auto result = node.stop(SIGTERM, 10000);
+  BOOST_TEST(result.exit_code == 0, result.out);
+  BOOST_TEST(testing::count_of(result.out, "dropped an incoming message") == 0u, result.out);
 }
 
 BOOST_AUTO_TEST_CASE(a_tls_node_survives_garbage_and_strangers) {

@@ -347,13 +347,22 @@ i=0; while [ $i -le 1000 ]; do echo "troupe-progress $i 1000 training"; i=$((i+5
 echo "after"
 )");
   BOOST_TEST(result.exit_code == 0, result.out);
-  std::vector<std::string> progress, expected;
+  std::vector<std::string> progress;
   for (const std::string& line : lines_of(result.out)) {
     if (line.rfind("progress:", 0) == 0) progress.push_back(line);
   }
-  for (int i = 0; i <= 1000; i += 100)
-    expected.push_back(fmt::format("progress: {}/1000 ({}%) training", i, i / 10));
-  BOOST_TEST(progress == expected, boost::test_tools::per_element());
+  // One line per tenth, with the elapsed time; the rate and ETA once a second report shows it.
+  BOOST_REQUIRE_MESSAGE(progress.size() == 11u, result.out);
+  BOOST_TEST(std::regex_match(
+                 progress[0],
+                 std::regex(R"(progress: 0/1000 \(0%\) \[\d+:\d\d<\?, \? steps/s\] training)")),
+             progress[0]);
+  for (int i = 1; i <= 10; ++i) {
+    std::regex line(fmt::format(
+        R"(progress: {}/1000 \({}%\) \[\d+:\d\d<\d+:\d\d, [0-9.]+[kMG]? steps/s\] training)",
+        i * 100, i * 10));
+    BOOST_TEST(std::regex_match(progress[i], line), progress[i]);
+  }
   // Malformed progress lines are ordinary output; valid ones are never echoed.
   BOOST_TEST(task_lines(result.out, "worker0") ==
                  (std::vector<std::string>{"troupe-progress x 10",
@@ -493,11 +502,14 @@ echo "troupe-progress 500 1000"
     waitpid(pid, nullptr, 0);
   }
   close(master);
-  // Drawn, cleared for the task's line, redrawn, updated in place, ended with a newline.
-  std::string bar25 = "\r[#####---------------]  25% 250/1000 warming up\033[K";
-  std::string expected = bar25 + "\r\033[K[worker0] a line\r\n" + bar25 +
-                         "\r[##########----------]  50% 500/1000\033[K\r\n";
-  BOOST_TEST(contains(out, expected), out);
+  // Drawn, cleared for the task's line, redrawn, updated in place (with the rate and ETA that a
+  // second report gives), ended with a newline.
+  std::string bar25 =
+      R"(\r\[#####---------------\]  25% 250/1000 \[\d+:\d\d<\?, \? steps/s\] warming up\x1b\[K)";
+  std::regex expected(
+      bar25 + R"(\r\x1b\[K\[worker0\] a line\r\n)" + bar25 +
+      R"(\r\[##########----------\]  50% 500/1000 \[\d+:\d\d<\d+:\d\d, [0-9.]+[kMG]? steps/s\]\x1b\[K\r\n)");
+  BOOST_TEST(std::regex_search(out, expected), out);
   BOOST_TEST(!contains(out, "progress:"), out);
   BOOST_TEST(contains(out, "troupe launch: done"), out);
 }
@@ -524,14 +536,21 @@ BOOST_AUTO_TEST_CASE(progress_lines_parse_strictly) {
 
 BOOST_AUTO_TEST_CASE(progress_renders_as_a_bar_or_a_log_line) {
   Progress p{450, 1000, "epoch 3"};
-  BOOST_TEST(cli::progress_bar(p, 200) == "[#########-----------]  45% 450/1000 epoch 3");
-  BOOST_TEST(cli::progress_bar({1000, 1000, ""}, 200) == "[####################] 100% 1000/1000");
-  BOOST_TEST(cli::progress_bar({0, 5, ""}, 200) == "[--------------------]   0% 0/5");
-  BOOST_TEST(cli::progress_bar(p, 25) == "[#########-----------]  4");
+  BOOST_TEST(cli::progress_bar(p, "", 200) == "[#########-----------]  45% 450/1000 epoch 3");
+  BOOST_TEST(cli::progress_bar({1000, 1000, ""}, "", 200) ==
+             "[####################] 100% 1000/1000");
+  BOOST_TEST(cli::progress_bar({0, 5, ""}, "", 200) == "[--------------------]   0% 0/5");
+  BOOST_TEST(cli::progress_bar(p, "", 25) == "[#########-----------]  4");
   // Cut before a multi-byte character, not inside it.
-  BOOST_TEST(cli::progress_bar({1, 2, "\u00e9t\u00e9"}, 33) == "[##########----------]  50% 1/2 ");
-  BOOST_TEST(cli::progress_log_line(p) == "progress: 450/1000 (45%) epoch 3");
-  BOOST_TEST(cli::progress_log_line({INT64_MAX, INT64_MAX, ""}) ==
+  BOOST_TEST(cli::progress_bar({1, 2, "\u00e9t\u00e9"}, "", 33) ==
+             "[##########----------]  50% 1/2 ");
+  std::string timing = "[0:12<0:14, 37.5 steps/s]";
+  BOOST_TEST(cli::progress_bar(p, timing, 200) ==
+             "[#########-----------]  45% 450/1000 [0:12<0:14, 37.5 steps/s] epoch 3");
+  BOOST_TEST(cli::progress_log_line(p, "") == "progress: 450/1000 (45%) epoch 3");
+  BOOST_TEST(cli::progress_log_line(p, timing) ==
+             "progress: 450/1000 (45%) [0:12<0:14, 37.5 steps/s] epoch 3");
+  BOOST_TEST(cli::progress_log_line({INT64_MAX, INT64_MAX, ""}, "") ==
              "progress: 9223372036854775807/9223372036854775807 (100%)");
 }
 

@@ -184,7 +184,8 @@ BOOST_AUTO_TEST_CASE(recovers_from_a_killed_ps) {
                              "restarting it (1 of 2)") != std::string::npos,
              result.out);
   BOOST_TEST(
-      result.out.find("[worker0] troupe: training session recovered from") != std::string::npos,
+      std::regex_search(result.out, std::regex(R"(\[worker0\] \S+ \S+ info troupe: training )"
+                                               R"(session recovered from)")),
       result.out);
   BOOST_TEST(accuracy_in(result.out) > 0.75, result.out);
   BOOST_TEST(result.out.find("troupe launch: done") != std::string::npos, result.out);

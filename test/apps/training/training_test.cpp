@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -218,6 +219,67 @@ BOOST_AUTO_TEST_CASE(the_chief_removes_unfinished_checkpoint_files_at_start) {
   Regression same_model;
   auto worker = value_or_throw(MonitoredTrainingSession::create(same_model.root, options));
   BOOST_TEST(fs::exists(dir.path() / "model.ckpt-41.npz.tmp"));
+}
+
+// Trains `steps` steps of the regression with `hook`.
+void train_with(const Regression& m, const Output& loss, int64_t steps,
+                std::shared_ptr<SessionRunHook> hook) {
+  auto server = value_or_throw(Server::create_local_server());
+  GradientDescentOptimizer sgd(0.2);
+  auto train = value_or_throw(sgd.minimize(m.root, loss, m.step.ref));
+  MonitoredTrainingSessionOptions options;
+  options.master = server->target();
+  options.hooks = {std::make_shared<StopAtStepHook>(m.step.ref, steps), std::move(hook)};
+  auto session = value_or_throw(MonitoredTrainingSession::create(m.root, options));
+  for (int i = 0; !session->should_stop(); ++i) {
+    BOOST_REQUIRE(session->run({}, Regression::batch(m, 8 * i, 8), {train}).ok());
+  }
+  BOOST_REQUIRE(session->close().ok());
+}
+
+BOOST_AUTO_TEST_CASE(progress_for_a_person_is_a_line_per_tenth_with_rate_and_eta) {
+  Regression m;
+  std::ostringstream out;
+  train_with(m, m.loss, 20,
+             std::make_shared<ProgressHook>(
+                 m.step.ref, 20, std::vector<std::pair<std::string, Output>>{{"loss", m.loss}},
+                 ProgressHook::Options{.style = ProgressHook::Style::kLines,
+                                       .every_secs = 0.5,
+                                       .examples_per_step = 8,
+                                       .prefix = "job: "},
+                 out));
+  std::vector<std::string> lines;
+  std::istringstream in(out.str());
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  // Steps 1 (the first), 2, 4, ..., 20: one line per tenth of 20 steps.
+  BOOST_REQUIRE_MESSAGE(lines.size() == 11u, out.str());
+  BOOST_TEST(
+      std::regex_match(
+          lines[0],
+          std::regex(R"(job: step 1/20 \(5%\) \[\d+:\d\d<\?, \? steps/s\] loss=[0-9.e+-]+)")),
+      lines[0]);
+  for (int i = 1; i <= 10; ++i) {
+    std::regex line(fmt::format(
+        R"(job: step {}/20 \({}%\) \[\d+:\d\d<\d+:\d\d, [0-9.]+[kMG]? steps/s, [0-9.]+[kMG]? examples/s\] loss=[0-9.e+-]+)",
+        2 * i, 10 * i));
+    BOOST_TEST(std::regex_match(lines[i], line), lines[i]);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(progress_for_launch_is_protocol_lines_throttled_in_time) {
+  Regression m;
+  std::ostringstream out;
+  // Every hour at most: the first report and the last.
+  train_with(
+      m, m.loss, 20,
+      std::make_shared<ProgressHook>(m.step.ref, 20, std::vector<std::pair<std::string, Output>>{},
+                                     ProgressHook::Options{.style = ProgressHook::Style::kLaunch,
+                                                           .every_secs = 3600,
+                                                           .examples_per_step = 0,
+                                                           .prefix = ""},
+                                     out));
+  BOOST_TEST(out.str() == "troupe-progress 1 20\ntroupe-progress 20 20\n");
 }
 
 BOOST_AUTO_TEST_CASE(nan_loss_fails_training) {
