@@ -5,8 +5,9 @@
 // the same MLP under replica_device_setter (variables round-robin on the ps tasks, compute on
 // the worker) and train it with between-graph replication: asynchronously by default, or
 // synchronously with --sync_replicas. Worker 0 is the chief: it initialises or restores the
-// model, writes checkpoints and TensorBoard summaries to --checkpoint_dir, reports progress
-// for `troupe launch`, and finally prints the test accuracy. SIGINT or SIGTERM stops a worker
+// model, writes checkpoints and TensorBoard summaries to --checkpoint_dir, evaluates on the test
+// set every --eval_every_steps (summaries in --checkpoint_dir/eval), reports progress (to
+// `troupe launch`, or as lines), and finally prints the test accuracy and loss. SIGINT or SIGTERM stops a worker
 // after its current step; the chief then writes a final checkpoint (as TensorFlow's
 // CheckpointSaverHook does at end) and exits with 128 + the signal. A second signal ends the
 // process at once.
@@ -100,10 +101,10 @@ StatusOr<std::shared_ptr<Optimizer>> make_optimizer(const std::string& name, dou
   return errors::InvalidArgument("--optimizer={}: expected adam, sgd, momentum or adagrad", name);
 }
 
-// Accuracy over a whole data set, in slices.
-StatusOr<double> evaluate(Session& session, const Model& m, const Dataset& data) {
+// Accuracy and mean loss over a whole data set, in slices.
+StatusOr<EvaluationHook::Results> evaluate(Session& session, const Model& m, const Dataset& data) {
   constexpr int64_t kSlice = 2000;
-  double right = 0;
+  double right = 0, loss = 0;
   for (int64_t begin = 0; begin < data.size(); begin += kSlice) {
     int64_t n = std::min(kSlice, data.size() - begin);
     Tensor images(DataType::kFloat, TensorShape{n, kFashionMnistPixels});
@@ -111,11 +112,14 @@ StatusOr<double> evaluate(Session& session, const Model& m, const Dataset& data)
                 images.total_bytes());
     Tensor labels(DataType::kInt64, TensorShape{n});
     std::memcpy(labels.raw_data(), data.labels.data<int64_t>() + begin, labels.total_bytes());
-    TROUPE_ASSIGN_OR_RETURN(std::vector<Tensor> accuracy,
-                            session.run({{m.images, images}, {m.labels, labels}}, {m.accuracy}));
-    right += accuracy.at(0).scalar<float>() * static_cast<double>(n);
+    TROUPE_ASSIGN_OR_RETURN(
+        std::vector<Tensor> values,
+        session.run({{m.images, images}, {m.labels, labels}}, {m.accuracy, m.loss}));
+    right += values.at(0).scalar<float>() * static_cast<double>(n);
+    loss += values.at(1).scalar<float>() * static_cast<double>(n);
   }
-  return right / static_cast<double>(data.size());
+  double size = static_cast<double>(data.size());
+  return EvaluationHook::Results{{"accuracy", right / size}, {"loss", loss / size}};
 }
 
 FlagSet train_flags() {
@@ -132,6 +136,8 @@ FlagSet train_flags() {
   flags.add_int("epochs", 15, "passes over the training set (all workers together)");
   flags.add_int("save_checkpoint_steps", 200, "global steps between checkpoints");
   flags.add_int("log_every", 200, "steps between loss/accuracy lines of the chief");
+  flags.add_int("eval_every_steps", 0,
+                "global steps between the chief's evaluations on the test set (0: one per epoch)");
   flags.add_bool("sync_replicas", false, "train synchronously (SyncReplicasOptimizer)");
   flags.add_int("replicas_to_aggregate", 0, "gradients per synchronous step (0: every worker)");
   flags.add_int("seed", 42, "seed of the initial weights and the data order");
@@ -196,6 +202,12 @@ static int run_train(const Args& args) {
   int64_t batch_size = flags.get_int("batch_size"), epochs = flags.get_int("epochs");
   if (batch_size < 1 || epochs < 1) {
     return fail(errors::InvalidArgument("--batch_size and --epochs must be >= 1"), 2);
+  }
+  if (flags.get_int("eval_every_steps") < 0) {
+    return fail(errors::InvalidArgument("--eval_every_steps={} is negative (expected steps >= 0; "
+                                        "0 evaluates once per epoch)",
+                                        flags.get_int("eval_every_steps")),
+                2);
   }
 
   std::optional<ServerDef> def = *configured;
@@ -277,7 +289,21 @@ static int run_train(const Args& args) {
   }
   options.checkpoint_dir = flags.get_string("checkpoint_dir");
   options.save_checkpoint_steps = flags.get_int("save_checkpoint_steps");
-  options.summaries = {{"loss", m.loss}, {"accuracy", m.accuracy}};
+  // TensorBoard: the batch's loss and accuracy, the learning rate, and (from the session)
+  // global_step/sec and examples/sec; evaluations on the test set go to <checkpoint_dir>/eval
+  // under the same tags, so TensorBoard draws them on the same charts.
+  options.summaries = {{"loss", m.loss},
+                       {"accuracy", m.accuracy},
+                       {"learning_rate", ops::Const(placed.with_op_name("learning_rate"),
+                                                    static_cast<float>(learning_rate))}};
+  options.examples_per_step = examples_per_step;
+  int64_t steps_per_epoch = std::max<int64_t>(1, train->size() / examples_per_step);
+  auto evaluation = std::make_shared<EvaluationHook>(
+      options.checkpoint_dir.empty() ? std::string() : options.checkpoint_dir + "/eval",
+      m.global_step.ref,
+      flags.get_int("eval_every_steps") > 0 ? flags.get_int("eval_every_steps") : steps_per_epoch,
+      [&m, &test](Session& session) { return evaluate(session, m, *test); },
+      "troupe train: test set ");
   options.hooks = {std::make_shared<StopAtStepHook>(m.global_step.ref, last_step),
                    std::make_shared<NanTensorHook>(m.loss)};
   options.chief_only_hooks = {
@@ -291,7 +317,8 @@ static int run_train(const Args& args) {
           ProgressHook::Options{.style = ProgressHook::style_from_environment(),
                                 .every_secs = 0.5,
                                 .examples_per_step = examples_per_step,
-                                .prefix = "troupe train: "})};
+                                .prefix = "troupe train: "}),
+      evaluation};
   if (sync) {
     options.hooks.push_back(
         std::make_shared<SyncReplicasHook>(*sync_optimizer, is_chief, server->target(),
@@ -345,10 +372,13 @@ static int run_train(const Args& args) {
     return 128 + signal;
   }
   if (is_chief) {
-    auto accuracy = evaluate(mts.session(), m, *test);
-    if (!accuracy.ok()) return fail(accuracy.status());
-    std::cout << fmt::format("troupe train: test accuracy {:.4f} ({} examples)", *accuracy,
-                             test->size())
+    auto reached = mts.session().run(m.global_step.ref);
+    if (!reached.ok()) return fail(reached.status());
+    auto results = evaluation->evaluate_now(mts.session(), reached->scalar<int64_t>(),
+                                            /*print_line=*/false);
+    if (!results.ok()) return fail(results.status());
+    std::cout << fmt::format("troupe train: test accuracy {:.4f}, test loss {:.4f} ({} examples)",
+                             results->at(0).second, results->at(1).second, test->size())
               << std::endl;
   }
   Status closed = mts.close();

@@ -111,11 +111,12 @@ Status NanTensorHook::after_run(RunContext& context, const std::vector<Tensor>& 
 
 SummarySaverHook::SummarySaverHook(std::string output_dir, Output global_step,
                                    std::vector<std::pair<std::string, Output>> scalars,
-                                   int64_t save_steps)
+                                   int64_t save_steps, int64_t examples_per_step)
     : output_dir_(std::move(output_dir)),
       global_step_(std::move(global_step)),
       scalars_(std::move(scalars)),
-      timer_(save_steps, 0) {}
+      timer_(save_steps, 0),
+      examples_per_step_(examples_per_step) {}
 
 Status SummarySaverHook::after_create_session(Session&) {
   if (writer_ != nullptr) return Status::OK();  // a recovered session keeps writing the file
@@ -141,11 +142,63 @@ Status SummarySaverHook::after_run(RunContext&, const std::vector<Tensor>& value
     TROUPE_RETURN_IF_ERROR(
         writer_->add_scalar(scalars_[i].first, step, scalar_value(values[i + 1])));
   }
+  double now = EventWriter::now();
+  if (last_save_ && step > last_save_->first && now > last_save_->second) {
+    double steps_per_sec =
+        static_cast<double>(step - last_save_->first) / (now - last_save_->second);
+    TROUPE_RETURN_IF_ERROR(writer_->add_scalar("global_step/sec", step, steps_per_sec));
+    if (examples_per_step_ > 0) {
+      TROUPE_RETURN_IF_ERROR(writer_->add_scalar(
+          "examples/sec", step, steps_per_sec * static_cast<double>(examples_per_step_)));
+    }
+  }
+  last_save_ = {step, now};
   return writer_->flush();
 }
 
 Status SummarySaverHook::end(Session&) {
   return writer_ ? writer_->flush() : Status::OK();
+}
+
+EvaluationHook::EvaluationHook(std::string output_dir, Output global_step, int64_t every_steps,
+                               Evaluate evaluate, std::string prefix, std::ostream& out)
+    : output_dir_(std::move(output_dir)),
+      global_step_(std::move(global_step)),
+      every_steps_(every_steps),
+      evaluate_(std::move(evaluate)),
+      prefix_(std::move(prefix)),
+      out_(out) {}
+
+Status EvaluationHook::after_create_session(Session&) {
+  // A recovered session keeps writing the file; no directory, no file.
+  if (writer_ != nullptr || output_dir_.empty()) return Status::OK();
+  TROUPE_ASSIGN_OR_RETURN(writer_,
+                          EventWriter::create(output_dir_, fmt::format(".{}", ::getpid())));
+  return Status::OK();
+}
+
+Status EvaluationHook::after_run(RunContext& context, const std::vector<Tensor>& values) {
+  if (every_steps_ <= 0) return Status::OK();
+  int64_t step = static_cast<int64_t>(scalar_value(values.at(0))) + 1;
+  int64_t last_seen = std::exchange(last_seen_step_, step);
+  if (last_seen < 0 || step / every_steps_ <= last_seen / every_steps_) return Status::OK();
+  return evaluate_now(context.session(), step).status();
+}
+
+StatusOr<EvaluationHook::Results> EvaluationHook::evaluate_now(Session& session, int64_t step,
+                                                               bool print_line) {
+  if (last_ && last_->first == step) return last_->second;  // the model is as it was
+  TROUPE_RETURN_IF_ERROR(after_create_session(session));
+  TROUPE_ASSIGN_OR_RETURN(Results results, evaluate_(session));
+  std::string line = fmt::format("{}evaluation at step {}:", prefix_, step);
+  for (const auto& [name, value] : results) {
+    if (writer_ != nullptr) TROUPE_RETURN_IF_ERROR(writer_->add_scalar(name, step, value));
+    line += fmt::format(" {}={:.4g}", name, value);
+  }
+  if (writer_ != nullptr) TROUPE_RETURN_IF_ERROR(writer_->flush());
+  if (print_line) out_ << line << std::endl;
+  last_ = {step, results};
+  return results;
 }
 
 ProgressHook::ProgressHook(Output global_step, int64_t last_step,

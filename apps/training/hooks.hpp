@@ -4,8 +4,10 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,11 +97,14 @@ class NanTensorHook : public SessionRunHook {
 };
 
 // Writes scalar summaries (tag -> scalar tensor) to TensorBoard event files in `output_dir`
-// every `save_steps` global steps.
+// every `save_steps` global steps. From the second save on it adds, as TensorFlow's
+// StepCounterHook does, "global_step/sec" since the save before, and "examples/sec" when
+// `examples_per_step` > 0.
 class SummarySaverHook : public SessionRunHook {
  public:
   SummarySaverHook(std::string output_dir, Output global_step,
-                   std::vector<std::pair<std::string, Output>> scalars, int64_t save_steps);
+                   std::vector<std::pair<std::string, Output>> scalars, int64_t save_steps,
+                   int64_t examples_per_step = 0);
   Status after_create_session(Session& session) override;
   std::vector<Output> before_run(RunContext& context) override;
   Status after_run(RunContext& context, const std::vector<Tensor>& values) override;
@@ -110,8 +115,46 @@ class SummarySaverHook : public SessionRunHook {
   Output global_step_;
   std::vector<std::pair<std::string, Output>> scalars_;
   StepTimer timer_;
+  int64_t examples_per_step_;
   std::unique_ptr<EventWriter> writer_;
-  bool due_ = false;
+  std::optional<std::pair<int64_t, double>> last_save_;  // step and wall time
+};
+
+// Evaluates the model, through `evaluate`, when a step after the first it sees reaches a
+// multiple of `every_steps` (in steps of several workers, the first step past it; never when
+// `every_steps` <= 0), and whenever evaluate_now() is called (at the end
+// of training, say). Each result — named scalars such as {"accuracy", 0.87}, {"loss", 0.36} — is
+// written to TensorBoard event files in `output_dir` at the global step, and printed as one line:
+// "<prefix>evaluation at step 469: accuracy=0.8123 loss=0.512" (no files when `output_dir` is
+// ""). As TensorFlow's Estimator
+// writes evaluations to <model_dir>/eval with the training summaries' tags, TensorBoard shows
+// them as a run of their own, on the same charts as training's.
+class EvaluationHook : public SessionRunHook {
+ public:
+  using Results = std::vector<std::pair<std::string, double>>;
+  using Evaluate = std::function<StatusOr<Results>(Session&)>;
+
+  EvaluationHook(std::string output_dir, Output global_step, int64_t every_steps, Evaluate evaluate,
+                 std::string prefix = "", std::ostream& out = std::cout);
+  Status after_create_session(Session& session) override;
+  std::vector<Output> before_run(RunContext& context) override { return {global_step_}; }
+  Status after_run(RunContext& context, const std::vector<Tensor>& values) override;
+
+  // Evaluates at global step `step` now, writes (and unless told not to, prints) the results,
+  // and returns them; at
+  // the step of the latest evaluation, returns its results again without evaluating.
+  StatusOr<Results> evaluate_now(Session& session, int64_t step, bool print_line = true);
+
+ private:
+  std::string output_dir_;
+  Output global_step_;
+  int64_t every_steps_;  // <= 0: only evaluate_now()
+  int64_t last_seen_step_ = -1;
+  Evaluate evaluate_;
+  std::string prefix_;
+  std::ostream& out_;
+  std::unique_ptr<EventWriter> writer_;              // none when output_dir is ""
+  std::optional<std::pair<int64_t, Results>> last_;  // the latest evaluation
 };
 
 // Reports the chief's progress through the job's `last_step` steps, in one of two styles:

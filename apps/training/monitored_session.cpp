@@ -47,8 +47,9 @@ StatusOr<std::unique_ptr<MonitoredTrainingSession>> MonitoredTrainingSession::cr
           opt.checkpoint_dir, mts->saver_, global_step.ref, opt.save_checkpoint_steps,
           opt.save_checkpoint_secs));
       if (!opt.summaries.empty()) {
-        mts->hooks_.push_back(std::make_shared<SummarySaverHook>(
-            opt.checkpoint_dir, global_step.ref, opt.summaries, opt.save_summaries_steps));
+        mts->hooks_.push_back(
+            std::make_shared<SummarySaverHook>(opt.checkpoint_dir, global_step.ref, opt.summaries,
+                                               opt.save_summaries_steps, opt.examples_per_step));
       }
     }
   }

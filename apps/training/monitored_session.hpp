@@ -37,8 +37,9 @@ struct MonitoredTrainingSessionOptions {
   double save_checkpoint_secs = 600;  // used when save_checkpoint_steps is 0
   int64_t save_summaries_steps = 100;
   int max_checkpoints_to_keep = 5;
-  // Scalars written to TensorBoard (tag, scalar tensor) by the chief.
+  // Scalars written to TensorBoard (tag, scalar tensor) by the chief, with global_step/sec.
   std::vector<std::pair<std::string, Output>> summaries;
+  int64_t examples_per_step = 0;  // > 0: the summaries also get examples/sec
   std::vector<std::shared_ptr<SessionRunHook>> hooks;
   std::vector<std::shared_ptr<SessionRunHook>> chief_only_hooks;
   std::optional<SessionConfig> config;

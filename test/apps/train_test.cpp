@@ -6,11 +6,13 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <regex>
 
 #include <boost/test/unit_test.hpp>
 
 #include "apps/child_process.hpp"
+#include "apps/training/event_scalars.hpp"
 #include "temp_files.hpp"
 #include "troupe/apps/cli/fashion_mnist.hpp"
 #include "troupe/apps/training/saver.hpp"
@@ -21,6 +23,8 @@ using testing::TempDir;
 namespace fs = std::filesystem;
 using testing::ChildProcess;
 using testing::run_process;
+using testing::scalars_in;
+using testing::steps_of;
 
 namespace {
 
@@ -97,6 +101,33 @@ BOOST_AUTO_TEST_CASE(in_one_process) {
   BOOST_TEST(accuracy_in(result.out) > 0.75, result.out);
   BOOST_TEST(fs::exists(dir.path() / "checkpoint"));
   BOOST_TEST(fs::exists(dir.path() / "model.ckpt-240.npz"));  // 2 * 60000 / 500
+
+  // TensorBoard: the training scalars with the learning rate and rates, and an evaluation on the
+  // test set per epoch in eval/ under the same tags; the last one is the result printed.
+  auto scalars = scalars_in(dir.path());
+  for (const char* tag : {"loss", "accuracy", "learning_rate", "global_step/sec", "examples/sec"}) {
+    BOOST_TEST(!scalars[tag].empty(), tag);
+  }
+  for (const auto& event : scalars["learning_rate"])
+    BOOST_TEST(event.value == 0.0005f);
+  auto evaluations = scalars_in(dir.path() / "eval");
+  for (const char* tag : {"accuracy", "loss"}) {
+    BOOST_TEST(steps_of(evaluations[tag]) == (std::vector<int64_t>{120, 240}),
+               boost::test_tools::per_element());
+  }
+  BOOST_TEST(evaluations["accuracy"].back().value == static_cast<float>(accuracy_in(result.out)),
+             boost::test_tools::tolerance(1e-4f));
+  BOOST_TEST(
+      std::regex_search(result.out, std::regex(R"(troupe train: test set evaluation at step 120: )"
+                                               R"(accuracy=0\.[0-9]+ loss=[0-9.]+\n)")),
+      result.out);
+  // Run by hand, progress is lines for a person: a tenth of the job each.
+  BOOST_TEST(
+      std::regex_search(result.out, std::regex(R"(troupe train: step 120/240 \(50%\) )"
+                                               R"(\[\d+:\d\d<\d+:\d\d, [0-9.]+[kM]? steps/s, )"
+                                               R"([0-9.]+[kM]? examples/s\] loss=)")),
+      result.out);
+  BOOST_TEST(result.out.find("troupe-progress") == std::string::npos, result.out);
 }
 
 BOOST_AUTO_TEST_CASE(as_a_launched_cluster_and_resumed) {
@@ -247,6 +278,11 @@ BOOST_AUTO_TEST_CASE(bad_inputs_are_one_line_errors) {
   refused({"--hidden=256,0"}, "--hidden=256,0: '0' is not a layer size >= 1");
   refused({"--learning_rate=fast"}, "--learning_rate=fast is not a number");
   refused({"--epochs=0"}, "--batch_size and --epochs must be >= 1");
+  refused({"--eval_every_steps=-1"},
+          "--eval_every_steps=-1 is negative (expected steps >= 0; 0 evaluates once per epoch)");
+  refused({"--log_level=loud"},
+          "troupe train: --log_level: unknown log level 'loud' (expected "
+          "debug, info, warning, error or off)");
   refused({"--data_dir=/nonexistent"}, "sudo apt-get install dataset-fashion-mnist");
   refused({"--worker_hosts=127.0.0.1:1", "--evaluator_hosts=127.0.0.1:2", "--job_name=evaluator"},
           "job 'evaluator' has no part in training");

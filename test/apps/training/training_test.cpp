@@ -4,12 +4,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <thread>
 
 #include <boost/test/unit_test.hpp>
 
+#include "apps/training/event_scalars.hpp"
 #include "status_checks.hpp"
 #include "temp_files.hpp"
 #include "troupe/actors/local_cluster.hpp"
@@ -25,6 +27,8 @@ namespace troupe {
 using testing::TempDir;
 namespace fs = std::filesystem;
 using testing::check_error;
+using testing::scalars_in;
+using testing::steps_of;
 
 namespace {
 
@@ -280,6 +284,82 @@ BOOST_AUTO_TEST_CASE(progress_for_launch_is_protocol_lines_throttled_in_time) {
                                                            .prefix = ""},
                                      out));
   BOOST_TEST(out.str() == "troupe-progress 1 20\ntroupe-progress 20 20\n");
+}
+
+BOOST_AUTO_TEST_CASE(summaries_get_steps_and_examples_per_second) {
+  TempDir dir;
+  Regression m;
+  auto server = value_or_throw(Server::create_local_server());
+  GradientDescentOptimizer sgd(0.2);
+  auto train = value_or_throw(sgd.minimize(m.root, m.loss, m.step.ref));
+  MonitoredTrainingSessionOptions options;
+  options.master = server->target();
+  options.checkpoint_dir = dir.path().string();
+  options.summaries = {{"loss", m.loss}};
+  options.save_summaries_steps = 5;
+  options.examples_per_step = 8;
+  options.hooks = {std::make_shared<StopAtStepHook>(m.step.ref, 12)};
+  auto session = value_or_throw(MonitoredTrainingSession::create(m.root, options));
+  for (int i = 0; !session->should_stop(); ++i) {
+    BOOST_REQUIRE(session->run({}, Regression::batch(m, 8 * i, 8), {train}).ok());
+  }
+  BOOST_REQUIRE(session->close().ok());
+  auto scalars = scalars_in(dir.path());
+  // Saves at steps 1, 6 and 11; the rates from the second save on.
+  BOOST_TEST(steps_of(scalars["loss"]) == (std::vector<int64_t>{1, 6, 11}),
+             boost::test_tools::per_element());
+  BOOST_TEST(steps_of(scalars["global_step/sec"]) == (std::vector<int64_t>{6, 11}),
+             boost::test_tools::per_element());
+  BOOST_REQUIRE(scalars["examples/sec"].size() == 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    float steps_per_sec = scalars["global_step/sec"][i].value;
+    BOOST_TEST(steps_per_sec > 0);
+    BOOST_TEST(scalars["examples/sec"][i].value == 8 * steps_per_sec,
+               boost::test_tools::tolerance(1e-5f));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(evaluations_are_written_printed_and_not_repeated) {
+  TempDir dir;
+  Regression m;
+  auto server = value_or_throw(Server::create_local_server());
+  GradientDescentOptimizer sgd(0.2);
+  auto train = value_or_throw(sgd.minimize(m.root, m.loss, m.step.ref));
+  int calls = 0;
+  auto evaluate = [&](Session& session) -> StatusOr<EvaluationHook::Results> {
+    ++calls;
+    TROUPE_ASSIGN_OR_RETURN(Tensor w, session.run(m.w.ref));
+    return EvaluationHook::Results{{"w0", w.data<double>()[0]}, {"calls", calls}};
+  };
+  std::ostringstream out;
+  auto hook = std::make_shared<EvaluationHook>((dir.path() / "eval").string(), m.step.ref, 5,
+                                               evaluate, "job: ", out);
+  MonitoredTrainingSessionOptions options;
+  options.master = server->target();
+  options.hooks = {std::make_shared<StopAtStepHook>(m.step.ref, 12), hook};
+  auto session = value_or_throw(MonitoredTrainingSession::create(m.root, options));
+  for (int i = 0; !session->should_stop(); ++i) {
+    BOOST_REQUIRE(session->run({}, Regression::batch(m, 8 * i, 8), {train}).ok());
+  }
+  // At the multiples of 5 after the first step.
+  BOOST_TEST(calls == 2);
+  std::regex lines(R"(job: evaluation at step 5: w0=[0-9.e+-]+ calls=1\n)"
+                   R"(job: evaluation at step 10: w0=[0-9.e+-]+ calls=2\n)");
+  BOOST_TEST(std::regex_match(out.str(), lines), out.str());
+  std::string printed = out.str();
+  // At the step of the last evaluation the model is as it was: no new one.
+  auto again = value_or_throw(hook->evaluate_now(session->session(), 10));
+  BOOST_TEST(calls == 2);
+  BOOST_TEST(again.at(1).second == 2);
+  auto last = value_or_throw(hook->evaluate_now(session->session(), 12, /*print_line=*/false));
+  BOOST_TEST(calls == 3);
+  BOOST_TEST(last.at(0).second == values_of(session->session(), m.w.ref).at(0));
+  BOOST_TEST(out.str() == printed);
+  BOOST_REQUIRE(session->close().ok());
+  auto scalars = scalars_in(dir.path() / "eval");
+  BOOST_TEST(steps_of(scalars["w0"]) == (std::vector<int64_t>{5, 10, 12}),
+             boost::test_tools::per_element());
+  BOOST_TEST(scalars["w0"].back().value == static_cast<float>(last.at(0).second));
 }
 
 BOOST_AUTO_TEST_CASE(nan_loss_fails_training) {
