@@ -6,11 +6,14 @@
 #include <cstdio>
 #include <fstream>
 
+#include <caf/all.hpp>
+
 #include "apps/child_process.hpp"
 #include "free_ports.hpp"
 #include "status_checks.hpp"
 #include "temp_files.hpp"
 #include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/server.hpp"
 #include "troupe/apps/cli/metrics_role.hpp"
 
 namespace troupe {
@@ -86,6 +89,30 @@ BOOST_AUTO_TEST_CASE(the_node_binary_runs_the_role_for_its_job) {
   worker->stop();
   BOOST_TEST(node.stop(SIGTERM, 10000).exit_code == 0);
   std::remove(file.c_str());
+}
+
+// A user's node binary (test/apps/programs/own_metrics_node.cpp) with a role of its own named
+// "metrics": it serves that role, not troupe's example, and nothing clashes.
+BOOST_AUTO_TEST_CASE(a_users_own_role_named_metrics_is_served) {
+  ClusterSpec spec = testing::free_port_cluster({{"worker", 1}, {"metrics", 1}});
+  testing::TempDir dir;
+  std::string file = dir.file("cluster.json");
+  testing::write_file(file, spec.to_json());
+  testing::ChildProcess node(
+      {OWN_METRICS_NODE, "--insecure", "--cluster_file=" + file, "--job_name=metrics"});
+  BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", 20000), node.output());
+  auto worker =
+      value_or_throw(Server::create(value_or_throw(ServerDef::create(spec, "worker", 0))));
+  caf::actor role = value_or_throw(worker->find_role("metrics", 0));
+  caf::scoped_actor self(worker->system());
+  std::string answer;
+  self->request(role, std::chrono::seconds(10), std::string("hello"))
+      .receive([&](const std::string& text) { answer = text; },
+               [&](const caf::error& error) { answer = worker->system().render(error); });
+  BOOST_TEST(answer == "own metrics role of /job:metrics/replica:0/task:0: hello");
+  worker->stop();
+  auto result = node.stop(SIGTERM, 10000);
+  BOOST_TEST(result.exit_code == 0, result.out);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
