@@ -7,8 +7,8 @@
 // synchronously with --sync_replicas. Worker 0 is the chief: it initialises or restores the
 // model, writes checkpoints and TensorBoard summaries to --checkpoint_dir, evaluates on the test
 // set every --eval_every_steps (summaries in --checkpoint_dir/eval), reports progress (to
-// `troupe launch`, or as lines), and finally prints the test accuracy and loss. SIGINT or SIGTERM stops a worker
-// after its current step; the chief then writes a final checkpoint (as TensorFlow's
+// `troupe launch`, or as lines), and finally prints the test accuracy and loss. SIGINT or SIGTERM
+// stops a worker after its current step; the chief then writes a final checkpoint (as TensorFlow's
 // CheckpointSaverHook does at end) and exits with 128 + the signal. A second signal ends the
 // process at once.
 #include <pthread.h>
