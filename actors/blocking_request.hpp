@@ -5,10 +5,13 @@
 // passes (DeadlineExceeded), or when the destination dies or its node becomes unreachable
 // (Unavailable) — never later. A destination in this process is asked through a reply sink
 // (actors/reply_sink.hpp): the answer reaches the caller without an actor being scheduled. One
-// in another process is asked by a short-lived helper actor that also sends it heartbeats every
-// ClientHeartbeats::interval while the wait lasts: one that freezes (its connection stays open
-// but nothing answers) is Unavailable after ClientHeartbeats::timeout
-// (RuntimeOptions::client_heartbeat_interval / _timeout).
+// in another process is asked by a short-lived helper actor that also sends its process
+// heartbeats every ClientHeartbeats::interval while the wait lasts: one that freezes (its
+// connection stays open but nothing answers) is Unavailable after ClientHeartbeats::timeout
+// (RuntimeOptions::client_heartbeat_interval / _timeout). The heartbeats go to the destination
+// itself, or to another actor of its process that answers them at once: an actor handles one
+// message at a time, so a destination busy with the request (a master session importing a
+// large graph) would leave them waiting behind it and seem dead.
 #pragma once
 
 #include <chrono>
@@ -81,14 +84,20 @@ StatusOr<T> local_request(caf::actor_system& system, const caf::actor& dest, caf
 
 // Sends `message...` to `dest` and waits up to `timeout` (caf::infinite is safe: a dead or
 // unreachable destination ends the wait) for a reply of type T (caf::unit_t for an empty
-// reply). `what` names the call in errors.
+// reply), sending heartbeats to `heartbeat_target`, an actor of dest's process (or dest
+// itself). `what` names the call in errors.
 template <class T, class... Message>
-StatusOr<T> blocking_request(caf::actor_system& system, const caf::actor& dest,
-                             caf::duration timeout, const std::string& what, Message... message) {
+StatusOr<T> blocking_request_with_heartbeats(caf::actor_system& system, const caf::actor& dest,
+                                             const caf::actor& heartbeat_target,
+                                             caf::duration timeout, const std::string& what,
+                                             Message... message) {
   if (dest == nullptr) return errors::Unavailable("{}: the actor is gone", what);
   if (dest.node() == system.node()) {
     return local_request<T>(system, dest, timeout, what, std::move(message)...);
   }
+  caf::actor heartbeats_to = heartbeat_target != nullptr && heartbeat_target.node() == dest.node()
+                                 ? heartbeat_target
+                                 : dest;
   const ClientHeartbeats heartbeats = client_heartbeats(system);
   auto result = std::make_shared<std::promise<StatusOr<T>>>();
   auto answered = result->get_future();
@@ -118,7 +127,7 @@ StatusOr<T> blocking_request(caf::actor_system& system, const caf::actor& dest,
           self->delayed_send(self, heartbeats.interval, heartbeat_tick_atom::value);
         }
         auto heartbeat = [=] {
-          self->request(dest, heartbeats.timeout, heartbeat_atom::value)
+          self->request(heartbeats_to, heartbeats.timeout, heartbeat_atom::value)
               .then(
                   [=] {
                     self->delayed_send(self, heartbeats.interval, heartbeat_tick_atom::value);
@@ -143,6 +152,14 @@ StatusOr<T> blocking_request(caf::actor_system& system, const caf::actor& dest,
       result);
   poll_before_blocking(answered, kSpinBeforeBlocking);
   return answered.get();
+}
+
+// blocking_request_with_heartbeats with the heartbeats sent to `dest` itself.
+template <class T, class... Message>
+StatusOr<T> blocking_request(caf::actor_system& system, const caf::actor& dest,
+                             caf::duration timeout, const std::string& what, Message... message) {
+  return blocking_request_with_heartbeats<T>(system, dest, dest, timeout, what,
+                                             std::move(message)...);
 }
 
 }  // namespace troupe

@@ -36,7 +36,8 @@ struct RuntimeOptions {
   // alive every client_heartbeat_interval, and fails the wait with Unavailable when no answer
   // comes within client_heartbeat_timeout (0: no heartbeats; a dead process is still noticed
   // when its connection closes). A heartbeat travels on the same connection as the request:
-  // the timeout must cover sending a large graph or tensor on a slow link.
+  // the timeout must cover sending the largest feed or fetch tensor on a slow link (a session
+  // sends graphs in pieces of about 1 MiB; docs/reliability.md).
   std::chrono::milliseconds client_heartbeat_interval{1000};
   std::chrono::milliseconds client_heartbeat_timeout{4000};
 

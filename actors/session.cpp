@@ -2,7 +2,10 @@
 #include "troupe/actors/session.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
+#include <type_traits>
+#include <variant>
 
 #include <caf/io/all.hpp>
 
@@ -21,6 +24,38 @@ namespace {
 const caf::duration kControlTimeout{std::chrono::seconds(60)};
 // Extra time the client waits beyond a step's own deadline for the server's verdict.
 constexpr auto kDeadlineGrace = std::chrono::seconds(10);
+// New nodes go to the server in requests of about this many bytes each (a node bigger than
+// this, a large constant, goes alone).
+constexpr size_t kExtendPieceBytes = size_t{1} << 20;
+
+// About how many bytes `node` takes in a message: its strings and its attributes' values.
+size_t approximate_bytes(const NodeDef& node) {
+  size_t bytes = 64 + node.name.size() + node.op.size() + node.device.size();
+  for (const std::string& input : node.inputs)
+    bytes += 8 + input.size();
+  for (const auto& [key, value] : node.attrs) {
+    bytes += 16 + key.size();
+    std::visit(
+        [&](const auto& held) {
+          using T = std::decay_t<decltype(held)>;
+          if constexpr (std::is_same_v<T, Tensor>) {
+            bytes += held.total_bytes();
+          } else if constexpr (std::is_same_v<T, std::string>) {
+            bytes += held.size();
+          } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+            for (const std::string& text : held)
+              bytes += 8 + text.size();
+          } else if constexpr (std::is_same_v<T, std::vector<PartialShape>>) {
+            for (const PartialShape& shape : held)
+              bytes += 8 + 8 * static_cast<size_t>(std::max(shape.rank(), 0));
+          } else if constexpr (requires { held.size(); }) {
+            bytes += 8 * held.size();
+          }
+        },
+        value.storage());
+  }
+  return bytes;
+}
 
 }  // namespace
 
@@ -35,6 +70,9 @@ struct Session::Impl {
   // its session on the server closes and its steps are cancelled.
   caf::actor client;
   caf::actor master_session;
+  // The server's task actor, in the master session's process: it answers the client's
+  // heartbeats while the master session is busy (importing a large graph).
+  caf::actor task;
   // The session's default step timeout, when the client gave a config (0: none or the
   // server's default, which the server enforces).
   int64_t operation_timeout_ms = 0;
@@ -108,6 +146,7 @@ StatusOr<Session> Session::create(const std::string& target, std::optional<Sessi
   auto impl = std::make_unique<Impl>();
   impl->runtime = task.runtime;
   impl->target = target;
+  impl->task = task.task;
   caf::actor_system& system = impl->runtime->system();
   // The argument is unused: CAF 0.17 dereferences a null tuple pointer when a function actor
   // is spawned without arguments (undefined behaviour that UBSan reports).
@@ -146,9 +185,9 @@ Session::~Session() {
 
 Status Session::close() {
   if (impl_->closed.exchange(true)) return Status::OK();
-  auto closed = blocking_request<caf::unit_t>(impl_->runtime->system(), impl_->master_session,
-                                              kControlTimeout, "closing the session",
-                                              close_session_atom::value);
+  auto closed = blocking_request_with_heartbeats<caf::unit_t>(
+      impl_->runtime->system(), impl_->master_session, impl_->task, kControlTimeout,
+      "closing the session", close_session_atom::value);
   // A session whose server is already gone is closed all the same.
   if (!closed.ok() && closed.status().code() != Code::kUnavailable) return closed.status();
   return Status::OK();
@@ -162,9 +201,9 @@ Status Session::extend_within(const GraphDef& graph, std::chrono::milliseconds t
                               const std::string& why) {
   if (impl_->closed) return errors::FailedPrecondition("the session is closed");
   caf::duration wait = timeout.count() > 0 ? caf::duration(timeout) : kControlTimeout;
-  auto extended = blocking_request<caf::unit_t>(impl_->runtime->system(), impl_->master_session,
-                                                wait, "extending the session's graph" + why,
-                                                extend_graph_atom::value, graph);
+  auto extended = blocking_request_with_heartbeats<caf::unit_t>(
+      impl_->runtime->system(), impl_->master_session, impl_->task, wait,
+      "extending the session's graph" + why, extend_graph_atom::value, graph);
   return extended.status();
 }
 
@@ -200,9 +239,9 @@ Status Session::run_step(const std::vector<std::pair<std::string, Tensor>>& feed
   if (timeout_ms > 0) {
     wait = caf::duration(std::chrono::milliseconds(timeout_ms) + kDeadlineGrace);
   }
-  auto response = blocking_request<RunStepResponse>(impl_->runtime->system(), impl_->master_session,
-                                                    wait, "running a step on " + impl_->target,
-                                                    run_step_atom::value, std::move(request));
+  auto response = blocking_request_with_heartbeats<RunStepResponse>(
+      impl_->runtime->system(), impl_->master_session, impl_->task, wait,
+      "running a step on " + impl_->target, run_step_atom::value, std::move(request));
   if (!response.ok()) return response.status();
   if (outputs != nullptr) *outputs = std::move(response->fetches);
   if (metadata != nullptr) *metadata = std::move(response->metadata);
@@ -217,10 +256,38 @@ Status Session::sync_graph(const Graph& graph, int64_t timeout_ms) {
         "this session runs another graph; a session is bound to one graph (open a new Session)");
   }
   if (graph.num_nodes() == impl_->sent_nodes) return Status::OK();
-  TROUPE_RETURN_IF_ERROR(extend_within(
-      graph.to_graph_def(impl_->sent_nodes), std::chrono::milliseconds(timeout_ms),
-      timeout_ms > 0 ? fmt::format(" (within the step's timeout of {} ms)", timeout_ms) : ""));
-  impl_->sent_nodes = graph.num_nodes();
+  auto start = std::chrono::steady_clock::now();
+  std::string why =
+      timeout_ms > 0 ? fmt::format(" (within the step's timeout of {} ms)", timeout_ms) : "";
+  // The new nodes go in pieces of about kExtendPieceBytes, each a request of its own, in the
+  // order they were made (a node's inputs come before it). So neither the connection nor the
+  // server's network thread nor the master session is ever busy with more than one piece, and a
+  // heartbeat never waits behind a whole large graph.
+  GraphDef fresh = graph.to_graph_def(impl_->sent_nodes);
+  size_t total = fresh.nodes.size();
+  for (size_t next = 0; next < total;) {
+    GraphDef piece;
+    piece.version = fresh.version;
+    for (size_t bytes = 0; next < total;) {
+      size_t node_bytes = approximate_bytes(fresh.nodes[next]);
+      if (!piece.nodes.empty() && bytes + node_bytes > kExtendPieceBytes) break;
+      bytes += node_bytes;
+      piece.nodes.push_back(std::move(fresh.nodes[next++]));
+    }
+    auto left = std::chrono::milliseconds(0);  // none: each piece gets the control timeout
+    if (timeout_ms > 0) {
+      left = std::chrono::milliseconds(timeout_ms) -
+             std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::steady_clock::now() - start);
+      if (left.count() <= 0) {
+        return errors::DeadlineExceeded(
+            "extending the session's graph{}: the time ran out with {} of {} new nodes sent", why,
+            next - piece.nodes.size(), total);
+      }
+    }
+    TROUPE_RETURN_IF_ERROR(extend_within(piece, left, why));
+    impl_->sent_nodes += static_cast<int>(piece.nodes.size());
+  }
   return Status::OK();
 }
 

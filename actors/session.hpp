@@ -66,11 +66,12 @@ class Session {
              std::vector<Tensor>* outputs, const RunOptions& options = {},
              RunMetadata* metadata = nullptr);
 
-  // Adds nodes to the session's graph (all or nothing).
+  // Adds nodes to the session's graph (all or nothing), in one message.
   Status extend(const GraphDef& graph);
 
   // Builder-API runs (TensorFlow's ClientSession::Run): they send the new nodes of the
-  // outputs' graph first. InvalidArgument for an invalid Output (its op failed: see
+  // outputs' graph first, in pieces of about 1 MiB (so that heartbeats never wait behind a
+  // whole large graph; docs/reliability.md). InvalidArgument for an invalid Output (its op failed: see
   // Scope::status()), for outputs of two graphs, or for a run with nothing to fetch or run.
   StatusOr<Tensor> run(const Output& fetch);
   StatusOr<std::vector<Tensor>> run(const std::vector<Output>& fetches);

@@ -301,6 +301,49 @@ BOOST_AUTO_TEST_CASE(a_clients_heartbeat_timeout_is_configurable) {
   BOOST_TEST(ms < 2 * 1200, "noticed after " << ms << " ms");
 }
 
+// A master session handles one message at a time, so while it imports a large graph a
+// heartbeat sent to it would wait behind the import, and a busy server would seem dead. The
+// client's heartbeats go to the server's task actor instead: an import that takes many times
+// the heartbeat timeout succeeds.
+BOOST_AUTO_TEST_CASE(a_server_busy_importing_a_large_graph_still_answers_heartbeats) {
+  int port = value_or_throw(pick_free_port());
+  std::string target = "troupe://127.0.0.1:" + std::to_string(port);
+  ChildProcess node({TROUPE_CLI, "node", "--insecure", "--port=" + std::to_string(port)});
+  BOOST_REQUIRE_MESSAGE(node.wait_for("serving at", kStartMs), node.output());
+  // The first run of a graph of 120,002 nodes (sent, imported, then a step that only fetches
+  // `probe`) on a session of a runtime with `options`; returns how long it took, in ms.
+  auto first_run_ms = [&](const RuntimeOptions& options) -> int64_t {
+    auto runtime = value_or_throw(Runtime::create(options));
+    Session session = value_or_throw(Session::create(target, std::nullopt, runtime));
+    Scope root = Scope::new_root();
+    Output sum = ops::Const(root, 0.0f);
+    for (int i = 0; i < 60000; ++i)
+      sum = ops::Add(root, sum, ops::Const(root, 1.0f));
+    Output probe = ops::Const(root, 7.0f);
+    BOOST_REQUIRE(root.ok());
+    auto since = Clock::now();
+    Tensor out;
+    Status ran = testing::status_of([&] { out = value_or_throw(session.run(probe)); });
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since).count();
+    BOOST_REQUIRE_MESSAGE(ran.ok(), ran.to_string());
+    BOOST_TEST(out.scalar<float>() == 7.0f);
+    return ms;
+  };
+  RuntimeOptions quiet;
+  quiet.client_heartbeat_timeout = std::chrono::milliseconds(0);  // no heartbeats
+  int64_t baseline_ms = first_run_ms(quiet);
+  RuntimeOptions eager;
+  eager.client_heartbeat_interval = std::chrono::milliseconds(20);
+  eager.client_heartbeat_timeout = std::chrono::milliseconds(100);
+  int64_t ms = first_run_ms(eager);
+  BOOST_TEST_MESSAGE("the first run took " << ms << " ms with heartbeats, " << baseline_ms
+                                           << " ms without");
+  // Without this the test proves nothing: the graph must take longer than a heartbeat's bound.
+  BOOST_WARN_MESSAGE(baseline_ms > 300, "the graph took only " << baseline_ms << " ms");
+  BOOST_TEST(ms <= 2 * baseline_ms, ms << " ms with heartbeats, " << baseline_ms << " without");
+  BOOST_TEST(node.stop(SIGTERM, 10000).exit_code == 0);
+}
+
 // A client process killed in the middle of a step that waits on a queue: its session on the
 // server closes and the step is cancelled, so the next item goes to a live client instead of
 // the dead one.
