@@ -9,6 +9,7 @@
 #include "troupe/actors/error_bridge.hpp"
 #include "troupe/actors/master_service.hpp"
 #include "troupe/actors/role_registry.hpp"
+#include "troupe/devices/device.hpp"
 
 namespace troupe {
 namespace {
@@ -29,7 +30,7 @@ caf::behavior task_behavior(caf::stateful_actor<TaskState>* self, TaskActorConfi
       spawn_directory(self, DirectoryConfig{def, caf::actor_cast<caf::actor>(self), config.peers});
   DeviceActorConfig cpu{DeviceName::full(def.job_name, 0, def.task_index, "CPU", 0),
                         "CPU",
-                        def.default_session_config.intra_op_threads,
+                        def.intra_op_threads(Device::available_cores()),
                         st.directory,
                         config.faults,
                         config.plane};

@@ -2,10 +2,13 @@
 #include "troupe/devices/device.hpp"
 
 #include <pthread.h>
+#include <sched.h>
 
+#include <algorithm>
 #include <functional>
 #include <thread>
 
+#include "troupe/devices/cpu/blas_gemm.hpp"
 #include "troupe/devices/eigen.hpp"
 
 namespace troupe {
@@ -32,13 +35,18 @@ struct Device::CpuContext {
 
 Device::Device(std::string name, std::string type, int intra_op_threads)
     : name_(std::move(name)), type_(std::move(type)) {
-  threads_ = intra_op_threads > 0
-                 ? intra_op_threads
-                 : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  threads_ = intra_op_threads > 0 ? intra_op_threads : available_cores();
+  reserve_blas_threads(threads_);
   cpu_ = std::make_unique<CpuContext>(threads_);
 }
 
 Device::~Device() = default;
+
+int Device::available_cores() {
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0) return std::max(1, CPU_COUNT(&cpus));
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
 
 const Eigen::ThreadPoolDevice& Device::eigen_cpu() const {
   return cpu_->device;

@@ -19,8 +19,12 @@ namespace troupe {
 class Device {
  public:
   // `name` is the full device name ("/job:localhost/replica:0/task:0/device:CPU:0"), `type` its
-  // type ("CPU"). intra_op_threads <= 0 means one thread per core.
+  // type ("CPU"). intra_op_threads <= 0 means one thread per available core.
   Device(std::string name, std::string type, int intra_op_threads);
+
+  // The cores this process may run on (its CPU affinity, as `taskset` and container runtimes
+  // set it), at least 1.
+  static int available_cores();
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;

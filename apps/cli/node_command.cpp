@@ -27,7 +27,8 @@ FlagSet node_flags() {
   add_runtime_flags(flags);
   add_log_level_flag(flags);
   flags.add_int("port", kDefaultPort, "port of a node started without a cluster");
-  flags.add_int("intra_op_threads", 0, "threads per kernel (0: one per core)");
+  flags.add_int("intra_op_threads", 0,
+                "threads per kernel (0: the cores shared among the tasks on this host)");
   flags.add_int("connect_timeout_ms", 60000, "how long to keep trying to reach another task");
   flags.add_int("heartbeat_interval_ms", 1000, "how often connected tasks are asked if alive");
   flags.add_int("heartbeat_timeout_ms", 4000,

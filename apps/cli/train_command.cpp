@@ -141,7 +141,8 @@ FlagSet train_flags() {
   flags.add_bool("sync_replicas", false, "train synchronously (SyncReplicasOptimizer)");
   flags.add_int("replicas_to_aggregate", 0, "gradients per synchronous step (0: every worker)");
   flags.add_int("seed", 42, "seed of the initial weights and the data order");
-  flags.add_int("intra_op_threads", 0, "threads per kernel (0: one per core)");
+  flags.add_int("intra_op_threads", 0,
+                "threads per kernel (0: the cores shared among the tasks on this host)");
   return flags;
 }
 

@@ -41,7 +41,7 @@ class MatMulKernel : public OpKernel {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       GemmShape shape{rows, inner, cols, transpose_a_, transpose_b_};
       if (blas_gemm_fits(shape)) {
-        blas_gemm(ctx.device(), shape, a.data<T>(), b.data<T>(), out.data<T>());
+        blas_gemm(shape, a.data<T>(), b.data<T>(), out.data<T>());
         return;
       }
     }

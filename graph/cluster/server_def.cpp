@@ -1,10 +1,13 @@
 // ServerDef: validation, the local server's definition, and the wire form.
 #include "troupe/graph/cluster/server_def.hpp"
 
+#include <algorithm>
+
 #include <fmt/ranges.h>
 #include <kj/exception.h>
 
 #include "troupe/graph/cluster/device_name.hpp"
+#include "troupe/graph/cluster/host_port.hpp"
 #include "troupe/graph/core/check.hpp"
 
 namespace troupe {
@@ -12,6 +15,15 @@ namespace {
 
 std::string text_of(capnp::Text::Reader text) {
   return std::string(text.begin(), text.end());
+}
+
+// The host of "host:port", with every loopback name spelled "localhost"; "" if unparsable.
+std::string host_of(const std::string& address) {
+  auto host_port = parse_host_port(address);
+  if (!host_port.ok()) return "";
+  const std::string& host = host_port->first;
+  if (host == "localhost" || host == "::1" || host.starts_with("127.")) return "localhost";
+  return host;
 }
 
 }  // namespace
@@ -55,8 +67,9 @@ Status SessionConfig::validate() const {
         "operation_timeout_ms is {} (expected >= 0; 0 means no deadline)", operation_timeout_ms);
   }
   if (intra_op_threads < 0) {
-    return errors::InvalidArgument("intra_op_threads is {} (expected >= 0; 0 means one per core)",
-                                   intra_op_threads);
+    return errors::InvalidArgument(
+        "intra_op_threads is {} (expected >= 0; 0 means the host's cores shared among its tasks)",
+        intra_op_threads);
   }
   for (const std::string& filter : device_filters) {
     auto name = DeviceName::parse(filter);
@@ -71,6 +84,24 @@ ServerDef ServerDef::local() {
   def.job_name = "localhost";
   def.task_index = 0;
   return def;
+}
+
+int ServerDef::tasks_on_this_host() const {
+  auto own = address();
+  if (!own.ok()) return 1;
+  const std::string host = host_of(*own);
+  int tasks = 0;
+  for (const auto& [job, job_tasks] : cluster.as_map()) {
+    for (const auto& [index, address] : job_tasks) {
+      if (host_of(address) == host) ++tasks;
+    }
+  }
+  return std::max(tasks, 1);
+}
+
+int ServerDef::intra_op_threads(int cores) const {
+  if (default_session_config.intra_op_threads > 0) return default_session_config.intra_op_threads;
+  return std::max(1, cores / tasks_on_this_host());
 }
 
 StatusOr<std::string> ServerDef::address() const {

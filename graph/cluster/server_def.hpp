@@ -16,7 +16,9 @@ namespace troupe {
 struct SessionConfig {
   bool isolate_session_state = false;
   int64_t operation_timeout_ms = 0;  // 0: no default deadline
-  int intra_op_threads = 0;          // 0: one per core
+  // Threads each kernel of the server's devices may use. 0: the host's cores shared among the
+  // cluster's tasks on this task's host (ServerDef::intra_op_threads).
+  int intra_op_threads = 0;
   // TensorFlow's ConfigProto.device_filters: the session sees only the devices that match one
   // of these partial names ("/job:ps", "/job:worker/task:1"), and needs only their tasks to be
   // up. Empty: every device of the cluster.
@@ -57,6 +59,14 @@ struct ServerDef {
   StatusOr<std::string> address() const;
   // "/job:<job_name>/replica:0/task:<task_index>".
   std::string task_name() const;
+
+  // The tasks of the cluster on this task's host, this one included: those whose address has
+  // the same host, every loopback name ("localhost", 127.x.x.x, "::1") counting as one host.
+  int tasks_on_this_host() const;
+  // The intra-op threads of this task's devices: default_session_config.intra_op_threads when
+  // set, else `cores` / tasks_on_this_host(), at least 1, so that the tasks of a machine
+  // (troupe launch's, or an in-process cluster's) do not oversubscribe its cores.
+  int intra_op_threads(int cores) const;
 
   // The Cap'n Proto ServerDef (schema/cluster.capnp).
   void to_wire(wire::ServerDef::Builder out) const;

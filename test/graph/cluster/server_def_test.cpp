@@ -129,6 +129,24 @@ BOOST_AUTO_TEST_CASE(local_server) {
   BOOST_TEST((*created == def));
 }
 
+BOOST_AUTO_TEST_CASE(intra_op_threads_share_the_hosts_cores_among_its_tasks) {
+  // Three tasks on loopback (spelled three ways), one elsewhere.
+  auto spec = value_or_throw(ClusterSpec::create(
+      {{"ps", {"127.0.0.1:2222"}}, {"worker", {"localhost:2223", "[::1]:2224", "10.0.0.2:2222"}}}));
+  auto ps = value_or_throw(ServerDef::create(spec, "ps", 0));
+  BOOST_TEST(ps.tasks_on_this_host() == 3);
+  BOOST_TEST(ps.intra_op_threads(2) == 1);  // never 0
+  BOOST_TEST(ps.intra_op_threads(8) == 2);
+  BOOST_TEST(ps.intra_op_threads(9) == 3);
+  auto remote = value_or_throw(ServerDef::create(spec, "worker", 2));
+  BOOST_TEST(remote.tasks_on_this_host() == 1);
+  BOOST_TEST(remote.intra_op_threads(8) == 8);
+  // A thread count the user set is kept, whatever the host holds.
+  auto set = value_or_throw(ServerDef::create(spec, "ps", 0, "troupe", {.intra_op_threads = 4}));
+  BOOST_TEST(set.intra_op_threads(2) == 4);
+  BOOST_TEST(ServerDef::local().intra_op_threads(2) == 2);
+}
+
 BOOST_AUTO_TEST_CASE(address_of_an_inconsistent_def_is_an_error) {
   ServerDef def;
   def.cluster = cluster();
