@@ -1,8 +1,11 @@
 // training: the Fashion-MNIST MLP (784-512-512-10, ReLU, softmax cross entropy, SGD, batch 128
 // per worker, synthetic data) trained asynchronously by 1 ps + 2 workers as processes
-// (between-graph replication, variables on the ps), against the same model in one troupe
-// process, and against PyTorch's parameter-server pattern (bench/peers/torch_ps.py: the same
-// model, batch and steps). Figures are examples/s over the measured steps, summed over workers.
+// (between-graph replication, variables on the ps), with TLS (the default) and with
+// --insecure, against the same model in one troupe process. The PyTorch peers (bench/peers/:
+// one process, rpc parameter server, DDP) train the same model, batch and steps. Figures are
+// examples/s over the measured steps, summed over workers. Every task takes the default
+// intra-op threads (the cores shared among the host's tasks) unless $TROUPE_BENCH_THREADS
+// sets them, for trying other counts.
 #include <signal.h>
 
 #include <fmt/core.h>
@@ -15,6 +18,7 @@
 #include "report.hpp"
 #include "troupe/actors/local_cluster.hpp"
 #include "troupe/actors/server.hpp"
+#include "troupe/apps/cli/throwaway_credentials.hpp"
 #include "troupe/apps/training/monitored_session.hpp"
 #include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/device_setter.hpp"
@@ -101,6 +105,45 @@ double result_of(const testing::ProcessResult& run, const std::string& what) {
   return std::stod(child_result(run, kResultPrefix, what));
 }
 
+// $TROUPE_BENCH_THREADS, or 0 (the default rule).
+int bench_threads() {
+  const char* threads = std::getenv("TROUPE_BENCH_THREADS");
+  return threads != nullptr ? std::stoi(threads) : 0;
+}
+
+// 1 ps (`troupe node`) + 2 train-workers as processes; examples/s summed over the workers. With
+// `tls` credentials, or --insecure without.
+double distributed_run(const BenchOptions& options, int steps, const TlsOptions& tls) {
+  std::string ps = fmt::format("127.0.0.1:{}", value_or_throw(pick_free_port()));
+  std::string workers = fmt::format("127.0.0.1:{},127.0.0.1:{}", value_or_throw(pick_free_port()),
+                                    value_or_throw(pick_free_port()));
+  std::vector<std::string> node_argv = {
+      TROUPE_CLI,         "node",
+      "--ps_hosts=" + ps, "--worker_hosts=" + workers,
+      "--job_name=ps",    fmt::format("--intra_op_threads={}", bench_threads())};
+  std::vector<std::string> env;
+  if (tls.enabled()) {
+    env = {"TROUPE_TLS_CERT=" + tls.certificate_file, "TROUPE_TLS_KEY=" + tls.key_file,
+           "TROUPE_TLS_CA=" + tls.ca_file};
+  } else {
+    env = {"TROUPE_INSECURE=1"};
+  }
+  testing::ChildProcess node(node_argv, env);
+  if (!node.wait_for("serving at", 30000)) throw std::runtime_error("ps node: " + node.output());
+  std::vector<std::unique_ptr<testing::ChildProcess>> running;
+  for (int task : {0, 1}) {
+    running.push_back(std::make_unique<testing::ChildProcess>(
+        std::vector<std::string>{options.self, "train-worker", std::to_string(steps), ps, workers,
+                                 std::to_string(task)},
+        env));
+  }
+  double total = 0;
+  for (auto& worker : running)
+    total += result_of(worker->stop(0, 600000), "a training worker");
+  node.stop(SIGTERM, 10000);
+  return total;
+}
+
 }  // namespace
 
 // `train-worker <steps> local` or `train-worker <steps> <ps address> <worker addresses>
@@ -109,7 +152,9 @@ int training_worker_main(int argc, char** argv) {
   int steps = std::stoi(argv[0]);
   double rate = 0;
   if (std::string(argv[1]) == "local") {
-    auto server = value_or_throw(Server::create_local_server());
+    SessionConfig threads;
+    threads.intra_op_threads = bench_threads();
+    auto server = value_or_throw(Server::create_local_server(threads));
     Scope root = Scope::new_root();
     rate = train(server->target(), root, build(root), true, std::nullopt, steps, 1);
   } else {
@@ -119,8 +164,10 @@ int training_worker_main(int argc, char** argv) {
     }
     int task = std::stoi(argv[3]);
     auto cluster = value_or_throw(ClusterSpec::create({{"ps", {argv[1]}}, {"worker", workers}}));
-    auto server =
-        value_or_throw(Server::create(value_or_throw(ServerDef::create(cluster, "worker", task))));
+    SessionConfig threads;
+    threads.intra_op_threads = bench_threads();
+    auto server = value_or_throw(Server::create(
+        value_or_throw(ServerDef::create(cluster, "worker", task, "troupe", threads))));
     std::string device = fmt::format("/job:worker/task:{}", task);
     Scope root = Scope::new_root();
     Model m =
@@ -136,33 +183,27 @@ int training_worker_main(int argc, char** argv) {
 
 void training_bench(const BenchOptions& options) {
   const int steps = options.quick ? 20 : 300;
-  std::vector<double> distributed, single;
+  auto credentials = value_or_throw(cli::ThrowawayCredentials::create());
+  std::vector<double> with_tls, insecure, single;
   for (int rep = 0; rep < (options.quick ? 1 : 3); ++rep) {
-    std::string ps = fmt::format("127.0.0.1:{}", value_or_throw(pick_free_port()));
-    std::string workers = fmt::format("127.0.0.1:{},127.0.0.1:{}", value_or_throw(pick_free_port()),
-                                      value_or_throw(pick_free_port()));
-    testing::ChildProcess node({TROUPE_CLI, "node", "--ps_hosts=" + ps, "--worker_hosts=" + workers,
-                                "--job_name=ps", "--insecure"});
-    if (!node.wait_for("serving at", 30000)) throw std::runtime_error("ps node: " + node.output());
-    std::vector<std::unique_ptr<testing::ChildProcess>> running;
-    for (int task : {0, 1}) {
-      running.push_back(std::make_unique<testing::ChildProcess>(std::vector<std::string>{
-          options.self, "train-worker", std::to_string(steps), ps, workers, std::to_string(task)}));
-    }
-    double total = 0;
-    for (auto& worker : running)
-      total += result_of(worker->stop(0, 600000), "a training worker");
-    distributed.push_back(total);
-    node.stop(SIGTERM, 10000);
+    with_tls.push_back(distributed_run(options, steps, credentials->tls()));
+    insecure.push_back(distributed_run(options, steps, {}));
     single.push_back(
         result_of(testing::run_process(
                       {options.self, "train-worker", std::to_string(steps), "local"}, 600000),
                   "single-process training"));
   }
-  report({"training", "MLP 784-512-512-10, batch 128, SGD", "troupe, 1 ps + 2 workers (processes)",
-          "examples/s", distributed});
-  report({"training", "MLP 784-512-512-10, batch 128, SGD", "troupe, one process", "examples/s",
-          single});
+  const std::string threads = bench_threads() > 0
+                                  ? fmt::format("{} intra-op threads per task", bench_threads())
+                                  : "default intra-op threads";
+  report({"training", "MLP 784-512-512-10, batch 128, SGD",
+          fmt::format("troupe TLS, 1 ps + 2 workers (processes), {}", threads), "examples/s",
+          with_tls});
+  report({"training", "MLP 784-512-512-10, batch 128, SGD",
+          fmt::format("troupe --insecure, 1 ps + 2 workers (processes), {}", threads), "examples/s",
+          insecure});
+  report({"training", "MLP 784-512-512-10, batch 128, SGD",
+          fmt::format("troupe, one process, {}", threads), "examples/s", single});
 }
 
 }  // namespace troupe::bench

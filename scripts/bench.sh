@@ -33,15 +33,21 @@ for bench in "${benchmarks[@]}"; do
         "$python" bench/peers/torch_mm.py "${quick[@]}" --rounds=5 | tee -a "$results"
       done ;;
     training)
-      steps=300 reps=3
-      [ ${#quick[@]} -eq 0 ] || { steps=20; reps=1; }
+      steps=300 reps=3 epochs=15
+      [ ${#quick[@]} -eq 0 ] || { steps=20; reps=1; epochs=1; }
+      "$python" bench/peers/torch_single.py --steps=$steps --reps=$reps | tee -a "$results"
       # PyTorch's RPC agents log to stderr at every start and stop: shown only on failure.
-      log=$(mktemp)
-      if ! "$python" bench/peers/torch_ps.py --steps=$steps --reps=$reps 2>"$log" | tee -a "$results"; then
-        cat "$log" >&2
-        exit 1
-      fi
-      rm -f "$log" ;;
+      for peer in torch_ps torch_ddp; do
+        log=$(mktemp)
+        if ! "$python" bench/peers/$peer.py --steps=$steps --reps=$reps 2>"$log" | tee -a "$results"; then
+          cat "$log" >&2
+          exit 1
+        fi
+        rm -f "$log"
+      done
+      # The main job, and PyTorch training the same model on the same data.
+      "$python" bench/main_job.py "$build_dir/apps/troupe" --epochs=$epochs | tee -a "$results"
+      "$python" bench/peers/torch_fashion_mnist.py --epochs=$epochs | tee -a "$results" ;;
   esac
 done
 "$python" bench/report.py "$results" docs/performance-results.jsonl docs/PERFORMANCE.md
