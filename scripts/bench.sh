@@ -3,7 +3,7 @@
 # against, with OpenBLAS —, builds troupe_bench, runs the benchmarks and writes their results
 # into docs/PERFORMANCE.md (raw samples: docs/performance-results.jsonl).
 #
-#   scripts/bench.sh                 # everything, about 4 minutes on 2 cores
+#   scripts/bench.sh                 # everything, about 10 minutes on 2 cores
 #   scripts/bench.sh transfer latency   # some (their earlier results are replaced)
 #   scripts/bench.sh --quick         # a smoke run: fewer sizes and samples
 set -euo pipefail
@@ -46,8 +46,10 @@ for bench in "${benchmarks[@]}"; do
         rm -f "$log"
       done
       # The main job, and PyTorch training the same model on the same data.
-      "$python" bench/main_job.py "$build_dir/apps/troupe" --epochs=$epochs | tee -a "$results"
-      "$python" bench/peers/torch_fashion_mnist.py --epochs=$epochs | tee -a "$results" ;;
+      "$python" bench/main_job.py "$build_dir/apps/troupe" --epochs=$epochs --reps=$reps \
+        | tee -a "$results"
+      "$python" bench/peers/torch_fashion_mnist.py --epochs=$epochs --reps=$reps \
+        | tee -a "$results" ;;
   esac
 done
 "$python" bench/report.py "$results" docs/performance-results.jsonl docs/PERFORMANCE.md

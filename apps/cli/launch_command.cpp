@@ -39,8 +39,10 @@
 #include "troupe/apps/cli/stop_signals.hpp"
 #include "troupe/apps/cli/throwaway_credentials.hpp"
 #include "troupe/apps/training/progress_meter.hpp"
+#include "troupe/devices/device.hpp"
 #include "troupe/graph/cluster/cluster_spec.hpp"
 #include "troupe/graph/cluster/host_port.hpp"
+#include "troupe/graph/cluster/server_def.hpp"
 
 extern char** environ;
 
@@ -519,6 +521,26 @@ Status set_up_task_tls(bool insecure, std::unique_ptr<ThrowawayCredentials>& mad
   return Status::OK();
 }
 
+// The intra-op threads each task takes by default (ServerDef::intra_op_threads): the tasks all
+// run on this host, so they share its cores.
+void print_threads_per_task(const ClusterSpec& cluster) {
+  int tasks = 0;
+  std::optional<ServerDef> def;
+  for (const auto& [job, job_tasks] : cluster.as_map()) {
+    tasks += static_cast<int>(job_tasks.size());
+    if (!def && !job_tasks.empty()) {
+      auto created = ServerDef::create(cluster, job, job_tasks.begin()->first);
+      if (created.ok()) def = std::move(created).value();
+    }
+  }
+  if (!def) return;
+  const int cores = Device::available_cores(), threads = def->intra_op_threads(cores);
+  std::cout << "troupe launch: " << tasks << " task" << (tasks == 1 ? "" : "s")
+            << " on this host's " << cores << " core" << (cores == 1 ? "" : "s") << ": " << threads
+            << " intra-op thread" << (threads == 1 ? "" : "s")
+            << " each unless a task sets --intra_op_threads" << std::endl;
+}
+
 }  // namespace
 
 static int run_launch(const Args& args) {
@@ -602,6 +624,7 @@ static int run_launch(const Args& args) {
   // The tasks report progress as protocol lines, which become the bar (docs/cli.md).
   ::setenv("TROUPE_PROGRESS_PROTOCOL", "1", 1);
   std::cout << "troupe launch: cluster " << cluster->to_json() << std::endl;
+  print_threads_per_task(*cluster);
   Launcher launcher(*cluster, resolve_program(command), std::chrono::milliseconds(grace_ms),
                     static_cast<int>(max_restarts), signal_fd, dev_null);
   int exit_code = launcher.run();

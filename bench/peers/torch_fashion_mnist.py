@@ -69,18 +69,23 @@ def train(epochs, config, train_set, test_set):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--epochs", type=int, default=15)
+    parser.add_argument("--reps", type=int, default=3)
     args = parser.parse_args()
     train_set, test_set = load("train"), load("t10k")
     runs = {c: train(args.epochs, c, train_set, test_set) for c in mlp.configurations(1)}
     best = min(runs, key=lambda c: runs[c][0])
-    seconds, test_accuracy = runs[best]
+    samples = [runs[best][0]]
+    test_accuracy = runs[best][1]
+    for _ in range(args.reps - 1):
+        seconds, test_accuracy = train(args.epochs, best, train_set, test_set)
+        samples.append(seconds)
     tried = "; ".join(f"{c[0]}+{c[1]}: {s:.1f} s" for c, (s, _) in sorted(runs.items()))
     print(json.dumps({
         "bench": "training",
         "case": f"Fashion-MNIST, MLP 784-256-256-10, Adam, batch 128, {args.epochs} epochs",
         "system": f"PyTorch {torch.__version__} one process, {mlp.describe(best)} (best of "
                   f"torch+OpenBLAS threads {tried}); test accuracy {test_accuracy:.4f}",
-        "unit": "s", "samples": [seconds]}), flush=True)
+        "unit": "s", "samples": samples}), flush=True)
 
 
 if __name__ == "__main__":

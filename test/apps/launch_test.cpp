@@ -20,6 +20,7 @@
 #include "apps/child_process.hpp"
 #include "temp_files.hpp"
 #include "troupe/apps/cli/launch_output.hpp"
+#include "troupe/devices/device.hpp"
 #include "troupe/graph/cluster/tf_config.hpp"
 #include "troupe/graph/core/throwing.hpp"
 
@@ -171,6 +172,14 @@ exec sleep 600
     }
   }
   BOOST_REQUIRE_MESSAGE(cluster.has_value(), result.out);
+  // The 5 tasks share this host's cores (ServerDef::intra_op_threads).
+  const int cores = Device::available_cores();
+  BOOST_TEST(contains(result.out,
+                      fmt::format("troupe launch: 5 tasks on this host's {} core{}: {} intra-op "
+                                  "thread{} each unless a task sets --intra_op_threads",
+                                  cores, cores == 1 ? "" : "s", std::max(1, cores / 5),
+                                  cores / 5 > 1 ? "s" : "")),
+             result.out);
   std::set<std::string> addresses;
   for (const auto& [job, count] : {std::pair<std::string, int>{"ps", 2}, {"worker", 3}}) {
     BOOST_TEST(value_or_throw(cluster->num_tasks(job)) == count);
