@@ -15,6 +15,9 @@ using Args = std::vector<std::string>;
 // `troupe hello`: the seed's first example through a local server's actors.
 int hello_command(const Args& args);
 
+// `troupe k8s`: the Kubernetes manifests of a troupe job, as YAML on stdout.
+int k8s_command(const Args& args);
+
 // `troupe launch`: a local ps/worker cluster as processes, one per task, running a program.
 int launch_command(const Args& args);
 

@@ -1,0 +1,103 @@
+// `troupe k8s`: prints the Kubernetes manifests of a troupe job (apps/cli/kubernetes_manifests.hpp)
+// as one YAML stream for `kubectl apply -f -`.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "troupe/apps/cli/commands.hpp"
+#include "troupe/apps/cli/flags.hpp"
+#include "troupe/apps/cli/kubernetes_manifests.hpp"
+#include "troupe/apps/cli/throwaway_credentials.hpp"
+#include "troupe/apps/cli/yaml.hpp"
+
+namespace troupe::cli {
+namespace {
+
+int usage_error(const std::string& message) {
+  std::cerr << "troupe k8s: " << message << "\n";
+  return 2;
+}
+
+StatusOr<std::string> read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return errors::NotFound("cannot read '{}'", path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Fresh throwaway credentials (a self-signed certificate that is its own CA), as PEM text.
+StatusOr<TlsPem> make_credentials() {
+  TROUPE_ASSIGN_OR_RETURN(auto made, ThrowawayCredentials::create());
+  TlsOptions files = made->tls();
+  TlsPem pem;
+  TROUPE_ASSIGN_OR_RETURN(pem.certificate, read_text(files.certificate_file));
+  TROUPE_ASSIGN_OR_RETURN(pem.key, read_text(files.key_file));
+  TROUPE_ASSIGN_OR_RETURN(pem.ca, read_text(files.ca_file));
+  return pem;
+}
+
+}  // namespace
+
+int k8s_command(const Args& args) {
+  FlagSet flags(*find_command_help("k8s"));
+  KubernetesJob job;
+  flags.add_string("name", "", "the job's name: every object's name starts with it (required)");
+  flags.add_string("namespace", "", "the objects' namespace (default: where they are applied)");
+  flags.add_int("ps", job.ps, "number of ps tasks (>= 0)");
+  flags.add_int("workers", job.workers, "number of worker tasks (>= 1); worker 0 is the chief");
+  flags.add_string("image", "", "the troupe image the tasks run (required)");
+  flags.add_int("port", job.port, "every task's port");
+  flags.add_string("storage", job.storage, "the size of the shared volume at /train_logs");
+  flags.add_string("storage_class", "",
+                   "its storage class, one that offers ReadWriteMany (default: the cluster's)");
+  flags.add_string("tensorboard_image", job.tensorboard_image,
+                   "an image with the tensorboard command");
+  flags.add_bool("make_credentials", false,
+                 "add a Secret with throwaway TLS credentials made now (else create the Secret "
+                 "<name>-tls yourself: docs/deploy.md)");
+  flags.add_bool("insecure", false, "the tasks run without TLS (no Secret)");
+  flags.add_bool("help", false, "show this help");  // so that --help=false parses; not listed
+  auto dash = std::find(args.begin(), args.end(), "--");
+  Status parsed = flags.parse(Args(args.begin(), dash));
+  if (parsed.ok() && !flags.positional().empty()) {
+    parsed = errors::InvalidArgument("unexpected argument '{}' before '--'", flags.positional()[0]);
+  }
+  if (FlagSet::asks_for_help(args)) {
+    std::cout << flags.help();
+    return 0;
+  }
+  if (!parsed.ok()) return usage_error(parsed.message());
+  job.name = flags.get_string("name");
+  job.namespace_ = flags.get_string("namespace");
+  job.ps = static_cast<int>(flags.get_int("ps"));
+  job.workers = static_cast<int>(flags.get_int("workers"));
+  job.image = flags.get_string("image");
+  job.port = static_cast<int>(flags.get_int("port"));
+  job.storage = flags.get_string("storage");
+  job.storage_class = flags.get_string("storage_class");
+  job.tensorboard_image = flags.get_string("tensorboard_image");
+  job.insecure = flags.get_bool("insecure");
+  if (dash != args.end()) job.program.assign(dash + 1, args.end());
+  if (job.insecure && flags.get_bool("make_credentials")) {
+    return usage_error("--insecure and --make_credentials: choose one");
+  }
+  auto objects = kubernetes_manifests(job);
+  if (!objects.ok()) return usage_error(objects.status().message());
+  if (flags.get_bool("make_credentials")) {
+    auto pem = make_credentials();
+    if (!pem.ok()) {
+      std::cerr << "troupe k8s: " << pem.status().message() << "\n";
+      return 1;
+    }
+    job.credentials = std::move(pem).value();
+    objects = kubernetes_manifests(job);
+  }
+  std::string out = "# troupe k8s: kubectl apply -f <this file> (docs/deploy.md)\n";
+  for (const auto& object : *objects)
+    out += "---\n" + to_yaml(object);
+  std::cout << out << std::flush;
+  return 0;
+}
+
+}  // namespace troupe::cli
