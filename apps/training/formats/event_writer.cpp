@@ -272,19 +272,24 @@ StatusOr<std::unique_ptr<EventWriter>> EventWriter::create(const std::string& lo
   std::filesystem::create_directories(log_dir, ec);
   if (ec) return errno_status(ec.value(), "cannot create log directory", log_dir);
   double wall_time = now();
-  std::string path = (std::filesystem::path(log_dir) /
-                      fmt::format("events.out.tfevents.{:010d}.{}{}",
-                                  static_cast<int64_t>(wall_time), hostname(), suffix))
-                         .string();
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    int err = errno;
-    Status status = errno_status(err, "cannot create event file", path);
-    if (err == EEXIST) {
-      return Status(status.code(),
-                    status.message() + " (another writer this second; give it a suffix)");
+  const std::string name = (std::filesystem::path(log_dir) /
+                            fmt::format("events.out.tfevents.{:010d}.{}{}",
+                                        static_cast<int64_t>(wall_time), hostname(), suffix))
+                               .string();
+  // O_EXCL: a file is one writer's. A writer of the same host, suffix and second (a task
+  // restarted within the second: in a container its pid, a common suffix, is the same) takes
+  // the name with ".1", ".2", ... appended.
+  constexpr int kMaxTries = 1000;
+  std::string path = name;
+  int fd = -1;
+  for (int tries = 1;; ++tries) {
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) break;
+    const int err = errno;
+    if (err != EEXIST || tries == kMaxTries) {
+      return errno_status(err, "cannot create event file", path);
     }
-    return status;
+    path = fmt::format("{}.{}", name, tries);
   }
   std::unique_ptr<EventWriter> writer(new EventWriter(path, fd));
   {

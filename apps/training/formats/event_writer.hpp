@@ -50,9 +50,11 @@ class EventWriter {
  public:
   // Creates log_dir (with parents) if missing and in it the file
   // "events.out.tfevents.<unix seconds, 10 digits>.<hostname><suffix>", TensorFlow's name,
-  // then writes and flushes the file_version record. AlreadyExists if that file exists (two
-  // writers in one second: give them distinct suffixes); InvalidArgument for a suffix with '/';
-  // other failures with the errno's nearest code, naming the path.
+  // then writes and flushes the file_version record. Where that file exists (another writer of
+  // the same host and suffix in the same second), the name gets ".1", ".2", ... appended, so
+  // every writer has a file of its own (TensorBoard reads every events file of a directory).
+  // InvalidArgument for a suffix with '/'; other failures with the errno's nearest code, naming
+  // the path.
   static StatusOr<std::unique_ptr<EventWriter>> create(const std::string& log_dir,
                                                        const std::string& suffix = "");
   ~EventWriter();  // flushes; errors are lost (call flush() to see them)

@@ -155,6 +155,31 @@ BOOST_AUTO_TEST_CASE(file_name_and_directory) {
   check_error((*writer)->add_scalar("", 1, 1.0), Code::kInvalidArgument, "empty tag");
 }
 
+// A chief restarted within a second, in a container where its pid (the suffix troupe's hooks
+// use) is 1 again, used to fail with AlreadyExists; it now gets a file of its own.
+BOOST_AUTO_TEST_CASE(writers_of_one_second_get_files_of_their_own) {
+  TempDir dir;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    auto first = EventWriter::create(dir.file("logs"), ".1");
+    auto second = EventWriter::create(dir.file("logs"), ".1");
+    auto third = EventWriter::create(dir.file("logs"), ".1");
+    BOOST_REQUIRE_MESSAGE(
+        first.ok() && second.ok() && third.ok(),
+        first.status().to_string() + second.status().to_string() + third.status().to_string());
+    const std::string& a = (*first)->path();
+    if ((*third)->path().substr(0, a.size()) != a) continue;  // the second changed meanwhile
+    BOOST_TEST((*second)->path() == a + ".1");
+    BOOST_TEST((*third)->path() == a + ".2");
+    BOOST_REQUIRE((*second)->add_scalar("loss", 1, 0.5).ok());
+    BOOST_REQUIRE((*second)->flush().ok());
+    auto scalars = EventReader::read_scalars((*second)->path());
+    BOOST_REQUIRE(scalars.ok());
+    BOOST_TEST(scalars->size() == 1u);
+    return;
+  }
+  BOOST_FAIL("the clock's second changed in every attempt");
+}
+
 BOOST_AUTO_TEST_CASE(round_trip_of_many_scalars) {
   TempDir dir;
   auto writer = EventWriter::create(dir.file("logs"));
