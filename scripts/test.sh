@@ -7,7 +7,7 @@ scripts/install-deps.sh
 # The Kubernetes manifest checker's packages (npm, pinned by package-lock.json); Debian's
 # nodejs and npm where the machine has no npm of its own.
 command -v npm >/dev/null || scripts/install-deps.sh nodejs npm
-npm ci --prefix deploy/k8s/validate --no-audit --no-fund --loglevel=error
+npm ci --prefix deploy/k8s/tools --no-audit --no-fund --loglevel=error
 scripts/build.sh
 (cd "${BUILD_DIR:-build}" && ctest --output-on-failure -j"${JOBS:-2}" --timeout 900)
 scripts/examples.sh

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# CTest: `troupe k8s`'s manifests, in each variant, pass deploy/k8s/validate (the official
+# CTest: `troupe k8s`'s manifests, in each variant, pass deploy/k8s/tools (the official
 # schemas, and no unknown field); and the check refuses a manifest with a misspelt field, so
 # that it can fail. Exits 77 (skipped) where the checker's npm packages are not installed
-# (scripts/test.sh installs them: npm ci in deploy/k8s/validate).
+# (scripts/test.sh installs them: npm ci in deploy/k8s/tools).
 #   check_manifests.sh TROUPE_CLI
 set -euo pipefail
 troupe=$1
 here=$(cd "$(dirname "$0")" && pwd)
-validate=$here/../../../deploy/k8s/validate
+validate=$here/../../../deploy/k8s/tools
 if [ ! -d "$validate/node_modules" ] || ! command -v node >/dev/null; then
-  echo "skipped: the manifest checker is not installed (run: npm ci --prefix deploy/k8s/validate)"
+  echo "skipped: the manifest checker is not installed (run: npm ci --prefix deploy/k8s/tools)"
   exit 77
 fi
 out=$(mktemp -d)
