@@ -173,6 +173,17 @@ StatusOr<caf::actor> Server::find_role(const std::string& job, int index) const 
       static_cast<int32_t>(index));
 }
 
+Status Server::check_health(std::chrono::milliseconds timeout) {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopped_) return errors::Unavailable("{} is stopping", task_name());
+  }
+  return local_request<caf::unit_t>(system(), impl_->task, caf::duration(timeout),
+                                    fmt::format("{} answering a health check", task_name()),
+                                    heartbeat_atom::value)
+      .status();
+}
+
 void Server::stop() {
   std::lock_guard lock(mutex_);
   if (stopped_) return;

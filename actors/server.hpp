@@ -100,6 +100,11 @@ class Server {
   // The actor system the server lives in, for talking to role actors.
   caf::actor_system& system() const;
 
+  // OK when the task's actor answers within `timeout`: its actor system is scheduling work
+  // (what a liveness probe asks, apps/cli/health_endpoint.hpp). Unavailable once stop() has
+  // begun, or when it does not answer in time, naming the task.
+  Status check_health(std::chrono::milliseconds timeout);
+
   // Stops the task's actors; sessions on it then fail with Cancelled or Unavailable.
   // Idempotent.
   void stop();

@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh podman buildah runc catatonit \
-  golang-github-containernetworking-plugin-dnsname >&2
+  golang-github-containernetworking-plugin-dnsname curl >&2
 command -v npm >/dev/null || scripts/install-deps.sh nodejs npm >&2
 [ -d deploy/k8s/tools/node_modules ] ||
   npm ci --prefix deploy/k8s/tools --no-audit --no-fund --loglevel=error >&2
@@ -58,6 +58,16 @@ while read -r file alias; do
 done < <(node deploy/k8s/tools/podman_pods.mjs "$work/manifests.yaml" "$work")
 
 chief=$name-worker-0 ps=$name-ps-0
+# What the manifests' probes ask, asked from here: every task's health endpoint answers.
+for pod in "${pods[@]}"; do
+  wait_for_log "$pod" 'health checks at' 60
+  address=$(podman inspect --format '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' \
+    "$pod-task")
+  answer=$(curl --silent --max-time 3 "http://$address:8080/healthz") ||
+    fail "$pod's /healthz did not answer"
+  [ "$answer" = ok ] || fail "$pod's /healthz answered '$answer'"
+done
+echo "k8s-e2e: every task answers its liveness and readiness probe (GET /healthz)"
 wait_for_log "$chief" '\((2|3|4|5|6)[0-9]%\)' 240
 echo "k8s-e2e: the chief is past a fifth of the job; killing the ps"
 kill -KILL "$(podman inspect --format '{{.State.Pid}}' "$ps-task")"

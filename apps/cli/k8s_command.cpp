@@ -48,6 +48,8 @@ int k8s_command(const Args& args) {
   flags.add_int("workers", job.workers, "number of worker tasks (>= 1); worker 0 is the chief");
   flags.add_string("image", "", "the troupe image the tasks run (required)");
   flags.add_int("port", job.port, "every task's port");
+  flags.add_int("health_port", job.health_port,
+                "the port of every task's health checks, which its probes ask (0: no probes)");
   flags.add_string("storage", job.storage, "the size of the shared volume at /train_logs");
   flags.add_string("storage_class", "",
                    "its storage class, one that offers ReadWriteMany (default: the cluster's)");
@@ -74,6 +76,7 @@ int k8s_command(const Args& args) {
   job.workers = static_cast<int>(flags.get_int("workers"));
   job.image = flags.get_string("image");
   job.port = static_cast<int>(flags.get_int("port"));
+  job.health_port = static_cast<int>(flags.get_int("health_port"));
   job.storage = flags.get_string("storage");
   job.storage_class = flags.get_string("storage_class");
   job.tensorboard_image = flags.get_string("tensorboard_image");

@@ -54,6 +54,11 @@ Status check(const KubernetesJob& job) {
   if (job.port < 1 || job.port > 65535) {
     return errors::InvalidArgument("--port={} (expected 1..65535)", job.port);
   }
+  if (job.health_port < 0 || job.health_port > 65535 || job.health_port == job.port) {
+    return errors::InvalidArgument(
+        "--health_port={} (expected 1..65535 other than --port, or 0 for no probes)",
+        job.health_port);
+  }
   if (job.program.empty()) {
     return errors::InvalidArgument(
         "no program after '--' (expected the command every task runs, e.g. -- troupe train "
@@ -121,6 +126,9 @@ Json task_environment(const KubernetesJob& job, const std::string& type) {
         {"valueFrom",
          {{"fieldRef", {{"fieldPath", "metadata.labels['apps.kubernetes.io/pod-index']"}}}}}},
        {{"name", "TF_CONFIG"}, {"value", text}}});
+  if (job.health_port != 0) {
+    env.push_back({{"name", "TROUPE_HEALTH_PORT"}, {"value", std::to_string(job.health_port)}});
+  }
   if (job.insecure) {
     env.push_back({{"name", "TROUPE_INSECURE"}, {"value", "1"}});
   } else {
@@ -145,12 +153,28 @@ Json stateful_set(const KubernetesJob& job, const std::string& type, int replica
     volumes.push_back(
         {{"name", "tls"}, {"secret", {{"secretName", job.name + "-tls"}, {"defaultMode", 0400}}}});
   }
+  Json ports = Json::array({{{"name", "troupe"}, {"containerPort", job.port}}});
+  if (job.health_port != 0) {
+    ports.push_back({{"name", "health"}, {"containerPort", job.health_port}});
+  }
   Json container = {{"name", "task"},
                     {"image", job.image},
                     {"command", job.program},
-                    {"ports", Json::array({{{"name", "troupe"}, {"containerPort", job.port}}})},
+                    {"ports", std::move(ports)},
                     {"env", task_environment(job, type)},
                     {"volumeMounts", std::move(mounts)}};
+  if (job.health_port != 0) {
+    // A task whose actors stop answering is restarted; one that is stopping is not ready. A
+    // worker loads its data before it serves: the first probes wait for that.
+    container["livenessProbe"] = {{"httpGet", {{"path", "/healthz"}, {"port", "health"}}},
+                                  {"initialDelaySeconds", 15},
+                                  {"periodSeconds", 10},
+                                  {"timeoutSeconds", 3},
+                                  {"failureThreshold", 3}};
+    container["readinessProbe"] = {{"httpGet", {{"path", "/readyz"}, {"port", "health"}}},
+                                   {"periodSeconds", 5},
+                                   {"timeoutSeconds", 3}};
+  }
   return {{"apiVersion", "apps/v1"},
           {"kind", "StatefulSet"},
           {"metadata", metadata(job, name, job_labels(job, type))},

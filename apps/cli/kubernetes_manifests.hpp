@@ -4,7 +4,8 @@
 // NAME is the stable DNS name NAME-J-i.NAME-J, and a StatefulSet whose pods build TF_CONFIG
 // from their ordinal (the pod-index label, Kubernetes 1.28 and later). A PersistentVolumeClaim
 // (ReadWriteMany, the seeds' NFS) holds checkpoints and event files at /train_logs in every
-// task; a TensorBoard Deployment and Service read it. With TLS (unless `insecure`), every task
+// task; a TensorBoard Deployment and Service read it. Each task serves its health checks on
+// `health_port` (apps/cli/health_endpoint.hpp), which its liveness and readiness probes ask. With TLS (unless `insecure`), every task
 // mounts the Secret NAME-tls (ca.pem, cert.pem, key.pem) at /etc/troupe/tls, owner-read-only as
 // troupe requires of a key; the Secret is one of the objects when `credentials` are given,
 // else the user creates it (docs/deploy.md).
@@ -30,6 +31,7 @@ struct KubernetesJob {
   int ps = 1, workers = 2;
   std::string image;                 // the troupe image the tasks run
   int port = 2222;                   // every task's port (its address in the cluster)
+  int health_port = 8080;            // the probes' port (TROUPE_HEALTH_PORT); 0: no probes
   std::vector<std::string> program;  // the command each task runs, e.g. troupe train ...
   std::string storage = "10Gi";      // the claim's size
   std::string storage_class;         // empty: the cluster's default class

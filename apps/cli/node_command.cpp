@@ -12,6 +12,7 @@
 #include "troupe/apps/cli/commands.hpp"
 #include "troupe/apps/cli/exit_code.hpp"
 #include "troupe/apps/cli/exit_now.hpp"
+#include "troupe/apps/cli/health_endpoint.hpp"
 #include "troupe/apps/cli/log_level_flag.hpp"
 #include "troupe/apps/cli/runtime_flags.hpp"
 #include "troupe/apps/cli/stop_signals.hpp"
@@ -26,6 +27,7 @@ FlagSet node_flags() {
   add_cluster_flags(flags);
   add_runtime_flags(flags);
   add_log_level_flag(flags);
+  add_health_port_flag(flags);
   flags.add_int("port", kDefaultPort, "port of a node started without a cluster");
   flags.add_int("intra_op_threads", 0,
                 "threads per kernel (0: the cores shared among the tasks on this host)");
@@ -108,6 +110,15 @@ static int run_node(const Args& args) {
   }
   std::cout << "troupe node: " << (*server)->task_name() << " serving at " << (*server)->target()
             << std::endl;
+  auto health = start_health_endpoint(flags, **server);
+  if (!health.ok()) {
+    std::cerr << "troupe node: " << health.status().message() << "\n";
+    return health.status().code() == Code::kInvalidArgument ? 2 : 1;
+  }
+  if (*health != nullptr) {
+    std::cout << "troupe node: health checks at http://0.0.0.0:" << (*health)->port()
+              << "/healthz and /readyz" << std::endl;
+  }
 
   std::thread waiter([&] {
     pthread_setname_np(pthread_self(), "troupe-signals");

@@ -18,6 +18,7 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
+#include <variant>
 
 #include "troupe/actors/server.hpp"
 #include "troupe/apps/cli/cluster_config.hpp"
@@ -25,6 +26,7 @@
 #include "troupe/apps/cli/exit_code.hpp"
 #include "troupe/apps/cli/exit_now.hpp"
 #include "troupe/apps/cli/fashion_mnist.hpp"
+#include "troupe/apps/cli/health_endpoint.hpp"
 #include "troupe/apps/cli/log_level_flag.hpp"
 #include "troupe/apps/cli/runtime_flags.hpp"
 #include "troupe/apps/cli/stop_signals.hpp"
@@ -127,6 +129,7 @@ FlagSet train_flags() {
   add_cluster_flags(flags);
   add_runtime_flags(flags);
   add_log_level_flag(flags);
+  add_health_port_flag(flags);
   flags.add_string("data_dir", kDefaultFashionMnistDir, "where the Fashion-MNIST .gz files are");
   flags.add_string("checkpoint_dir", "train_logs", "checkpoints and TensorBoard logs");
   flags.add_string("hidden", "256,256", "hidden layer sizes");
@@ -146,7 +149,22 @@ FlagSet train_flags() {
   return flags;
 }
 
-int serve_ps(const ServerDef& def, StopSignals& stop_signals) {
+// The health endpoint --health_port asks for (null for none); its failure as an exit code.
+std::variant<std::unique_ptr<HealthEndpoint>, int> start_health(const FlagSet& flags,
+                                                                Server& server) {
+  auto health = start_health_endpoint(flags, server);
+  if (!health.ok()) {
+    std::cerr << "troupe train: " << health.status().message() << "\n";
+    return health.status().code() == Code::kInvalidArgument ? 2 : 1;
+  }
+  if (*health != nullptr) {
+    std::cout << "troupe train: health checks at http://0.0.0.0:" << (*health)->port()
+              << "/healthz and /readyz" << std::endl;
+  }
+  return std::move(health).value();
+}
+
+int serve_ps(const ServerDef& def, const FlagSet& flags, StopSignals& stop_signals) {
   auto server = Server::create(def);
   if (!server.ok()) {
     std::cerr << "troupe train: " << server.status().to_string() << "\n";
@@ -154,6 +172,8 @@ int serve_ps(const ServerDef& def, StopSignals& stop_signals) {
   }
   std::cout << "troupe train: " << (*server)->task_name() << " serving at " << (*server)->target()
             << std::endl;
+  auto health = start_health(flags, **server);
+  if (const int* exit_code = std::get_if<int>(&health)) return *exit_code;
   stop_signals.wait();
   (*server)->stop();
   exit_now(0);
@@ -216,7 +236,11 @@ static int run_train(const Args& args) {
   if (def) {
     if (auto exit_code = apply_runtime_flags(flags, "train")) return *exit_code;
   }
-  if (def && def->job_name == "ps") return serve_ps(*def, stop_signals);
+  if (def) {
+    def->default_session_config.intra_op_threads =
+        static_cast<int>(flags.get_int("intra_op_threads"));
+  }
+  if (def && def->job_name == "ps") return serve_ps(*def, flags, stop_signals);
   if (def && def->job_name != "worker") {
     return fail(errors::InvalidArgument("job '{}' has no part in training (expected ps or worker)",
                                         def->job_name),
@@ -234,8 +258,6 @@ static int run_train(const Args& args) {
 
   std::unique_ptr<Server> server;
   if (def) {
-    def->default_session_config.intra_op_threads =
-        static_cast<int>(flags.get_int("intra_op_threads"));
     auto created = Server::create(*def);
     if (!created.ok()) return fail(created.status());
     server = std::move(created).value();
@@ -246,6 +268,8 @@ static int run_train(const Args& args) {
     if (!created.ok()) return fail(created.status());
     server = std::move(created).value();
   }
+  auto health = start_health(flags, *server);
+  if (const int* exit_code = std::get_if<int>(&health)) return *exit_code;
   std::string worker_device =
       fmt::format("/job:{}/task:{}", def ? def->job_name : "localhost", task_index);
 

@@ -196,6 +196,9 @@ BOOST_AUTO_TEST_CASE(bad_input_names_the_flag_and_what_it_expects) {
       {[](KubernetesJob& j) { j.image = ""; }, "--image='' (expected an image reference"},
       {[](KubernetesJob& j) { j.tensorboard_image = "a b"; }, "--tensorboard_image='a b'"},
       {[](KubernetesJob& j) { j.port = 70000; }, "--port=70000 (expected 1..65535)"},
+      {[](KubernetesJob& j) { j.health_port = 2222; },
+       "--health_port=2222 (expected 1..65535 "
+       "other than --port"},
       {[](KubernetesJob& j) { j.program.clear(); }, "no program after '--'"},
       {[](KubernetesJob& j) { j.storage = "ten"; }, "--storage='ten' (expected a size"},
       {[](KubernetesJob& j) { j.storage_class = "NFS!"; }, "--storage_class='NFS!'"},

@@ -7,7 +7,7 @@
 // and TF_CONFIG get the ordinal written in; a claim becomes a host directory shared by every
 // pod (OUT_DIR/volumes/CLAIM, the seeds' NFS); a Secret becomes a host directory of its files
 // (OUT_DIR/secrets/SECRET, mode 0400 as the manifests mount it); container ports are not
-// published on the host. Deployments (TensorBoard,
+// published on the host, and the probes are left to the caller. Deployments (TensorBoard,
 // whose image is the user's) are left out and named on stderr.
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import yaml from "js-yaml";
@@ -53,8 +53,11 @@ for (const object of objects) {
     const spec = structuredClone(template.spec);
     for (const container of spec.containers) {
       // kube play publishes a containerPort on the host; the pods reach each other on their
-      // network without it.
+      // network without it. It runs probes as commands inside the container, and troupe's
+      // image has no shell or HTTP client: scripts/k8s-e2e.sh asks the endpoints itself.
       delete container.ports;
+      delete container.livenessProbe;
+      delete container.readinessProbe;
       container.env = (container.env ?? []).map((env) =>
         env.name === "POD_INDEX" ? { name: env.name, value: String(i) }
           : env.value !== undefined ? { name: env.name, value: env.value.replaceAll("$(POD_INDEX)", String(i)) }

@@ -1,0 +1,102 @@
+// Tests of the health endpoint Kubernetes probes (apps/cli/health_endpoint.hpp): answers
+// while the task's actors answer, 503 once it stops, the HTTP refusals, a silent client that
+// cannot hold it, and the flag and variable as `troupe node` takes them.
+#include <boost/test/unit_test.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "apps/child_process.hpp"
+#include "troupe/actors/server.hpp"
+#include "troupe/apps/cli/health_endpoint.hpp"
+#include "troupe/graph/core/throwing.hpp"
+
+namespace troupe::cli {
+namespace {
+
+int connect_to(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  ::inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
+  BOOST_REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
+  return fd;
+}
+
+// Sends `request` and returns everything the endpoint answers before it closes.
+std::string exchange(int port, const std::string& request) {
+  int fd = connect_to(port);
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::string answer;
+  char buffer[512];
+  for (ssize_t n; (n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0;)
+    answer.append(buffer, static_cast<size_t>(n));
+  ::close(fd);
+  return answer;
+}
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.rfind(prefix, 0) == 0;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(health_endpoint)
+
+BOOST_AUTO_TEST_CASE(ok_while_the_task_answers_503_once_it_stops) {
+  auto server = value_or_throw(Server::create_local_server());
+  auto endpoint = value_or_throw(HealthEndpoint::start(
+      0, [&] { return server->check_health(std::chrono::milliseconds(1000)); }));
+  BOOST_REQUIRE(endpoint->port() > 0);
+  std::string healthy = exchange(endpoint->port(), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  BOOST_TEST(starts_with(healthy, "HTTP/1.0 200 OK\r\n"), healthy);
+  BOOST_TEST(healthy.ends_with("\r\n\r\nok\n"), healthy);
+  BOOST_TEST(
+      starts_with(exchange(endpoint->port(), "GET /readyz HTTP/1.0\r\n\r\n"), "HTTP/1.0 200 OK"));
+  server->stop();
+  std::string stopping = exchange(endpoint->port(), "GET /readyz HTTP/1.0\r\n\r\n");
+  BOOST_TEST(starts_with(stopping, "HTTP/1.0 503 Service Unavailable"), stopping);
+  BOOST_TEST(stopping.find("/job:localhost/replica:0/task:0 is stopping") != std::string::npos,
+             stopping);
+}
+
+BOOST_AUTO_TEST_CASE(refuses_what_is_not_a_probe_and_outlasts_a_silent_client) {
+  auto endpoint = value_or_throw(HealthEndpoint::start(0, [] { return Status::OK(); }));
+  const int port = endpoint->port();
+  BOOST_TEST(starts_with(exchange(port, "GET /metrics HTTP/1.0\r\n\r\n"), "HTTP/1.0 404"));
+  BOOST_TEST(starts_with(exchange(port, "POST /healthz HTTP/1.0\r\n\r\n"), "HTTP/1.0 405"));
+  BOOST_TEST(starts_with(exchange(port, "hello\r\n"), "HTTP/1.0 400"));
+  // A client that connects and says nothing is dropped after its second; the next is served.
+  int silent = connect_to(port);
+  auto start = std::chrono::steady_clock::now();
+  std::string after = exchange(port, "GET /healthz HTTP/1.0\r\n\r\n");
+  auto waited = std::chrono::steady_clock::now() - start;
+  BOOST_TEST(starts_with(after, "HTTP/1.0 200 OK"), after);
+  BOOST_TEST(waited < std::chrono::milliseconds(2500));
+  ::close(silent);
+  auto taken = HealthEndpoint::start(port, [] { return Status::OK(); });
+  BOOST_TEST(taken.status().code() == Code::kUnavailable);
+  BOOST_TEST(taken.status().message().find(std::to_string(port)) != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(the_node_takes_the_flag_or_the_variable) {
+  auto bad = testing::run_process(
+      {TROUPE_CLI, "node", "--insecure", "--port=0", "--health_port=70000"}, 30000);
+  BOOST_TEST(bad.exit_code == 2, bad.out);
+  BOOST_TEST(bad.out.find("--health_port='70000' (or $TROUPE_HEALTH_PORT) is not a port") !=
+                 std::string::npos,
+             bad.out);
+  auto from_env = testing::run_process({TROUPE_CLI, "node", "--insecure", "--port=0"}, 30000,
+                                       {"TROUPE_HEALTH_PORT=x1"});
+  BOOST_TEST(from_env.exit_code == 2, from_env.out);
+  BOOST_TEST(from_env.out.find("--health_port='x1'") != std::string::npos, from_env.out);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace troupe::cli
