@@ -51,7 +51,19 @@ std::optional<std::string> why_cannot_bind(const char* host, int port) {
   }
   std::optional<std::string> why;
   int fd = ::socket(found->ai_family, found->ai_socktype, found->ai_protocol);
-  if (fd >= 0 && ::bind(fd, found->ai_addr, found->ai_addrlen) != 0) why = std::strerror(errno);
+  // As CAF binds: a task restarted at its address must not be refused for the connections
+  // its last run left in TIME_WAIT.
+  int one = 1;
+  if (fd >= 0) ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  if (fd >= 0 && ::bind(fd, found->ai_addr, found->ai_addrlen) != 0) {
+    const int err = errno;
+    why = std::strerror(err);
+    if (err == EADDRNOTAVAIL) {
+      *why +=
+          " (no interface of this host has that address: the cluster gives this task "
+          "another host's address)";
+    }
+  }
   if (fd >= 0) ::close(fd);
   ::freeaddrinfo(found);
   return why;
@@ -101,6 +113,13 @@ Status Server::start() {
   TROUPE_ASSIGN_OR_RETURN(auto host_port, parse_host_port(address_));
   caf::actor_system& system = options_.runtime->system();
 
+  // An address this host cannot listen on (taken, or another host's) is named before anything
+  // starts.
+  if (options_.listen) {
+    if (auto why = why_cannot_bind(bind_address(host_port.first), host_port.second)) {
+      return errors::Unavailable("cannot listen on {} for {}: {}", address_, task_name(), *why);
+    }
+  }
   // Bulk tensors to and from other processes go beside CAF's messages, with the task's TLS
   // credentials if it has them.
   if (options_.listen && options_.tensor_channel) {

@@ -307,6 +307,15 @@ BOOST_AUTO_TEST_CASE(a_taken_port_is_refused) {
   BOOST_TEST(result.out.find("Address already in use") != std::string::npos, result.out);
 }
 
+// A cluster that gives this task another host's address (192.0.2.1 is TEST-NET-1, on no
+// host) is named at once, before the tensor channel or the task starts.
+BOOST_AUTO_TEST_CASE(another_hosts_address_is_refused_with_the_reason) {
+  auto result = run_node({"--ps_hosts=192.0.2.1:2222", "--job_name=ps"});
+  check_refused(result,
+                "cannot listen on 192.0.2.1:2222 for /job:ps/replica:0/task:0: Cannot "
+                "assign requested address (no interface of this host has that address");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe
