@@ -193,10 +193,8 @@ StatusOr<caf::actor> Server::find_role(const std::string& job, int index) const 
 }
 
 Status Server::check_health(std::chrono::milliseconds timeout) {
-  {
-    std::lock_guard lock(mutex_);
-    if (stopped_) return errors::Unavailable("{} is stopping", task_name());
-  }
+  // Not under mutex_: stop() holds it while it waits for the task's actors.
+  if (stopping_) return errors::Unavailable("{} is stopping", task_name());
   return local_request<caf::unit_t>(system(), impl_->task, caf::duration(timeout),
                                     fmt::format("{} answering a health check", task_name()),
                                     heartbeat_atom::value)
@@ -204,6 +202,7 @@ Status Server::check_health(std::chrono::milliseconds timeout) {
 }
 
 void Server::stop() {
+  stopping_ = true;
   std::lock_guard lock(mutex_);
   if (stopped_) return;
   stopped_ = true;

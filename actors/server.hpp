@@ -12,6 +12,7 @@
 // A Server stops when stop() is called or it is destroyed; join() waits for that. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -125,6 +126,7 @@ class Server {
   std::mutex mutex_;
   std::condition_variable stopped_cv_;
   bool stopped_ = false;
+  std::atomic<bool> stopping_{false};  // set as stop() begins; read without mutex_
 };
 
 }  // namespace troupe

@@ -22,8 +22,9 @@ class Device {
   // type ("CPU"). intra_op_threads <= 0 means one thread per available core.
   Device(std::string name, std::string type, int intra_op_threads);
 
-  // The cores this process may run on (its CPU affinity, as `taskset` and container runtimes
-  // set it), at least 1.
+  // The cores this process may run on: its CPU affinity (`taskset`, cpusets), and no more than
+  // its cgroup's CPU quota rounded up (Kubernetes' CPU limits, `podman run --cpus`; cgroup v1
+  // or v2); at least 1.
   static int available_cores();
   ~Device();
   Device(const Device&) = delete;

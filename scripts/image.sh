@@ -38,5 +38,13 @@ for file in /usr/share/datasets/fashion-mnist/*.gz; do copy "$file"; done
 podman build --quiet --file deploy/image/Containerfile --tag "$image" "$root" >&2
 # The image must run: a version and the hello example, inside it.
 podman run --rm "$image" troupe version >&2
-podman run --rm "$image" troupe hello | grep -q "Hello, distributed troupe!"
+hello=$(podman run --rm "$image" troupe hello)
+grep -q "Hello, distributed troupe!" <<<"$hello"
+# Its tasks take the cores a container is given (devices/device.hpp): 1 under --cpus=1.
+cores=$(podman run --rm --cpus=1 "$image" troupe launch --insecure --ps=0 --workers=1 -- \
+  troupe version)
+grep -q "1 task on this host's 1 core:" <<<"$cores" || {
+  echo "image.sh: under --cpus=1 the image's troupe did not see 1 core: $cores" >&2
+  exit 1
+}
 echo "$image"

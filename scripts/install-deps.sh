@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libcaf-dev capnproto libcapnp-dev libeigen3-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   libboost-test-dev zlib1g-dev libssl-dev
-  libopenblas-pthread-dev  # MatMul; kept to one thread: the devices own the threads
+  libopenblas-pthread-dev  # MatMul, threaded by OpenBLAS's pool (devices/cpu/blas_gemm.hpp)
   libjemalloc-dev  # the programs' allocator (CMakeLists.txt)
   openssl  # tests: certificates made with the commands docs/security.md shows
   python3-numpy dataset-fashion-mnist  # tests: npz files checked with numpy; the training data

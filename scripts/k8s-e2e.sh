@@ -38,14 +38,17 @@ fail() {
   echo "k8s-e2e: FAILED: $*" >&2
   for pod in "${pods[@]}"; do
     echo "== $pod" >&2
-    podman logs --tail 20 "$pod-task" >&2 || true
+    logs_of "$pod" | tail -n 20 >&2 || true
   done
   exit 1
 }
+# logs_of POD: what the pod's task has logged (captured whole: a grep that stops at its first
+# match would end podman logs with SIGPIPE, which pipefail counts as a failure).
+logs_of() { podman logs "$1-task" 2>&1; }
 # wait_for_log POD REGEX SECONDS: until the pod's task logs a line matching REGEX.
 wait_for_log() {
-  local deadline=$((SECONDS + $3))
-  until podman logs "$1-task" 2>&1 | grep -Eq "$2"; do
+  local deadline=$((SECONDS + $3)) logs
+  until logs=$(logs_of "$1") && grep -Eq "$2" <<<"$logs"; do
     [ $SECONDS -lt $deadline ] || fail "$1 did not log /$2/ within $3 s"
     sleep 1
   done
@@ -56,12 +59,13 @@ wait_for_log() {
   >"$work/manifests.yaml"
 node deploy/k8s/tools/validate.mjs "$work/manifests.yaml"
 podman network create "$network" >/dev/null
+node deploy/k8s/tools/podman_pods.mjs "$work/manifests.yaml" "$work" >"$work/pods.txt"
 while read -r file alias; do
   pod=$(basename "$file" .yaml)
   pods+=("$pod")
   podman kube play --network "$network:alias=$alias" "$file" >/dev/null
   echo "k8s-e2e: pod $pod as $alias"
-done < <(node deploy/k8s/tools/podman_pods.mjs "$work/manifests.yaml" "$work")
+done <"$work/pods.txt"
 
 chief=$name-worker-0 ps=$name-ps-0
 # What the manifests' probes ask, asked from here: every task's health endpoint answers.
@@ -86,9 +90,10 @@ done
 echo "k8s-e2e: the ps was restarted ($(podman inspect --format '{{.RestartCount}}' "$ps-task") restart)"
 wait_for_log "$chief" 'training session recovered' 120
 wait_for_log "$chief" 'test accuracy' 300
-podman logs "$chief-task" 2>&1 | grep -E 'recovering|recovered' | head -2
-podman logs "$chief-task" 2>&1 | grep -m1 'test accuracy'
-accuracy=$(podman logs "$chief-task" 2>&1 | grep -oE 'test accuracy [0-9.]+' | head -1 | awk '{print $3}')
+chief_logs=$(logs_of "$chief")
+grep -E 'recovering|recovered' <<<"$chief_logs" | sed -n 1,2p
+grep -m1 'test accuracy' <<<"$chief_logs"
+accuracy=$(grep -oE 'test accuracy [0-9.]+' <<<"$chief_logs" | sed -n 1p | awk '{print $3}')
 awk -v a="$accuracy" 'BEGIN { exit !(a >= 0.8) }' || fail "test accuracy $accuracy is below 0.8"
-ls "$work/volumes/$name-train-logs" | grep -q 'model.ckpt-' || fail "no checkpoint on the shared volume"
+compgen -G "$work/volumes/$name-train-logs/model.ckpt-*" >/dev/null || fail "no checkpoint on the shared volume"
 echo "k8s-e2e: ok: test accuracy $accuracy after the ps was killed and restarted"

@@ -14,7 +14,7 @@ const std::vector<CommandHelp>& all_command_help() {
        "print the Kubernetes manifests of a troupe job: Services, StatefulSets, storage, "
        "TensorBoard",
        "troupe k8s --name=<job> --image=<image> [flags] -- <program> [args...]",
-       {"troupe k8s --name=fashion --image=registry.example.com/troupe:0.1 --make_credentials "
+       {"troupe k8s --name=fashion --image=registry.example.com/troupe:0.1.0 --make_credentials "
         "-- troupe train --checkpoint_dir=/train_logs | kubectl apply -f -"}},
       {"launch",
        "run a program once per task of a local ps/worker cluster, with TF_CONFIG set for each",

@@ -1,8 +1,6 @@
 // HealthEndpoint: a poll loop on one listening socket, one request per connection.
 #include "troupe/apps/cli/health_endpoint.hpp"
 
-#include "troupe/apps/cli/flags.hpp"
-
 #include <fmt/core.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -13,13 +11,17 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
+
+#include "troupe/apps/cli/flags.hpp"
 
 namespace troupe::cli {
 namespace {
 
-constexpr int kPollMs = 100;             // how soon the thread sees the destructor
-constexpr int kRequestTimeoutMs = 1000;  // for the request line
+constexpr int kPollMs = 100;  // how soon the thread sees the destructor
+constexpr auto kRequestTimeout = std::chrono::milliseconds(1000);  // for the request line
 constexpr size_t kMaxRequestBytes = 1024;
+constexpr size_t kMaxClients = 64;  // connections waiting for their request line
 
 void send_all(int fd, const std::string& text) {
   size_t sent = 0;
@@ -30,36 +32,19 @@ void send_all(int fd, const std::string& text) {
   }
 }
 
-std::string response(int code, const char* reason, const std::string& body) {
+// The whole response; a HEAD request's has no body.
+std::string response(int code, const char* reason, const std::string& body, bool head) {
   return fmt::format(
       "HTTP/1.0 {} {}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: "
       "close\r\n\r\n{}",
-      code, reason, body.size(), body);
+      code, reason, body.size(), head ? "" : body);
 }
 
-// The request line's method and path, read within kRequestTimeoutMs; empty if it is not one.
-std::pair<std::string, std::string> read_request_line(int client) {
-  std::string request;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(kRequestTimeoutMs);
-  while (request.find("\r\n") == std::string::npos && request.size() < kMaxRequestBytes) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    deadline - std::chrono::steady_clock::now())
-                    .count();
-    pollfd readable{client, POLLIN, 0};
-    if (left <= 0 || ::poll(&readable, 1, static_cast<int>(left)) <= 0) return {};
-    char buffer[512];
-    ssize_t n = ::recv(client, buffer, sizeof(buffer), 0);
-    if (n <= 0) return {};
-    request.append(buffer, static_cast<size_t>(n));
-  }
-  std::string line = request.substr(0, request.find("\r\n"));
+// The method and path of an HTTP request line ("GET /healthz HTTP/1.1"); empty if it is not one.
+std::pair<std::string, std::string> parse_request_line(const std::string& line) {
   size_t space = line.find(' ');
-  size_t second = line.find(' ', space + 1);
-  if (space == std::string::npos || second == std::string::npos ||
-      line.compare(second + 1, 5, "HTTP/") != 0) {
-    return {};
-  }
+  size_t second = space == std::string::npos ? space : line.find(' ', space + 1);
+  if (second == std::string::npos || line.compare(second + 1, 5, "HTTP/") != 0) return {};
   return {line.substr(0, space), line.substr(space + 1, second - space - 1)};
 }
 
@@ -115,29 +100,78 @@ HealthEndpoint::~HealthEndpoint() {
   ::close(fd_);
 }
 
+// Every connection waits for its request line in one poll set, so a client that says nothing
+// holds up no other; the oldest is dropped when kMaxClients wait.
 void HealthEndpoint::serve() {
+  struct Client {
+    int fd;
+    std::chrono::steady_clock::time_point deadline;
+    std::string request;
+  };
+  std::vector<Client> clients;
+  auto drop = [&](size_t i) {
+    ::close(clients[i].fd);
+    clients.erase(clients.begin() + static_cast<std::ptrdiff_t>(i));
+  };
+  bool accepting = true;  // false for one round after the process ran out of descriptors
   while (!stopping_) {
-    pollfd listening{fd_, POLLIN, 0};
-    if (::poll(&listening, 1, kPollMs) <= 0) continue;
-    int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (client < 0) continue;
-    answer(client);
-    ::close(client);
+    std::vector<pollfd> polled = {{fd_, static_cast<short>(accepting ? POLLIN : 0), 0}};
+    for (const Client& client : clients)
+      polled.push_back({client.fd, POLLIN, 0});
+    accepting = true;
+    if (::poll(polled.data(), polled.size(), kPollMs) < 0) continue;
+    for (size_t i = clients.size(); i-- > 0;) {
+      Client& client = clients[i];
+      if (polled[i + 1].revents != 0) {
+        char buffer[512];
+        ssize_t n = ::recv(client.fd, buffer, sizeof(buffer), 0);
+        if (n <= 0) {
+          drop(i);
+          continue;
+        }
+        client.request.append(buffer, static_cast<size_t>(n));
+      }
+      if (size_t end = client.request.find("\r\n"); end != std::string::npos) {
+        answer(client.fd, client.request.substr(0, end));
+        drop(i);
+      } else if (client.request.size() >= kMaxRequestBytes) {
+        answer(client.fd, "");
+        drop(i);
+      } else if (std::chrono::steady_clock::now() > client.deadline) {
+        drop(i);
+      }
+    }
+    if ((polled[0].revents & POLLIN) != 0) {
+      int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (client < 0) {
+        // Out of descriptors: the connection stays queued; do not spin on it.
+        accepting = errno != EMFILE && errno != ENFILE;
+        continue;
+      }
+      if (clients.size() >= kMaxClients) drop(0);
+      clients.push_back({client, std::chrono::steady_clock::now() + kRequestTimeout, {}});
+    }
   }
+  for (const Client& client : clients)
+    ::close(client.fd);
 }
 
-void HealthEndpoint::answer(int client) {
-  auto [method, path] = read_request_line(client);
+void HealthEndpoint::answer(int client, const std::string& request_line) {
+  auto [method, path] = parse_request_line(request_line);
+  const bool head = method == "HEAD";
+  auto reply = [&](int code, const char* reason, const std::string& body) {
+    send_all(client, response(code, reason, body, head));
+  };
   if (method.empty()) {
-    send_all(client, response(400, "Bad Request", "expected an HTTP request line\n"));
-  } else if (method != "GET" && method != "HEAD") {
-    send_all(client, response(405, "Method Not Allowed", "GET /healthz or /readyz\n"));
+    reply(400, "Bad Request", "expected an HTTP request line\n");
+  } else if (method != "GET" && !head) {
+    reply(405, "Method Not Allowed", "GET /healthz or /readyz\n");
   } else if (path != "/healthz" && path != "/readyz") {
-    send_all(client, response(404, "Not Found", "GET /healthz or /readyz\n"));
+    reply(404, "Not Found", "GET /healthz or /readyz\n");
   } else if (Status status = check_(); status.ok()) {
-    send_all(client, response(200, "OK", "ok\n"));
+    reply(200, "OK", "ok\n");
   } else {
-    send_all(client, response(503, "Service Unavailable", status.to_string() + "\n"));
+    reply(503, "Service Unavailable", status.to_string() + "\n");
   }
 }
 
@@ -148,8 +182,7 @@ void add_health_port_flag(FlagSet& flags) {
                    "$TROUPE_HEALTH_PORT)");
 }
 
-StatusOr<std::unique_ptr<HealthEndpoint>> start_health_endpoint(const FlagSet& flags,
-                                                                Server& server) {
+StatusOr<int> health_port_of(const FlagSet& flags) {
   const std::string text = flags.get_string("health_port");
   char* end = nullptr;
   errno = 0;
@@ -160,10 +193,13 @@ StatusOr<std::unique_ptr<HealthEndpoint>> start_health_endpoint(const FlagSet& f
         "none)",
         text);
   }
+  return static_cast<int>(port);
+}
+
+StatusOr<std::unique_ptr<HealthEndpoint>> start_health_endpoint(int port, Server& server) {
   if (port == 0) return std::unique_ptr<HealthEndpoint>();
-  return HealthEndpoint::start(static_cast<int>(port), [&server] {
-    return server.check_health(std::chrono::milliseconds(1000));
-  });
+  return HealthEndpoint::start(
+      port, [&server] { return server.check_health(std::chrono::milliseconds(1000)); });
 }
 
 }  // namespace troupe::cli

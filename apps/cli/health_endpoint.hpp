@@ -35,7 +35,7 @@ class HealthEndpoint {
  private:
   HealthEndpoint(int fd, int port, std::function<Status()> check);
   void serve();
-  void answer(int client);
+  void answer(int client, const std::string& request_line);
 
   int fd_;
   int port_;
@@ -49,10 +49,11 @@ class FlagSet;
 // --health_port, whose default is $TROUPE_HEALTH_PORT (what troupe k8s's manifests set), else 0
 // (no endpoint).
 void add_health_port_flag(FlagSet& flags);
-// The endpoint --health_port asks for, answering with the server's check_health; null for 0.
-// InvalidArgument naming the flag for a value that is not a port, Unavailable if the port
-// cannot be bound.
-StatusOr<std::unique_ptr<HealthEndpoint>> start_health_endpoint(const FlagSet& flags,
-                                                                Server& server);
+// --health_port's value; InvalidArgument naming the flag for one that is not a port. Commands
+// check it with their other flags, before anything starts.
+StatusOr<int> health_port_of(const FlagSet& flags);
+// The endpoint on `port`, answering with the server's check_health; null for 0. Unavailable if
+// the port cannot be bound.
+StatusOr<std::unique_ptr<HealthEndpoint>> start_health_endpoint(int port, Server& server);
 
 }  // namespace troupe::cli

@@ -1,5 +1,11 @@
 // `troupe k8s`: prints the Kubernetes manifests of a troupe job (apps/cli/kubernetes_manifests.hpp)
 // as one YAML stream for `kubectl apply -f -`.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -20,7 +26,10 @@ int usage_error(const std::string& message) {
 
 StatusOr<std::string> read_text(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return errors::NotFound("cannot read '{}'", path);
+  if (!in) {
+    return errors::NotFound("cannot read the throwaway credential file '{}': {}", path,
+                            std::strerror(errno));
+  }
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -28,7 +37,7 @@ StatusOr<std::string> read_text(const std::string& path) {
 
 // Fresh throwaway credentials (a self-signed certificate that is its own CA), as PEM text.
 StatusOr<TlsPem> make_credentials() {
-  TROUPE_ASSIGN_OR_RETURN(auto made, ThrowawayCredentials::create());
+  TROUPE_ASSIGN_OR_RETURN(auto made, ThrowawayCredentials::create("troupe k8s"));
   TlsOptions files = made->tls();
   TlsPem pem;
   TROUPE_ASSIGN_OR_RETURN(pem.certificate, read_text(files.certificate_file));
@@ -95,6 +104,13 @@ int k8s_command(const Args& args) {
     }
     job.credentials = std::move(pem).value();
     objects = kubernetes_manifests(job);
+  }
+  if (job.credentials) {
+    // The Secret holds a private key: a file the output is redirected to is made the owner's.
+    struct stat out_stat {};
+    if (::fstat(STDOUT_FILENO, &out_stat) == 0 && S_ISREG(out_stat.st_mode)) {
+      ::fchmod(STDOUT_FILENO, 0600);
+    }
   }
   std::string out = "# troupe k8s: kubectl apply -f <this file> (docs/deploy.md)\n";
   for (const auto& object : *objects)

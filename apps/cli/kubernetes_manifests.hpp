@@ -5,10 +5,10 @@
 // from their ordinal (the pod-index label, Kubernetes 1.28 and later). A PersistentVolumeClaim
 // (ReadWriteMany, the seeds' NFS) holds checkpoints and event files at /train_logs in every
 // task; a TensorBoard Deployment and Service read it. Each task serves its health checks on
-// `health_port` (apps/cli/health_endpoint.hpp), which its liveness and readiness probes ask. With TLS (unless `insecure`), every task
-// mounts the Secret NAME-tls (ca.pem, cert.pem, key.pem) at /etc/troupe/tls, owner-read-only as
-// troupe requires of a key; the Secret is one of the objects when `credentials` are given,
-// else the user creates it (docs/deploy.md).
+// `health_port` (apps/cli/health_endpoint.hpp), which its liveness and readiness probes ask. With
+// TLS (unless `insecure`), every task mounts the Secret NAME-tls (ca.pem, cert.pem, key.pem) at
+// /etc/troupe/tls, owner-read-only as troupe requires of a key; the Secret is one of the objects
+// when `credentials` are given, else the user creates it (docs/deploy.md).
 #pragma once
 
 #include <nlohmann/json.hpp>

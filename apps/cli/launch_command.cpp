@@ -623,6 +623,8 @@ static int run_launch(const Args& args) {
   }
   // The tasks report progress as protocol lines, which become the bar (docs/cli.md).
   ::setenv("TROUPE_PROGRESS_PROTOCOL", "1", 1);
+  // The tasks share this host: one health port for all would let only one of them start.
+  ::unsetenv("TROUPE_HEALTH_PORT");
   std::cout << "troupe launch: cluster " << cluster->to_json() << std::endl;
   print_threads_per_task(*cluster);
   Launcher launcher(*cluster, resolve_program(command), std::chrono::milliseconds(grace_ms),

@@ -73,6 +73,11 @@ static int run_node(const Args& args) {
   }
   def->default_session_config.intra_op_threads =
       static_cast<int>(flags.get_int("intra_op_threads"));
+  auto health_port = health_port_of(flags);
+  if (!health_port.ok()) {
+    std::cerr << "troupe node: " << health_port.status().message() << "\n";
+    return 2;
+  }
 
   StopSignals stop_signals;
 
@@ -110,10 +115,10 @@ static int run_node(const Args& args) {
   }
   std::cout << "troupe node: " << (*server)->task_name() << " serving at " << (*server)->target()
             << std::endl;
-  auto health = start_health_endpoint(flags, **server);
+  auto health = start_health_endpoint(*health_port, **server);
   if (!health.ok()) {
     std::cerr << "troupe node: " << health.status().message() << "\n";
-    return health.status().code() == Code::kInvalidArgument ? 2 : 1;
+    return 1;
   }
   if (*health != nullptr) {
     std::cout << "troupe node: health checks at http://0.0.0.0:" << (*health)->port()

@@ -56,7 +56,7 @@ struct KeyDeleter {
   void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
 };
 
-Status make_files(const std::string& directory) {
+Status make_files(const std::string& directory, const std::string& common_name) {
   std::unique_ptr<EVP_PKEY, KeyDeleter> key(EVP_EC_gen("P-256"));
   if (!key) return openssl_failure("generating a P-256 key");
   std::unique_ptr<X509, X509Deleter> cert(X509_new());
@@ -74,9 +74,9 @@ Status make_files(const std::string& directory) {
                X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600) != nullptr &&
                X509_gmtime_adj(X509_getm_notAfter(cert.get()), kValidSeconds) != nullptr &&
                X509_set_pubkey(cert.get(), key.get()) == 1 &&
-               X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                                          reinterpret_cast<const unsigned char*>("troupe launch"),
-                                          -1, -1, 0) == 1 &&
+               X509_NAME_add_entry_by_txt(
+                   name, "CN", MBSTRING_ASC,
+                   reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1, 0) == 1 &&
                X509_set_issuer_name(cert.get(), name) == 1;
   if (!built) return openssl_failure("filling in the certificate");
   X509_EXTENSION* ca =
@@ -96,7 +96,8 @@ Status make_files(const std::string& directory) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<ThrowawayCredentials>> ThrowawayCredentials::create() {
+StatusOr<std::unique_ptr<ThrowawayCredentials>> ThrowawayCredentials::create(
+    const std::string& common_name) {
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern =
       std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/troupe-credentials-XXXXXX";
@@ -105,7 +106,7 @@ StatusOr<std::unique_ptr<ThrowawayCredentials>> ThrowawayCredentials::create() {
                                     pattern, std::strerror(errno));
   }
   std::unique_ptr<ThrowawayCredentials> credentials(new ThrowawayCredentials(pattern));
-  TROUPE_RETURN_IF_ERROR(make_files(pattern));
+  TROUPE_RETURN_IF_ERROR(make_files(pattern, common_name));
   return credentials;
 }
 

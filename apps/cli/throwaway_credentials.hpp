@@ -16,7 +16,9 @@ class ThrowawayCredentials {
  public:
   // Makes them under $TMPDIR (default /tmp). Internal if OpenSSL fails, or the errno's code
   // if the files cannot be written.
-  static StatusOr<std::unique_ptr<ThrowawayCredentials>> create();
+  // `common_name` is the certificate's subject (who made it: "troupe launch", "troupe k8s").
+  static StatusOr<std::unique_ptr<ThrowawayCredentials>> create(
+      const std::string& common_name = "troupe launch");
   ~ThrowawayCredentials();
   ThrowawayCredentials(const ThrowawayCredentials&) = delete;
   ThrowawayCredentials& operator=(const ThrowawayCredentials&) = delete;

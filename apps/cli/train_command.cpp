@@ -150,12 +150,11 @@ FlagSet train_flags() {
 }
 
 // The health endpoint --health_port asks for (null for none); its failure as an exit code.
-std::variant<std::unique_ptr<HealthEndpoint>, int> start_health(const FlagSet& flags,
-                                                                Server& server) {
-  auto health = start_health_endpoint(flags, server);
+std::variant<std::unique_ptr<HealthEndpoint>, int> start_health(int port, Server& server) {
+  auto health = start_health_endpoint(port, server);
   if (!health.ok()) {
     std::cerr << "troupe train: " << health.status().message() << "\n";
-    return health.status().code() == Code::kInvalidArgument ? 2 : 1;
+    return 1;
   }
   if (*health != nullptr) {
     std::cout << "troupe train: health checks at http://0.0.0.0:" << (*health)->port()
@@ -164,7 +163,7 @@ std::variant<std::unique_ptr<HealthEndpoint>, int> start_health(const FlagSet& f
   return std::move(health).value();
 }
 
-int serve_ps(const ServerDef& def, const FlagSet& flags, StopSignals& stop_signals) {
+int serve_ps(const ServerDef& def, int health_port, StopSignals& stop_signals) {
   auto server = Server::create(def);
   if (!server.ok()) {
     std::cerr << "troupe train: " << server.status().to_string() << "\n";
@@ -172,7 +171,7 @@ int serve_ps(const ServerDef& def, const FlagSet& flags, StopSignals& stop_signa
   }
   std::cout << "troupe train: " << (*server)->task_name() << " serving at " << (*server)->target()
             << std::endl;
-  auto health = start_health(flags, **server);
+  auto health = start_health(health_port, **server);
   if (const int* exit_code = std::get_if<int>(&health)) return *exit_code;
   stop_signals.wait();
   (*server)->stop();
@@ -240,7 +239,9 @@ static int run_train(const Args& args) {
     def->default_session_config.intra_op_threads =
         static_cast<int>(flags.get_int("intra_op_threads"));
   }
-  if (def && def->job_name == "ps") return serve_ps(*def, flags, stop_signals);
+  auto health_port = health_port_of(flags);
+  if (!health_port.ok()) return fail(health_port.status(), 2);
+  if (def && def->job_name == "ps") return serve_ps(*def, *health_port, stop_signals);
   if (def && def->job_name != "worker") {
     return fail(errors::InvalidArgument("job '{}' has no part in training (expected ps or worker)",
                                         def->job_name),
@@ -268,7 +269,7 @@ static int run_train(const Args& args) {
     if (!created.ok()) return fail(created.status());
     server = std::move(created).value();
   }
-  auto health = start_health(flags, *server);
+  auto health = start_health(*health_port, *server);
   if (const int* exit_code = std::get_if<int>(&health)) return *exit_code;
   std::string worker_device =
       fmt::format("/job:{}/task:{}", def ? def->job_name : "localhost", task_index);

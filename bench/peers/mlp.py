@@ -1,9 +1,9 @@
 """What the training peers share: the benchmark's MLP, its synthetic batch, and how a PyTorch
 process is put in its best configuration on this machine.
 
-A peer runs every configuration of threads per process that fits the cores (processes x
-threads <= cores, at least 1 thread) and reports the fastest, naming it. A configuration is a
-pair: torch's intra-op threads (OpenMP: the element-wise ops) and OpenBLAS's threads (the
+A peer runs every configuration of threads per process that fits the cores it may run on
+(processes x threads <= cores; threads 1, 2, 4, ...; at least 1) and reports the fastest,
+naming it. A configuration is a pair: torch's intra-op threads (OpenMP: the element-wise ops) and OpenBLAS's threads (the
 products: Debian's torch calls the system BLAS, OpenBLAS through libopenblas0-pthread, and
 torch.set_num_threads does not reach it). On 2 cores, one process measured best with 1 torch
 thread and 2 OpenBLAS threads: 2 of each ran 4 busy threads on 2 cores.
@@ -54,9 +54,10 @@ def blas_name():
 
 
 def configurations(processes):
-    """The (torch threads, OpenBLAS threads) pairs that fit the cores, 1 and 2 of each."""
-    cores = os.cpu_count() or 1
-    counts = [t for t in (1, 2) if processes * t <= cores] or [1]
+    """The (torch threads, OpenBLAS threads) pairs that fit the cores this process may run on:
+    1, 2, 4, ... of each, with processes x threads <= cores."""
+    cores = len(os.sched_getaffinity(0))
+    counts = [t for t in (1 << i for i in range(8)) if processes * t <= cores] or [1]
     return [(t, b) for t in counts for b in counts]
 
 

@@ -11,8 +11,9 @@ namespace {
 
 // In OpenBLAS's pthread build: its thread pool, started at load, is stopped before main, so
 // that no thread exists before a program blocks its stop signals (apps/cli/stop_signals.hpp).
-// The pool starts again, on the first product that uses it, from the thread that computes
-// that product, whose signal mask its threads inherit.
+// The pool starts again when a device reserves more than one thread (reserve_blas_threads:
+// openblas_set_num_threads makes the threads there, one fewer than the count, since the caller
+// computes too), from the thread that creates the device, whose signal mask they inherit.
 extern "C" int blas_thread_shutdown_(void);
 [[maybe_unused]] const bool kOpenBlasStoppedBeforeMain = [] {
   openblas_set_num_threads(1);

@@ -4,6 +4,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include <openssl/evp.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "apps/child_process.hpp"
 #include "troupe/apps/cli/kubernetes_manifests.hpp"
@@ -229,6 +232,17 @@ BOOST_AUTO_TEST_CASE(the_command_prints_a_yaml_stream_and_refuses_bad_flags) {
       30000);
   BOOST_TEST(both.exit_code == 2);
   BOOST_TEST(contains(both.out, "--insecure and --make_credentials: choose one"), both.out);
+  // The output holds a private key: a file it is redirected to is the owner's only.
+  const std::string file =
+      std::filesystem::temp_directory_path() / ("k8s_test_" + std::to_string(::getpid()) + ".yaml");
+  auto to_file = testing::run_process(
+      {"/bin/sh", "-c",
+       std::string(TROUPE_CLI) + " k8s --name=a --image=i --make_credentials -- x > " + file},
+      30000);
+  BOOST_TEST(to_file.exit_code == 0, to_file.out);
+  BOOST_TEST((std::filesystem::status(file).permissions() & std::filesystem::perms::all) ==
+             (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
+  std::filesystem::remove(file);
   auto help = testing::run_process({TROUPE_CLI, "k8s", "--help"}, 30000);
   BOOST_TEST(help.exit_code == 0);
   BOOST_TEST(contains(help.out, "print the Kubernetes manifests of a troupe job"), help.out);

@@ -29,6 +29,8 @@ log() { echo "multihost: $*"; }
 cleanup() {
   for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
   for host in "${hosts[@]}"; do
+    # Whatever still runs on the host (a task outlives its timeout wrapper if that is killed).
+    ip netns pids "$tag-$host" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
     ip netns del "$tag-$host" 2>/dev/null || true
     rm -rf "/etc/netns/$tag-$host"
   done
@@ -80,11 +82,12 @@ ip netns exec "$tag-worker0" getent hosts ps1 | grep -q "$subnet.11" ||
 )
 export TROUPE_TLS_CERT=$work/task.pem TROUPE_TLS_KEY=$work/task.key TROUPE_TLS_CA=$work/ca.pem
 
-# start NAME HOST ARGS...: runs `troupe ARGS` on HOST, its output in $work/NAME.log.
+# start NAME HOST ARGS...: runs `troupe ARGS` on HOST, its output in $work/NAME.log; it is
+# ended after 300 s whatever happens to this script (CTest's timeout kills only the script).
 start() {
   local name=$1 host=$2
   shift 2
-  ip netns exec "$tag-$host" "$troupe" "$@" >"$work/$name.log" 2>&1 &
+  ip netns exec "$tag-$host" timeout --kill-after=5 300 "$troupe" "$@" >"$work/$name.log" 2>&1 &
   pids+=($!)
   eval "pid_$name=$!"
 }
@@ -117,10 +120,16 @@ cluster() {
       --epochs="$1" --checkpoint_dir="$2" --save_checkpoint_steps=100
   done
 }
+# stop_ps: SIGTERM to the ps tasks (timeout passes it on), SIGKILL after 10 s.
 stop_ps() {
+  local ps pid_var deadline
   for ps in ps0 ps1; do
-    local pid_var=pid_$ps
+    pid_var=pid_$ps
     kill -TERM "${!pid_var}" 2>/dev/null || true
+    deadline=$((SECONDS + 10))
+    while kill -0 "${!pid_var}" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+    kill -KILL "${!pid_var}" 2>/dev/null || true
+    ip netns pids "$tag-$ps" | xargs -r kill -KILL 2>/dev/null || true
     wait "${!pid_var}" 2>/dev/null || true
   done
 }
@@ -163,8 +172,8 @@ wait_for worker1 ' at step ' 120
 wait_for worker0 '\((1|2|3)[0-9]%\)' 120
 cut_link worker1 10
 detected_within worker1
-wait_exit worker0 240 || fail "the chief failed"
-wait_exit worker1 120 || fail "worker 1 failed after the heal"
+wait_exit worker0 180 || fail "the chief failed"
+wait_exit worker1 60 || fail "worker 1 failed after the heal"
 stop_ps
 grep -Eq 'training session recovered|training is done' "$work/worker1.log" ||
   fail "worker 1 did not rejoin"
@@ -177,8 +186,8 @@ wait_for worker0 '\((1|2|3)[0-9]%\)' 120
 cut_link ps0 10
 detected_within worker0
 detected_within worker1
-wait_exit worker0 240 || fail "the chief failed"
-wait_exit worker1 120 || fail "worker 1 failed"
+wait_exit worker0 180 || fail "the chief failed"
+wait_exit worker1 60 || fail "worker 1 failed"
 stop_ps
 grep -q 'training session recovered' "$work/worker0.log" || fail "the chief did not recover"
 log "both workers recovered; test accuracy $(accuracy_of worker0)"
