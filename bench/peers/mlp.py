@@ -8,11 +8,14 @@ products: Debian's torch calls the system BLAS, OpenBLAS through libopenblas0-pt
 torch.set_num_threads does not reach it). On 2 cores, one process measured best with 1 torch
 thread and 2 OpenBLAS threads: 2 of each ran 4 busy threads on 2 cores.
 """
+import argparse
 import ctypes
 import json
+import multiprocessing
 import os
 import socket
 import statistics
+import time
 
 import torch
 
@@ -64,6 +67,62 @@ def configurations(processes):
 def describe(config):
     torch_threads, blas_threads = config
     return f"{torch_threads} torch + {blas_threads} {blas_name()} threads"
+
+
+def sgd_step(model, images, labels):
+    """One SGD step (learning rate 0.01) of `model` on the batch, as a function."""
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        loss_fn(model(images), labels).backward()
+        optimizer.step()
+    return step
+
+
+def examples_per_second_of(step, steps):
+    """Runs WARMUP unmeasured steps, then `steps` measured ones; examples/s of those."""
+    for _ in range(WARMUP):
+        step()
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    return steps * BATCH / (time.perf_counter() - start)
+
+
+def run_processes(name, target, processes, steps, config):
+    """Runs target(rank, port, steps, config, results) in `processes` spawned processes and
+    returns the sum of what they put in `results` (one figure per measuring process)."""
+    context = multiprocessing.get_context("spawn")
+    results = context.SimpleQueue()
+    port = free_port()
+    started = [context.Process(target=target, args=(rank, port, steps, config, results))
+               for rank in range(processes)]
+    for p in started:
+        p.start()
+    for p in started:
+        p.join(600)
+        if p.exitcode != 0:
+            raise SystemExit(f"{name}: a process failed (exit code {p.exitcode})")
+    total = 0.0
+    while not results.empty():
+        total += results.get()
+    return total
+
+
+def main(description, system, processes, examples_per_second):
+    """A peer's command line: --steps and --reps; every configuration `processes` allow, in
+    turn for each rep (the machine's speed drifts); the best reported as `system`."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--steps", type=int, default=300, help="measured steps per worker")
+    parser.add_argument("--reps", type=int, default=3)
+    args = parser.parse_args()
+    runs = {}
+    for _ in range(args.reps):
+        for config in configurations(processes):
+            runs.setdefault(config, []).append(examples_per_second(args.steps, config))
+    report_best(system, processes, runs)
 
 
 def free_port():

@@ -8,13 +8,10 @@ parameters from the ps (rpc_sync), computes the gradients locally and sends them
 applies them under a lock. Threads per process as mlp.py chooses them. Prints one JSON line:
 examples/s over the measured steps, summed over the workers, for each of `--reps` runs.
 """
-import argparse
 import threading
-import time
 
 import torch
 import torch.distributed.rpc as rpc
-import torch.multiprocessing as mp
 
 import mlp
 
@@ -70,41 +67,14 @@ def run(rank, port, steps, config, results):
             loss_fn(model(images), labels).backward()
             rpc.rpc_sync("ps", apply_gradients, args=([p.grad for p in model.parameters()],))
 
-        for _ in range(mlp.WARMUP):
-            step()
-        start = time.perf_counter()
-        for _ in range(steps):
-            step()
-        results.put(steps * mlp.BATCH / (time.perf_counter() - start))
+        results.put(mlp.examples_per_second_of(step, steps))
     rpc.shutdown()
 
 
 def examples_per_second(steps, config):
-    context = mp.get_context("spawn")
-    results = context.SimpleQueue()
-    port = mlp.free_port()
-    processes = [context.Process(target=run, args=(rank, port, steps, config, results))
-                 for rank in range(PROCESSES)]
-    for p in processes:
-        p.start()
-    for p in processes:
-        p.join(600)
-        if p.exitcode != 0:
-            raise SystemExit(f"torch_ps: a process failed (exit code {p.exitcode})")
-    return results.get() + results.get()
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--steps", type=int, default=300, help="measured steps per worker")
-    parser.add_argument("--reps", type=int, default=3)
-    args = parser.parse_args()
-    runs = {}
-    for _ in range(args.reps):
-        for config in mlp.configurations(PROCESSES):
-            runs.setdefault(config, []).append(examples_per_second(args.steps, config))
-    mlp.report_best("rpc parameter server (1 ps + 2 workers, processes)", PROCESSES, runs)
+    return mlp.run_processes("torch_ps", run, PROCESSES, steps, config)
 
 
 if __name__ == "__main__":
-    main()
+    mlp.main(__doc__, "rpc parameter server (1 ps + 2 workers, processes)", PROCESSES,
+             examples_per_second)
