@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <vector>
 
 #include "troupe/apps/cli/flags.hpp"
@@ -196,10 +197,15 @@ StatusOr<int> health_port_of(const FlagSet& flags) {
   return static_cast<int>(port);
 }
 
-StatusOr<std::unique_ptr<HealthEndpoint>> start_health_endpoint(int port, Server& server) {
+StatusOr<std::unique_ptr<HealthEndpoint>> start_health_endpoint(int port, Server& server,
+                                                                const std::string& command) {
   if (port == 0) return std::unique_ptr<HealthEndpoint>();
-  return HealthEndpoint::start(
-      port, [&server] { return server.check_health(std::chrono::milliseconds(1000)); });
+  TROUPE_ASSIGN_OR_RETURN(auto endpoint, HealthEndpoint::start(port, [&server] {
+                            return server.check_health(std::chrono::milliseconds(1000));
+                          }));
+  std::cout << "troupe " << command << ": health checks at http://0.0.0.0:" << endpoint->port()
+            << "/healthz and /readyz" << std::endl;
+  return endpoint;
 }
 
 }  // namespace troupe::cli

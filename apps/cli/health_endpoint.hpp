@@ -52,8 +52,10 @@ void add_health_port_flag(FlagSet& flags);
 // --health_port's value; InvalidArgument naming the flag for one that is not a port. Commands
 // check it with their other flags, before anything starts.
 StatusOr<int> health_port_of(const FlagSet& flags);
-// The endpoint on `port`, answering with the server's check_health; null for 0. Unavailable if
-// the port cannot be bound.
-StatusOr<std::unique_ptr<HealthEndpoint>> start_health_endpoint(int port, Server& server);
+// The endpoint on `port`, answering with the server's check_health, announced on stdout as
+// "troupe <command>: health checks at ..."; null for 0. Unavailable if the port cannot be
+// bound.
+StatusOr<std::unique_ptr<HealthEndpoint>> start_health_endpoint(int port, Server& server,
+                                                                const std::string& command);
 
 }  // namespace troupe::cli

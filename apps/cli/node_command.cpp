@@ -115,14 +115,10 @@ static int run_node(const Args& args) {
   }
   std::cout << "troupe node: " << (*server)->task_name() << " serving at " << (*server)->target()
             << std::endl;
-  auto health = start_health_endpoint(*health_port, **server);
+  auto health = start_health_endpoint(*health_port, **server, "node");
   if (!health.ok()) {
     std::cerr << "troupe node: " << health.status().message() << "\n";
     return 1;
-  }
-  if (*health != nullptr) {
-    std::cout << "troupe node: health checks at http://0.0.0.0:" << (*health)->port()
-              << "/healthz and /readyz" << std::endl;
   }
 
   std::thread waiter([&] {

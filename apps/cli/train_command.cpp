@@ -151,14 +151,10 @@ FlagSet train_flags() {
 
 // The health endpoint --health_port asks for (null for none); its failure as an exit code.
 std::variant<std::unique_ptr<HealthEndpoint>, int> start_health(int port, Server& server) {
-  auto health = start_health_endpoint(port, server);
+  auto health = start_health_endpoint(port, server, "train");
   if (!health.ok()) {
     std::cerr << "troupe train: " << health.status().message() << "\n";
     return 1;
-  }
-  if (*health != nullptr) {
-    std::cout << "troupe train: health checks at http://0.0.0.0:" << (*health)->port()
-              << "/healthz and /readyz" << std::endl;
   }
   return std::move(health).value();
 }
