@@ -524,17 +524,16 @@ Status set_up_task_tls(bool insecure, std::unique_ptr<ThrowawayCredentials>& mad
 // The intra-op threads each task takes by default (ServerDef::intra_op_threads): the tasks all
 // run on this host, so they share its cores.
 void print_threads_per_task(const ClusterSpec& cluster) {
-  int tasks = 0;
   std::optional<ServerDef> def;
   for (const auto& [job, job_tasks] : cluster.as_map()) {
-    tasks += static_cast<int>(job_tasks.size());
-    if (!def && !job_tasks.empty()) {
-      auto created = ServerDef::create(cluster, job, job_tasks.begin()->first);
-      if (created.ok()) def = std::move(created).value();
-    }
+    if (job_tasks.empty()) continue;
+    auto created = ServerDef::create(cluster, job, job_tasks.begin()->first);
+    if (created.ok()) def = std::move(created).value();
+    break;
   }
   if (!def) return;
-  const int cores = Device::available_cores(), threads = def->intra_op_threads(cores);
+  const int tasks = def->tasks_on_this_host(), cores = Device::available_cores(),
+            threads = def->intra_op_threads(cores);
   std::cout << "troupe launch: " << tasks << " task" << (tasks == 1 ? "" : "s")
             << " on this host's " << cores << " core" << (cores == 1 ? "" : "s") << ": " << threads
             << " intra-op thread" << (threads == 1 ? "" : "s")
