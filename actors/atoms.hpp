@@ -30,6 +30,7 @@ using create_session_atom = caf::atom_constant<caf::atom("newsession")>;
 using extend_graph_atom = caf::atom_constant<caf::atom("extend")>;
 using run_step_atom = caf::atom_constant<caf::atom("runstep")>;
 using close_session_atom = caf::atom_constant<caf::atom("closesess")>;
+using cancel_step_atom = caf::atom_constant<caf::atom("cancelstep")>;
 // Device actor.
 using register_partition_atom = caf::atom_constant<caf::atom("regpart")>;
 using run_partition_atom = caf::atom_constant<caf::atom("runpart")>;

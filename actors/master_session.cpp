@@ -54,6 +54,7 @@ struct PendingStep {
   int64_t timeout_ms = 0;
   Clock::time_point deadline = Clock::time_point::max();
   bool started = false;  // its partitions were sent
+  int64_t step_tag = 0;  // RunOptions::step_tag
 };
 
 struct MasterSessionState {
@@ -506,6 +507,7 @@ caf::behavior master_session_behavior(Self* self, MasterSessionConfig config) {
         auto left = std::chrono::milliseconds(
             std::max<int64_t>(1, step.timeout_ms - std::max<int64_t>(0, request.spent_ms)));
         if (step.timeout_ms > 0) step.deadline = Clock::now() + left;
+        step.step_tag = request.options.step_tag;
         self->state.pending.emplace(step_id, std::move(step));
         auto shared_request = std::make_shared<RunStepRequest>(std::move(request));
         with_prepared_run(self, shared_request->signature,
@@ -527,6 +529,16 @@ caf::behavior master_session_behavior(Self* self, MasterSessionConfig config) {
         task_lost(self, job, index, from_caf_error(reason));
       },
       [=](step_deadline_atom, int64_t step_id) { step_deadline(self, step_id); },
+      [=](cancel_step_atom, int64_t step_tag) {
+        std::vector<int64_t> tagged;
+        for (const auto& [id, step] : self->state.pending) {
+          if (step_tag != 0 && step.step_tag == step_tag) tagged.push_back(id);
+        }
+        for (int64_t id : tagged) {
+          fail_step(self, id, errors::Cancelled("the step was cancelled by its client"));
+        }
+        return static_cast<int32_t>(tagged.size());
+      },
       [=](heartbeat_atom) { return caf::unit; },
       [=](close_session_atom) {
         close_session(self, errors::Cancelled("the session was closed"));

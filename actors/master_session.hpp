@@ -6,6 +6,8 @@
 // Protocol:
 //   (extend_graph_atom, GraphDef delta) -> caf::unit      adds nodes (all or nothing)
 //   (run_step_atom, RunStepRequest)     -> RunStepResponse
+//   (cancel_step_atom, int64_t tag)     -> int32_t        cancels the steps run with
+//                                                           RunOptions::step_tag == tag; how many
 //   (close_session_atom)                -> caf::unit      cancels running steps, frees state
 //   (heartbeat_atom)                    -> caf::unit      liveness probe of remote clients
 // Errors are troupe errors: InvalidArgument for a bad graph, feed or device; NotFound for an

@@ -154,7 +154,7 @@ typename Inspector::result_type inspect(Inspector& f, RunSignature& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunOptions& x) {
-  return f(caf::meta::type_name("RunOptions"), x.timeout_ms);
+  return f(caf::meta::type_name("RunOptions"), x.timeout_ms, x.step_tag);
 }
 
 template <class Inspector>

@@ -12,6 +12,9 @@ struct RunOptions {
   // 0 uses the session's default (SessionConfig::operation_timeout_ms; 0 there means none,
   // and Session::close() is then the way to stop a step).
   int64_t timeout_ms = 0;
+  // A name the client gives the step (non-zero), so that Session::cancel_step(step_tag), from
+  // another thread, can cancel it alone (the Python module does on Ctrl-C). 0: none.
+  int64_t step_tag = 0;
 };
 
 struct RunMetadata {

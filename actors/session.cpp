@@ -193,6 +193,15 @@ Status Session::close() {
   return Status::OK();
 }
 
+StatusOr<int> Session::cancel_step(int64_t step_tag) {
+  if (impl_->closed) return errors::FailedPrecondition("the session is closed");
+  auto cancelled = blocking_request_with_heartbeats<int32_t>(
+      impl_->runtime->system(), impl_->master_session, impl_->task, kControlTimeout,
+      "cancelling a step", cancel_step_atom::value, step_tag);
+  if (!cancelled.ok()) return cancelled.status();
+  return static_cast<int>(*cancelled);
+}
+
 Status Session::extend(const GraphDef& graph) {
   return extend_within(graph, std::chrono::milliseconds(0), "");
 }

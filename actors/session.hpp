@@ -71,8 +71,8 @@ class Session {
 
   // Builder-API runs (TensorFlow's ClientSession::Run): they send the new nodes of the
   // outputs' graph first, in pieces of about 1 MiB (so that heartbeats never wait behind a
-  // whole large graph; docs/reliability.md). InvalidArgument for an invalid Output (its op failed: see
-  // Scope::status()), for outputs of two graphs, or for a run with nothing to fetch or run.
+  // whole large graph; docs/reliability.md). InvalidArgument for an invalid Output (its op failed:
+  // see Scope::status()), for outputs of two graphs, or for a run with nothing to fetch or run.
   StatusOr<Tensor> run(const Output& fetch);
   StatusOr<std::vector<Tensor>> run(const std::vector<Output>& fetches);
   StatusOr<std::vector<Tensor>> run(const FeedDict& feeds, const std::vector<Output>& fetches,
@@ -83,6 +83,10 @@ class Session {
   Status run_targets(const std::vector<Operation>& targets, const FeedDict& feeds = {},
                      const RunOptions& options = {});
 
+  // Cancels the steps in flight that were run with RunOptions::step_tag == `step_tag` (they
+  // fail with Cancelled) and returns how many there were: 0 when such a step has not reached
+  // the server yet, or has ended. The session stays usable.
+  StatusOr<int> cancel_step(int64_t step_tag);
   // Cancels steps in flight and releases the session's state on the server. Later calls fail
   // with FailedPrecondition. Idempotent.
   Status close();

@@ -112,7 +112,8 @@ Status MonitoredTrainingSession::prepare(bool recovering) {
 
 StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Output>& fetches,
                                                             const FeedDict& feeds,
-                                                            const std::vector<Operation>& targets) {
+                                                            const std::vector<Operation>& targets,
+                                                            const RunOptions& options) {
   if (closed_) return errors::FailedPrecondition("the monitored session is closed");
   RunContext context(*session_);
   std::vector<Output> all = fetches;
@@ -124,7 +125,7 @@ StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Ou
   }
   std::vector<Tensor> values;
   for (;;) {
-    StatusOr<std::vector<Tensor>> ran = session_->run(feeds, all, targets);
+    StatusOr<std::vector<Tensor>> ran = session_->run(feeds, all, targets, options);
     if (ran.ok()) {
       values = std::move(ran).value();
       break;
@@ -174,7 +175,10 @@ Status MonitoredTrainingSession::recover(const Status& cause) {
       if (!is_recoverable(last)) return last;
       continue;
     }
-    session_ = std::make_unique<Session>(std::move(session).value());
+    {
+      std::lock_guard lock(session_mutex_);
+      session_ = std::make_unique<Session>(std::move(session).value());
+    }
     last = prepare(/*recovering=*/true);
     if (!last.ok()) {
       if (!is_recoverable(last)) return last;
@@ -197,11 +201,17 @@ Status MonitoredTrainingSession::recover(const Status& cause) {
                              options_.recovery_timeout_ms, last.to_string());
 }
 
-Status MonitoredTrainingSession::close() {
+StatusOr<int> MonitoredTrainingSession::cancel_step(int64_t step_tag) {
+  std::lock_guard lock(session_mutex_);
+  return session_->cancel_step(step_tag);
+}
+
+Status MonitoredTrainingSession::close(bool run_end_hooks) {
   if (closed_) return Status::OK();
   closed_ = true;
   Status status;
   for (const auto& hook : hooks_) {
+    if (!run_end_hooks) break;
     Status s = hook->end(*session_);
     if (status.ok() && !s.ok()) status = s;
   }

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -65,8 +66,10 @@ class MonitoredTrainingSession {
   // One step: fetches `fetches` (plus what the hooks ask for) and runs `targets`. A lost task,
   // in the step or in a hook's after_run, is recovered from (see recovery_timeout_ms); any
   // other error from the step or a hook ends training and is returned.
+  // `options` as Session::run's (its step_tag names each try of the step).
   StatusOr<std::vector<Tensor>> run(const std::vector<Output>& fetches, const FeedDict& feeds = {},
-                                    const std::vector<Operation>& targets = {});
+                                    const std::vector<Operation>& targets = {},
+                                    const RunOptions& options = {});
 
   bool should_stop() const { return stop_; }
   // The checkpoint restored at start-up or by the last recovery, if any.
@@ -74,9 +77,14 @@ class MonitoredTrainingSession {
   // How many times the session was recovered after a lost task.
   int recoveries() const { return recoveries_; }
   Session& session() { return *session_; }
+  // Session::cancel_step on the current session; callable from any thread, also while run()
+  // recovers (the Python module cancels a step on Ctrl-C).
+  StatusOr<int> cancel_step(int64_t step_tag);
 
   // Runs the hooks' end() (the chief's final checkpoint) and closes the session. Idempotent.
-  Status close();
+  // As TensorFlow's MonitoredSession leaving its `with` block on an exception, a session
+  // closed with run_end_hooks = false skips end().
+  Status close(bool run_end_hooks = true);
 
  private:
   MonitoredTrainingSession() = default;
@@ -89,6 +97,7 @@ class MonitoredTrainingSession {
 
   MonitoredTrainingSessionOptions options_;
   std::unique_ptr<Session> session_;
+  std::mutex session_mutex_;  // guards replacing session_ against cancel_step()
   std::vector<std::shared_ptr<SessionRunHook>> hooks_;
   std::shared_ptr<Saver> saver_;
   Operation init_op_;

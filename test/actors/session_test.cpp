@@ -239,6 +239,33 @@ BOOST_AUTO_TEST_CASE(close_from_another_thread_cancels_a_blocked_step) {
   testing::check_error(blocked, Code::kCancelled, "the session was closed");
 }
 
+BOOST_AUTO_TEST_CASE(cancel_step_cancels_that_step_and_keeps_the_session) {
+  auto server = value_or_throw(Server::create_local_server());
+  Scope root = Scope::new_root();
+  auto queue = ops::FIFOQueue(root, {DataType::kInt32});
+  auto item = ops::QueueDequeue(root, queue, {DataType::kInt32});
+  auto put = ops::QueueEnqueue(root, queue, {9});
+  Session session = value_or_throw(Session::create(server->target()));
+  RunOptions tagged;
+  tagged.step_tag = 17;
+  Status blocked;
+  std::thread runner([&] { blocked = session.run({}, {item[0]}, {}, tagged).status(); });
+  // Cancel until the step has reached the server and been cancelled (0 until then).
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  int cancelled = 0;
+  while (cancelled == 0 && std::chrono::steady_clock::now() < deadline) {
+    BOOST_REQUIRE_EQUAL(value_or_throw(session.cancel_step(99)), 0);  // another tag: none
+    cancelled = value_or_throw(session.cancel_step(17));
+    if (cancelled == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  runner.join();
+  BOOST_TEST(cancelled == 1);
+  testing::check_error(blocked, Code::kCancelled, "cancelled by its client");
+  // The session still works, and the cancelled dequeue took nothing.
+  throw_if_error(session.run_targets({put}));
+  BOOST_TEST(value_or_throw(session.run(item[0])).scalar<int32_t>() == 9);
+}
+
 BOOST_AUTO_TEST_CASE(a_blocked_step_times_out) {
   auto server = value_or_throw(Server::create_local_server());
   Scope root = Scope::new_root();
