@@ -138,6 +138,12 @@ void Scope::update_status(const Status& status) const {
   if (state_->status.ok() && !status.ok()) state_->status = status;
 }
 
+Status Scope::take_status() const {
+  Status status = std::move(state_->status);
+  state_->status = Status::OK();
+  return status;
+}
+
 std::string Scope::make_node_name(std::string_view default_name) const {
   return unique(prefix_ + (op_name_.empty() ? std::string(default_name) : op_name_));
 }

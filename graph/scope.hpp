@@ -73,6 +73,8 @@ class Scope {
   Scope with_control_dependencies(const std::vector<Operation>& ops) const;
 
   Graph& graph() const { return state_->graph; }
+  // The prefix of the names of nodes built in this scope ("layer1/", or "").
+  const std::string& name_prefix() const { return prefix_; }
   // The device the string layers and the colocation device alone give a node (canonical;
   // device functions and malformed strings are skipped). Informational: nodes get their device
   // from assign_device.
@@ -91,6 +93,10 @@ class Scope {
   bool ok() const { return state_->status.ok(); }
   // Records `status` if it is the first error; later builder calls become no-ops.
   void update_status(const Status& status) const;
+  // Returns the recorded error and clears it, so that later builder calls build again: for a
+  // front end that reports each call's error at once (the Python module). A failed call adds
+  // no node.
+  Status take_status() const;
 
   // A name for a new node: the op name if set, else `default_name`, prefixed and made unique
   // ("MatMul", "MatMul_1", ...).
