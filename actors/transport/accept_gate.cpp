@@ -21,6 +21,7 @@
 #include <string>
 #include <thread>
 
+#include "troupe/actors/transport/caf_call_hooks.hpp"
 #include "troupe/actors/transport/tcp_connect.hpp"
 #include "troupe/actors/transport/throttled_log.hpp"
 
@@ -351,19 +352,32 @@ Counters counters() {
 }  // namespace accept_gate
 }  // namespace troupe
 
-// The process's accept(): CAF's doormen call it (actors/CMakeLists.txt exports it).
-extern "C" int accept(int fd, sockaddr* addr, socklen_t* addr_len) {
-  return troupe::accept_gate::Gate::instance().accept(fd, addr, addr_len);
+namespace troupe::caf_call_hooks {
+
+int accept(int fd, sockaddr* addr, socklen_t* addr_len) {
+  return accept_gate::Gate::instance().accept(fd, addr, addr_len);
 }
 
-// The process's recv(), which CAF reads its connections with: one flag to test unless the
-// descriptor is a pending plaintext connection whose first frame is being read.
-extern "C" ssize_t recv(int fd, void* buffer, size_t size, int flags) {
-  using namespace troupe::accept_gate;
+// CAF reads its connections with recv(): one flag to test unless the descriptor is a pending
+// plaintext connection whose first frame is being read.
+ssize_t recv(int fd, void* buffer, size_t size, int flags) {
+  using namespace accept_gate;
   ssize_t n = ::recvfrom(fd, buffer, size, flags, nullptr, nullptr);
   if (n <= 0 || fd < 0 || fd >= kMaxCheckedDescriptor || (flags & MSG_PEEK) != 0 ||
       !first_frame_unchecked[fd].load(std::memory_order_acquire)) {
     return n;
   }
   return Gate::instance().check_first_frame(fd, buffer, n);
+}
+
+}  // namespace troupe::caf_call_hooks
+
+// The process's accept() and recv(), which CAF's doormen and connections call in a program
+// (actors/CMakeLists.txt exports them; actors/transport/caf_call_hooks.hpp).
+extern "C" int accept(int fd, sockaddr* addr, socklen_t* addr_len) {
+  return troupe::caf_call_hooks::accept(fd, addr, addr_len);
+}
+
+extern "C" ssize_t recv(int fd, void* buffer, size_t size, int flags) {
+  return troupe::caf_call_hooks::recv(fd, buffer, size, flags);
 }

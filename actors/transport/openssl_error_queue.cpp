@@ -4,12 +4,14 @@
 // network thread. So one connection that failed (e.g. a peer closing a redundant connection,
 // which OpenSSL 3 records as "unexpected eof") made the next SSL_read on a healthy connection
 // look failed too, and CAF closed that connection: two TLS nodes that both connected to each
-// other lost each other. These definitions take the place of libssl's for the whole process
-// (the executable exports them: see actors/CMakeLists.txt) and then call libssl's.
+// other lost each other. The SSL_* definitions below take the place of libssl's for the whole
+// process (the executable exports them: see actors/CMakeLists.txt; a shared object installs
+// the functions they call: actors/transport/caf_call_hooks.hpp), and then call libssl's.
 #include <dlfcn.h>
-
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+
+#include "troupe/actors/transport/caf_call_hooks.hpp"
 
 namespace {
 
@@ -26,32 +28,51 @@ namespace troupe {
 // use TLS (an archive member nothing refers to would be left out).
 void link_openssl_error_queue_fix() {}
 
-}  // namespace troupe
+namespace caf_call_hooks {
 
-extern "C" {
-
-int SSL_read(SSL* ssl, void* buffer, int size) {
+int ssl_read(SSL* ssl, void* buffer, int size) {
   static auto real = next_definition<int (*)(SSL*, void*, int)>("SSL_read");
   ERR_clear_error();
   return real(ssl, buffer, size);
 }
 
-int SSL_write(SSL* ssl, const void* buffer, int size) {
+int ssl_write(SSL* ssl, const void* buffer, int size) {
   static auto real = next_definition<int (*)(SSL*, const void*, int)>("SSL_write");
   ERR_clear_error();
   return real(ssl, buffer, size);
 }
 
-int SSL_connect(SSL* ssl) {
+int ssl_connect(SSL* ssl) {
   static auto real = next_definition<int (*)(SSL*)>("SSL_connect");
   ERR_clear_error();
   return real(ssl);
 }
 
-int SSL_accept(SSL* ssl) {
+int ssl_accept(SSL* ssl) {
   static auto real = next_definition<int (*)(SSL*)>("SSL_accept");
   ERR_clear_error();
   return real(ssl);
+}
+
+}  // namespace caf_call_hooks
+}  // namespace troupe
+
+extern "C" {
+
+int SSL_read(SSL* ssl, void* buffer, int size) {
+  return troupe::caf_call_hooks::ssl_read(ssl, buffer, size);
+}
+
+int SSL_write(SSL* ssl, const void* buffer, int size) {
+  return troupe::caf_call_hooks::ssl_write(ssl, buffer, size);
+}
+
+int SSL_connect(SSL* ssl) {
+  return troupe::caf_call_hooks::ssl_connect(ssl);
+}
+
+int SSL_accept(SSL* ssl) {
+  return troupe::caf_call_hooks::ssl_accept(ssl);
 }
 
 }  // extern "C"
