@@ -12,6 +12,7 @@ packages=(
   libjemalloc-dev  # the programs' allocator (CMakeLists.txt)
   openssl  # tests: certificates made with the commands docs/security.md shows
   python3-numpy dataset-fashion-mnist  # tests: npz files checked with numpy; the training data
+  python3-dev pybind11-dev python3-pytest  # the Python module (python/) and its tests
   "$@"
 )
 

@@ -1,0 +1,23 @@
+// Blocking calls from Python: the GIL is released while C++ waits, and Ctrl-C interrupts.
+//
+// Python runs signal handlers in the main thread only, between bytecodes; a main thread
+// blocked in C++ would notice Ctrl-C only once the call returned. So a call from the main
+// thread runs its work on a helper thread while the main thread waits, checking for signals
+// every 50 ms. When a handler raises (Ctrl-C: KeyboardInterrupt), `cancel` is called — again
+// every 100 ms until the work has returned (the work's own deadlines bound that) — and the
+// exception propagates. Calls from other threads run their work on the calling thread with the
+// GIL released.
+#pragma once
+
+#include <functional>
+
+namespace troupe::python {
+
+// Records the interpreter's main thread (the module does at import).
+void remember_main_thread();
+
+// Runs `work` as described above. `work` must not touch Python objects (it may acquire the GIL).
+// Throws pybind11::error_already_set when a signal handler raised.
+void call_interruptibly(const std::function<void()>& work, const std::function<void()>& cancel);
+
+}  // namespace troupe::python

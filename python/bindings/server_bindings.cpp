@@ -1,0 +1,51 @@
+// troupe._troupe's Server: create (one task of a cluster, listening), create_local_server,
+// join (interruptible; Ctrl-C stops the server) and stop.
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "blocking_call.hpp"
+#include "python_errors.hpp"
+#include "troupe/actors/server.hpp"
+
+namespace py = pybind11;
+
+namespace troupe::python {
+
+void bind_server(py::module_& m) {
+  py::class_<Server, std::shared_ptr<Server>>(m, "Server")
+      .def_static("create",
+                  [](const std::map<std::string, std::map<int, std::string>>& cluster,
+                     const std::string& job_name, int task_index, const std::string& protocol,
+                     const SessionConfig& config) {
+                    ServerDef def =
+                        check(ServerDef::create(check(ClusterSpec::create_sparse(cluster)),
+                                                job_name, task_index, protocol, config));
+                    StatusOr<std::unique_ptr<Server>> server = Status::OK();
+                    {
+                      py::gil_scoped_release release;
+                      server = Server::create(def);
+                    }
+                    keep_runtime_alive();
+                    return std::shared_ptr<Server>(check(std::move(server)));
+                  })
+      .def_static("create_local_server",
+                  [](const SessionConfig& config) {
+                    StatusOr<std::unique_ptr<Server>> server = Status::OK();
+                    {
+                      py::gil_scoped_release release;
+                      server = Server::create_local_server(config);
+                    }
+                    keep_runtime_alive();
+                    return std::shared_ptr<Server>(check(std::move(server)));
+                  })
+      .def_property_readonly("target", &Server::target)
+      .def_property_readonly("address", &Server::address)
+      .def_property_readonly("task_name", &Server::task_name)
+      .def("join",
+           [](Server& server) {
+             call_interruptibly([&] { server.join(); }, [&] { server.stop(); });
+           })
+      .def("stop", &Server::stop, py::call_guard<py::gil_scoped_release>());
+}
+
+}  // namespace troupe::python

@@ -1,0 +1,129 @@
+// troupe._troupe's sessions: Session (create, run, close) and the Saver, plus the fetch
+// conversion the monitored session shares (run_and_convert).
+#include <pybind11/stl.h>
+
+#include <atomic>
+
+#include "bindings.hpp"
+#include "blocking_call.hpp"
+#include "python_errors.hpp"
+#include "session_handle.hpp"
+#include "tensor_conversion.hpp"
+#include "troupe/actors/runtime.hpp"
+#include "troupe/apps/training/saver.hpp"
+
+namespace py = pybind11;
+
+namespace troupe::python {
+
+Session& SessionHandle::get() const {
+  if (session == nullptr) {
+    raise_status(errors::FailedPrecondition(
+        "{}", owned ? "Attempted to use a closed Session."
+                    : "this session was lent to a hook for one call, which has returned"));
+  }
+  return *session;
+}
+
+void keep_runtime_alive() {
+  static std::shared_ptr<Runtime>* kept = nullptr;  // never released
+  if (kept != nullptr) return;
+  StatusOr<std::shared_ptr<Runtime>> runtime = Runtime::shared_default();
+  if (runtime.ok()) kept = new std::shared_ptr<Runtime>(std::move(runtime).value());
+}
+
+int64_t next_step_tag() {
+  static std::atomic<int64_t> next{1};
+  return next++;
+}
+
+FeedDict feeds_from_python(const std::vector<std::pair<Output, py::array>>& feeds) {
+  FeedDict result;
+  for (const auto& [output, value] : feeds) {
+    result.emplace_back(output, tensor_from_numpy(value, ("feed for " + output.name()).c_str()));
+  }
+  return result;
+}
+
+py::list fetches_to_python(std::vector<Tensor> values) {
+  py::list result;
+  for (Tensor& t : values)
+    result.append(tensor_to_numpy(std::move(t)));
+  return result;
+}
+
+void bind_session(py::module_& m) {
+  py::class_<SessionConfig>(m, "SessionConfig")
+      .def(py::init<>())
+      .def_readwrite("operation_timeout_ms", &SessionConfig::operation_timeout_ms)
+      .def_readwrite("intra_op_threads", &SessionConfig::intra_op_threads)
+      .def_readwrite("device_filters", &SessionConfig::device_filters)
+      .def_readwrite("isolate_session_state", &SessionConfig::isolate_session_state);
+
+  py::class_<SessionHandle>(m, "Session")
+      .def_static("create",
+                  [](const std::string& target, std::optional<SessionConfig> config) {
+                    StatusOr<Session> session = Status::OK();
+                    {
+                      py::gil_scoped_release release;
+                      session = Session::create(target, config);
+                    }
+                    auto owned = std::make_shared<Session>(check(std::move(session)));
+                    keep_runtime_alive();
+                    return SessionHandle{owned, owned.get()};
+                  })
+      .def("run",
+           [](const SessionHandle& handle, const std::vector<std::pair<Output, py::array>>& feeds,
+              const std::vector<Output>& fetches, const std::vector<Operation>& targets,
+              int64_t timeout_ms) {
+             Session& session = handle.get();
+             FeedDict feed_dict = feeds_from_python(feeds);
+             RunOptions options{timeout_ms, next_step_tag()};
+             StatusOr<std::vector<Tensor>> result = Status::OK();
+             call_interruptibly([&] { result = session.run(feed_dict, fetches, targets, options); },
+                                [&] { (void)session.cancel_step(options.step_tag); });
+             return fetches_to_python(check(std::move(result)));
+           })
+      .def_property_readonly("closed",
+                             [](const SessionHandle& handle) { return handle.session == nullptr; })
+      .def("close", [](SessionHandle& handle) {
+        if (handle.session == nullptr || !handle.owned) return;
+        Status closed;
+        {
+          py::gil_scoped_release release;
+          closed = handle.session->close();
+        }
+        handle.session = nullptr;
+        check(closed);
+      });
+
+  py::class_<Saver, std::shared_ptr<Saver>>(m, "Saver")
+      .def_static("create",
+                  [](const Scope& scope, int max_to_keep) {
+                    auto saver = Saver::create(scope, max_to_keep);
+                    raise_if_failed(scope);
+                    return std::make_shared<Saver>(check(std::move(saver)));
+                  })
+      .def("save",
+           [](Saver& saver, const SessionHandle& handle, const std::string& dir, int64_t step) {
+             Session& session = handle.get();
+             StatusOr<std::string> path = Status::OK();
+             {
+               py::gil_scoped_release release;
+               path = saver.save(session, dir, step);
+             }
+             return check(std::move(path));
+           })
+      .def("restore", [](const Saver& saver, const SessionHandle& handle, const std::string& path) {
+        Session& session = handle.get();
+        Status restored;
+        {
+          py::gil_scoped_release release;
+          restored = saver.restore(session, path);
+        }
+        check(restored);
+      });
+  m.def("latest_checkpoint", [](const std::string& dir) { return check(latest_checkpoint(dir)); });
+}
+
+}  // namespace troupe::python

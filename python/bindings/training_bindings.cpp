@@ -1,0 +1,225 @@
+// troupe._troupe's MonitoredTrainingSession, and hooks written in Python.
+//
+// A Python hook is an object with the methods _begin(), _after_create_session(session),
+// _before_run(session) -> [Output], _after_run(values, session) -> bool (stop requested) and
+// _end(session), each session lent for the call
+// (troupe/train/hooks.py adapts tf.train.SessionRunHook subclasses to them). The session runs
+// its steps without the GIL; each hook call takes it. An exception a hook raises ends training:
+// the session's call fails, and the binding raises that exception.
+#include <pybind11/stl.h>
+
+#include <mutex>
+
+#include "bindings.hpp"
+#include "blocking_call.hpp"
+#include "python_errors.hpp"
+#include "session_handle.hpp"
+#include "troupe/apps/training/monitored_session.hpp"
+#include "troupe/apps/training/sync_replicas_hook.hpp"
+
+namespace py = pybind11;
+
+namespace troupe::python {
+namespace {
+
+// The first exception a Python hook of one session raised.
+struct HookError {
+  std::mutex mutex;
+  std::optional<py::error_already_set> error;
+
+  // Raises it, if any (the GIL held).
+  void raise_pending() {
+    std::optional<py::error_already_set> pending;
+    {
+      std::lock_guard lock(mutex);
+      pending.swap(error);
+    }
+    if (pending) throw std::move(*pending);
+  }
+};
+
+class PythonHook : public SessionRunHook {
+ public:
+  PythonHook(py::object hook, std::shared_ptr<HookError> errors)
+      : hook_(std::move(hook)), errors_(std::move(errors)) {}
+
+  ~PythonHook() override {
+    py::gil_scoped_acquire gil;
+    hook_ = py::object();
+  }
+
+  Status begin(const Scope& scope) override {
+    return call([&] { hook_.attr("_begin")(); });
+  }
+
+  Status after_create_session(Session& session) override {
+    return lend("_after_create_session", session);
+  }
+
+  std::vector<Output> before_run(RunContext& context) override {
+    std::vector<Output> fetches;
+    Status s = call([&] {
+      with_lent(context.session(), [&](py::object handle) {
+        fetches = hook_.attr("_before_run")(handle).cast<std::vector<Output>>();
+      });
+    });
+    if (!s.ok()) {
+      failed_ = s;
+      return {};
+    }
+    return fetches;
+  }
+
+  Status after_run(RunContext& context, const std::vector<Tensor>& values) override {
+    if (!failed_.ok()) return std::exchange(failed_, Status::OK());
+    bool stop = false;
+    Status s = call([&] {
+      py::list arrays = fetches_to_python(values);
+      with_lent(context.session(), [&](py::object handle) {
+        stop = hook_.attr("_after_run")(arrays, handle).cast<bool>();
+      });
+    });
+    if (stop) context.request_stop();
+    return s;
+  }
+
+  Status end(Session& session) override { return lend("_end", session); }
+
+ private:
+  template <class Body>
+  Status call(Body body) {
+    py::gil_scoped_acquire gil;
+    try {
+      body();
+      return Status::OK();
+    } catch (py::error_already_set& raised) {
+      std::string what = raised.what();
+      std::lock_guard lock(errors_->mutex);
+      if (!errors_->error) errors_->error.emplace(std::move(raised));
+      return errors::Unknown("a Python hook raised: {}", what);
+    } catch (const std::exception& raised) {
+      return errors::Internal("a Python hook's call failed: {}", raised.what());
+    }
+  }
+
+  // Calls body(handle) with `session` lent as a SessionHandle, cut off afterwards.
+  template <class Body>
+  static void with_lent(Session& session, Body body) {
+    py::object handle = py::cast(SessionHandle{nullptr, &session});
+    try {
+      body(handle);
+    } catch (...) {
+      handle.cast<SessionHandle&>().session = nullptr;
+      throw;
+    }
+    handle.cast<SessionHandle&>().session = nullptr;
+  }
+
+  Status lend(const char* method, Session& session) {
+    return call(
+        [&] { with_lent(session, [&](py::object handle) { hook_.attr(method)(handle); }); });
+  }
+
+  py::object hook_;
+  std::shared_ptr<HookError> errors_;
+  Status failed_;  // before_run's error, returned by the after_run of the same step
+};
+
+// A SyncReplicasHook that keeps its optimizer alive.
+class OwningSyncReplicasHook : public SyncReplicasHook {
+ public:
+  OwningSyncReplicasHook(std::shared_ptr<SyncReplicasOptimizer> optimizer, bool is_chief,
+                         std::string master, bool init_tokens, std::optional<SessionConfig> config)
+      : SyncReplicasHook(*optimizer, is_chief, std::move(master), init_tokens, std::move(config)),
+        optimizer_(std::move(optimizer)) {}
+
+ private:
+  std::shared_ptr<SyncReplicasOptimizer> optimizer_;
+};
+
+struct MonitoredSession {
+  std::unique_ptr<MonitoredTrainingSession> session;
+  std::shared_ptr<HookError> errors = std::make_shared<HookError>();
+
+  MonitoredTrainingSession& get() const {
+    if (!session) raise_status(errors::FailedPrecondition("the monitored session is closed"));
+    return *session;
+  }
+};
+
+}  // namespace
+
+void bind_training(py::module_& m) {
+  py::class_<SessionRunHook, std::shared_ptr<SessionRunHook>>(m, "SessionRunHook");
+
+  py::class_<MonitoredSession>(m, "MonitoredTrainingSession")
+      .def_static(
+          "create",
+          [](const Scope& scope, const std::string& master, bool is_chief,
+             const std::string& checkpoint_dir, int64_t save_checkpoint_steps,
+             double save_checkpoint_secs, int64_t save_summaries_steps,
+             std::optional<SessionConfig> config, int64_t ready_timeout_ms,
+             const std::vector<py::object>& python_hooks,
+             const std::vector<std::shared_ptr<SessionRunHook>>& native_hooks,
+             const std::vector<std::pair<std::string, Output>>& summaries) {
+            MonitoredSession result;
+            MonitoredTrainingSessionOptions options;
+            options.master = master;
+            options.is_chief = is_chief;
+            options.checkpoint_dir = checkpoint_dir;
+            options.save_checkpoint_steps = save_checkpoint_steps;
+            options.save_checkpoint_secs = save_checkpoint_secs;
+            options.save_summaries_steps = save_summaries_steps;
+            options.config = config;
+            options.ready_timeout_ms = ready_timeout_ms;
+            options.summaries = summaries;
+            for (const auto& hook : native_hooks)
+              options.hooks.push_back(hook);
+            for (const py::object& hook : python_hooks) {
+              options.hooks.push_back(std::make_shared<PythonHook>(hook, result.errors));
+            }
+            StatusOr<std::unique_ptr<MonitoredTrainingSession>> created = Status::OK();
+            call_interruptibly(
+                [&] { created = MonitoredTrainingSession::create(scope, std::move(options)); },
+                [] {});
+            result.errors->raise_pending();
+            raise_if_failed(scope);
+            result.session = check(std::move(created));
+            return result;
+          })
+      .def("run",
+           [](const MonitoredSession& self, const std::vector<std::pair<Output, py::array>>& feeds,
+              const std::vector<Output>& fetches, const std::vector<Operation>& targets) {
+             MonitoredTrainingSession& session = self.get();
+             FeedDict feed_dict = feeds_from_python(feeds);
+             RunOptions options{0, next_step_tag()};
+             StatusOr<std::vector<Tensor>> result = Status::OK();
+             call_interruptibly([&] { result = session.run(fetches, feed_dict, targets, options); },
+                                [&] { (void)session.cancel_step(options.step_tag); });
+             self.errors->raise_pending();
+             return fetches_to_python(check(std::move(result)));
+           })
+      .def("should_stop", [](const MonitoredSession& self) { return self.get().should_stop(); })
+      .def("recoveries", [](const MonitoredSession& self) { return self.get().recoveries(); })
+      .def("restored_from", [](const MonitoredSession& self) { return self.get().restored_from(); })
+      .def("close", [](MonitoredSession& self, bool run_end_hooks) {
+        if (!self.session) return;
+        Status closed;
+        call_interruptibly([&] { closed = self.session->close(run_end_hooks); }, [] {});
+        {
+          py::gil_scoped_release release;
+          self.session.reset();
+        }
+        self.errors->raise_pending();
+        check(closed);
+      });
+
+  m.def("sync_replicas_hook",
+        [](std::shared_ptr<SyncReplicasOptimizer> optimizer, bool is_chief,
+           const std::string& master, bool init_tokens, std::optional<SessionConfig> config) {
+          return std::shared_ptr<SessionRunHook>(std::make_shared<OwningSyncReplicasHook>(
+              std::move(optimizer), is_chief, master, init_tokens, std::move(config)));
+        });
+}
+
+}  // namespace troupe::python

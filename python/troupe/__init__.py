@@ -1,0 +1,40 @@
+"""troupe: distributed TensorFlow's execution model on actors, with TensorFlow 1.x's Python
+surface. `import troupe as tf` (or `import troupe.compat.v1 as tf`); docs/python.md lists what
+is supported and what differs."""
+
+from . import errors  # first: the extension raises its classes
+from . import _troupe  # noqa: F401
+from . import dtypes
+from .dtypes import (DType, as_dtype, bool, double, float32, float64, int32, int64,  # noqa: A004
+                     string)
+from .framework import (Graph, Operation, Tensor, TensorShape, colocate_with,
+                        control_dependencies, convert_to_tensor, device, get_default_graph,
+                        name_scope, reset_default_graph)
+from .ops import (FIFOQueue, add, argmax, assign, assign_add, assign_sub, cast, constant, div,
+                  divide, equal, exp, fill, group, identity, is_variable_initialized, log,
+                  matmul, maximum, multiply, negative, no_op, ones, ones_like, placeholder,
+                  reduce_max, reduce_mean, reduce_min, reduce_sum, reshape, shape, sigmoid,
+                  sqrt, square, sub, subtract, tanh, to_float, truediv, zeros, zeros_like)
+from .gradients import gradients
+from .session import (ConfigProto, InteractiveSession, RunMetadata, RunOptions, Session,
+                      get_default_session)
+from .variables import (AUTO_REUSE, Variable, all_variables, constant_initializer,
+                        get_variable, global_variables, global_variables_initializer,
+                        glorot_normal_initializer, glorot_uniform_initializer,
+                        initialize_all_variables, ones_initializer, random_normal_initializer,
+                        random_uniform_initializer, set_random_seed, trainable_variables,
+                        truncated_normal_initializer, variable_scope, variables_initializer,
+                        zeros_initializer)
+from . import nn
+from . import train
+from . import app
+from . import logging
+from . import contrib
+from . import distribute
+from . import compat
+
+GraphKeys = type("GraphKeys", (), {"GLOBAL_VARIABLES": "variables",
+                                   "TRAINABLE_VARIABLES": "trainable_variables",
+                                   "GLOBAL_STEP": "global_step"})
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+"""tf.contrib: the names of it the seed programs use (contrib.framework)."""
+
+from . import framework  # noqa: F401

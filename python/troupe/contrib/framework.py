@@ -1,0 +1,3 @@
+"""tf.contrib.framework.get_or_create_global_step, as the seed's trainer.py spells it."""
+
+from ..train.training_util import get_global_step, get_or_create_global_step  # noqa: F401

@@ -1,0 +1,545 @@
+"""Graphs, tensors and operations, as TensorFlow 1.x's tf.Graph, tf.Tensor and tf.Operation.
+
+A Graph wraps a troupe graph and a stack of builder scopes: each `with tf.name_scope(...)`,
+`tf.device(...)`, `tf.control_dependencies(...)` or `tf.colocate_with(...)` pushes a scope
+derived from the current one, so an op built inside gets the name prefix, device, control
+inputs and colocation of all of them (device functions compose as in TensorFlow:
+graph/scope.hpp). Building a graph is not thread-safe, as in TensorFlow.
+"""
+
+import contextlib
+import threading
+
+import numpy as np
+
+from . import _troupe
+from . import dtypes as _dtypes
+
+
+class Graph:
+    """A dataflow graph. `as_default()` makes it the graph ops are built in."""
+
+    def __init__(self):
+        self._root = _troupe.Scope.new_root()
+        self._scopes = [self._root]
+        self._name_stack = [""]
+        self._collections = {}
+        self._variables = {}  # Variable node name -> Variable
+        self._finalized = False
+        self.seed = None
+        self._op_seed_counter = 0
+        self._device_stack = []  # what each enclosing device() was given
+
+    def _worker_device(self):
+        """The worker device the innermost device() names: a replica_device_setter's
+        worker_device, or a device string; "" when none."""
+        for item in reversed(self._device_stack):
+            if isinstance(item, _troupe.NativeDeviceFunction):
+                return item.worker_device
+            if isinstance(item, str):
+                return item
+        return ""
+
+    # --- the current scope ---
+    @property
+    def _scope(self):
+        return self._scopes[-1]
+
+    @contextlib.contextmanager
+    def _push(self, scope, name_prefix=None):
+        self._scopes.append(scope)
+        if name_prefix is not None:
+            self._name_stack.append(name_prefix)
+        try:
+            yield
+        finally:
+            self._scopes.pop()
+            if name_prefix is not None:
+                self._name_stack.pop()
+
+    def _op_scope(self, name):
+        """The scope for one new op: the current one, named `name` if given."""
+        self._check_not_finalized()
+        if name is None:
+            return self._scope
+        if not isinstance(name, str):
+            raise TypeError("name: expected a string, got %r" % (name,))
+        return self._scope.with_op_name(name)
+
+    def _check_not_finalized(self):
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+
+    def as_default(self):
+        return _default_graph_stack.get_controller(self)
+
+    def finalize(self):
+        self._finalized = True
+
+    @property
+    def finalized(self):
+        return self._finalized
+
+    def name_scope(self, name):
+        return name_scope(name, graph=self)
+
+    def device(self, device_name_or_function):
+        return _device(self, device_name_or_function)
+
+    def control_dependencies(self, control_inputs):
+        return _control_dependencies(self, control_inputs)
+
+    def colocate_with(self, op):
+        op = _as_operation(op, "colocate_with")
+        return self._push(self._scope.colocate_with(op._op))
+
+    # --- lookup ---
+    def get_operations(self):
+        return [Operation(self._root.node(i), self) for i in range(self._root.num_nodes())]
+
+    def get_operation_by_name(self, name):
+        if not isinstance(name, str):
+            raise TypeError("get_operation_by_name: expected a string, got %r" % (name,))
+        op = self._root.find(name)
+        if op is None:
+            raise KeyError("The name %r refers to an Operation not in the graph." % name)
+        return Operation(op, self)
+
+    def get_tensor_by_name(self, name):
+        if not isinstance(name, str):
+            raise TypeError("get_tensor_by_name: expected a string, got %r" % (name,))
+        if ":" not in name:
+            raise ValueError("The name %r looks like an (invalid) Operation name, not a Tensor. "
+                             "Tensor names must be of the form \"<op_name>:<output_index>\"."
+                             % name)
+        op_name, index = name.rsplit(":", 1)
+        op = self.get_operation_by_name(op_name)
+        index = int(index)
+        if index >= op._op.num_outputs:
+            raise KeyError("The name %r refers to a Tensor which does not exist. The operation, "
+                           "%r, exists but only has %d outputs."
+                           % (name, op_name, op._op.num_outputs))
+        return op.outputs[index]
+
+    def as_graph_element(self, obj):
+        if isinstance(obj, (Tensor, Operation)):
+            return obj
+        if isinstance(obj, str):
+            return self.get_tensor_by_name(obj) if ":" in obj else \
+                self.get_operation_by_name(obj)
+        if hasattr(obj, "_as_graph_element"):
+            return obj._as_graph_element()
+        raise TypeError("Can not convert a %s into a Tensor or Operation." % type(obj).__name__)
+
+    # --- collections ---
+    def add_to_collection(self, name, value):
+        self._collections.setdefault(name, []).append(value)
+
+    def get_collection(self, name, scope=None):
+        values = list(self._collections.get(name, []))
+        if scope is None:
+            return values
+        return [v for v in values if getattr(v, "name", "").startswith(scope)]
+
+    def get_collection_ref(self, name):
+        return self._collections.setdefault(name, [])
+
+    def _next_op_seed(self):
+        self._op_seed_counter += 1
+        return self._op_seed_counter
+
+
+class _DefaultGraphStack(threading.local):
+    def __init__(self):
+        super().__init__()
+        self.stack = []
+
+    @contextlib.contextmanager
+    def get_controller(self, graph):
+        self.stack.append(graph)
+        try:
+            yield graph
+        finally:
+            self.stack.pop()
+
+
+_default_graph_stack = _DefaultGraphStack()
+_global_default_graph = None
+
+
+def get_default_graph():
+    """The graph ops are built in: the innermost `as_default()`, else the global one."""
+    global _global_default_graph
+    if _default_graph_stack.stack:
+        return _default_graph_stack.stack[-1]
+    if _global_default_graph is None:
+        _global_default_graph = Graph()
+    return _global_default_graph
+
+
+def reset_default_graph():
+    global _global_default_graph
+    if _default_graph_stack.stack:
+        raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs.")
+    _global_default_graph = Graph()
+
+
+class Operation:
+    """A node of a Graph."""
+
+    def __init__(self, op, graph):
+        self._op = op
+        self._graph = graph
+
+    @property
+    def name(self):
+        return self._op.name
+
+    @property
+    def type(self):
+        return self._op.type
+
+    @property
+    def device(self):
+        return self._op.device
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def inputs(self):
+        return [Tensor(o, self._graph) for o in self._op.inputs]
+
+    @property
+    def outputs(self):
+        return [Tensor(self._op.output(i), self._graph) for i in range(self._op.num_outputs)]
+
+    @property
+    def control_inputs(self):
+        return [Operation(o, self._graph) for o in self._op.control_inputs]
+
+    def get_attr(self, name):
+        value = self._op.attr(name)
+        if name in ("T", "dtype", "DstT", "SrcT", "Tidx", "output_type", "out_type"):
+            return _dtypes.as_dtype(value)
+        return value
+
+    @property
+    def node_def(self):
+        return {"name": self.name, "op": self.type, "device": self.device,
+                "input": [t.name for t in self.inputs] + ["^" + c.name
+                                                          for c in self.control_inputs],
+                "attr": {n: self._op.attr(n) for n in self._op.attr_names()}}
+
+    def run(self, feed_dict=None, session=None):
+        from .session import get_default_session
+        session = session or get_default_session()
+        if session is None:
+            raise ValueError("Cannot execute operation using `run()`: No default session is "
+                             "registered. Use `with sess.as_default():` or pass a session.")
+        session.run(self, feed_dict)
+
+    def __eq__(self, other):
+        return isinstance(other, Operation) and self._op == other._op
+
+    def __hash__(self):
+        return hash(self._op)
+
+    def __repr__(self):
+        return "<tf.Operation '%s' type=%s>" % (self.name, self.type)
+
+
+class TensorShape:
+    """A possibly partial shape: `dims` (None for an unknown rank), entries None when unknown."""
+
+    def __init__(self, dims):
+        if dims is None:
+            self._dims = None
+        else:
+            self._dims = [None if d is None or (isinstance(d, int) and d < 0) else int(d)
+                          for d in dims]
+
+    @property
+    def dims(self):
+        return None if self._dims is None else list(self._dims)
+
+    @property
+    def ndims(self):
+        return None if self._dims is None else len(self._dims)
+
+    def as_list(self):
+        if self._dims is None:
+            raise ValueError("as_list() is not defined on an unknown TensorShape.")
+        return list(self._dims)
+
+    def is_fully_defined(self):
+        return self._dims is not None and all(d is not None for d in self._dims)
+
+    def is_compatible_with(self, other):
+        other = other if isinstance(other, TensorShape) else TensorShape(other)
+        if self._dims is None or other._dims is None:
+            return True
+        if len(self._dims) != len(other._dims):
+            return False
+        return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
+
+    def __len__(self):
+        if self._dims is None:
+            raise ValueError("Cannot take the length of shape with unknown rank.")
+        return len(self._dims)
+
+    def __getitem__(self, key):
+        return self._dims[key]
+
+    def __iter__(self):
+        return iter(self._dims)
+
+    def __eq__(self, other):
+        try:
+            other = other if isinstance(other, TensorShape) else TensorShape(other)
+        except TypeError:
+            return False
+        return self._dims == other._dims
+
+    def __repr__(self):
+        if self._dims is None:
+            return "TensorShape(None)"
+        return "TensorShape([%s])" % ", ".join("Dimension(%s)" % d for d in self._dims)
+
+    def __str__(self):
+        if self._dims is None:
+            return "<unknown>"
+        if len(self._dims) == 1:
+            return "(%s,)" % ("?" if self._dims[0] is None else self._dims[0])
+        return "(%s)" % ", ".join("?" if d is None else str(d) for d in self._dims)
+
+
+class Tensor:
+    """An output of an Operation."""
+
+    def __init__(self, output, graph):
+        self._output = output
+        self._graph = graph
+
+    @property
+    def op(self):
+        return Operation(self._output.op, self._graph)
+
+    @property
+    def name(self):
+        return self._output.name
+
+    @property
+    def dtype(self):
+        return _dtypes.as_dtype(self._output.dtype)
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def device(self):
+        return self._output.op.device
+
+    @property
+    def value_index(self):
+        return self._output.index
+
+    @property
+    def shape(self):
+        return TensorShape(self._output.shape)
+
+    def get_shape(self):
+        return self.shape
+
+    def eval(self, feed_dict=None, session=None):
+        from .session import get_default_session
+        session = session or get_default_session()
+        if session is None:
+            raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "
+                             "registered. Use `with sess.as_default()` or pass a session.")
+        return session.run(self, feed_dict)
+
+    def __eq__(self, other):  # TensorFlow 1.x: identity, so tensors can be dict keys
+        return self is other or (isinstance(other, Tensor) and self._output == other._output)
+
+    def __hash__(self):
+        return hash(self._output)
+
+    def __repr__(self):
+        return "<tf.Tensor '%s' shape=%s dtype=%s>" % (self.name, self.shape, self.dtype.name)
+
+    def __bool__(self):
+        raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not "
+                        "None:` instead of `if t:` to test if a tensor is defined.")
+
+    def __iter__(self):
+        raise TypeError("Tensor objects are only iterable when eager execution is enabled.")
+
+    # Operators: defined in ops.py (they need the op functions).
+
+
+def _as_operation(value, what):
+    if isinstance(value, Operation):
+        return value
+    if isinstance(value, Tensor):
+        return value.op
+    if hasattr(value, "op") and isinstance(value.op, Operation):
+        return value.op
+    raise TypeError("%s: expected an Operation or a Tensor, got %r" % (what, value))
+
+
+# --- the scope context managers ---
+
+@contextlib.contextmanager
+def name_scope(name, default_name=None, values=None, graph=None):
+    """Ops built inside get names prefixed with "<name>/" (made unique, as TensorFlow does:
+    a second "layer" scope is "layer_1/"). Yields the prefix."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError("name_scope: name must be a string or None, got %r" % (name,))
+    if default_name is not None and not isinstance(default_name, str):
+        raise TypeError("name_scope: default_name must be a string, got %r" % (default_name,))
+    g = graph or get_default_graph()
+    name = default_name if name is None else name
+    if not name:
+        raise ValueError("name_scope: troupe needs a non-empty name (resetting to the top-level "
+                         "scope with None or \"\" is not supported)")
+    if name.endswith("/"):
+        raise ValueError("name_scope(%r): troupe does not re-enter an existing name scope by a "
+                         "name ending in \"/\"" % name)
+    scope = g._scope.sub_scope(name)
+    with g._push(scope, scope.name_prefix):
+        yield scope.name_prefix
+
+
+@contextlib.contextmanager
+def _device(graph, device_name_or_function):
+    scope = graph._scope
+    if device_name_or_function is None:
+        scope = scope.with_device("")
+    elif isinstance(device_name_or_function, str):
+        scope = scope.with_device(device_name_or_function)
+    elif isinstance(device_name_or_function, _troupe.NativeDeviceFunction):
+        scope = scope.with_native_device_function(device_name_or_function)
+    elif hasattr(device_name_or_function, "to_string"):  # a DeviceSpec
+        scope = scope.with_device(device_name_or_function.to_string())
+    elif callable(device_name_or_function):
+        fn = device_name_or_function
+
+        def call(name, op_type, device):
+            result = fn(_PendingOperation(name, op_type, device))
+            if result is not None and hasattr(result, "to_string"):
+                result = result.to_string()
+            return result
+
+        scope = scope.with_python_device_function(call)
+    else:
+        raise TypeError("device: expected a device string, a device function or None, got %r"
+                        % (device_name_or_function,))
+    graph._device_stack.append(device_name_or_function)
+    try:
+        with graph._push(scope):
+            yield
+    finally:
+        graph._device_stack.pop()
+
+
+class _PendingOperation:
+    """What a device function sees of the node it places: name, type, device, node_def."""
+
+    def __init__(self, name, op_type, device):
+        self.name = name
+        self.type = op_type
+        self.device = device
+        self.node_def = self
+
+    @property
+    def op(self):
+        return self.type
+
+
+def device(device_name_or_function):
+    """Places ops built inside: a device string ("/job:ps/task:0"), a function of the op
+    returning one (e.g. tf.train.replica_device_setter), or None (no constraint)."""
+    return _device(get_default_graph(), device_name_or_function)
+
+
+@contextlib.contextmanager
+def _control_dependencies(graph, control_inputs):
+    if control_inputs is None:
+        raise ValueError("control_dependencies(None): troupe does not clear the control "
+                         "dependencies of enclosing scopes")
+    ops = []
+    for c in control_inputs:
+        if isinstance(c, (Tensor, Operation)) or hasattr(c, "op"):
+            ops.append(_as_operation(c, "control_dependencies")._op)
+        else:
+            raise TypeError("Can not convert a %s into a Tensor or Operation."
+                            % type(c).__name__)
+    with graph._push(graph._scope.with_control_dependencies(ops)):
+        yield
+
+
+def control_dependencies(control_inputs):
+    """Ops built inside run after `control_inputs` (Operations or Tensors)."""
+    return _control_dependencies(get_default_graph(), control_inputs)
+
+
+def colocate_with(op, ignore_existing=False):
+    return get_default_graph().colocate_with(op)
+
+
+def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None):
+    """A Tensor for `value`: a Tensor (checked against `dtype`), a Variable's value, or a
+    constant made from a Python value or numpy array."""
+    if isinstance(value, Tensor):
+        if dtype is not None and _dtypes.as_dtype(dtype) != value.dtype:
+            raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype %s: %r"
+                             % (_dtypes.as_dtype(dtype).name, value.dtype.name, value))
+        return value
+    if hasattr(value, "_as_graph_element"):
+        return convert_to_tensor(value._as_graph_element(), dtype, name)
+    from . import ops
+    return ops.constant(value, dtype=dtype if dtype is not None else preferred_dtype, name=name)
+
+
+def to_numpy(value, dtype=None, what="value"):
+    """`value` as a numpy array troupe takes: Python floats become float32 and ints int32
+    unless `dtype` says otherwise, as TensorFlow's constants are."""
+    if dtype is not None:
+        dtype = _dtypes.as_dtype(dtype)
+        if dtype == _dtypes.string:
+            return np.asarray(value, dtype=object)
+        try:
+            array = np.asarray(value)
+        except Exception as e:
+            raise TypeError("%s: cannot convert %r to a numpy array: %s" % (what, value, e))
+        if array.dtype.kind in ("U", "S", "O") and dtype != _dtypes.string:
+            raise TypeError("%s: expected %s, got %r of type '%s' instead."
+                            % (what, dtype.name, value, type(value).__name__))
+        if dtype.is_integer and array.dtype.kind == "f":
+            raise TypeError("%s: expected %s, got %r of type '%s' instead."
+                            % (what, dtype.name, value, type(value).__name__))
+        return np.asarray(array, dtype=dtype.as_numpy_dtype)
+    try:
+        array = np.asarray(value)
+    except Exception as e:
+        raise TypeError("%s: cannot convert %r to a tensor: %s" % (what, value, e))
+    if array.dtype.kind == "f" and not isinstance(value, np.ndarray) and \
+            not isinstance(value, np.generic):
+        return array.astype(np.float32)
+    if array.dtype.kind in ("i", "u") and not isinstance(value, np.ndarray) and \
+            not isinstance(value, np.generic):
+        if array.size and (array.max() > 2**31 - 1 or array.min() < -2**31):
+            return array.astype(np.int64)
+        return array.astype(np.int32)
+    if array.dtype.kind in ("U", "S"):
+        return array.astype(object)
+    if array.dtype.kind == "O":
+        if all(isinstance(x, (bytes, str)) for x in array.ravel()):
+            return array
+        raise TypeError("%s: cannot convert %r to a tensor (mixed or unsupported types)"
+                        % (what, value))
+    _dtypes.as_dtype(array.dtype)  # TypeError for dtypes troupe has no tensors of
+    return array

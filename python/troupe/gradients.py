@@ -1,0 +1,47 @@
+"""tf.gradients: symbolic derivatives, added to the graph (graph/gradients.hpp)."""
+
+from . import _troupe
+from .framework import Tensor
+
+
+def _tensors(values, what, allow_none=False):
+    if values is None:
+        return [], True
+    single = not isinstance(values, (list, tuple))
+    values = [values] if single else list(values)
+    out = []
+    for v in values:
+        if v is None and allow_none:
+            out.append(None)
+            continue
+        if hasattr(v, "_as_graph_element"):
+            v = v._as_graph_element()
+        if not isinstance(v, Tensor):
+            raise TypeError("gradients: %s must be Tensors or Variables, got %r" % (what, v))
+        out.append(v)
+    return out, single
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
+              gate_gradients=False, aggregation_method=None, stop_gradients=None):
+    """d(sum(ys))/d(x) for each x (None where ys do not depend on x), weighted by grad_ys."""
+    ys, _ = _tensors(ys, "ys")
+    xs, _ = _tensors(xs, "xs")
+    if grad_ys is not None:
+        grad_ys, _ = _tensors(grad_ys, "grad_ys")
+        if len(grad_ys) != len(ys):
+            raise ValueError("Passed %d grad_ys for %d ys" % (len(grad_ys), len(ys)))
+    else:
+        grad_ys = []
+    if stop_gradients is not None:
+        raise ValueError("gradients: stop_gradients is not supported by troupe")
+    if not ys:
+        raise ValueError("gradients: ys is empty")
+    g = ys[0].graph
+    for t in ys + xs + grad_ys:
+        if t.graph is not g:
+            raise ValueError("gradients: %s is from another graph than %s" % (t.name, ys[0].name))
+    scope = g._scope
+    result = _troupe.gradients(scope, [y._output for y in ys], [x._output for x in xs],
+                               [d._output for d in grad_ys])
+    return [Tensor(r, g) if r is not None else None for r in result]

@@ -1,0 +1,399 @@
+"""The ops troupe has kernels for, with TensorFlow 1.x's names and arguments, and the
+arithmetic operators of Tensor. Each builds one node in the default graph (framework.py) through
+the C++ builder API (graph/ops/); a bad argument raises InvalidArgumentError naming the node, or
+TypeError/ValueError naming the argument."""
+
+import numpy as np
+
+from . import _troupe
+from . import dtypes as _dtypes
+from .framework import (Operation, Tensor, convert_to_tensor, get_default_graph, to_numpy,
+                        control_dependencies)
+
+
+def _graph_of(*values):
+    for v in values:
+        if isinstance(v, Tensor):
+            return v.graph
+        g = getattr(v, "graph", None)
+        if g is not None and hasattr(g, "_scope"):
+            return g
+    return get_default_graph()
+
+
+def _input(value, graph, what, dtype=None):
+    """An op input for the extension: an Output, or a numpy array for a literal."""
+    if isinstance(value, Tensor):
+        if value.graph is not graph:
+            raise ValueError("%s: Tensor %s must be from the same graph as the other inputs"
+                             % (what, value.name))
+        return value._output
+    if isinstance(value, Operation):
+        raise TypeError("%s: expected a Tensor, got the Operation %r" % (what, value.name))
+    if hasattr(value, "_as_graph_element"):
+        return _input(value._as_graph_element(), graph, what, dtype)
+    return to_numpy(value, dtype, what)
+
+
+def _like(value, other):
+    """The dtype a literal `value` should take beside tensor `other`, as TensorFlow converts
+    `x * 2` for a float32 x."""
+    if isinstance(other, Tensor) or hasattr(other, "_as_graph_element"):
+        return (other if isinstance(other, Tensor) else other._as_graph_element()).dtype
+    return None
+
+
+def _t(output, graph):
+    return Tensor(output, graph)
+
+
+def _op(operation, graph):
+    return Operation(operation, graph)
+
+
+def _scope(graph, name, default=None):
+    return graph._op_scope(name)
+
+
+# --- constants and placeholders ---
+
+def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
+    """A Const node holding `value` (a Python value or numpy array), of `dtype` if given, filled
+    or reshaped to `shape` as TensorFlow's tf.constant does."""
+    array = to_numpy(value, dtype, "constant value")
+    if shape is not None:
+        shape = [int(d) for d in shape]
+        if array.size == 1 and int(np.prod(shape)) != 1:
+            array = np.full(shape, array.reshape(()), dtype=array.dtype)
+        elif array.size == int(np.prod(shape)):
+            array = array.reshape(shape)
+        else:
+            raise TypeError("Expected Tensor's shape: %s, got %s." % (tuple(shape), array.shape))
+    g = get_default_graph()
+    return _t(_troupe.const(_scope(g, name), array), g)
+
+
+def placeholder(dtype, shape=None, name=None):
+    """A Placeholder of `dtype` and `shape` (None: any; None entries: any size); a step that
+    needs it must feed it."""
+    dtype = _dtypes.as_dtype(dtype)
+    if shape is not None:
+        shape = [None if d is None else int(d) for d in shape]
+    g = get_default_graph()
+    return _t(_troupe.placeholder(_scope(g, name), dtype.as_datatype_enum, shape), g)
+
+
+def identity(input, name=None):  # noqa: A002 - TensorFlow's name
+    g = _graph_of(input)
+    return _t(_troupe.identity(_scope(g, name), _input(input, g, "identity input")), g)
+
+
+def no_op(name=None):
+    g = get_default_graph()
+    return _op(_troupe.no_op(_scope(g, name)), g)
+
+
+def group(*inputs, name=None):
+    """A NoOp that runs after all of `inputs` (ops or tensors, or lists of them)."""
+    flat = []
+    for i in inputs:
+        flat.extend(i if isinstance(i, (list, tuple)) else [i])
+    with control_dependencies(flat):
+        return no_op(name=name or "group_deps")
+
+
+def reshape(tensor, shape, name=None):
+    g = _graph_of(tensor, shape)
+    shape_input = _input(shape, g, "reshape shape", None if isinstance(shape, Tensor)
+                         else _dtypes.int32)
+    return _t(_troupe.reshape(_scope(g, name), _input(tensor, g, "reshape tensor"), shape_input),
+              g)
+
+
+def shape(input, name=None, out_type=_dtypes.int32):  # noqa: A002
+    g = _graph_of(input)
+    return _t(_troupe.shape(_scope(g, name), _input(input, g, "shape input"),
+                            _dtypes.as_dtype(out_type).as_datatype_enum), g)
+
+
+def fill(dims, value, name=None):
+    g = _graph_of(dims, value)
+    return _t(_troupe.fill(_scope(g, name), _input(dims, g, "fill dims", _dtypes.int32),
+                           _input(value, g, "fill value")), g)
+
+
+def zeros(shape, dtype=_dtypes.float32, name=None):
+    dtype = _dtypes.as_dtype(dtype)
+    return constant(np.zeros([int(d) for d in shape], dtype=dtype.as_numpy_dtype), dtype,
+                    name=name or "zeros")
+
+
+def ones(shape, dtype=_dtypes.float32, name=None):
+    dtype = _dtypes.as_dtype(dtype)
+    return constant(np.ones([int(d) for d in shape], dtype=dtype.as_numpy_dtype), dtype,
+                    name=name or "ones")
+
+
+def zeros_like(tensor, dtype=None, name=None):
+    tensor = convert_to_tensor(tensor)
+    return fill(shape(tensor), constant(0, dtype or tensor.dtype), name=name or "zeros_like")
+
+
+def ones_like(tensor, dtype=None, name=None):
+    tensor = convert_to_tensor(tensor)
+    return fill(shape(tensor), constant(1, dtype or tensor.dtype), name=name or "ones_like")
+
+
+# --- math ---
+
+def _binary(fn, x, y, name, what):
+    g = _graph_of(x, y)
+    xi = _input(x, g, what + " x", _like(x, y) if not isinstance(x, Tensor) else None)
+    yi = _input(y, g, what + " y", _like(y, x) if not isinstance(y, Tensor) else None)
+    return _t(fn(_scope(g, name), xi, yi), g)
+
+
+def add(x, y, name=None):
+    return _binary(_troupe.add, x, y, name, "add")
+
+
+def subtract(x, y, name=None):
+    return _binary(_troupe.sub, x, y, name, "subtract")
+
+
+def multiply(x, y, name=None):
+    return _binary(_troupe.mul, x, y, name, "multiply")
+
+
+def divide(x, y, name=None):
+    return _binary(_troupe.div, x, y, name, "divide")
+
+
+def maximum(x, y, name=None):
+    return _binary(_troupe.maximum, x, y, name, "maximum")
+
+
+def equal(x, y, name=None):
+    return _binary(_troupe.equal, x, y, name, "equal")
+
+
+sub = subtract
+mul = multiply
+div = divide
+truediv = divide
+
+
+def _unary(fn, x, name, what):
+    g = _graph_of(x)
+    return _t(fn(_scope(g, name), _input(x, g, what)), g)
+
+
+def negative(x, name=None):
+    return _unary(_troupe.neg, x, name, "negative")
+
+
+def square(x, name=None):
+    return _unary(_troupe.square, x, name, "square")
+
+
+def sqrt(x, name=None):
+    return _unary(_troupe.sqrt, x, name, "sqrt")
+
+
+def exp(x, name=None):
+    return _unary(_troupe.exp, x, name, "exp")
+
+
+def log(x, name=None):
+    return _unary(_troupe.log, x, name, "log")
+
+
+def sigmoid(x, name=None):
+    return _unary(_troupe.sigmoid, x, name, "sigmoid")
+
+
+def tanh(x, name=None):
+    return _unary(_troupe.tanh, x, name, "tanh")
+
+
+neg = negative
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
+    g = _graph_of(a, b)
+    return _t(_troupe.matmul(_scope(g, name), _input(a, g, "matmul a", _like(a, b)),
+                             _input(b, g, "matmul b", _like(b, a)),
+                             bool(transpose_a), bool(transpose_b)), g)
+
+
+def _reduce(fn, input_tensor, axis, keepdims, name, reduction_indices, keep_dims, what):
+    if axis is not None and reduction_indices is not None:
+        raise ValueError("%s: give axis or reduction_indices, not both" % what)
+    axis = reduction_indices if axis is None else axis
+    keepdims = keep_dims if keepdims is None else keepdims
+    g = _graph_of(input_tensor)
+    x = convert_to_tensor(input_tensor) if not isinstance(input_tensor, Tensor) else input_tensor
+    if axis is None:
+        rank = x.shape.ndims
+        if rank is None:
+            raise ValueError("%s: axis=None needs an input of known rank (%s)" % (what, x.name))
+        axis = list(range(rank))
+    axes = _input(axis, g, what + " axis", None if isinstance(axis, Tensor) else _dtypes.int32)
+    return _t(fn(_scope(g, name), x._output, axes, bool(keepdims)), g)
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce(_troupe.sum, input_tensor, axis, keepdims, name, reduction_indices,
+                   keep_dims, "reduce_sum")
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                keep_dims=None):
+    return _reduce(_troupe.mean, input_tensor, axis, keepdims, name, reduction_indices,
+                   keep_dims, "reduce_mean")
+
+
+def reduce_max(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce(_troupe.max, input_tensor, axis, keepdims, name, reduction_indices,
+                   keep_dims, "reduce_max")
+
+
+def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce(_troupe.min, input_tensor, axis, keepdims, name, reduction_indices,
+                   keep_dims, "reduce_min")
+
+
+def cast(x, dtype, name=None):
+    g = _graph_of(x)
+    return _t(_troupe.cast(_scope(g, name), _input(x, g, "cast x"),
+                           _dtypes.as_dtype(dtype).as_datatype_enum), g)
+
+
+def to_float(x, name="ToFloat"):
+    return cast(x, _dtypes.float32, name=name)
+
+
+def argmax(input, axis=None, name=None, dimension=None,  # noqa: A002
+           output_type=_dtypes.int64):
+    if axis is not None and dimension is not None:
+        raise ValueError("argmax: give axis or dimension, not both")
+    axis = dimension if axis is None else axis
+    axis = 0 if axis is None else axis
+    g = _graph_of(input)
+    return _t(_troupe.argmax(_scope(g, name), _input(input, g, "argmax input"),
+                             _input(axis, g, "argmax axis", _dtypes.int32),
+                             _dtypes.as_dtype(output_type).as_datatype_enum), g)
+
+
+# --- state ---
+
+def assign(ref, value, validate_shape=None, use_locking=None, name=None):
+    g = _graph_of(ref)
+    r = _input(ref, g, "assign ref")
+    return _t(_troupe.assign(_scope(g, name), r, _input(value, g, "assign value", _like(value, ref)),
+                             True if validate_shape is None else bool(validate_shape)), g)
+
+
+def assign_add(ref, value, use_locking=None, name=None):
+    g = _graph_of(ref)
+    return _t(_troupe.assign_add(_scope(g, name), _input(ref, g, "assign_add ref"),
+                                 _input(value, g, "assign_add value", _like(value, ref))), g)
+
+
+def assign_sub(ref, value, use_locking=None, name=None):
+    g = _graph_of(ref)
+    return _t(_troupe.assign_sub(_scope(g, name), _input(ref, g, "assign_sub ref"),
+                                 _input(value, g, "assign_sub value", _like(value, ref))), g)
+
+
+def is_variable_initialized(variable):
+    g = _graph_of(variable)
+    return _t(_troupe.is_variable_initialized(g._op_scope(None),
+                                              _input(variable, g, "is_variable_initialized")), g)
+
+
+# --- queues ---
+
+class FIFOQueue:
+    """tf.FIFOQueue: a queue of tuples of tensors, held by the device it is placed on and
+    shared by the sessions that use it."""
+
+    def __init__(self, capacity, dtypes, shapes=None, names=None, shared_name=None,
+                 name="fifo_queue"):
+        if not isinstance(dtypes, (list, tuple)):
+            dtypes = [dtypes]
+        self._dtypes = [_dtypes.as_dtype(d) for d in dtypes]
+        if names is not None:
+            raise ValueError("FIFOQueue: named components are not supported by troupe")
+        if shapes is not None:
+            shapes = [list(s) for s in shapes]
+            if len(shapes) != len(self._dtypes):
+                raise ValueError("FIFOQueue: %d shapes for %d dtypes"
+                                 % (len(shapes), len(self._dtypes)))
+        if not isinstance(capacity, int):
+            raise TypeError("FIFOQueue: capacity must be an int, got %r" % (capacity,))
+        g = get_default_graph()
+        self._graph = g
+        self._handle = _t(_troupe.fifo_queue(_scope(g, name),
+                                             [d.as_datatype_enum for d in self._dtypes], shapes,
+                                             capacity, shared_name or ""), g)
+
+    @property
+    def queue_ref(self):
+        return self._handle
+
+    @property
+    def dtypes(self):
+        return list(self._dtypes)
+
+    @property
+    def name(self):
+        return self._handle.op.name
+
+    def enqueue(self, vals, name=None):
+        if not isinstance(vals, (list, tuple)):
+            vals = [vals]
+        if len(vals) != len(self._dtypes):
+            raise ValueError("enqueue: %d values for a queue of %d components"
+                             % (len(vals), len(self._dtypes)))
+        g = self._graph
+        inputs = [_input(v, g, "enqueue value", d) for v, d in zip(vals, self._dtypes)]
+        return _op(_troupe.queue_enqueue(_scope(g, name), self._handle._output, inputs), g)
+
+    def dequeue(self, name=None):
+        g = self._graph
+        outs = _troupe.queue_dequeue(_scope(g, name), self._handle._output,
+                                     [d.as_datatype_enum for d in self._dtypes])
+        tensors = [_t(o, g) for o in outs]
+        return tensors[0] if len(tensors) == 1 else tensors
+
+    def close(self, cancel_pending_enqueues=False, name=None):
+        g = self._graph
+        return _op(_troupe.queue_close(_scope(g, name), self._handle._output,
+                                       bool(cancel_pending_enqueues)), g)
+
+    def size(self, name=None):
+        g = self._graph
+        return _t(_troupe.queue_size(_scope(g, name), self._handle._output), g)
+
+
+# --- Tensor's operators ---
+
+def _reverse(fn):
+    return lambda a, b: fn(b, a)
+
+
+Tensor.__add__ = add
+Tensor.__radd__ = _reverse(add)
+Tensor.__sub__ = subtract
+Tensor.__rsub__ = _reverse(subtract)
+Tensor.__mul__ = multiply
+Tensor.__rmul__ = _reverse(multiply)
+Tensor.__truediv__ = divide
+Tensor.__rtruediv__ = _reverse(divide)
+Tensor.__matmul__ = matmul
+Tensor.__rmatmul__ = _reverse(matmul)
+Tensor.__neg__ = negative

@@ -1,0 +1,327 @@
+"""tf.Session: runs a graph's nodes on a server's cluster, with TensorFlow's fetch and feed
+rules.
+
+`fetches` may be a Tensor, an Operation (its value is None), a Variable, a tensor or op name
+("x:0", "train"), or a list, tuple, namedtuple or dict of those, nested: the result has the same
+structure. `feed_dict` maps Tensors (or their names) to Python values or numpy arrays, converted
+to the tensor's dtype with numpy.asarray and checked against its shape.
+"""
+
+import collections
+import contextlib
+import os
+import threading
+
+import numpy as np
+
+from . import _troupe
+from . import errors
+from . import dtypes as _dtypes
+from .framework import Operation, Tensor, get_default_graph
+
+
+class ConfigProto:
+    """Session settings. troupe uses operation_timeout_in_ms, intra_op_parallelism_threads,
+    device_filters and isolate_session_state; allow_soft_placement, log_device_placement,
+    inter_op_parallelism_threads and gpu_options are accepted and have no effect (troupe places
+    nodes on the devices they ask for, CPUs)."""
+
+    _USED = ("operation_timeout_in_ms", "intra_op_parallelism_threads", "device_filters",
+             "isolate_session_state")
+    _IGNORED = ("allow_soft_placement", "log_device_placement", "inter_op_parallelism_threads",
+                "gpu_options", "graph_options", "use_per_session_threads")
+
+    def __init__(self, **fields):
+        self.operation_timeout_in_ms = 0
+        self.intra_op_parallelism_threads = 0
+        self.device_filters = []
+        self.isolate_session_state = False
+        for name, value in fields.items():
+            if name not in self._USED and name not in self._IGNORED:
+                raise ValueError('Protocol message ConfigProto has no "%s" field.' % name)
+            setattr(self, name, value)
+
+    def _to_native(self):
+        config = _troupe.SessionConfig()
+        if not isinstance(self.operation_timeout_in_ms, int) or self.operation_timeout_in_ms < 0:
+            raise ValueError("ConfigProto.operation_timeout_in_ms: expected an int >= 0, got %r"
+                             % (self.operation_timeout_in_ms,))
+        config.operation_timeout_ms = self.operation_timeout_in_ms
+        config.intra_op_threads = int(self.intra_op_parallelism_threads)
+        config.device_filters = [str(f) for f in self.device_filters]
+        config.isolate_session_state = bool(self.isolate_session_state)
+        return config
+
+
+class RunOptions:
+    """Per-run settings: timeout_in_ms (0: the session's default)."""
+
+    FULL_TRACE = 3
+    NO_TRACE = 0
+
+    def __init__(self, timeout_in_ms=0, trace_level=0, **ignored):
+        if not isinstance(timeout_in_ms, int) or timeout_in_ms < 0:
+            raise ValueError("RunOptions.timeout_in_ms: expected an int >= 0, got %r"
+                             % (timeout_in_ms,))
+        self.timeout_in_ms = timeout_in_ms
+        self.trace_level = trace_level
+
+
+class RunMetadata:
+    def __init__(self):
+        self.step_stats = None
+
+
+# --- fetch structures ---
+
+class _FetchMapper:
+    """Flattens a fetch structure into unique tensors and ops, and rebuilds it from values."""
+
+    def __init__(self, graph, fetches):
+        self._graph = graph
+        self.tensors = []      # unique Outputs to fetch
+        self.targets = []      # unique Operations to run
+        self._tensor_index = {}
+        self._target_set = set()
+        self._build = self._map(fetches)
+
+    def _map(self, fetch):
+        if fetch is None:
+            raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
+        if isinstance(fetch, (list, tuple)) and not _is_namedtuple(fetch):
+            builders = [self._map(f) for f in fetch]
+            kind = type(fetch)
+            return lambda values: kind(b(values) for b in builders)
+        if _is_namedtuple(fetch):
+            builders = [self._map(f) for f in fetch]
+            kind = type(fetch)
+            return lambda values: kind(*[b(values) for b in builders])
+        if isinstance(fetch, collections.abc.Mapping):
+            builders = [(k, self._map(v)) for k, v in fetch.items()]
+            kind = type(fetch)
+
+            def build_dict(values):
+                items = [(k, b(values)) for k, b in builders]
+                if kind is collections.defaultdict:
+                    result = collections.defaultdict(fetch.default_factory)
+                    result.update(items)
+                    return result
+                return kind(items)
+            return build_dict
+        element = self._element(fetch)
+        if isinstance(element, Operation):
+            if element._op not in self._target_set:
+                self._target_set.add(element._op)
+                self.targets.append(element._op)
+            return lambda values: None
+        output = element._output
+        if output not in self._tensor_index:
+            self._tensor_index[output] = len(self.tensors)
+            self.tensors.append(output)
+        index = self._tensor_index[output]
+        return lambda values: values[index]
+
+    def _element(self, fetch):
+        try:
+            if isinstance(fetch, str):
+                element = self._graph.as_graph_element(fetch)
+            elif isinstance(fetch, (Tensor, Operation)) or hasattr(fetch, "_as_graph_element"):
+                element = fetch._as_graph_element() if hasattr(fetch, "_as_graph_element") \
+                    else fetch
+            else:
+                raise TypeError("Fetch argument %r has invalid type %r, must be a string or "
+                                "Tensor. (Can not convert a %s into a Tensor or Operation.)"
+                                % (fetch, type(fetch), type(fetch).__name__))
+        except KeyError as e:
+            raise ValueError("Fetch argument %r cannot be interpreted as a Tensor. (%s)"
+                             % (fetch, e.args[0])) from None
+        if element.graph is not self._graph:
+            raise ValueError("Fetch argument %r cannot be interpreted as a Tensor. (Tensor %s "
+                             "is not an element of this graph.)" % (fetch, element.name))
+        return element
+
+    def build(self, values):
+        return self._build(values)
+
+
+def _is_namedtuple(value):
+    return isinstance(value, tuple) and hasattr(value, "_fields")
+
+
+def _feeds(graph, feed_dict):
+    """[(Output, numpy array)] for a feed_dict, converted and checked as TensorFlow does."""
+    feeds = []
+    if feed_dict is None:
+        return feeds
+    if not isinstance(feed_dict, collections.abc.Mapping):
+        raise TypeError("feed_dict must be a dictionary, got %s" % type(feed_dict).__name__)
+    for key, value in feed_dict.items():
+        try:
+            if isinstance(key, str):
+                tensor = graph.get_tensor_by_name(key)
+            elif isinstance(key, Tensor):
+                tensor = key
+            elif hasattr(key, "_as_graph_element"):
+                tensor = key._as_graph_element()
+            else:
+                raise TypeError("Cannot interpret feed_dict key as Tensor: Can not convert a %s "
+                                "into a Tensor." % type(key).__name__)
+        except (KeyError, ValueError) as e:
+            raise TypeError("Cannot interpret feed_dict key as Tensor: %s" % e) from None
+        if tensor.graph is not graph:
+            raise ValueError("Cannot interpret feed_dict key as Tensor: Tensor %s is not an "
+                             "element of this graph." % tensor.name)
+        if isinstance(value, (Tensor, Operation)):
+            raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed "
+                            "values include Python scalars, strings, lists, numpy ndarrays, or "
+                            "TensorHandles. For reference, the tensor object was %s which was "
+                            "passed to the feed with key %s." % (value, tensor))
+        dtype = tensor.dtype
+        try:
+            if dtype == _dtypes.string:
+                array = np.asarray(value, dtype=object)
+            else:
+                raw = np.asarray(value)
+                if raw.dtype.kind in ("U", "S", "O"):
+                    raise TypeError("Cannot feed a value of type %s (%r) to Tensor %r of "
+                                    "dtype %s" % (raw.dtype, value, tensor.name, dtype.name))
+                array = np.asarray(raw, dtype=dtype.as_numpy_dtype)
+        except (ValueError, OverflowError) as e:
+            raise TypeError("Cannot feed %r to Tensor %r of dtype %s: %s"
+                            % (value, tensor.name, dtype.name, e)) from None
+        if not tensor.shape.is_compatible_with(array.shape):
+            raise ValueError("Cannot feed value of shape %r for Tensor %r, which has shape %r"
+                             % (array.shape, tensor.name, str(tensor.shape)))
+        feeds.append((tensor._output, array))
+    return feeds
+
+
+class _ClosedSessionError(errors.FailedPreconditionError, RuntimeError):
+    """Using a closed session: FailedPreconditionError, and RuntimeError as in TensorFlow."""
+
+
+class _Runner:
+    """The run() logic shared by Session and the sessions lent to hooks."""
+
+    def _run_with(self, handle, graph, fetches, feed_dict, options):
+        if handle is None or handle.closed:
+            raise _ClosedSessionError(None, None, "Attempted to use a closed Session.")
+        mapper = _FetchMapper(graph, fetches)
+        feeds = _feeds(graph, feed_dict)
+        timeout = 0
+        if options is not None:
+            if not isinstance(options, RunOptions):
+                raise TypeError("options: expected a RunOptions, got %r" % (options,))
+            timeout = options.timeout_in_ms
+        if not mapper.tensors and not mapper.targets:
+            return mapper.build([])
+        values = handle.run(feeds, mapper.tensors, mapper.targets, timeout)
+        return mapper.build(values)
+
+
+def _local_server(config=None):
+    """A server of this process for a session without a target: as TensorFlow's in-process
+    session, each such session has devices, variables and queues of its own."""
+    return _troupe.Server.create_local_server(config or _troupe.SessionConfig())
+
+
+class _DefaultSessionStack(threading.local):
+    def __init__(self):
+        super().__init__()
+        self.stack = []
+
+
+_default_sessions = _DefaultSessionStack()
+
+
+def get_default_session():
+    return _default_sessions.stack[-1] if _default_sessions.stack else None
+
+
+class Session(_Runner):
+    """tf.Session(target="", graph=None, config=None). target: a server's target
+    ("troupe://host:port" of any task, or Server.target); "" runs on a server of this process
+    made for this session alone (its variables and queues are its own)."""
+
+    def __init__(self, target="", graph=None, config=None):
+        if not isinstance(target, str):
+            raise TypeError("target must be a string, but got %s" % type(target).__name__)
+        if graph is not None and not hasattr(graph, "_scope"):
+            raise TypeError("graph must be a tf.Graph, but got %s" % type(graph).__name__)
+        if config is not None and not isinstance(config, ConfigProto):
+            raise TypeError("config must be a tf.ConfigProto, but got %s" % type(config))
+        self._graph = graph or get_default_graph()
+        self._target = target
+        self._handle = None
+        native_config = config._to_native() if config is not None else None
+        self._server = None if target else _local_server(native_config)
+        self._handle = _troupe.Session.create(target or self._server.target, native_config)
+        self._default_cm = None
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def sess_str(self):
+        return self._target
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        return self._run_with(self._handle, self._graph, fetches, feed_dict, options)
+
+    def close(self):
+        if self._handle is not None:
+            self._handle.close()
+        if getattr(self, "_server", None) is not None:
+            self._server.stop()
+            self._server = None
+
+    def as_default(self):
+        return _as_default(self)
+
+    def __enter__(self):
+        self._default_cm = _as_default(self)
+        self._graph_cm = self._graph.as_default()
+        self._graph_cm.__enter__()
+        self._default_cm.__enter__()
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        self._default_cm.__exit__(exc_type, exc_value, traceback)
+        self._graph_cm.__exit__(exc_type, exc_value, traceback)
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+InteractiveSession = Session
+
+
+@contextlib.contextmanager
+def _as_default(session):
+    _default_sessions.stack.append(session)
+    try:
+        yield session
+    finally:
+        _default_sessions.stack.pop()
+
+
+class _LentSession(_Runner):
+    """The session a hook is given for one call (after_create_session, before/after_run,
+    end): run() works until the call returns."""
+
+    def __init__(self, handle, graph):
+        self._handle = handle
+        self._graph = graph
+
+    @property
+    def graph(self):
+        return self._graph
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        return self._run_with(self._handle, self._graph, fetches, feed_dict, options)

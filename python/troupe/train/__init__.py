@@ -1,0 +1,13 @@
+"""tf.train: clusters and servers, optimizers, the monitored session, hooks and checkpoints."""
+
+from .device_setter import replica_device_setter
+from .hooks import (CheckpointSaverHook, FinalOpsHook, LoggingTensorHook,
+                    NanLossDuringTrainingError, NanTensorHook, SessionRunArgs,
+                    SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook,
+                    StopAtStepHook)
+from .monitored_session import MonitoredTrainingSession
+from .optimizer import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer,
+                        MomentumOptimizer, Optimizer, SyncReplicasOptimizer)
+from .saver import Saver, latest_checkpoint
+from .server_lib import ClusterDef, ClusterSpec, JobDef, Server, ServerDef
+from .training_util import get_global_step, get_or_create_global_step, global_step

@@ -1,0 +1,341 @@
+"""tf.train.SessionRunHook and the standard hooks: StopAtStepHook, CheckpointSaverHook,
+LoggingTensorHook, StepCounterHook, NanTensorHook, FinalOpsHook.
+
+Hooks written in Python run around each step of a MonitoredTrainingSession as TensorFlow's do:
+begin() before the session exists (add ops then), after_create_session(session, coord),
+before_run(run_context) -> SessionRunArgs or None, after_run(run_context, run_values), and
+end(session). In troupe a hook's SessionRunArgs fetch Tensors (any structure) but no Operations
+or feeds; run_context.session and the sessions given to after_create_session and end work for
+the length of that call.
+"""
+
+import collections
+import logging
+import time
+
+import numpy as np
+
+from .. import _troupe
+from ..framework import Operation, Tensor, get_default_graph
+from ..session import _FetchMapper, _LentSession
+
+logger = logging.getLogger("troupe")
+
+
+class SessionRunArgs(collections.namedtuple("SessionRunArgs",
+                                            ["fetches", "feed_dict", "options"])):
+    def __new__(cls, fetches, feed_dict=None, options=None):
+        return super().__new__(cls, fetches, feed_dict, options)
+
+
+class SessionRunValues(collections.namedtuple("SessionRunValues",
+                                              ["results", "options", "run_metadata"])):
+    pass
+
+
+class SessionRunContext:
+    def __init__(self, original_args, session):
+        self._original_args = original_args
+        self._session = session
+        self._stop_requested = False
+
+    @property
+    def original_args(self):
+        return self._original_args
+
+    @property
+    def session(self):
+        return self._session
+
+    @property
+    def stop_requested(self):
+        return self._stop_requested
+
+    def request_stop(self):
+        self._stop_requested = True
+
+
+class SessionRunHook:
+    """Subclass and override any of these."""
+
+    def begin(self):
+        pass
+
+    def after_create_session(self, session, coord):
+        pass
+
+    def before_run(self, run_context):
+        return None
+
+    def after_run(self, run_context, run_values):
+        pass
+
+    def end(self, session):
+        pass
+
+
+class _HookAdapter:
+    """Presents a SessionRunHook to the extension (training_bindings.cpp)."""
+
+    def __init__(self, hook, graph, monitored):
+        self._hook = hook
+        self._graph = graph
+        self._monitored = monitored
+        self._context = None
+        self._mapper = None
+
+    def _begin(self):
+        self._hook.begin()
+
+    def _after_create_session(self, handle):
+        self._hook.after_create_session(_LentSession(handle, self._graph), None)
+
+    def _before_run(self, handle):
+        self._context = SessionRunContext(self._monitored._current_args,
+                                          _LentSession(handle, self._graph))
+        args = self._hook.before_run(self._context)
+        self._mapper = None
+        if args is None:
+            return []
+        if not isinstance(args, SessionRunArgs):
+            raise TypeError("%s.before_run must return a SessionRunArgs or None, got %r"
+                            % (type(self._hook).__name__, args))
+        if args.feed_dict:
+            raise ValueError("%s.before_run: troupe's hooks may not add feeds"
+                             % type(self._hook).__name__)
+        if args.fetches is None:
+            return []
+        mapper = _FetchMapper(self._graph, args.fetches)
+        if mapper.targets:
+            raise ValueError("%s.before_run: troupe's hooks fetch Tensors, not Operations (%s)"
+                             % (type(self._hook).__name__,
+                                ", ".join(op.name for op in mapper.targets)))
+        self._mapper = mapper
+        return mapper.tensors
+
+    def _after_run(self, values, handle):
+        context = self._context
+        context._session = _LentSession(handle, self._graph)
+        results = self._mapper.build(values) if self._mapper is not None else None
+        self._hook.after_run(context, SessionRunValues(results, None, None))
+        return context.stop_requested
+
+    def _end(self, handle):
+        self._hook.end(_LentSession(handle, self._graph))
+
+
+def _as_tensor(value, what):
+    if isinstance(value, Tensor):
+        return value
+    if hasattr(value, "_as_graph_element"):
+        return value._as_graph_element()
+    if isinstance(value, str):
+        return get_default_graph().get_tensor_by_name(value)
+    raise TypeError("%s: expected a Tensor or tensor name, got %r" % (what, value))
+
+
+class StopAtStepHook(SessionRunHook):
+    """Requests stop once the global step reaches last_step, or num_steps after it started."""
+
+    def __init__(self, num_steps=None, last_step=None):
+        if num_steps is None and last_step is None:
+            raise ValueError("One of num_steps or last_step must be specified.")
+        if num_steps is not None and last_step is not None:
+            raise ValueError("Only one of num_steps or last_step can be specified.")
+        for what, value in (("num_steps", num_steps), ("last_step", last_step)):
+            if value is not None and (not isinstance(value, int) or value < 0):
+                raise ValueError("StopAtStepHook: %s must be an int >= 0, got %r"
+                                 % (what, value))
+        self._num_steps = num_steps
+        self._last_step = last_step
+
+    def begin(self):
+        from .training_util import get_global_step
+        self._global_step_tensor = get_global_step()
+        if self._global_step_tensor is None:
+            raise RuntimeError("Global step should be created to use StopAtStepHook.")
+
+    def after_create_session(self, session, coord):
+        if self._last_step is None:
+            step = int(session.run(self._global_step_tensor))
+            self._last_step = step + self._num_steps
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._global_step_tensor)
+
+    def after_run(self, run_context, run_values):
+        if int(run_values.results) + 1 >= self._last_step:
+            # The step that just ran advanced the global step to results + 1 (or more).
+            step = int(run_context.session.run(self._global_step_tensor))
+            if step >= self._last_step:
+                run_context.request_stop()
+
+
+class CheckpointSaverHook(SessionRunHook):
+    """Saves "<checkpoint_dir>/model.ckpt-<step>.npz" at the start, every save_steps or
+    save_secs, and at the end (docs/checkpoints.md)."""
+
+    def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
+                 checkpoint_basename="model.ckpt", scaffold=None, listeners=None):
+        if (save_secs is None) == (save_steps is None):
+            raise ValueError("exactly one of save_secs or save_steps must be set")
+        if checkpoint_basename != "model.ckpt":
+            raise ValueError("CheckpointSaverHook: troupe names checkpoints model.ckpt-<step>")
+        if not isinstance(checkpoint_dir, str) or not checkpoint_dir:
+            raise ValueError("CheckpointSaverHook: checkpoint_dir must be a directory name")
+        self._dir = checkpoint_dir
+        self._save_secs = save_secs
+        self._save_steps = save_steps
+        self._saver = saver
+        self._last_step = None
+        self._last_time = None
+
+    def begin(self):
+        from .training_util import get_global_step
+        self._global_step_tensor = get_global_step()
+        if self._global_step_tensor is None:
+            raise RuntimeError("Global step should be created to use CheckpointSaverHook.")
+        if self._saver is None:
+            from .saver import Saver
+            self._saver = Saver()
+
+    def _save(self, session, step):
+        self._saver._save_handle(session, self._dir, step)
+        self._last_step, self._last_time = step, time.time()
+
+    def after_create_session(self, session, coord):
+        self._save(session, int(session.run(self._global_step_tensor)))
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._global_step_tensor)
+
+    def after_run(self, run_context, run_values):
+        step = int(run_values.results) + 1
+        due = (self._save_steps is not None and step >= self._last_step + self._save_steps) or \
+            (self._save_secs is not None and time.time() >= self._last_time + self._save_secs)
+        if due:
+            self._save(run_context.session, int(run_context.session.run(
+                self._global_step_tensor)))
+
+    def end(self, session):
+        step = int(session.run(self._global_step_tensor))
+        if step != self._last_step:
+            self._save(session, step)
+
+
+class LoggingTensorHook(SessionRunHook):
+    """Logs the given tensors every_n_iter steps or every_n_secs seconds (and at_end):
+    "loss = 0.42, accuracy = 0.9" through the "troupe" logger, or formatter(values)."""
+
+    def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False,
+                 formatter=None):
+        only_end = at_end and every_n_iter is None and every_n_secs is None
+        if not only_end and (every_n_iter is None) == (every_n_secs is None):
+            raise ValueError("either at_end and/or exactly one of every_n_iter and every_n_secs "
+                             "must be provided.")
+        if every_n_iter is not None and every_n_iter <= 0:
+            raise ValueError("invalid every_n_iter=%s." % every_n_iter)
+        if not isinstance(tensors, dict):
+            self._tag_order = [t if isinstance(t, str) else t.name for t in tensors]
+            tensors = {tag: t for tag, t in zip(self._tag_order, tensors)}
+        else:
+            self._tag_order = sorted(tensors.keys())
+        self._tensors = tensors
+        self._every_n_iter = every_n_iter
+        self._every_n_secs = every_n_secs
+        self._at_end = at_end
+        self._formatter = formatter
+        self._iter = 0
+        self._last_time = None
+
+    def begin(self):
+        self._current = {tag: _as_tensor(t, "LoggingTensorHook tensor %r" % tag)
+                         for tag, t in self._tensors.items()}
+
+    def _due(self):
+        if self._every_n_iter is not None:
+            return self._iter % self._every_n_iter == 0
+        if self._every_n_secs is not None:
+            return self._last_time is None or time.time() >= self._last_time + self._every_n_secs
+        return False
+
+    def before_run(self, run_context):
+        self._should_log = self._due()
+        return SessionRunArgs(self._current) if self._should_log else None
+
+    def _log(self, values):
+        if self._formatter:
+            logger.info(self._formatter(values))
+        else:
+            logger.info(", ".join("%s = %s" % (tag, np.array2string(np.asarray(values[tag])))
+                                  for tag in self._tag_order))
+        self._last_time = time.time()
+
+    def after_run(self, run_context, run_values):
+        if self._should_log:
+            self._log(run_values.results)
+        self._iter += 1
+
+    def end(self, session):
+        if self._at_end:
+            self._log(session.run(self._current))
+
+
+class NanTensorHook(SessionRunHook):
+    """Fails with NanLossDuringTrainingError (or stops) when the loss is NaN."""
+
+    def __init__(self, loss_tensor, fail_on_nan_loss=True):
+        self._loss = loss_tensor
+        self._fail = fail_on_nan_loss
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._loss)
+
+    def after_run(self, run_context, run_values):
+        if np.isnan(run_values.results):
+            if self._fail:
+                raise NanLossDuringTrainingError
+            logger.warning("Model diverged with loss = NaN.")
+            run_context.request_stop()
+
+
+class NanLossDuringTrainingError(RuntimeError):
+    def __str__(self):
+        return "NaN loss during training."
+
+
+class StepCounterHook(SessionRunHook):
+    """Logs global_step/sec every every_n_steps steps."""
+
+    def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None,
+                 summary_writer=None):
+        self._every = every_n_steps
+        self._last = None
+
+    def begin(self):
+        from .training_util import get_global_step
+        self._global_step_tensor = get_global_step()
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._global_step_tensor)
+
+    def after_run(self, run_context, run_values):
+        step, now = int(run_values.results), time.time()
+        if self._last is None:
+            self._last = (step, now)
+        elif step - self._last[0] >= self._every:
+            rate = (step - self._last[0]) / max(now - self._last[1], 1e-9)
+            logger.info("global_step/sec: %g", rate)
+            self._last = (step, now)
+
+
+class FinalOpsHook(SessionRunHook):
+    """Fetches final_ops (Tensors) when the session ends; final_ops_values holds them."""
+
+    def __init__(self, final_ops, final_ops_feed_dict=None):
+        self._final_ops = final_ops
+        self._feed = final_ops_feed_dict
+        self.final_ops_values = None
+
+    def end(self, session):
+        self.final_ops_values = session.run(self._final_ops, feed_dict=self._feed)

@@ -1,0 +1,385 @@
+"""Variables: tf.Variable, tf.get_variable with variable scopes, the initializers, and the
+global-variable lists and initializer.
+
+A variable's initial value is computed when the graph is built (initializers run here, with
+numpy, seeded from tf.set_random_seed and the op's seed as TensorFlow seeds them) and stored in
+its initializer's Const node: every worker building the same graph with the same seeds gets the
+same values, and running the initializer again restores that value rather than drawing a new
+one (troupe has no random-number kernels).
+"""
+
+import contextlib
+
+import numpy as np
+
+from . import _troupe
+from . import dtypes as _dtypes
+from .framework import Operation, Tensor, get_default_graph, to_numpy
+
+GLOBAL_VARIABLES = "variables"
+TRAINABLE_VARIABLES = "trainable_variables"
+GLOBAL_STEP = "global_step"
+
+
+class Variable:
+    """tf.Variable: a Variable node on the device it is placed on (a ps task under
+    replica_device_setter), with an initializer op; usable wherever a Tensor is."""
+
+    def __init__(self, initial_value=None, trainable=True, collections=None,
+                 validate_shape=True, caching_device=None, name=None, variable_def=None,
+                 dtype=None, expected_shape=None, import_scope=None, constraint=None,
+                 _existing=None):
+        g = get_default_graph()
+        self._graph = g
+        if _existing is not None:
+            ref, init = _existing
+        else:
+            if initial_value is None:
+                raise ValueError("initial_value must be specified.")
+            if callable(initial_value):
+                initial_value = initial_value()
+            if name is not None and not isinstance(name, str):
+                raise TypeError("Variable name must be a string, got %r" % (name,))
+            if isinstance(initial_value, Tensor):
+                value = initial_value._output
+                if dtype is not None and _dtypes.as_dtype(dtype) != initial_value.dtype:
+                    raise ValueError("Variable %s: initial value is %s, dtype says %s"
+                                     % (name, initial_value.dtype.name,
+                                        _dtypes.as_dtype(dtype).name))
+            else:
+                value = to_numpy(initial_value, dtype, "initial_value of Variable %s"
+                                 % (name or "Variable"))
+            g._check_not_finalized()
+            ref, init = _troupe.make_variable(g._scope, name or "Variable", value,
+                                              bool(trainable))
+        self._ref = Tensor(ref, g)
+        self._initializer = Operation(init, g)
+        self._trainable = trainable
+        g._variables[self._ref.op.name] = self
+        for c in (collections if collections is not None else [GLOBAL_VARIABLES]):
+            g.add_to_collection(c, self)
+        if trainable and TRAINABLE_VARIABLES not in (collections or [GLOBAL_VARIABLES]):
+            g.add_to_collection(TRAINABLE_VARIABLES, self)
+
+    @property
+    def name(self):
+        return self._ref.name
+
+    @property
+    def op(self):
+        return self._ref.op
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def dtype(self):
+        return self._ref.dtype
+
+    @property
+    def shape(self):
+        return self._ref.shape
+
+    @property
+    def device(self):
+        return self._ref.device
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    def get_shape(self):
+        return self.shape
+
+    @property
+    def initializer(self):
+        return self._initializer
+
+    @property
+    def initial_value(self):
+        return self._initializer.inputs[1] if len(self._initializer.inputs) > 1 else None
+
+    def value(self):
+        return self._ref
+
+    def read_value(self):
+        from .ops import identity
+        return identity(self._ref)
+
+    def _as_graph_element(self):
+        return self._ref
+
+    def eval(self, session=None):
+        return self._ref.eval(session=session)
+
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        from .ops import assign
+        return assign(self._ref, value, name=name)
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        from .ops import assign_add
+        return assign_add(self._ref, delta, name=name)
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        from .ops import assign_sub
+        return assign_sub(self._ref, delta, name=name)
+
+    def __repr__(self):
+        return "<tf.Variable '%s' shape=%s dtype=%s>" % (self.name, self.shape, self.dtype.name)
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+
+def _delegate(op_name):
+    def method(self, *args):
+        return getattr(Tensor, op_name)(self._ref, *args)
+    return method
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+              "__truediv__", "__rtruediv__", "__matmul__", "__rmatmul__", "__neg__"):
+    setattr(Variable, _name, _delegate(_name))
+
+
+def _variables_of(graph, trainable_only):
+    records = _troupe.variable_records(graph._root)
+    result = []
+    for variable, _, trainable in records:
+        if trainable_only and not trainable:
+            continue
+        v = graph._variables.get(variable)
+        if v is None:  # made by the C++ layer (an optimizer's slot, the global step)
+            ref = graph.get_operation_by_name(variable).outputs[0]
+            init = graph.get_operation_by_name(_)
+            v = Variable.__new__(Variable)
+            v._graph, v._ref, v._initializer, v._trainable = graph, ref, init, trainable
+            graph._variables[variable] = v
+        result.append(v)
+    return result
+
+
+def global_variables(scope=None):
+    vs = _variables_of(get_default_graph(), False)
+    return [v for v in vs if scope is None or v.name.startswith(scope)]
+
+
+def trainable_variables(scope=None):
+    vs = _variables_of(get_default_graph(), True)
+    return [v for v in vs if scope is None or v.name.startswith(scope)]
+
+
+all_variables = global_variables
+
+
+def global_variables_initializer():
+    g = get_default_graph()
+    return Operation(_troupe.global_variables_initializer(g._scope), g)
+
+
+initialize_all_variables = global_variables_initializer
+
+
+def variables_initializer(var_list, name="init"):
+    from .ops import group
+    return group(*[v.initializer for v in var_list], name=name)
+
+
+def set_random_seed(seed):
+    get_default_graph().seed = seed
+
+
+def _rng(seed):
+    g = get_default_graph()
+    if g.seed is None and seed is None:
+        return np.random.default_rng()
+    op_seed = seed if seed is not None else g._next_op_seed()
+    return np.random.default_rng([g.seed if g.seed is not None else 87654321, op_seed])
+
+
+# --- initializers: callables (shape, dtype, partition_info) -> numpy array ---
+
+class _Initializer:
+    def __init__(self, dtype=_dtypes.float32):
+        self.dtype = _dtypes.as_dtype(dtype)
+
+    def _shape(self, shape):
+        return [int(d) for d in shape]
+
+
+class zeros_initializer(_Initializer):  # noqa: N801 - TensorFlow's names
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return np.zeros(self._shape(shape), _dtypes.as_dtype(dtype or self.dtype).as_numpy_dtype)
+
+
+class ones_initializer(_Initializer):  # noqa: N801
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return np.ones(self._shape(shape), _dtypes.as_dtype(dtype or self.dtype).as_numpy_dtype)
+
+
+class constant_initializer(_Initializer):  # noqa: N801
+    def __init__(self, value=0, dtype=_dtypes.float32, verify_shape=False):
+        super().__init__(dtype)
+        self.value = value
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        dtype = _dtypes.as_dtype(dtype or self.dtype).as_numpy_dtype
+        value = np.asarray(self.value, dtype=dtype)
+        shape = self._shape(shape)
+        if value.size == 1:
+            return np.full(shape, value.reshape(()), dtype=dtype)
+        if value.size != int(np.prod(shape)):
+            raise ValueError("constant_initializer: %d values cannot fill shape %s"
+                             % (value.size, shape))
+        return value.reshape(shape)
+
+
+class random_normal_initializer(_Initializer):  # noqa: N801
+    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=_dtypes.float32):
+        super().__init__(dtype)
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        values = _rng(self.seed).normal(self.mean, self.stddev, self._shape(shape))
+        return values.astype(_dtypes.as_dtype(dtype or self.dtype).as_numpy_dtype)
+
+
+class truncated_normal_initializer(random_normal_initializer):  # noqa: N801
+    def __call__(self, shape, dtype=None, partition_info=None):
+        rng = _rng(self.seed)
+        shape = self._shape(shape)
+        values = rng.normal(0.0, 1.0, shape)
+        bad = np.abs(values) > 2
+        while bad.any():
+            values[bad] = rng.normal(0.0, 1.0, int(bad.sum()))
+            bad = np.abs(values) > 2
+        values = self.mean + self.stddev * values
+        return values.astype(_dtypes.as_dtype(dtype or self.dtype).as_numpy_dtype)
+
+
+class random_uniform_initializer(_Initializer):  # noqa: N801
+    def __init__(self, minval=0, maxval=None, seed=None, dtype=_dtypes.float32):
+        super().__init__(dtype)
+        self.minval, self.maxval, self.seed = minval, 1.0 if maxval is None else maxval, seed
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        values = _rng(self.seed).uniform(self.minval, self.maxval, self._shape(shape))
+        return values.astype(_dtypes.as_dtype(dtype or self.dtype).as_numpy_dtype)
+
+
+class glorot_uniform_initializer(_Initializer):  # noqa: N801
+    def __init__(self, seed=None, dtype=_dtypes.float32):
+        super().__init__(dtype)
+        self.seed = seed
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        shape = self._shape(shape)
+        fan_in, fan_out = _fans(shape)
+        limit = np.sqrt(6.0 / max(1.0, fan_in + fan_out))
+        values = _rng(self.seed).uniform(-limit, limit, shape)
+        return values.astype(_dtypes.as_dtype(dtype or self.dtype).as_numpy_dtype)
+
+
+class glorot_normal_initializer(glorot_uniform_initializer):  # noqa: N801
+    def __call__(self, shape, dtype=None, partition_info=None):
+        shape = self._shape(shape)
+        fan_in, fan_out = _fans(shape)
+        stddev = np.sqrt(2.0 / max(1.0, fan_in + fan_out)) / 0.87962566103423978
+        values = truncated_normal_initializer(0.0, stddev, self.seed)(shape)
+        return values.astype(_dtypes.as_dtype(dtype or self.dtype).as_numpy_dtype)
+
+
+def _fans(shape):
+    if len(shape) < 1:
+        return 1.0, 1.0
+    if len(shape) == 1:
+        return float(shape[0]), float(shape[0])
+    receptive = float(np.prod(shape[:-2])) if len(shape) > 2 else 1.0
+    return shape[-2] * receptive, shape[-1] * receptive
+
+
+# --- variable scopes and get_variable ---
+
+class _VariableScopeState:
+    def __init__(self):
+        self.names = []      # the variable-scope name stack
+        self.reuse = [False]
+
+
+def _state(graph):
+    if not hasattr(graph, "_var_scope_state"):
+        graph._var_scope_state = _VariableScopeState()
+    return graph._var_scope_state
+
+
+AUTO_REUSE = "auto_reuse"
+
+
+@contextlib.contextmanager
+def variable_scope(name_or_scope, default_name=None, values=None, initializer=None,
+                   reuse=None, dtype=None):
+    """Names get_variable's variables "<scope>/<name>" and opens a name scope of that name.
+    reuse=True looks up existing variables; tf.AUTO_REUSE creates them when missing."""
+    from .framework import name_scope
+    name = name_or_scope if name_or_scope is not None else default_name
+    if not isinstance(name, str) or not name:
+        raise TypeError("variable_scope: expected a non-empty scope name, got %r"
+                        % (name_or_scope,))
+    g = get_default_graph()
+    state = _state(g)
+    state.names.append(name)
+    state.reuse.append(reuse if reuse is not None else state.reuse[-1])
+    try:
+        with name_scope(name):
+            yield "/".join(state.names)
+    finally:
+        state.names.pop()
+        state.reuse.pop()
+
+
+def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
+                 trainable=None, collections=None, caching_device=None, partitioner=None,
+                 validate_shape=True, use_resource=None, custom_getter=None, constraint=None):
+    """The variable "<variable scopes>/<name>": created (with `initializer`, default glorot
+    uniform for floats and zeros otherwise) or, under reuse, the existing one."""
+    if not isinstance(name, str) or not name:
+        raise TypeError("get_variable: name must be a non-empty string, got %r" % (name,))
+    g = get_default_graph()
+    state = _state(g)
+    full_name = "/".join(state.names + [name])
+    existing = getattr(g, "_get_variable_store", {})
+    g._get_variable_store = existing
+    reuse = state.reuse[-1]
+    if full_name in existing:
+        if reuse is False:
+            raise ValueError("Variable %s already exists, disallowed. Did you mean to set "
+                             "reuse=True or reuse=tf.AUTO_REUSE in VarScope?" % full_name)
+        v = existing[full_name]
+        if shape is not None and v.shape.dims != [int(d) for d in shape]:
+            raise ValueError("Trying to share variable %s, but specified shape %s and found "
+                             "shape %s." % (full_name, list(shape), v.shape))
+        return v
+    if reuse is True:
+        raise ValueError("Variable %s does not exist, or was not created with "
+                         "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in "
+                         "VarScope?" % full_name)
+    dtype = _dtypes.as_dtype(dtype or _dtypes.float32)
+    if initializer is None:
+        initializer = glorot_uniform_initializer() if dtype.is_floating else zeros_initializer()
+    if callable(initializer):
+        if shape is None:
+            raise ValueError("Shape of a new variable (%s) must be fully defined, but instead "
+                             "was None." % full_name)
+        value = initializer([int(d) for d in shape], dtype=dtype)
+    else:
+        value = initializer
+        if shape is not None:
+            raise ValueError("If initializer is a constant, do not specify shape.")
+    v = Variable(value, trainable=True if trainable is None else trainable,
+                 collections=collections, name=name, dtype=dtype)
+    existing[full_name] = v
+    return v

@@ -1,0 +1,150 @@
+"""The ops and Tensor operators against numpy."""
+
+import numpy as np
+import pytest
+
+import troupe as tf
+
+
+def run(fetches, feed_dict=None):
+    with tf.Session() as sess:
+        return sess.run(fetches, feed_dict)
+
+
+def test_arithmetic_operators_and_literals():
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    values = run({"add": x + 1, "radd": 1 + x, "sub": x - 1.5, "rsub": 10 - x, "mul": x * 2,
+                  "rmul": 3 * x, "div": x / 2, "rdiv": 1 / x, "neg": -x, "matmul": x @ x})
+    a = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    np.testing.assert_allclose(values["add"], a + 1)
+    np.testing.assert_allclose(values["radd"], 1 + a)
+    np.testing.assert_allclose(values["sub"], a - 1.5)
+    np.testing.assert_allclose(values["rsub"], 10 - a)
+    np.testing.assert_allclose(values["mul"], a * 2)
+    np.testing.assert_allclose(values["rmul"], 3 * a)
+    np.testing.assert_allclose(values["div"], a / 2)
+    np.testing.assert_allclose(values["rdiv"], 1 / a, rtol=1e-6)
+    np.testing.assert_allclose(values["neg"], -a)
+    np.testing.assert_allclose(values["matmul"], a @ a)
+    assert values["add"].dtype == np.float32
+
+
+def test_math_nn_and_reductions():
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=(4, 3)).astype(np.float32)
+    x = tf.constant(a)
+    v = run({
+        "relu": tf.nn.relu(x), "softmax": tf.nn.softmax(x), "sigmoid": tf.sigmoid(x),
+        "tanh": tf.tanh(x), "square": tf.square(x), "exp": tf.exp(x),
+        "sum": tf.reduce_sum(x), "sum0": tf.reduce_sum(x, axis=0),
+        "mean1k": tf.reduce_mean(x, 1, keepdims=True), "max": tf.reduce_max(x, [0, 1]),
+        "min": tf.reduce_min(x, reduction_indices=1), "argmax": tf.argmax(x, 1),
+        "cast": tf.cast(x > 0 if False else x, tf.int32), "reshape": tf.reshape(x, [3, 4]),
+        "shape": tf.shape(x), "bias": tf.nn.bias_add(x, tf.constant([1.0, 2.0, 3.0])),
+        "mt": tf.matmul(x, x, transpose_b=True), "max2": tf.maximum(x, 0.0),
+        "eq": tf.equal(tf.argmax(x, 1), tf.argmax(x, 1)),
+        "zeros": tf.zeros([2, 2]), "ones": tf.ones([2], tf.int64),
+        "fill": tf.fill([2], 3.0), "zl": tf.zeros_like(x), "sqrt": tf.sqrt(tf.square(x)),
+        "log": tf.log(tf.exp(x)),
+    })
+    np.testing.assert_allclose(v["relu"], np.maximum(a, 0))
+    e = np.exp(a - a.max(1, keepdims=True))
+    np.testing.assert_allclose(v["softmax"], e / e.sum(1, keepdims=True), rtol=1e-5)
+    np.testing.assert_allclose(v["sigmoid"], 1 / (1 + np.exp(-a)), rtol=1e-5)
+    np.testing.assert_allclose(v["tanh"], np.tanh(a), rtol=1e-5)
+    np.testing.assert_allclose(v["square"], a * a, rtol=1e-6)
+    np.testing.assert_allclose(v["exp"], np.exp(a), rtol=1e-5)
+    np.testing.assert_allclose(v["sum"], a.sum(), rtol=1e-5)
+    np.testing.assert_allclose(v["sum0"], a.sum(0), rtol=1e-5)
+    np.testing.assert_allclose(v["mean1k"], a.mean(1, keepdims=True), rtol=1e-5)
+    np.testing.assert_allclose(v["max"], a.max())
+    np.testing.assert_allclose(v["min"], a.min(1))
+    np.testing.assert_array_equal(v["argmax"], a.argmax(1))
+    assert v["argmax"].dtype == np.int64
+    np.testing.assert_array_equal(v["cast"], a.astype(np.int32))
+    np.testing.assert_array_equal(v["reshape"], a.reshape(3, 4))
+    np.testing.assert_array_equal(v["shape"], [4, 3])
+    np.testing.assert_allclose(v["bias"], a + [1, 2, 3])
+    np.testing.assert_allclose(v["mt"], a @ a.T, rtol=1e-5)
+    np.testing.assert_allclose(v["max2"], np.maximum(a, 0))
+    assert v["eq"].all() and v["eq"].dtype == np.bool_
+    np.testing.assert_array_equal(v["zeros"], np.zeros((2, 2)))
+    np.testing.assert_array_equal(v["ones"], [1, 1])
+    assert v["ones"].dtype == np.int64
+    np.testing.assert_array_equal(v["fill"], [3.0, 3.0])
+    np.testing.assert_array_equal(v["zl"], np.zeros_like(a))
+    np.testing.assert_allclose(v["sqrt"], np.abs(a), rtol=1e-5)
+    np.testing.assert_allclose(v["log"], a, atol=1e-5)
+
+
+def test_sparse_softmax_cross_entropy():
+    logits = np.array([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]], np.float32)
+    labels = np.array([2, 0], np.int64)
+    loss = run(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+    expected = -np.log(np.exp(logits)[np.arange(2), labels] / np.exp(logits).sum(1))
+    np.testing.assert_allclose(loss, expected, rtol=1e-5)
+    with pytest.raises(ValueError, match="named arguments"):
+        tf.nn.sparse_softmax_cross_entropy_with_logits(logits, labels)
+
+
+def test_tensor_properties_and_graph_lookup():
+    x = tf.placeholder(tf.float32, [None, 3], name="input")
+    y = tf.matmul(x, tf.ones([3, 2]), name="product")
+    assert y.name == "product:0" and y.op.type == "MatMul"
+    assert y.shape.as_list() == [None, 2] and y.dtype == tf.float32
+    assert str(y.shape) == "(?, 2)"
+    g = tf.get_default_graph()
+    assert g.get_tensor_by_name("product:0") == y
+    assert g.get_operation_by_name("input").type == "Placeholder"
+    assert y.op.get_attr("transpose_a") is False
+    with pytest.raises(KeyError):
+        g.get_operation_by_name("nope")
+    with pytest.raises(TypeError, match="Python `bool`"):
+        bool(y)
+    assert "product" in [op.name for op in g.get_operations()]
+
+
+def test_variables_initializers_and_scopes():
+    tf.set_random_seed(3)
+    with tf.variable_scope("layer"):
+        w = tf.get_variable("w", [3, 2], initializer=tf.truncated_normal_initializer(stddev=0.1))
+        b = tf.get_variable("b", [2], initializer=tf.zeros_initializer())
+        c = tf.get_variable("c", [2], initializer=tf.constant_initializer(5.0))
+    with tf.variable_scope("layer", reuse=True):
+        assert tf.get_variable("w") is w
+    with pytest.raises(ValueError, match="already exists"):
+        with tf.variable_scope("layer"):
+            tf.get_variable("w", [3, 2])
+    with pytest.raises(ValueError, match="does not exist"):
+        with tf.variable_scope("other", reuse=True):
+            tf.get_variable("w", [3, 2])
+    assert w.name == "layer/w:0"
+    assert [v.name for v in tf.global_variables()] == ["layer/w:0", "layer/b:0", "layer/c:0"]
+    step = tf.train.get_or_create_global_step()
+    assert step.dtype == tf.int64 and step not in tf.trainable_variables()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        wv, bv, cv, sv = sess.run([w, b, c, step])
+    assert np.abs(wv).max() <= 0.2 and wv.std() > 0
+    np.testing.assert_array_equal(bv, [0, 0])
+    np.testing.assert_array_equal(cv, [5, 5])
+    assert sv == 0
+    v = tf.Variable(tf.constant([1, 2]), name="from_tensor")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        np.testing.assert_array_equal(sess.run(v.assign([3, 4])), [3, 4])
+        np.testing.assert_array_equal(sess.run(v.assign_add([1, 1])), [4, 5])
+        assert sess.run(tf.is_variable_initialized(v))
+
+
+def test_group_and_control_dependencies_order_effects():
+    v = tf.Variable(0, name="counter")
+    inc = tf.assign_add(v, 1)
+    with tf.control_dependencies([inc]):
+        read = tf.identity(v)
+    both = tf.group(inc, tf.assign_add(v, 10))
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run(read) == 1
+        sess.run(both)
+        assert sess.run(v) == 12

@@ -1,0 +1,170 @@
+"""MonitoredTrainingSession with the standard hooks and hooks written in Python: call order,
+stopping, checkpoints and restoring from them, errors a hook raises, and synchronous training
+on a cluster of this process."""
+
+import logging
+import os
+
+import numpy as np
+import pytest
+
+import troupe as tf
+
+from conftest import free_ports
+
+
+def linear_model():
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    y = tf.placeholder(tf.float32, [None, 1], name="y")
+    w = tf.get_variable("w", [2, 1], initializer=tf.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y), name="loss")
+    step = tf.train.get_or_create_global_step()
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+    return x, y, w, loss, step, train_op
+
+
+def batch(n=8, seed=0):
+    rng = np.random.default_rng(seed)
+    xs = rng.normal(size=(n, 2)).astype(np.float32)
+    return xs, xs @ np.array([[2.0], [-1.0]], np.float32)
+
+
+class Recorder(tf.train.SessionRunHook):
+    def __init__(self, tensor, stop_at=None):
+        self.tensor = tensor
+        self.stop_at = stop_at
+        self.calls = []
+        self.values = []
+
+    def begin(self):
+        self.calls.append("begin")
+
+    def after_create_session(self, session, coord):
+        self.calls.append("after_create_session")
+        self.start = int(session.run(tf.train.get_global_step()))
+
+    def before_run(self, run_context):
+        self.calls.append("before_run")
+        assert run_context.original_args.fetches is not None
+        return tf.train.SessionRunArgs({"value": self.tensor})
+
+    def after_run(self, run_context, run_values):
+        self.calls.append("after_run")
+        self.values.append(run_values.results["value"])
+        if self.stop_at is not None and len(self.values) >= self.stop_at:
+            run_context.request_stop()
+
+    def end(self, session):
+        self.calls.append("end")
+
+
+def test_hooks_run_in_order_and_stop_training(tmp_path):
+    x, y, w, loss, step, train_op = linear_model()
+    recorder = Recorder(loss, stop_at=5)
+    xs, ys = batch()
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path),
+                                           hooks=[recorder]) as sess:
+        while not sess.should_stop():
+            sess.run(train_op, {x: xs, y: ys})
+    assert recorder.calls[:3] == ["begin", "after_create_session", "before_run"]
+    assert recorder.calls[-1] == "end"
+    assert recorder.calls.count("after_run") == 5
+    assert recorder.values[-1] < recorder.values[0]  # it learned
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-5.npz")
+
+
+def test_stop_at_step_logging_and_checkpoints_then_restore(tmp_path, caplog):
+    x, y, w, loss, step, train_op = linear_model()
+    xs, ys = batch()
+    hooks = [tf.train.StopAtStepHook(last_step=30),
+             tf.train.LoggingTensorHook({"loss": loss, "step": step}, every_n_iter=10),
+             tf.train.CheckpointSaverHook(str(tmp_path / "extra"), save_steps=10)]
+    caplog.set_level(logging.INFO, logger="troupe")
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), hooks=hooks,
+                                           save_checkpoint_steps=10) as sess:
+        steps = 0
+        while not sess.should_stop():
+            sess.run(train_op, {x: xs, y: ys})
+            steps += 1
+        trained = sess.run(w, {x: xs, y: ys})  # the logging hook fetches the loss
+    assert steps == 30
+    lines = [r.getMessage() for r in caplog.records if "loss = " in r.getMessage()]
+    assert len(lines) == 4 and "step = 0" in lines[0]  # runs 1, 11, 21 and the last fetch
+    saved = sorted(os.listdir(tmp_path / "extra"))
+    assert "model.ckpt-30.npz" in saved and "checkpoint" in saved
+    # A new chief restores the newest checkpoint and goes on from step 30.
+    tf.reset_default_graph()
+    x, y, w, loss, step, train_op = linear_model()
+    with tf.train.MonitoredTrainingSession(
+            checkpoint_dir=str(tmp_path), hooks=[tf.train.StopAtStepHook(num_steps=5)]) as sess:
+        np.testing.assert_allclose(sess.run(w), trained)
+        assert sess.run(step) == 30
+        while not sess.should_stop():
+            sess.run(train_op, {x: xs, y: ys})
+        assert sess.run(step) == 35
+
+
+def test_a_hook_that_raises_ends_training_with_its_exception():
+    x, y, w, loss, step, train_op = linear_model()
+
+    class Broken(tf.train.SessionRunHook):
+        def after_run(self, run_context, run_values):
+            raise ZeroDivisionError("from a hook")
+
+    xs, ys = batch()
+    with pytest.raises(ZeroDivisionError, match="from a hook"):
+        with tf.train.MonitoredTrainingSession(hooks=[Broken()]) as sess:
+            sess.run(train_op, {x: xs, y: ys})
+
+    class BadArgs(tf.train.SessionRunHook):
+        def before_run(self, run_context):
+            return [loss]
+
+    with pytest.raises(TypeError, match="must return a SessionRunArgs"):
+        with tf.train.MonitoredTrainingSession(hooks=[BadArgs()]) as sess:
+            sess.run(train_op, {x: xs, y: ys})
+
+
+def test_monitored_session_errors():
+    x, y, w, loss, step, train_op = linear_model()
+    with pytest.raises(TypeError, match="hooks: expected SessionRunHook"):
+        tf.train.MonitoredTrainingSession(hooks=[object()])
+    with pytest.raises(ValueError, match="One of num_steps or last_step"):
+        tf.train.StopAtStepHook()
+    with pytest.raises(ValueError, match="exactly one of save_secs or save_steps"):
+        tf.train.CheckpointSaverHook("/tmp/x")
+    sess = tf.train.MonitoredTrainingSession()
+    sess.close()
+    with pytest.raises(RuntimeError, match="closed MonitoredSession"):
+        sess.run(train_op)
+
+
+def test_sync_replicas_on_a_cluster_in_this_process(insecure):
+    ports = free_ports(3)
+    cluster = tf.train.ClusterSpec({"ps": ["127.0.0.1:%d" % ports[0]],
+                                    "worker": ["127.0.0.1:%d" % p for p in ports[1:]]})
+    servers = [tf.train.Server(cluster, "ps", 0)] + \
+        [tf.train.Server(cluster, "worker", i) for i in range(2)]
+    # Worker 0 alone, aggregating one gradient per step (both workers' graphs are the same).
+    with tf.device(tf.train.replica_device_setter(worker_device="/job:worker/task:0",
+                                                  cluster=cluster)):
+        x = tf.placeholder(tf.float32, [None, 2])
+        y = tf.placeholder(tf.float32, [None, 1])
+        w = tf.get_variable("w", [2, 1], initializer=tf.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+        step = tf.train.get_or_create_global_step()
+        opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1),
+                                             replicas_to_aggregate=1, total_num_replicas=1)
+        train_op = opt.minimize(loss, global_step=step)
+    assert w.device.startswith("/job:ps")
+    xs, ys = batch()
+    hooks = [opt.make_session_run_hook(is_chief=True), tf.train.StopAtStepHook(last_step=20)]
+    with tf.train.MonitoredTrainingSession(master=servers[1].target, is_chief=True,
+                                           hooks=hooks) as sess:
+        first = sess.run(loss, {x: xs, y: ys})
+        while not sess.should_stop():
+            sess.run(train_op, {x: xs, y: ys})
+        assert sess.run(step) >= 20
+        assert sess.run(loss, {x: xs, y: ys}) < first / 2
+    for s in servers:
+        s.stop()
