@@ -27,6 +27,7 @@ TITLES = {
     "executor": "Executor overhead",
     "kernels": "Kernels: MatMul",
     "training": "Training: Fashion-MNIST MLP",
+    "python": "Training from Python: the seed's trainer.py on the Python module against troupe train",
     "scale": "Scale: in-process clusters",
 }
 
@@ -204,6 +205,13 @@ class Results:
         if r is not None:
             add("training, troupe 1 ps + 2 workers with TLS / troupe one process", f"{r:.2f}",
                 ">= 0.8", r >= 0.8)
+        for s in self.series:
+            if s["bench"] == "python" and s["system"].startswith("examples/python/trainer.py"):
+                r = ratio(statistics.median(s["samples"]),
+                          self.median("python", s["case"], "troupe train (C++)"))
+                if r is not None:
+                    add("training from Python (trainer.py) / troupe train, same job", f"{r:.2f}",
+                        ">= 0.9", r >= 0.9)
         for s in self.series:
             if s["bench"] == "kernels" and s["system"] == "troupe":
                 r = ratio(statistics.median(s["samples"]), self.median("kernels", s["case"], "PyTorch"))

@@ -11,20 +11,22 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh python3-torch libopenblas0-pthread
 build_dir=${BUILD_DIR:-build}
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTROUPE_BENCH=ON >/dev/null
-BUILD_DIR=$build_dir scripts/build.sh troupe troupe_bench
+BUILD_DIR=$build_dir scripts/build.sh troupe troupe_bench troupe_python
 
 quick=()
 benchmarks=()
 for arg in "$@"; do
   if [ "$arg" = "--quick" ]; then quick=(--quick); else benchmarks+=("$arg"); fi
 done
-[ ${#benchmarks[@]} -gt 0 ] || benchmarks=(transfer memory latency executor kernels training scale)
+[ ${#benchmarks[@]} -gt 0 ] || benchmarks=(transfer memory latency executor kernels training python scale)
 
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 python=/usr/bin/python3  # Debian's, which has python3-torch
 for bench in "${benchmarks[@]}"; do
-  [ "$bench" = kernels ] || "$build_dir/bench/troupe_bench" "${quick[@]}" "$bench" | tee -a "$results"
+  case "$bench" in kernels|python) ;; *)
+    "$build_dir/bench/troupe_bench" "${quick[@]}" "$bench" | tee -a "$results" ;;
+  esac
   case "$bench" in
     kernels)
       # Rounds of troupe and torch.mm in turn: this machine's speed drifts within a minute.
@@ -50,6 +52,12 @@ for bench in "${benchmarks[@]}"; do
         | tee -a "$results"
       "$python" bench/peers/torch_fashion_mnist.py --epochs=$epochs --reps=$reps \
         | tee -a "$results" ;;
+    python)
+      # The seed's trainer.py on the Python module against troupe train, the same job.
+      epochs=15 reps=3
+      [ ${#quick[@]} -eq 0 ] || { epochs=1; reps=1; }
+      "$python" bench/python_training.py "$build_dir/apps/troupe" "$build_dir/python" \
+        --epochs=$epochs --reps=$reps | tee -a "$results" ;;
   esac
 done
 "$python" bench/report.py "$results" docs/performance-results.jsonl docs/PERFORMANCE.md
