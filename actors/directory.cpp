@@ -34,10 +34,16 @@ struct Resolving {
 };
 
 // A task we are connected to.
+// Each connection to a task has a generation of its own. A heartbeat's answer or timeout is
+// taken for the connection it was sent on only: a task restarted in a container has the same
+// CAF node id and actor ids as before (same host, pid 1), so its new handle compares equal to
+// the old one, and a heartbeat to the old process timing out after the new one connected must
+// not mark the new one lost.
 struct Connected {
   caf::actor actor;
   bool remote = false;  // in another actor system: watched by heartbeats
   bool ping_in_flight = false;
+  uint64_t generation = 0;
 };
 
 // A task that died or stopped answering.
@@ -45,11 +51,13 @@ struct Lost {
   Status reason;
   caf::actor frozen;  // the handle of a task that is connected but does not answer, else null
   bool ping_in_flight = false;
+  uint64_t generation = 0;  // of the frozen connection
 };
 
 struct DirectoryState {
   DirectoryConfig config;
   std::map<TaskKey, Connected> tasks;
+  uint64_t next_generation = 1;
   std::map<TaskKey, Lost> lost;
   std::map<TaskKey, Resolving> resolving;
   std::map<std::string, std::pair<caf::actor, TaskKey>> devices;  // device -> actor, its task
@@ -91,6 +99,8 @@ void schedule_tick(Self* self) {
 // line unless the task stopped cleanly.
 void mark_lost(Self* self, const TaskKey& key, Status reason, caf::actor frozen, bool log = true) {
   auto& st = self->state;
+  uint64_t generation = 0;
+  if (auto it = st.tasks.find(key); it != st.tasks.end()) generation = it->second.generation;
   st.tasks.erase(key);
   std::erase_if(st.devices, [&](const auto& e) { return e.second.second == key; });
   if (log) log_warning("{}", reason.to_string());
@@ -98,7 +108,7 @@ void mark_lost(Self* self, const TaskKey& key, Status reason, caf::actor frozen,
     self->send(watcher, task_lost_atom::value, key.first, static_cast<int32_t>(key.second),
                to_caf_error(reason));
   }
-  st.lost[key] = Lost{std::move(reason), std::move(frozen), false};
+  st.lost[key] = Lost{std::move(reason), std::move(frozen), false, generation};
   if (st.lost[key].frozen != nullptr) schedule_tick(self);
 }
 
@@ -109,7 +119,7 @@ void finish_resolve(Self* self, const TaskKey& key, const Status& status, const 
   self->state.resolving.erase(it);
   if (status.ok()) {
     bool remote = task.node() != self->node();
-    self->state.tasks[key] = Connected{task, remote, false};
+    self->state.tasks[key] = Connected{task, remote, false, self->state.next_generation++};
     if (self->state.lost.erase(key) > 0) {
       log_info("{} at {} is back", task_label(key), task_address(self, key));
     }
@@ -120,25 +130,29 @@ void finish_resolve(Self* self, const TaskKey& key, const Status& status, const 
     waiter(status, task);
 }
 
-// Asks task `key` (connected, or lost but still connected) whether it is alive.
-void ping(Self* self, const TaskKey& key, const caf::actor& task) {
+// Asks task `key` (connected, or lost but still connected) whether it is alive, on its
+// connection of `generation`.
+void ping(Self* self, const TaskKey& key, const caf::actor& task, uint64_t generation) {
   self->request(task, self->state.config.peers.heartbeat_timeout, heartbeat_atom::value)
       .then(
           [=] {
             auto& st = self->state;
-            if (auto it = st.tasks.find(key); it != st.tasks.end() && it->second.actor == task) {
+            if (auto it = st.tasks.find(key);
+                it != st.tasks.end() && it->second.generation == generation) {
               it->second.ping_in_flight = false;
-            } else if (auto lost = st.lost.find(key);
-                       lost != st.lost.end() && lost->second.frozen == task) {
+            } else if (auto lost = st.lost.find(key); lost != st.lost.end() &&
+                                                      lost->second.frozen != nullptr &&
+                                                      lost->second.generation == generation) {
               // It answers again: connected as before.
               st.lost.erase(lost);
-              st.tasks[key] = Connected{task, true, false};
+              st.tasks[key] = Connected{task, true, false, generation};
               log_info("{} at {} answers again", task_label(key), task_address(self, key));
             }
           },
           [=](caf::error& err) {
             auto& st = self->state;
-            if (auto it = st.tasks.find(key); it != st.tasks.end() && it->second.actor == task) {
+            if (auto it = st.tasks.find(key);
+                it != st.tasks.end() && it->second.generation == generation) {
               bool timeout = err == caf::sec::request_timeout;
               Status reason =
                   timeout
@@ -149,8 +163,9 @@ void ping(Self* self, const TaskKey& key, const caf::actor& task) {
                       : errors::Unavailable("{} at {} is lost: {}", task_label(key),
                                             task_address(self, key), self->system().render(err));
               mark_lost(self, key, std::move(reason), timeout ? task : caf::actor());
-            } else if (auto lost = st.lost.find(key);
-                       lost != st.lost.end() && lost->second.frozen == task) {
+            } else if (auto lost = st.lost.find(key); lost != st.lost.end() &&
+                                                      lost->second.frozen != nullptr &&
+                                                      lost->second.generation == generation) {
               lost->second.ping_in_flight = false;
             }
           });
@@ -165,14 +180,14 @@ void heartbeat_tick(Self* self) {
     watching = true;
     if (task.ping_in_flight) continue;
     task.ping_in_flight = true;
-    ping(self, key, task.actor);
+    ping(self, key, task.actor, task.generation);
   }
   for (auto& [key, lost] : st.lost) {
     if (lost.frozen == nullptr) continue;
     watching = true;
     if (lost.ping_in_flight) continue;
     lost.ping_in_flight = true;
-    ping(self, key, lost.frozen);
+    ping(self, key, lost.frozen, lost.generation);
   }
   if (watching) schedule_tick(self);
 }
