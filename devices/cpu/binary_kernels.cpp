@@ -53,6 +53,36 @@ struct EqualFn {
     return a == b;
   }
 };
+struct NotEqualFn {
+  template <class T>
+  bool operator()(const T& a, const T& b) const {
+    return a != b;
+  }
+};
+struct LessFn {
+  template <class T>
+  bool operator()(T a, T b) const {
+    return a < b;
+  }
+};
+struct LessEqualFn {
+  template <class T>
+  bool operator()(T a, T b) const {
+    return a <= b;
+  }
+};
+struct GreaterFn {
+  template <class T>
+  bool operator()(T a, T b) const {
+    return a > b;
+  }
+};
+struct GreaterEqualFn {
+  template <class T>
+  bool operator()(T a, T b) const {
+    return a >= b;
+  }
+};
 
 template <class T, class Fn, class Out = T>
 class BinaryKernel : public OpKernel {
@@ -123,6 +153,16 @@ template <class T>
 using MaximumKernel = BinaryKernel<T, MaximumFn>;
 template <class T>
 using EqualKernel = BinaryKernel<T, EqualFn, bool>;
+template <class T>
+using NotEqualKernel = BinaryKernel<T, NotEqualFn, bool>;
+template <class T>
+using LessKernel = BinaryKernel<T, LessFn, bool>;
+template <class T>
+using LessEqualKernel = BinaryKernel<T, LessEqualFn, bool>;
+template <class T>
+using GreaterKernel = BinaryKernel<T, GreaterFn, bool>;
+template <class T>
+using GreaterEqualKernel = BinaryKernel<T, GreaterEqualFn, bool>;
 
 }  // namespace
 
@@ -133,6 +173,11 @@ void register_binary_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Div", kCpu, numeric_kernel<DivKernel>());
   must_add_kernel(r, "Maximum", kCpu, numeric_kernel<MaximumKernel>());
   must_add_kernel(r, "Equal", kCpu, any_type_kernel<EqualKernel>());
+  must_add_kernel(r, "NotEqual", kCpu, any_type_kernel<NotEqualKernel>());
+  must_add_kernel(r, "Less", kCpu, numeric_kernel<LessKernel>());
+  must_add_kernel(r, "LessEqual", kCpu, numeric_kernel<LessEqualKernel>());
+  must_add_kernel(r, "Greater", kCpu, numeric_kernel<GreaterKernel>());
+  must_add_kernel(r, "GreaterEqual", kCpu, numeric_kernel<GreaterEqualKernel>());
 }
 
 }  // namespace troupe

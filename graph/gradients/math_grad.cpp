@@ -258,7 +258,8 @@ void register_math_gradients(GradientRegistry& r) {
   must_register_gradient(r, "AddN", add_n_grad);
   must_register_gradient(r, "SigmoidGrad", sigmoid_grad_grad);
   must_register_gradient(r, "TanhGrad", tanh_grad_grad);
-  for (const char* op : {"Equal", "ArgMax"})
+  for (const char* op :
+       {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "ArgMax"})
     must_declare_not_differentiable(r, op);
 }
 

@@ -120,12 +120,22 @@ void register_reduction(OpRegistry& r, const char* name) {
 void register_math_ops(OpRegistry& r) {
   for (const char* name : {"Add", "Sub", "Mul", "Div", "Maximum"})
     register_binary(r, name, kNumeric);
-  must_register(r, OpDefBuilder("Equal")
-                       .input("x: T")
-                       .input("y: T")
-                       .output("z: bool")
-                       .attr("T: {float32, float64, int32, int64, bool, string}")
-                       .shape_fn(shapes::broadcast_binary));
+  for (const char* name : {"Equal", "NotEqual"}) {
+    must_register(r, OpDefBuilder(name)
+                         .input("x: T")
+                         .input("y: T")
+                         .output("z: bool")
+                         .attr("T: {float32, float64, int32, int64, bool, string}")
+                         .shape_fn(shapes::broadcast_binary));
+  }
+  for (const char* name : {"Less", "LessEqual", "Greater", "GreaterEqual"}) {
+    must_register(r, OpDefBuilder(name)
+                         .input("x: T")
+                         .input("y: T")
+                         .output("z: bool")
+                         .attr("T: {float32, float64, int32, int64}")
+                         .shape_fn(shapes::broadcast_binary));
+  }
   for (const char* name : {"Neg", "Square"})
     register_unary(r, name, kNumeric);
   for (const char* name : {"Sqrt", "Exp", "Log"})
@@ -195,6 +205,21 @@ Output Maximum(const Scope& s, const Input& x, const Input& y) {
 }
 Output Equal(const Scope& s, const Input& x, const Input& y) {
   return binary("Equal", s, x, y);
+}
+Output NotEqual(const Scope& s, const Input& x, const Input& y) {
+  return binary("NotEqual", s, x, y);
+}
+Output Less(const Scope& s, const Input& x, const Input& y) {
+  return binary("Less", s, x, y);
+}
+Output LessEqual(const Scope& s, const Input& x, const Input& y) {
+  return binary("LessEqual", s, x, y);
+}
+Output Greater(const Scope& s, const Input& x, const Input& y) {
+  return binary("Greater", s, x, y);
+}
+Output GreaterEqual(const Scope& s, const Input& x, const Input& y) {
+  return binary("GreaterEqual", s, x, y);
 }
 
 Output Neg(const Scope& s, const Input& x) {

@@ -12,7 +12,13 @@ Output Mul(const Scope& scope, const Input& x, const Input& y);
 // Integer division truncates toward zero, as in C++; dividing an integer by zero is an error.
 Output Div(const Scope& scope, const Input& x, const Input& y);
 Output Maximum(const Scope& scope, const Input& x, const Input& y);
-Output Equal(const Scope& scope, const Input& x, const Input& y);  // bool
+Output Equal(const Scope& scope, const Input& x, const Input& y);     // bool
+Output NotEqual(const Scope& scope, const Input& x, const Input& y);  // bool
+// Comparisons of numbers (bool results, numpy broadcasting); NaN compares false.
+Output Less(const Scope& scope, const Input& x, const Input& y);
+Output LessEqual(const Scope& scope, const Input& x, const Input& y);
+Output Greater(const Scope& scope, const Input& x, const Input& y);
+Output GreaterEqual(const Scope& scope, const Input& x, const Input& y);
 
 Output Neg(const Scope& scope, const Input& x);
 Output Square(const Scope& scope, const Input& x);

@@ -140,6 +140,28 @@ BOOST_AUTO_TEST_CASE(equal_on_numbers_strings_and_bools) {
                      TensorShape{2}, {true, false});
 }
 
+BOOST_AUTO_TEST_CASE(comparisons_broadcast_and_nan_compares_false) {
+  Scope s = Scope::new_root();
+  auto x = ops::Const(s, {{1.f, 2.f, 3.f}, {3.f, 2.f, NAN}});
+  auto y = ops::Const(s, {2.f, 2.f, 2.f});
+  check_tensor<bool>(run_one(s, ops::Less(s, x, y)), TensorShape{2, 3},
+                     {true, false, false, false, false, false});
+  check_tensor<bool>(run_one(s, ops::LessEqual(s, x, y)), TensorShape{2, 3},
+                     {true, true, false, false, true, false});
+  check_tensor<bool>(run_one(s, ops::Greater(s, x, 2.f)), TensorShape{2, 3},
+                     {false, false, true, true, false, false});
+  check_tensor<bool>(run_one(s, ops::GreaterEqual(s, x, y)), TensorShape{2, 3},
+                     {false, true, true, true, true, false});
+  check_tensor<bool>(run_one(s, ops::NotEqual(s, x, y)), TensorShape{2, 3},
+                     {true, false, true, true, false, true});
+  auto i = ops::Less(s, ops::Const(s, {int64_t{1}, int64_t{5}}), int64_t{3});
+  check_tensor<bool>(run_one(s, i), TensorShape{2}, {true, false});
+  auto strings = ops::Const(s, Tensor::from_vector<std::string>({"a", "b"}));
+  check_tensor<bool>(run_one(s, ops::NotEqual(s, strings, "a")), TensorShape{2}, {false, true});
+  ops::Less(s.with_op_name("less_strings"), strings, "a");
+  check_error(s.status(), Code::kInvalidArgument, "less_strings");
+}
+
 BOOST_AUTO_TEST_CASE(incompatible_shapes_are_caught_when_building) {
   Scope s = Scope::new_root();
   auto a = ops::Const(s, {{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});

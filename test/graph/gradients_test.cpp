@@ -341,8 +341,9 @@ BOOST_AUTO_TEST_CASE(every_built_in_op_has_a_gradient_entry) {
                          "BiasAddGrad",  "SparseSoftmaxCrossEntropyWithLogits"}) {
     BOOST_TEST(r.lookup(op).ok(), op);
   }
-  for (const char* op : {"Shape", "ArgMax", "Equal", "Placeholder", "Const", "Variable", "NoOp",
-                         "Assign", "FIFOQueue", "QueueDequeue", "ZerosLike"}) {
+  for (const char* op : {"Shape", "ArgMax", "Equal", "NotEqual", "Less", "LessEqual", "Greater",
+                         "GreaterEqual", "Placeholder", "Const", "Variable", "NoOp", "Assign",
+                         "FIFOQueue", "QueueDequeue", "ZerosLike"}) {
     auto fn = r.lookup(op);
     BOOST_TEST((fn.ok() && !*fn), op << " should be declared not differentiable");
   }
