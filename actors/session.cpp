@@ -193,6 +193,11 @@ Status Session::close() {
   return Status::OK();
 }
 
+Status Session::send_new_nodes(const Graph& graph, int64_t timeout_ms) {
+  if (impl_->closed) return errors::FailedPrecondition("the session is closed");
+  return sync_graph(graph, timeout_ms);
+}
+
 StatusOr<int> Session::cancel_step(int64_t step_tag) {
   if (impl_->closed) return errors::FailedPrecondition("the session is closed");
   auto cancelled = blocking_request_with_heartbeats<int32_t>(

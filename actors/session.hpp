@@ -66,6 +66,11 @@ class Session {
              std::vector<Tensor>* outputs, const RunOptions& options = {},
              RunMetadata* metadata = nullptr);
 
+  // The first half of a builder-API run(): sends the nodes of `graph` the server has not seen,
+  // within `timeout_ms` (0: the control timeout). A caller that guards its graph with a lock of
+  // its own (the Python module: the GIL) calls this under it, then run() by names without it.
+  // InvalidArgument for another graph than the session's.
+  Status send_new_nodes(const Graph& graph, int64_t timeout_ms = 0);
   // Adds nodes to the session's graph (all or nothing), in one message.
   Status extend(const GraphDef& graph);
 

@@ -138,6 +138,13 @@ void Scope::update_status(const Status& status) const {
   if (state_->status.ok() && !status.ok()) state_->status = status;
 }
 
+Scope Scope::with_name_prefix(std::string prefix) const {
+  Scope result = *this;
+  result.prefix_ = std::move(prefix);
+  result.op_name_.clear();
+  return result;
+}
+
 Status Scope::take_status() const {
   Status status = std::move(state_->status);
   state_->status = Status::OK();

@@ -57,6 +57,9 @@ class Scope {
   Scope root() const { return Scope(state_); }
   // The next node built in the result is named exactly `name` (made unique if taken).
   Scope with_op_name(std::string_view name) const;
+  // The same scope with the name prefix `prefix` ("layer1/" or ""), taken as it is (not made
+  // unique): TensorFlow's variable scopes name variables apart from the name scope.
+  Scope with_name_prefix(std::string prefix) const;
   // Pushes a device string layer (tf.device("...")): a full or partial device name, "" for no
   // change. It is parsed when a node is built; a malformed one is an error naming that node.
   Scope with_device(std::string_view device) const;

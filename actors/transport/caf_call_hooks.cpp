@@ -3,8 +3,8 @@
 // For each loaded object whose file name is libcaf_io or libcaf_openssl, the dynamic section
 // gives the symbol and string tables and the relocations the loader applied (PLT slots and
 // GLOB_DAT entries, in DT_JMPREL and DT_RELA). Each relocation of a call troupe takes over has
-// its slot overwritten with troupe's function. Slots in the RELRO segment, read-only once the
-// loader is done, are made writable for the write and read-only again.
+// its slot overwritten with troupe's function. Slots on the pages of the RELRO segment, which
+// the loader made read-only, are made writable for the write and read-only again.
 #include "troupe/actors/transport/caf_call_hooks.hpp"
 
 #include <elf.h>
@@ -55,15 +55,16 @@ uintptr_t absolute(const dl_phdr_info* info, ElfW(Addr) address) {
   return address < info->dlpi_addr ? info->dlpi_addr + address : address;
 }
 
-Status write_slot(const dl_phdr_info* info, uintptr_t slot, void* function, bool in_relro) {
+// `read_only`: the slot's page is one the loader made read-only (wholly inside RELRO).
+Status write_slot(const dl_phdr_info* info, uintptr_t slot, void* function, bool read_only) {
   long page_size = sysconf(_SC_PAGESIZE);
   auto page = reinterpret_cast<void*>(slot & ~static_cast<uintptr_t>(page_size - 1));
-  if (in_relro && mprotect(page, page_size, PROT_READ | PROT_WRITE) != 0) {
+  if (read_only && mprotect(page, page_size, PROT_READ | PROT_WRITE) != 0) {
     return errors::Internal("cannot make a GOT page of {} writable: {}", info->dlpi_name,
                             std::strerror(errno));
   }
   __atomic_store_n(reinterpret_cast<void**>(slot), function, __ATOMIC_RELEASE);
-  if (in_relro) mprotect(page, page_size, PROT_READ);
+  if (read_only) mprotect(page, page_size, PROT_READ);
   return Status::OK();
 }
 
@@ -76,8 +77,12 @@ Status patch(const dl_phdr_info* info, Library& library) {
     if (header.p_type == PT_DYNAMIC) {
       dynamic = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + header.p_vaddr);
     } else if (header.p_type == PT_GNU_RELRO) {
-      relro_begin = info->dlpi_addr + header.p_vaddr;
-      relro_end = relro_begin + header.p_memsz;
+      // The loader makes the whole pages of the segment read-only; a last page it only
+      // partly covers stays writable (glibc rounds the end down).
+      long page_size = sysconf(_SC_PAGESIZE);
+      relro_begin = (info->dlpi_addr + header.p_vaddr) & ~static_cast<uintptr_t>(page_size - 1);
+      relro_end = (info->dlpi_addr + header.p_vaddr + header.p_memsz) &
+                  ~static_cast<uintptr_t>(page_size - 1);
     }
   }
   if (dynamic == nullptr) return errors::Internal("{} has no dynamic section", info->dlpi_name);
@@ -123,8 +128,8 @@ Status patch(const dl_phdr_info* info, Library& library) {
       for (size_t r = 0; r < library.replacements.size(); ++r) {
         if (name != library.replacements[r].symbol) continue;
         uintptr_t slot = info->dlpi_addr + relocation.r_offset;
-        bool in_relro = slot >= relro_begin && slot < relro_end;
-        if (Status s = write_slot(info, slot, library.replacements[r].function, in_relro);
+        bool read_only = slot >= relro_begin && slot < relro_end;
+        if (Status s = write_slot(info, slot, library.replacements[r].function, read_only);
             !s.ok()) {
           return s;
         }

@@ -59,9 +59,14 @@ StatusOr<std::unique_ptr<MonitoredTrainingSession>> MonitoredTrainingSession::cr
 
   TROUPE_ASSIGN_OR_RETURN(Session session, Session::create(opt.master, opt.config));
   mts->session_ = std::make_unique<Session>(std::move(session));
-  TROUPE_RETURN_IF_ERROR(mts->prepare(/*recovering=*/false));
-  for (const auto& hook : mts->hooks_) {
-    TROUPE_RETURN_IF_ERROR(hook->after_create_session(*mts->session_));
+  Status started = mts->prepare(/*recovering=*/false);
+  for (size_t i = 0; started.ok() && i < mts->hooks_.size(); ++i) {
+    started = mts->hooks_[i]->after_create_session(*mts->session_);
+  }
+  if (!started.ok()) {
+    // A session that never started has no end: the hooks' end() is not called.
+    (void)mts->close(/*run_end_hooks=*/false);
+    return started;
   }
   return mts;
 }
@@ -209,6 +214,7 @@ StatusOr<int> MonitoredTrainingSession::cancel_step(int64_t step_tag) {
 Status MonitoredTrainingSession::close(bool run_end_hooks) {
   if (closed_) return Status::OK();
   closed_ = true;
+  if (!session_) return Status::OK();  // create() failed before the session existed
   Status status;
   for (const auto& hook : hooks_) {
     if (!run_end_hooks) break;

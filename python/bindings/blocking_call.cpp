@@ -18,11 +18,15 @@ class Helper {
  public:
   Helper() : thread_([this] { serve(); }) { thread_.detach(); }
 
-  void start(const std::function<void()>* job) {
+  // Starts `job`; false when a job is running (a call from a signal handler that runs while
+  // the main thread waits for its own call).
+  bool start(const std::function<void()>* job) {
     std::lock_guard lock(mutex_);
+    if (job_ != nullptr) return false;
     job_ = job;
     done_ = false;
     cv_.notify_all();
+    return true;
   }
 
   // Whether the job has finished, waiting at most `timeout` for it.
@@ -67,13 +71,12 @@ void remember_main_thread() {
 }
 
 void call_interruptibly(const std::function<void()>& work, const std::function<void()>& cancel) {
-  if (!in_main_thread()) {
+  static Helper* helper = new Helper();
+  if (!in_main_thread() || !helper->start(&work)) {
     py::gil_scoped_release release;
     work();
     return;
   }
-  static Helper* helper = new Helper();
-  helper->start(&work);
   for (;;) {
     bool done;
     {

@@ -5,8 +5,8 @@
 // thread runs its work on a helper thread while the main thread waits, checking for signals
 // every 50 ms. When a handler raises (Ctrl-C: KeyboardInterrupt), `cancel` is called — again
 // every 100 ms until the work has returned (the work's own deadlines bound that) — and the
-// exception propagates. Calls from other threads run their work on the calling thread with the
-// GIL released.
+// exception propagates. Calls from other threads, and calls a signal handler makes while the
+// main thread waits for one, run their work on the calling thread with the GIL released.
 #pragma once
 
 #include <functional>

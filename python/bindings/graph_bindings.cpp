@@ -33,8 +33,11 @@ struct NativeDeviceFunction {
 // A Python callable as a device function: called as fn(name, op_type, device) -> str.
 DeviceFunction python_device_function(py::function fn) {
   return [fn = std::move(fn)](const NodeDef& node) -> std::string {
+    // After a Python error the node gets a malformed device, so it fails and is not added;
+    // raise_if_failed then raises the Python error.
+    constexpr const char* kFailed = "(the device function raised)";
     py::gil_scoped_acquire gil;
-    if (device_function_error) return node.device;
+    if (device_function_error) return kFailed;
     try {
       py::object device = fn(node.name, node.op, node.device);
       if (device.is_none()) return "";
@@ -50,7 +53,7 @@ DeviceFunction python_device_function(py::function fn) {
       raised.set_error();
       device_function_error.emplace();
     }
-    return node.device;
+    return kFailed;
   };
 }
 
@@ -214,6 +217,7 @@ void bind_graph(py::module_& m) {
       .def_static("new_root", &Scope::new_root)
       .def("sub_scope", &Scope::sub_scope)
       .def("with_op_name", &Scope::with_op_name)
+      .def("with_name_prefix", &Scope::with_name_prefix)
       .def("with_device", &Scope::with_device)
       .def("with_python_device_function",
            [](const Scope& s, py::function fn) {
@@ -269,6 +273,11 @@ void bind_graph(py::module_& m) {
                                                              {"div", &ops::Div},
                                                              {"maximum", &ops::Maximum},
                                                              {"equal", &ops::Equal},
+                                                             {"not_equal", &ops::NotEqual},
+                                                             {"less", &ops::Less},
+                                                             {"less_equal", &ops::LessEqual},
+                                                             {"greater", &ops::Greater},
+                                                             {"greater_equal", &ops::GreaterEqual},
                                                              {"bias_add", &ops::BiasAdd}}) {
     m.def(name, [in, fn = fn](const Scope& s, py::handle x, py::handle y) {
       return built(s, fn(s, in(x), in(y)));

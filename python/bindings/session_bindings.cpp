@@ -77,12 +77,33 @@ void bind_session(py::module_& m) {
               const std::vector<Output>& fetches, const std::vector<Operation>& targets,
               int64_t timeout_ms) {
              Session& session = handle.get();
-             FeedDict feed_dict = feeds_from_python(feeds);
+             // The graph is read under the GIL, which guards it (Python threads build it):
+             // its new nodes go to the server first, then the step runs by names without it.
+             const Node* any = !fetches.empty()   ? fetches[0].node()
+                               : !targets.empty() ? targets[0].node()
+                                                  : nullptr;
+             if (any == nullptr) raise_status(errors::InvalidArgument("nothing to fetch or run"));
+             check(session.send_new_nodes(any->graph(), timeout_ms));
+             std::vector<std::pair<std::string, Tensor>> named_feeds;
+             for (const auto& [output, value] : feeds) {
+               named_feeds.emplace_back(
+                   output.name(), tensor_from_numpy(value, ("feed for " + output.name()).c_str()));
+             }
+             std::vector<std::string> fetch_names, target_names;
+             for (const Output& o : fetches)
+               fetch_names.push_back(o.name());
+             for (const Operation& op : targets)
+               target_names.push_back(op.name());
              RunOptions options{timeout_ms, next_step_tag()};
-             StatusOr<std::vector<Tensor>> result = Status::OK();
-             call_interruptibly([&] { result = session.run(feed_dict, fetches, targets, options); },
-                                [&] { (void)session.cancel_step(options.step_tag); });
-             return fetches_to_python(check(std::move(result)));
+             std::vector<Tensor> outputs;
+             Status ran;
+             call_interruptibly(
+                 [&] {
+                   ran = session.run(named_feeds, fetch_names, target_names, &outputs, options);
+                 },
+                 [&] { (void)session.cancel_step(options.step_tag); });
+             check(ran);
+             return fetches_to_python(std::move(outputs));
            })
       .def_property_readonly("closed",
                              [](const SessionHandle& handle) { return handle.session == nullptr; })

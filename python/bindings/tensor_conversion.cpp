@@ -91,6 +91,11 @@ py::object tensor_to_numpy(Tensor tensor) {
     return result;
   }
   py::dtype dtype = numpy_dtype(tensor.dtype());
+  if (tensor.rank() == 0) {  // a numpy scalar (np.float32, ...), as TensorFlow returns
+    py::array scalar(dtype, shape);
+    std::memcpy(scalar.mutable_data(), tensor.raw_data(), tensor.total_bytes());
+    return scalar.attr("__getitem__")(py::tuple());
+  }
   if (tensor.buffer() == nullptr || tensor.buffer().use_count() > 1) {
     py::array copy(dtype, shape);
     if (tensor.total_bytes() > 0) {

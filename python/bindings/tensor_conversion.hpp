@@ -9,8 +9,8 @@
 // another process, or computes for this fetch) becomes an array over that buffer, which the
 // array keeps alive: no copy. A buffer still shared — a variable's value fetched from a device
 // of this process, which later steps update in place — is copied, so an array never changes
-// after run() returned it. String tensors become arrays of objects holding `bytes`
-// (a scalar: `bytes`), as TensorFlow returns them.
+// after run() returned it. A scalar becomes a numpy scalar (np.float32, ...), and string
+// tensors arrays of objects holding `bytes` (a scalar: `bytes`), as TensorFlow returns them.
 #pragma once
 
 #include <pybind11/numpy.h>

@@ -63,15 +63,13 @@ class PythonHook : public SessionRunHook {
         fetches = hook_.attr("_before_run")(handle).cast<std::vector<Output>>();
       });
     });
-    if (!s.ok()) {
-      failed_ = s;
-      return {};
-    }
+    // A hook that raised fails the step before it runs: an invalid fetch is InvalidArgument
+    // at once, and the binding then raises the hook's exception.
+    if (!s.ok()) return {Output()};
     return fetches;
   }
 
   Status after_run(RunContext& context, const std::vector<Tensor>& values) override {
-    if (!failed_.ok()) return std::exchange(failed_, Status::OK());
     bool stop = false;
     Status s = call([&] {
       py::list arrays = fetches_to_python(values);
@@ -122,7 +120,6 @@ class PythonHook : public SessionRunHook {
 
   py::object hook_;
   std::shared_ptr<HookError> errors_;
-  Status failed_;  // before_run's error, returned by the after_run of the same step
 };
 
 // A SyncReplicasHook that keeps its optimizer alive.

@@ -11,8 +11,8 @@ from .framework import (Graph, Operation, Tensor, TensorShape, colocate_with,
                         control_dependencies, convert_to_tensor, device, get_default_graph,
                         name_scope, reset_default_graph)
 from .ops import (FIFOQueue, add, argmax, assign, assign_add, assign_sub, cast, constant, div,
-                  divide, equal, exp, fill, group, identity, is_variable_initialized, log,
-                  matmul, maximum, multiply, negative, no_op, ones, ones_like, placeholder,
+                  divide, equal, exp, fill, greater, greater_equal, group, identity, is_variable_initialized, less, less_equal, log,
+                  matmul, maximum, multiply, negative, no_op, not_equal, ones, ones_like, placeholder,
                   reduce_max, reduce_mean, reduce_min, reduce_sum, reshape, shape, sigmoid,
                   sqrt, square, sub, subtract, tanh, to_float, truediv, zeros, zeros_like)
 from .gradients import gradients

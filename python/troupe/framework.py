@@ -29,6 +29,10 @@ class Graph:
         self.seed = None
         self._op_seed_counter = 0
         self._device_stack = []  # what each enclosing device() was given
+        # While a MonitoredTrainingSession prepares this graph (it adds nodes without the
+        # GIL), only its hooks' thread may build; set by train/monitored_session.py.
+        self._preparing = False
+        self._preparer = None
 
     def _worker_device(self):
         """The worker device the innermost device() names: a replica_device_setter's
@@ -69,6 +73,9 @@ class Graph:
     def _check_not_finalized(self):
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
+        if self._preparing and self._preparer != threading.get_ident():
+            raise RuntimeError("The graph is being prepared by a MonitoredTrainingSession in "
+                               "another thread: build it before, or in a hook's begin().")
 
     def as_default(self):
         return _default_graph_stack.get_controller(self)
@@ -401,6 +408,7 @@ def name_scope(name, default_name=None, values=None, graph=None):
     if default_name is not None and not isinstance(default_name, str):
         raise TypeError("name_scope: default_name must be a string, got %r" % (default_name,))
     g = graph or get_default_graph()
+    g._check_not_finalized()
     name = default_name if name is None else name
     if not name:
         raise ValueError("name_scope: troupe needs a non-empty name (resetting to the top-level "

@@ -38,6 +38,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     if not ys:
         raise ValueError("gradients: ys is empty")
     g = ys[0].graph
+    g._check_not_finalized()
     for t in ys + xs + grad_ys:
         if t.graph is not g:
             raise ValueError("gradients: %s is from another graph than %s" % (t.name, ys[0].name))

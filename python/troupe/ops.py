@@ -177,6 +177,26 @@ def equal(x, y, name=None):
     return _binary(_troupe.equal, x, y, name, "equal")
 
 
+def not_equal(x, y, name=None):
+    return _binary(_troupe.not_equal, x, y, name, "not_equal")
+
+
+def less(x, y, name=None):
+    return _binary(_troupe.less, x, y, name, "less")
+
+
+def less_equal(x, y, name=None):
+    return _binary(_troupe.less_equal, x, y, name, "less_equal")
+
+
+def greater(x, y, name=None):
+    return _binary(_troupe.greater, x, y, name, "greater")
+
+
+def greater_equal(x, y, name=None):
+    return _binary(_troupe.greater_equal, x, y, name, "greater_equal")
+
+
 sub = subtract
 mul = multiply
 div = divide
@@ -397,3 +417,9 @@ Tensor.__rtruediv__ = _reverse(divide)
 Tensor.__matmul__ = matmul
 Tensor.__rmatmul__ = _reverse(matmul)
 Tensor.__neg__ = negative
+# As in TensorFlow 1.x: <, <=, >, >= build comparisons; == and != stay identity (tensors are
+# dict keys), tf.equal and tf.not_equal compare values.
+Tensor.__lt__ = less
+Tensor.__le__ = less_equal
+Tensor.__gt__ = greater
+Tensor.__ge__ = greater_equal

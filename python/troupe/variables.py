@@ -28,7 +28,7 @@ class Variable:
     def __init__(self, initial_value=None, trainable=True, collections=None,
                  validate_shape=True, caching_device=None, name=None, variable_def=None,
                  dtype=None, expected_shape=None, import_scope=None, constraint=None,
-                 _existing=None):
+                 _existing=None, _name_prefix=None):
         g = get_default_graph()
         self._graph = g
         if _existing is not None:
@@ -50,8 +50,8 @@ class Variable:
                 value = to_numpy(initial_value, dtype, "initial_value of Variable %s"
                                  % (name or "Variable"))
             g._check_not_finalized()
-            ref, init = _troupe.make_variable(g._scope, name or "Variable", value,
-                                              bool(trainable))
+            scope = g._scope if _name_prefix is None else g._scope.with_name_prefix(_name_prefix)
+            ref, init = _troupe.make_variable(scope, name or "Variable", value, bool(trainable))
         self._ref = Tensor(ref, g)
         self._initializer = Operation(init, g)
         self._trainable = trainable
@@ -142,7 +142,8 @@ def _delegate(op_name):
 
 
 for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
-              "__truediv__", "__rtruediv__", "__matmul__", "__rmatmul__", "__neg__"):
+              "__truediv__", "__rtruediv__", "__matmul__", "__rmatmul__", "__neg__", "__lt__",
+              "__le__", "__gt__", "__ge__"):
     setattr(Variable, _name, _delegate(_name))
 
 
@@ -306,8 +307,11 @@ def _fans(shape):
 
 class _VariableScopeState:
     def __init__(self):
-        self.names = []      # the variable-scope name stack
+        self.names = []               # the variable-scope name stack
         self.reuse = [False]
+        self.initializer = [None]     # the innermost scope's default initializer
+        self.dtype = [None]
+        self.store = {}               # full name -> Variable made by get_variable
 
 
 def _state(graph):
@@ -322,8 +326,10 @@ AUTO_REUSE = "auto_reuse"
 @contextlib.contextmanager
 def variable_scope(name_or_scope, default_name=None, values=None, initializer=None,
                    reuse=None, dtype=None):
-    """Names get_variable's variables "<scope>/<name>" and opens a name scope of that name.
-    reuse=True looks up existing variables; tf.AUTO_REUSE creates them when missing."""
+    """Names get_variable's variables "<scope>/<name>" (whatever the name scope) and opens a
+    name scope of that name for the ops built inside. reuse=True looks up existing variables;
+    tf.AUTO_REUSE creates them when missing; `initializer` and `dtype` are the defaults of
+    get_variable inside."""
     from .framework import name_scope
     name = name_or_scope if name_or_scope is not None else default_name
     if not isinstance(name, str) or not name:
@@ -333,32 +339,34 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
     state = _state(g)
     state.names.append(name)
     state.reuse.append(reuse if reuse is not None else state.reuse[-1])
+    state.initializer.append(initializer if initializer is not None else state.initializer[-1])
+    state.dtype.append(_dtypes.as_dtype(dtype) if dtype is not None else state.dtype[-1])
     try:
         with name_scope(name):
             yield "/".join(state.names)
     finally:
         state.names.pop()
         state.reuse.pop()
+        state.initializer.pop()
+        state.dtype.pop()
 
 
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
                  trainable=None, collections=None, caching_device=None, partitioner=None,
                  validate_shape=True, use_resource=None, custom_getter=None, constraint=None):
-    """The variable "<variable scopes>/<name>": created (with `initializer`, default glorot
-    uniform for floats and zeros otherwise) or, under reuse, the existing one."""
+    """The variable "<variable scopes>/<name>": created (with `initializer`, else the scope's,
+    else glorot uniform for floats and zeros otherwise) or, under reuse, the existing one."""
     if not isinstance(name, str) or not name:
         raise TypeError("get_variable: name must be a non-empty string, got %r" % (name,))
     g = get_default_graph()
     state = _state(g)
     full_name = "/".join(state.names + [name])
-    existing = getattr(g, "_get_variable_store", {})
-    g._get_variable_store = existing
     reuse = state.reuse[-1]
-    if full_name in existing:
+    if full_name in state.store:
         if reuse is False:
             raise ValueError("Variable %s already exists, disallowed. Did you mean to set "
                              "reuse=True or reuse=tf.AUTO_REUSE in VarScope?" % full_name)
-        v = existing[full_name]
+        v = state.store[full_name]
         if shape is not None and v.shape.dims != [int(d) for d in shape]:
             raise ValueError("Trying to share variable %s, but specified shape %s and found "
                              "shape %s." % (full_name, list(shape), v.shape))
@@ -367,7 +375,9 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         raise ValueError("Variable %s does not exist, or was not created with "
                          "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in "
                          "VarScope?" % full_name)
-    dtype = _dtypes.as_dtype(dtype or _dtypes.float32)
+    dtype = _dtypes.as_dtype(dtype or state.dtype[-1] or _dtypes.float32)
+    if initializer is None:
+        initializer = state.initializer[-1]
     if initializer is None:
         initializer = glorot_uniform_initializer() if dtype.is_floating else zeros_initializer()
     if callable(initializer):
@@ -379,7 +389,8 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         value = initializer
         if shape is not None:
             raise ValueError("If initializer is a constant, do not specify shape.")
+    prefix = "/".join(state.names) + "/" if state.names else ""
     v = Variable(value, trainable=True if trainable is None else trainable,
-                 collections=collections, name=name, dtype=dtype)
-    existing[full_name] = v
+                 collections=collections, name=name, dtype=dtype, _name_prefix=prefix)
+    state.store[full_name] = v
     return v

@@ -99,6 +99,8 @@ def test_unexpected_input():
         tf.train.ClusterSpec(["host:2222"])
     with pytest.raises(TypeError, match="must be a list or a dictionary"):
         tf.train.ClusterSpec({"job": "host:2222"})
+    # Indices as TF_CONFIG's JSON spells them are converted, as TensorFlow does.
+    assert tf.train.ClusterSpec({"job": {"1": "h:1"}}).task_address("job", 1) == "h:1"
     with pytest.raises(TypeError, match="Task index 'a' must be an integer"):
         tf.train.ClusterSpec({"job": {"a": "host:2222"}})
     with pytest.raises(TypeError, match="Task address 2222 must be bytes or unicode"):

@@ -29,6 +29,27 @@ def test_arithmetic_operators_and_literals():
     assert values["add"].dtype == np.float32
 
 
+def test_comparisons_and_their_operators():
+    x = tf.constant([1.0, 2.0, 3.0])
+    v = tf.Variable([3, 1], name="ints")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        values = sess.run({"lt": x < 2, "le": x <= 2, "gt": 2.5 < x, "ge": x >= [1, 3, 3],
+                           "ne": tf.not_equal(x, 2.0), "eq": tf.equal(x, 2.0),
+                           "less": tf.less(x, x), "var": v > 2})
+    np.testing.assert_array_equal(values["lt"], [True, False, False])
+    np.testing.assert_array_equal(values["le"], [True, True, False])
+    np.testing.assert_array_equal(values["gt"], [False, False, True])
+    np.testing.assert_array_equal(values["ge"], [True, False, True])
+    np.testing.assert_array_equal(values["ne"], [True, False, True])
+    np.testing.assert_array_equal(values["eq"], [False, True, False])
+    np.testing.assert_array_equal(values["var"], [True, False])
+    assert not values["less"].any() and values["lt"].dtype == np.bool_
+    assert x == x and x != tf.constant([1.0, 2.0, 3.0])  # identity, as in TensorFlow 1.x
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Less"):
+        tf.constant(["a"]) < "b"
+
+
 def test_math_nn_and_reductions():
     rng = np.random.default_rng(1)
     a = rng.normal(size=(4, 3)).astype(np.float32)
@@ -39,7 +60,7 @@ def test_math_nn_and_reductions():
         "sum": tf.reduce_sum(x), "sum0": tf.reduce_sum(x, axis=0),
         "mean1k": tf.reduce_mean(x, 1, keepdims=True), "max": tf.reduce_max(x, [0, 1]),
         "min": tf.reduce_min(x, reduction_indices=1), "argmax": tf.argmax(x, 1),
-        "cast": tf.cast(x > 0 if False else x, tf.int32), "reshape": tf.reshape(x, [3, 4]),
+        "cast": tf.cast(x, tf.int32), "reshape": tf.reshape(x, [3, 4]),
         "shape": tf.shape(x), "bias": tf.nn.bias_add(x, tf.constant([1.0, 2.0, 3.0])),
         "mt": tf.matmul(x, x, transpose_b=True), "max2": tf.maximum(x, 0.0),
         "eq": tf.equal(tf.argmax(x, 1), tf.argmax(x, 1)),
@@ -119,15 +140,25 @@ def test_variables_initializers_and_scopes():
         with tf.variable_scope("other", reuse=True):
             tf.get_variable("w", [3, 2])
     assert w.name == "layer/w:0"
-    assert [v.name for v in tf.global_variables()] == ["layer/w:0", "layer/b:0", "layer/c:0"]
+    with tf.variable_scope("layer", reuse=True):  # the ops' name scope is layer_1/
+        assert tf.get_variable("b").name == "layer/b:0"
+        assert tf.identity(b).op.name == "layer_3/Identity"  # the 4th "layer" scope
+    with tf.name_scope("ns"):  # get_variable ignores name scopes, as in TensorFlow
+        assert tf.get_variable("top", [1]).name == "top:0"
+    with tf.variable_scope("typed", initializer=tf.constant_initializer(2), dtype=tf.float64):
+        typed = tf.get_variable("t", [2])
+    assert typed.dtype == tf.float64
+    assert [v.name for v in tf.global_variables()] == ["layer/w:0", "layer/b:0", "layer/c:0",
+                                                       "top:0", "typed/t:0"]
     step = tf.train.get_or_create_global_step()
     assert step.dtype == tf.int64 and step not in tf.trainable_variables()
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        wv, bv, cv, sv = sess.run([w, b, c, step])
+        wv, bv, cv, sv, tv = sess.run([w, b, c, step, typed])
     assert np.abs(wv).max() <= 0.2 and wv.std() > 0
     np.testing.assert_array_equal(bv, [0, 0])
     np.testing.assert_array_equal(cv, [5, 5])
+    np.testing.assert_array_equal(tv, [2, 2])
     assert sv == 0
     v = tf.Variable(tf.constant([1, 2]), name="from_tensor")
     with tf.Session() as sess:

@@ -75,6 +75,14 @@ def test_feeds_accept_numpy_scalars_and_lists_and_convert():
         np.testing.assert_array_equal(sess.run(x, {x: [[5, 6]]}), [[5, 6]])
 
 
+def test_scalars_come_back_as_numpy_scalars():
+    with tf.Session() as sess:
+        value = sess.run(tf.constant(2.5))
+        assert isinstance(value, np.float32) and value == 2.5
+        assert isinstance(sess.run(tf.constant(3, tf.int64)), np.int64)
+        assert isinstance(sess.run(tf.constant(True)), np.bool_)
+
+
 def test_fetches_are_numpy_and_do_not_change_after_run():
     v = tf.Variable([1.0, 2.0], name="v")
     bump = tf.assign_add(v, [1.0, 1.0])
@@ -200,9 +208,11 @@ def test_device_functions_and_scopes():
     def raising(op):
         raise KeyError("from the device function")
 
+    nodes = len(tf.get_default_graph().get_operations())
     with pytest.raises(KeyError, match="from the device function"):
         with tf.device(raising):
             tf.constant(1.0)
+    assert len(tf.get_default_graph().get_operations()) == nodes  # nothing was added
     assert tf.constant(1.0).op.type == "Const"  # the graph is usable
 
 
@@ -265,6 +275,20 @@ def test_ctrl_c_interrupts_a_blocked_run_and_cancels_only_that_step():
         # The cancelled dequeue took nothing, and the session still works.
         sess.run(put)
         assert sess.run(take) == 5
+
+
+def test_a_signal_handler_may_run_steps_while_a_step_waits():
+    q = tf.FIFOQueue(10, [tf.int32])
+    take = q.dequeue()
+    put = q.enqueue([8])
+    with tf.Session() as sess:
+        previous = signal.signal(signal.SIGUSR1, lambda *_: sess.run(put))
+        try:
+            timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGUSR1))
+            timer.start()
+            assert sess.run(take, options=tf.RunOptions(timeout_in_ms=10000)) == 8
+        finally:
+            signal.signal(signal.SIGUSR1, previous)
 
 
 def test_other_threads_run_steps_concurrently_without_the_gil():

@@ -125,6 +125,67 @@ def test_a_hook_that_raises_ends_training_with_its_exception():
             sess.run(train_op, {x: xs, y: ys})
 
 
+def test_a_hook_failing_before_the_step_stops_it_and_a_failed_start_is_clean():
+    x, y, w, loss, step, train_op = linear_model()
+
+    class FailsBefore(tf.train.SessionRunHook):
+        def before_run(self, run_context):
+            raise ValueError("not this step")
+
+    class FailsAtBegin(tf.train.SessionRunHook):
+        def __init__(self):
+            self.ended = False
+
+        def begin(self):
+            raise LookupError("no begin")
+
+        def end(self, session):
+            self.ended = True
+
+    xs, ys = batch()
+    with tf.train.MonitoredTrainingSession(hooks=[FailsBefore()],
+                                           config=tf.ConfigProto()) as sess:
+        with pytest.raises(ValueError, match="not this step"):
+            sess.run(train_op, {x: xs, y: ys})
+    tf.reset_default_graph()
+    x, y, w, loss, step, train_op = linear_model()
+    hook = FailsAtBegin()
+    with pytest.raises(LookupError, match="no begin"):
+        tf.train.MonitoredTrainingSession(hooks=[hook])
+    assert not hook.ended
+    with pytest.raises(tf.errors.NotFoundError):
+        tf.train.MonitoredTrainingSession(master="inproc://999999")
+
+
+def test_the_graph_is_finalized_once_the_session_starts():
+    x, y, w, loss, step, train_op = linear_model()
+    with tf.train.MonitoredTrainingSession() as sess:
+        with pytest.raises(RuntimeError, match="Graph is finalized"):
+            tf.constant(1.0)
+        with pytest.raises(RuntimeError, match="Graph is finalized"):
+            tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        xs, ys = batch()
+        sess.run(train_op, {x: xs, y: ys})
+        # A hook that failed before the step (above) did not run it: one step so far.
+        assert sess.run(step) == 1
+
+
+def test_saver_takes_the_step_as_a_number_tensor_or_numpy_value(tmp_path):
+    x, y, w, loss, step, train_op = linear_model()
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = str(tmp_path / "model.ckpt")
+        assert saver.save(sess, path, global_step=sess.run(step)).endswith("model.ckpt-0.npz")
+        assert saver.save(sess, path, global_step=7).endswith("model.ckpt-7.npz")
+        assert saver.save(sess, path, global_step=step).endswith("model.ckpt-0.npz")
+        sess.run(w.assign([[1.0], [2.0]]))
+        saver.restore(sess, tf.train.latest_checkpoint(str(tmp_path)))
+        np.testing.assert_array_equal(sess.run(w), [[0.0], [0.0]])
+        with pytest.raises(ValueError, match="model.ckpt"):
+            saver.save(sess, str(tmp_path / "other"))
+
+
 def test_monitored_session_errors():
     x, y, w, loss, step, train_op = linear_model()
     with pytest.raises(TypeError, match="hooks: expected SessionRunHook"):

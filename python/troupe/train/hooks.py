@@ -85,6 +85,8 @@ class _HookAdapter:
         self._mapper = None
 
     def _begin(self):
+        import threading
+        self._graph._preparer = threading.get_ident()  # this thread may build (framework.py)
         self._hook.begin()
 
     def _after_create_session(self, handle):

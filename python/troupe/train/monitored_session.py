@@ -6,7 +6,7 @@ recovers from a lost ps task by opening a new session and restoring the newest c
 from .. import _troupe
 from .. import errors
 from ..framework import get_default_graph
-from ..session import _FetchMapper, _feeds, _local_server
+from ..session import ConfigProto, _FetchMapper, _feeds, _local_server
 from .hooks import SessionRunArgs, _HookAdapter
 from .optimizer import _SyncReplicasHookSpec
 
@@ -39,10 +39,22 @@ class _MonitoredTrainingSession:
             (0.0 if save_checkpoint_secs is None else float(save_checkpoint_secs))
         if checkpoint_dir and steps == 0 and secs == 0.0:
             steps = 1 << 62  # neither: only the saves at the start and the end
-        self._native = _troupe.MonitoredTrainingSession.create(
-            self._graph._scope.root(), target, bool(is_chief), checkpoint_dir or "", steps, secs,
-            int(save_summaries_steps or 0), native_config, int(max_wait_secs * 1000),
-            python_hooks, native_hooks, [])
+        # The C++ session adds nodes (ready checks, saver) without the GIL: meanwhile only the
+        # hooks' begin() may build; afterwards the graph is finalized, as TensorFlow's is.
+        self._graph._preparing = True
+        try:
+            self._native = _troupe.MonitoredTrainingSession.create(
+                self._graph._scope.root(), target, bool(is_chief), checkpoint_dir or "", steps,
+                secs, int(save_summaries_steps or 0), native_config, int(max_wait_secs * 1000),
+                python_hooks, native_hooks, [])
+        except BaseException:
+            if self._server is not None:
+                self._server.stop()
+            raise
+        finally:
+            self._graph._preparing = False
+            self._graph._preparer = None
+        self._graph.finalize()
 
     @property
     def graph(self):

@@ -72,6 +72,7 @@ class Optimizer:
         if grad_loss is not None:
             raise ValueError("compute_gradients: grad_loss is not supported by troupe")
         g = loss.graph
+        g._check_not_finalized()
         pairs = self._native.compute_gradients(g._scope, loss._output, _refs(var_list,
                                                                              "var_list"))
         result = []
@@ -170,6 +171,7 @@ class SyncReplicasOptimizer:
             raise ValueError("SyncReplicasOptimizer.minimize: var_list is not supported; it "
                              "trains every trainable variable")
         g = loss.graph
+        g._check_not_finalized()
         op = self._native.minimize(g._scope, loss._output, global_step.op.name,
                                    g._worker_device())
         self._built = True

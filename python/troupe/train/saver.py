@@ -2,7 +2,10 @@
 files, "<dir>/model.ckpt-<step>.npz", with TensorFlow's "checkpoint" index file
 (apps/training/saver.hpp, docs/checkpoints.md)."""
 
+import numbers
 import os
+
+import numpy as np
 
 from .. import _troupe
 from ..framework import get_default_graph
@@ -18,6 +21,7 @@ class Saver:
         if not isinstance(max_to_keep, int) or max_to_keep < 1:
             raise ValueError("Saver: max_to_keep must be an int >= 1, got %r" % (max_to_keep,))
         self._graph = get_default_graph()
+        self._graph._check_not_finalized()
         self._native = _troupe.Saver.create(self._graph._scope.root(), max_to_keep)
 
     @staticmethod
@@ -31,8 +35,11 @@ class Saver:
     def save(self, sess, save_path, global_step=None, **unused):
         """Writes the checkpoint; returns its path."""
         step = 0 if global_step is None else global_step
-        if not isinstance(step, int):
-            step = int(sess.run(step))
+        if isinstance(step, numbers.Integral) or \
+                (isinstance(step, np.ndarray) and step.shape == () and step.dtype.kind in "iu"):
+            step = int(step)
+        else:
+            step = int(sess.run(step))  # a Tensor or Variable
         return self._native.save(sess._handle, self._split(save_path), step)
 
     def _save_handle(self, sess, directory, step):

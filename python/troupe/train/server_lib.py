@@ -23,7 +23,12 @@ class ClusterSpec:
                 if isinstance(tasks, (list, tuple)):
                     job_tasks = {i: task for i, task in enumerate(tasks)}
                 elif isinstance(tasks, dict):
-                    job_tasks = {i: task for i, task in tasks.items()}
+                    job_tasks = {}
+                    for i, task in tasks.items():
+                        try:
+                            job_tasks[int(i)] = task  # "1" as TF_CONFIG's JSON spells it
+                        except (TypeError, ValueError):
+                            raise TypeError("Task index %r must be an integer" % (i,)) from None
                 else:
                     raise TypeError("The tasks for job %r must be a list or a dictionary from "
                                     "integers to strings." % job_name)

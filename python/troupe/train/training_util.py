@@ -11,6 +11,7 @@ def get_or_create_global_step(graph=None):
     existing = g._variables.get("global_step")
     if existing is not None:
         return existing
+    g._check_not_finalized()
     ref, init = _troupe.get_or_create_global_step(g._scope)
     v = Variable(_existing=(ref, init), trainable=False, collections=["variables", "global_step"])
     return v

@@ -375,6 +375,43 @@ BOOST_AUTO_TEST_CASE(nan_loss_fails_training) {
   BOOST_TEST(session->should_stop());
 }
 
+// Counts its calls; fails begin() or after_create_session() when told to.
+class FailingHook : public SessionRunHook {
+ public:
+  explicit FailingHook(bool fail_begin) : fail_begin_(fail_begin) {}
+  Status begin(const Scope&) override {
+    return fail_begin_ ? errors::Internal("begin failed") : Status::OK();
+  }
+  Status after_create_session(Session&) override { return errors::Internal("start failed"); }
+  Status end(Session&) override {
+    ++ends;
+    return Status::OK();
+  }
+  int ends = 0;
+
+ private:
+  bool fail_begin_;
+};
+
+BOOST_AUTO_TEST_CASE(a_session_that_fails_to_start_ends_cleanly_without_end_hooks) {
+  auto server = value_or_throw(Server::create_local_server());
+  for (bool fail_begin : {true, false}) {
+    Regression m;
+    auto hook = std::make_shared<FailingHook>(fail_begin);
+    MonitoredTrainingSessionOptions options;
+    options.master = server->target();
+    options.hooks = {hook};
+    check_error(MonitoredTrainingSession::create(m.root, options).status(), Code::kInternal,
+                fail_begin ? "begin failed" : "start failed");
+    BOOST_TEST(hook->ends == 0);
+  }
+  // Nor does a master that cannot be reached crash it.
+  Regression m;
+  MonitoredTrainingSessionOptions options;
+  options.master = "inproc://999999";
+  check_error(MonitoredTrainingSession::create(m.root, options).status(), Code::kNotFound, "");
+}
+
 BOOST_AUTO_TEST_CASE(a_worker_waits_for_the_chief) {
   auto cluster = value_or_throw(LocalCluster::start(1, 2));
   // Both build the model with its variables on the ps task.
