@@ -153,54 +153,20 @@ def _binary(fn, x, y, name, what):
     return _t(fn(_scope(g, name), xi, yi), g)
 
 
-def add(x, y, name=None):
-    return _binary(_troupe.add, x, y, name, "add")
+def _binary_op(native, what):
+    def op(x, y, name=None):
+        return _binary(native, x, y, name, what)
+    op.__name__ = op.__qualname__ = what
+    op.__doc__ = "tf.%s(x, y, name=None), with numpy broadcasting." % what
+    return op
 
 
-def subtract(x, y, name=None):
-    return _binary(_troupe.sub, x, y, name, "subtract")
-
-
-def multiply(x, y, name=None):
-    return _binary(_troupe.mul, x, y, name, "multiply")
-
-
-def divide(x, y, name=None):
-    return _binary(_troupe.div, x, y, name, "divide")
-
-
-def maximum(x, y, name=None):
-    return _binary(_troupe.maximum, x, y, name, "maximum")
-
-
-def equal(x, y, name=None):
-    return _binary(_troupe.equal, x, y, name, "equal")
-
-
-def not_equal(x, y, name=None):
-    return _binary(_troupe.not_equal, x, y, name, "not_equal")
-
-
-def less(x, y, name=None):
-    return _binary(_troupe.less, x, y, name, "less")
-
-
-def less_equal(x, y, name=None):
-    return _binary(_troupe.less_equal, x, y, name, "less_equal")
-
-
-def greater(x, y, name=None):
-    return _binary(_troupe.greater, x, y, name, "greater")
-
-
-def greater_equal(x, y, name=None):
-    return _binary(_troupe.greater_equal, x, y, name, "greater_equal")
-
-
-sub = subtract
-mul = multiply
-div = divide
-truediv = divide
+def _unary_op(native, what):
+    def op(x, name=None):
+        return _unary(native, x, name, what)
+    op.__name__ = op.__qualname__ = what
+    op.__doc__ = "tf.%s(x, name=None), element-wise." % what
+    return op
 
 
 def _unary(fn, x, name, what):
@@ -208,34 +174,29 @@ def _unary(fn, x, name, what):
     return _t(fn(_scope(g, name), _input(x, g, what)), g)
 
 
-def negative(x, name=None):
-    return _unary(_troupe.neg, x, name, "negative")
+add = _binary_op(_troupe.add, "add")
+subtract = _binary_op(_troupe.sub, "subtract")
+multiply = _binary_op(_troupe.mul, "multiply")
+divide = _binary_op(_troupe.div, "divide")
+maximum = _binary_op(_troupe.maximum, "maximum")
+equal = _binary_op(_troupe.equal, "equal")
+not_equal = _binary_op(_troupe.not_equal, "not_equal")
+less = _binary_op(_troupe.less, "less")
+less_equal = _binary_op(_troupe.less_equal, "less_equal")
+greater = _binary_op(_troupe.greater, "greater")
+greater_equal = _binary_op(_troupe.greater_equal, "greater_equal")
+sub = subtract
+mul = multiply
+div = divide
+truediv = divide
 
-
-def square(x, name=None):
-    return _unary(_troupe.square, x, name, "square")
-
-
-def sqrt(x, name=None):
-    return _unary(_troupe.sqrt, x, name, "sqrt")
-
-
-def exp(x, name=None):
-    return _unary(_troupe.exp, x, name, "exp")
-
-
-def log(x, name=None):
-    return _unary(_troupe.log, x, name, "log")
-
-
-def sigmoid(x, name=None):
-    return _unary(_troupe.sigmoid, x, name, "sigmoid")
-
-
-def tanh(x, name=None):
-    return _unary(_troupe.tanh, x, name, "tanh")
-
-
+negative = _unary_op(_troupe.neg, "negative")
+square = _unary_op(_troupe.square, "square")
+sqrt = _unary_op(_troupe.sqrt, "sqrt")
+exp = _unary_op(_troupe.exp, "exp")
+log = _unary_op(_troupe.log, "log")
+sigmoid = _unary_op(_troupe.sigmoid, "sigmoid")
+tanh = _unary_op(_troupe.tanh, "tanh")
 neg = negative
 
 
@@ -262,28 +223,21 @@ def _reduce(fn, input_tensor, axis, keepdims, name, reduction_indices, keep_dims
     return _t(fn(_scope(g, name), x._output, axes, bool(keepdims)), g)
 
 
-def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-               keep_dims=None):
-    return _reduce(_troupe.sum, input_tensor, axis, keepdims, name, reduction_indices,
-                   keep_dims, "reduce_sum")
+def _reduce_op(native, what):
+    def op(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+           keep_dims=None):
+        return _reduce(native, input_tensor, axis, keepdims, name, reduction_indices, keep_dims,
+                       what)
+    op.__name__ = op.__qualname__ = what
+    op.__doc__ = ("tf.%s(input_tensor, axis=None, keepdims=None, name=None): over `axis` "
+                  "(all axes when None)." % what)
+    return op
 
 
-def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-                keep_dims=None):
-    return _reduce(_troupe.mean, input_tensor, axis, keepdims, name, reduction_indices,
-                   keep_dims, "reduce_mean")
-
-
-def reduce_max(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-               keep_dims=None):
-    return _reduce(_troupe.max, input_tensor, axis, keepdims, name, reduction_indices,
-                   keep_dims, "reduce_max")
-
-
-def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-               keep_dims=None):
-    return _reduce(_troupe.min, input_tensor, axis, keepdims, name, reduction_indices,
-                   keep_dims, "reduce_min")
+reduce_sum = _reduce_op(_troupe.sum, "reduce_sum")
+reduce_mean = _reduce_op(_troupe.mean, "reduce_mean")
+reduce_max = _reduce_op(_troupe.max, "reduce_max")
+reduce_min = _reduce_op(_troupe.min, "reduce_min")
 
 
 def cast(x, dtype, name=None):
