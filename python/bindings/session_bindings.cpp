@@ -85,9 +85,8 @@ void bind_session(py::module_& m) {
              if (any == nullptr) raise_status(errors::InvalidArgument("nothing to fetch or run"));
              check(session.send_new_nodes(any->graph(), timeout_ms));
              std::vector<std::pair<std::string, Tensor>> named_feeds;
-             for (const auto& [output, value] : feeds) {
-               named_feeds.emplace_back(
-                   output.name(), tensor_from_numpy(value, ("feed for " + output.name()).c_str()));
+             for (auto& [output, value] : feeds_from_python(feeds)) {
+               named_feeds.emplace_back(output.name(), std::move(value));
              }
              std::vector<std::string> fetch_names, target_names;
              for (const Output& o : fetches)

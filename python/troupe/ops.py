@@ -153,20 +153,21 @@ def _binary(fn, x, y, name, what):
     return _t(fn(_scope(g, name), xi, yi), g)
 
 
-def _binary_op(native, what):
-    def op(x, y, name=None):
-        return _binary(native, x, y, name, what)
+def _named(op, what, doc):
+    """`op` named `what` (as TensorFlow's function is) and documented by `doc`."""
     op.__name__ = op.__qualname__ = what
-    op.__doc__ = "tf.%s(x, y, name=None), with numpy broadcasting." % what
+    op.__doc__ = doc % what
     return op
+
+
+def _binary_op(native, what):
+    return _named(lambda x, y, name=None: _binary(native, x, y, name, what), what,
+                  "tf.%s(x, y, name=None), with numpy broadcasting.")
 
 
 def _unary_op(native, what):
-    def op(x, name=None):
-        return _unary(native, x, name, what)
-    op.__name__ = op.__qualname__ = what
-    op.__doc__ = "tf.%s(x, name=None), element-wise." % what
-    return op
+    return _named(lambda x, name=None: _unary(native, x, name, what), what,
+                  "tf.%s(x, name=None), element-wise.")
 
 
 def _unary(fn, x, name, what):
@@ -228,10 +229,8 @@ def _reduce_op(native, what):
            keep_dims=None):
         return _reduce(native, input_tensor, axis, keepdims, name, reduction_indices, keep_dims,
                        what)
-    op.__name__ = op.__qualname__ = what
-    op.__doc__ = ("tf.%s(input_tensor, axis=None, keepdims=None, name=None): over `axis` "
-                  "(all axes when None)." % what)
-    return op
+    return _named(op, what, "tf.%s(input_tensor, axis=None, keepdims=None, name=None): over "
+                            "`axis` (all axes when None).")
 
 
 reduce_sum = _reduce_op(_troupe.sum, "reduce_sum")

@@ -11,6 +11,7 @@ the length of that call.
 
 import collections
 import logging
+import threading
 import time
 
 import numpy as np
@@ -85,7 +86,6 @@ class _HookAdapter:
         self._mapper = None
 
     def _begin(self):
-        import threading
         self._graph._preparer = threading.get_ident()  # this thread may build (framework.py)
         self._hook.begin()
 
