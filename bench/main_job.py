@@ -8,11 +8,27 @@ the test accuracy of the last.
 usage: main_job.py TROUPE_CLI [--epochs=N] [--reps=N]
 """
 import json
+import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
+
+
+def run_job(command, env=None):
+    """Runs a training job `command` (given --checkpoint_dir=<a fresh directory>) to its end:
+    (seconds from start to exit, the test accuracy it printed); exits on failure."""
+    with tempfile.TemporaryDirectory() as logs:
+        start = time.perf_counter()
+        run = subprocess.run(command + [f"--checkpoint_dir={logs}"], capture_output=True,
+                             text=True, timeout=3600, env=env)
+        elapsed = time.perf_counter() - start
+    accuracy = re.search(r"test accuracy ([0-9.]+)", run.stdout)
+    if run.returncode != 0 or accuracy is None:
+        sys.exit(f"{os.path.basename(sys.argv[0])}: the job failed (exit {run.returncode}):\n"
+                 f"{run.stdout}{run.stderr}")
+    return elapsed, accuracy.group(1)
 
 
 def main():
@@ -24,20 +40,14 @@ def main():
     epochs, reps = option("epochs", 15), option("reps", 3)
     samples = []
     for _ in range(reps):
-        with tempfile.TemporaryDirectory() as logs:
-            start = time.perf_counter()
-            run = subprocess.run([troupe, "launch", "--ps=1", "--workers=2", "--", "troupe",
-                                  "train", f"--checkpoint_dir={logs}", f"--epochs={epochs}"],
-                                 capture_output=True, text=True, timeout=3600)
-            samples.append(time.perf_counter() - start)
-        accuracy = re.search(r"test accuracy ([0-9.]+)", run.stdout)
-        if run.returncode != 0 or accuracy is None:
-            sys.exit(f"main_job: the job failed (exit {run.returncode}):\n{run.stdout}{run.stderr}")
+        seconds, accuracy = run_job([troupe, "launch", "--ps=1", "--workers=2", "--", "troupe",
+                                     "train", f"--epochs={epochs}"])
+        samples.append(seconds)
     print(json.dumps({
         "bench": "training",
         "case": f"Fashion-MNIST, MLP 784-256-256-10, Adam, batch 128, {epochs} epochs",
         "system": f"troupe main job (launch: 1 ps + 2 workers, TLS, default threads); "
-                  f"test accuracy {accuracy.group(1)}",
+                  f"test accuracy {accuracy}",
         "unit": "s", "samples": samples}), flush=True)
 
 

@@ -11,27 +11,12 @@ usage: python_training.py TROUPE_CLI PYTHONPATH [--epochs=N] [--reps=N]
 """
 import json
 import os
-import re
-import subprocess
 import sys
-import tempfile
-import time
+
+from main_job import run_job
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SETTINGS = ["--batch_size=128", "--learning_rate=0.05"]
-
-
-def run(command, env):
-    with tempfile.TemporaryDirectory() as logs:
-        start = time.perf_counter()
-        done = subprocess.run(command + [f"--checkpoint_dir={logs}"], capture_output=True,
-                              text=True, timeout=3600, env=env)
-        elapsed = time.perf_counter() - start
-    accuracy = re.search(r"test accuracy ([0-9.]+)", done.stdout)
-    if done.returncode != 0 or accuracy is None:
-        sys.exit(f"python_training: the job failed (exit {done.returncode}):\n"
-                 f"{done.stdout}{done.stderr}")
-    return elapsed, accuracy.group(1)
 
 
 def main():
@@ -54,7 +39,7 @@ def main():
     accuracy = {}
     for _ in range(reps):
         for name, command in systems.items():
-            elapsed, accuracy[name] = run(command, env)
+            elapsed, accuracy[name] = run_job(command, env)
             samples[name].append(epochs * 60000 / elapsed)
     for name in systems:
         print(json.dumps({
