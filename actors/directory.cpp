@@ -2,6 +2,7 @@
 // detection (closed connections, heartbeats).
 #include "troupe/actors/directory.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -31,6 +32,9 @@ struct Resolving {
   Clock::time_point deadline;
   std::chrono::milliseconds backoff{100};
   bool retry = true;  // false: one attempt (the task was lost)
+  // Connected, monitored, and asked for a first heartbeat; handed out once it answers.
+  caf::actor settling;
+  std::chrono::milliseconds settle_backoff{100};
 };
 
 // A task we are connected to.
@@ -112,7 +116,8 @@ void mark_lost(Self* self, const TaskKey& key, Status reason, caf::actor frozen,
   if (st.lost[key].frozen != nullptr) schedule_tick(self);
 }
 
-void finish_resolve(Self* self, const TaskKey& key, const Status& status, const caf::actor& task) {
+void finish_resolve(Self* self, const TaskKey& key, const Status& status, const caf::actor& task,
+                    bool monitored = false) {
   auto it = self->state.resolving.find(key);
   if (it == self->state.resolving.end()) return;
   auto waiters = std::move(it->second.waiters);
@@ -123,7 +128,7 @@ void finish_resolve(Self* self, const TaskKey& key, const Status& status, const 
     if (self->state.lost.erase(key) > 0) {
       log_info("{} at {} is back", task_label(key), task_address(self, key));
     }
-    self->monitor(task);
+    if (!monitored) self->monitor(task);
     if (remote) schedule_tick(self);
   }
   for (auto& waiter : waiters)
@@ -192,6 +197,9 @@ void heartbeat_tick(Self* self) {
   if (watching) schedule_tick(self);
 }
 
+void settle(Self* self, const TaskKey& key, const caf::actor& task);
+void settle_failed(Self* self, const TaskKey& key, caf::actor task, const caf::error& err);
+
 // One connection attempt to the task's address; a failure is retried with back-off until
 // the deadline.
 void connect(Self* self, const TaskKey& key) {
@@ -215,7 +223,7 @@ void connect(Self* self, const TaskKey& key) {
                   caf::actor());
               return;
             }
-            finish_resolve(self, key, Status::OK(), caf::actor_cast<caf::actor>(ptr));
+            settle(self, key, caf::actor_cast<caf::actor>(ptr));
           },
           [=](caf::error& err) {
             auto it = self->state.resolving.find(key);
@@ -250,6 +258,60 @@ void connect(Self* self, const TaskKey& key) {
                                static_cast<int32_t>(key.second));
             again.backoff = std::min(again.backoff * 2, std::chrono::milliseconds(2000));
           });
+}
+
+// CAF 0.17 loses both connections when two tasks connect to each other at the same time:
+// each takes the other's handshake on the connection it accepted first, closes the one it
+// opened as redundant, and so closes the only connection the other kept; every proxy of each
+// task dies on the other side (remote_link_unreachable) right after the connect succeeded.
+// So a task reached over the network is handed out only once it has answered a heartbeat on
+// the connection, which comes after that closing if it happens. When it does, the task that
+// sorts first in the cluster connects again at once and the other after a pause, so that the
+// second try does not cross again.
+void settle(Self* self, const TaskKey& key, const caf::actor& task) {
+  auto& st = self->state;
+  Resolving& r = st.resolving.at(key);
+  if (task.node() == self->node()) return finish_resolve(self, key, Status::OK(), task);
+  r.settling = task;
+  self->monitor(task);
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(r.deadline - Clock::now());
+  auto timeout = std::clamp(left, std::chrono::milliseconds(1), answer_timeout(self));
+  self->request(task, timeout, heartbeat_atom::value)
+      .then(
+          [=] {
+            auto it = self->state.resolving.find(key);
+            if (it == self->state.resolving.end() || it->second.settling != task) return;
+            it->second.settling = nullptr;
+            finish_resolve(self, key, Status::OK(), task, /*monitored=*/true);
+          },
+          [=](caf::error& err) { settle_failed(self, key, task, err); });
+}
+
+// Task `key`'s connection closed, or it did not answer, before it was handed out.
+void settle_failed(Self* self, const TaskKey& key, caf::actor task, const caf::error& err) {
+  auto& st = self->state;
+  auto it = st.resolving.find(key);
+  if (it == st.resolving.end() || it->second.settling != task) return;
+  Resolving& r = it->second;
+  r.settling = nullptr;
+  self->demonitor(task);
+  const ServerDef& def = st.config.server_def;
+  bool sorts_first = TaskKey{def.job_name, def.task_index} < key;
+  auto pause = sorts_first ? std::chrono::milliseconds(0) : r.settle_backoff;
+  if (Clock::now() + pause >= r.deadline) {
+    Status why = err == caf::sec::request_timeout
+                     ? errors::Unavailable("{} at {} was connected but did not answer within {} ms",
+                                           task_label(key), r.address, answer_timeout(self).count())
+                     : errors::Unavailable("{} at {} closed the connection as it was made: {}",
+                                           task_label(key), r.address, self->system().render(err));
+    finish_resolve(self, key, why, caf::actor());
+    return;
+  }
+  log_debug("{} at {}: the connection closed as it was made ({}); connecting again in {} ms",
+            task_label(key), r.address, self->system().render(err), pause.count());
+  r.settle_backoff = std::min(r.settle_backoff * 2, std::chrono::milliseconds(2000));
+  self->delayed_send(self, pause, retry_connect_atom::value, key.first,
+                     static_cast<int32_t>(key.second));
 }
 
 void resolve_task(Self* self, const TaskKey& key, TaskCallback done) {
@@ -314,6 +376,11 @@ caf::behavior directory_behavior(Self* self, DirectoryConfig config) {
     // A task that went away is lost (looked up again, once, on next use); a watcher that went
     // away is forgotten.
     auto& st = self->state;
+    for (auto& [key, r] : st.resolving) {
+      if (r.settling == nullptr || r.settling.address() != msg.source) continue;
+      settle_failed(self, key, r.settling, msg.reason);
+      return;
+    }
     for (auto& [key, task] : st.tasks) {
       if (task.actor.address() != msg.source) continue;
       TaskKey gone = key;
@@ -374,7 +441,10 @@ caf::behavior directory_behavior(Self* self, DirectoryConfig config) {
       },
       [=](heartbeat_tick_atom) { heartbeat_tick(self); },
       [=](retry_connect_atom, const std::string& job, int32_t index) {
-        if (self->state.resolving.count({job, index}) > 0) connect(self, {job, index});
+        auto it = self->state.resolving.find({job, index});
+        if (it != self->state.resolving.end() && it->second.settling == nullptr) {
+          connect(self, {job, index});
+        }
       },
       [=](resolve_device_atom, const std::string& device) -> caf::result<caf::actor> {
         if (auto it = self->state.devices.find(device); it != self->state.devices.end()) {

@@ -15,6 +15,10 @@
 //   (watch_tasks_atom)                                   the sender (an actor of this process)
 //       is told of every task that is lost from now on:
 //       (task_lost_atom, std::string job, int32_t index, caf::error reason)
+// A task in another process is handed out once it has answered a first heartbeat on its new
+// connection: when two tasks connect to each other at the same moment, CAF 0.17 closes both
+// connections just after both connects succeeded, and the directory then connects again (the
+// task that sorts first at once, the other after a pause) within the connect deadline.
 // A task that cannot be reached before the connect deadline is Unavailable, naming the task
 // and its address; from then on it gets one connection attempt per lookup, as a task that
 // died does, so later lookups fail fast until it comes up. An unknown job, index or device is
