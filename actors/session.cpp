@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <thread>
 #include <type_traits>
 #include <variant>
 
@@ -16,12 +17,16 @@
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/transport/middleman.hpp"
 #include "troupe/graph/cluster/host_port.hpp"
+#include "troupe/graph/core/logging.hpp"
 
 namespace troupe {
 namespace {
 
 // How long opening or extending a session may take.
 const caf::duration kControlTimeout{std::chrono::seconds(60)};
+// The longest pause before connecting again to a server whose connection closed as it was
+// made (100, 200, 400, 800 ms: four more tries).
+constexpr auto kCrossedConnectPauseLimit = std::chrono::milliseconds(800);
 // Extra time the client waits beyond a step's own deadline for the server's verdict.
 constexpr auto kDeadlineGrace = std::chrono::seconds(10);
 // New nodes go to the server in requests of about this many bytes each (a node bigger than
@@ -112,7 +117,25 @@ StatusOr<LocalTask> connect_to(const std::string& target, std::shared_ptr<Runtim
     TROUPE_ASSIGN_OR_RETURN(runtime, Runtime::shared_default());
   }
   caf::actor_system& system = runtime->system();
+  // As in the directory (actors/directory.cpp, settle): when this process and the server's
+  // connect to each other at the same moment, CAF 0.17 closes both connections just after
+  // they were made. The server is used once it has answered a heartbeat, and reached again
+  // if its connection closed first.
   auto task = remote_actor(system, host_port.first, static_cast<uint16_t>(host_port.second));
+  for (auto pause = std::chrono::milliseconds(100); task; pause *= 2) {
+    auto answered = blocking_request<caf::unit_t>(
+        system, *task, kControlTimeout, "reaching the server at " + target, heartbeat_atom::value);
+    if (answered.ok()) break;
+    if (answered.status().code() != Code::kUnavailable || pause > kCrossedConnectPauseLimit) {
+      return answered.status();
+    }
+    log_debug(
+        "the connection to the server at {} closed as it was made ({}); connecting again "
+        "in {} ms",
+        target, answered.status().to_string(), pause.count());
+    std::this_thread::sleep_for(pause);
+    task = remote_actor(system, host_port.first, static_cast<uint16_t>(host_port.second));
+  }
   if (!task) {
     std::string hint;
     // A TLS client's handshake with a plaintext node fails in either of these ways; the node
