@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -34,6 +35,7 @@ struct Resolving {
   bool retry = true;  // false: one attempt (the task was lost)
   // Connected, monitored, and asked for a first heartbeat; handed out once it answers.
   caf::actor settling;
+  uint64_t settle_attempt = 0;  // tells this heartbeat's answer from an earlier one's
   std::chrono::milliseconds settle_backoff{100};
 };
 
@@ -198,7 +200,7 @@ void heartbeat_tick(Self* self) {
 }
 
 void settle(Self* self, const TaskKey& key, const caf::actor& task);
-void settle_failed(Self* self, const TaskKey& key, caf::actor task, const caf::error& err);
+void settle_failed(Self* self, const TaskKey& key, const caf::error& err);
 
 // One connection attempt to the task's address; a failure is retried with back-off until
 // the deadline.
@@ -273,37 +275,59 @@ void settle(Self* self, const TaskKey& key, const caf::actor& task) {
   Resolving& r = st.resolving.at(key);
   if (task.node() == self->node()) return finish_resolve(self, key, Status::OK(), task);
   r.settling = task;
+  uint64_t attempt = ++r.settle_attempt;
   self->monitor(task);
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(r.deadline - Clock::now());
-  auto timeout = std::clamp(left, std::chrono::milliseconds(1), answer_timeout(self));
+  auto timeout = std::max(std::min(left, answer_timeout(self)), std::chrono::milliseconds(1));
+  // The answer (or error) of an earlier attempt's heartbeat is for a handle that compares equal
+  // to this one (same node and actor id), so attempts are told apart by number.
+  auto current = [=]() -> Resolving* {
+    auto it = self->state.resolving.find(key);
+    if (it == self->state.resolving.end() || it->second.settling == nullptr ||
+        it->second.settle_attempt != attempt) {
+      return nullptr;
+    }
+    return &it->second;
+  };
   self->request(task, timeout, heartbeat_atom::value)
       .then(
           [=] {
-            auto it = self->state.resolving.find(key);
-            if (it == self->state.resolving.end() || it->second.settling != task) return;
-            it->second.settling = nullptr;
-            finish_resolve(self, key, Status::OK(), task, /*monitored=*/true);
+            if (Resolving* now = current()) {
+              now->settling = nullptr;
+              finish_resolve(self, key, Status::OK(), task, /*monitored=*/true);
+            }
           },
-          [=](caf::error& err) { settle_failed(self, key, task, err); });
+          [=](caf::error& err) {
+            if (current() != nullptr) settle_failed(self, key, err);
+          });
 }
 
-// Task `key`'s connection closed, or it did not answer, before it was handed out.
-void settle_failed(Self* self, const TaskKey& key, caf::actor task, const caf::error& err) {
+// Task `key`, being settled, closed its connection or did not answer its first heartbeat.
+// Only a connection closed as it was made (remote_link_unreachable) is tried again.
+void settle_failed(Self* self, const TaskKey& key, const caf::error& err) {
   auto& st = self->state;
-  auto it = st.resolving.find(key);
-  if (it == st.resolving.end() || it->second.settling != task) return;
-  Resolving& r = it->second;
-  r.settling = nullptr;
+  Resolving& r = st.resolving.at(key);
+  caf::actor task = std::exchange(r.settling, nullptr);
   self->demonitor(task);
   const ServerDef& def = st.config.server_def;
   bool sorts_first = TaskKey{def.job_name, def.task_index} < key;
-  auto pause = sorts_first ? std::chrono::milliseconds(0) : r.settle_backoff;
-  if (Clock::now() + pause >= r.deadline) {
-    Status why = err == caf::sec::request_timeout
-                     ? errors::Unavailable("{} at {} was connected but did not answer within {} ms",
-                                           task_label(key), r.address, answer_timeout(self).count())
-                     : errors::Unavailable("{} at {} closed the connection as it was made: {}",
-                                           task_label(key), r.address, self->system().render(err));
+  auto pause =
+      sorts_first && r.settle_attempt == 1 ? std::chrono::milliseconds(0) : r.settle_backoff;
+  bool crossed = err == caf::exit_reason::remote_link_unreachable || connection_closed(task);
+  if (!crossed || Clock::now() + pause >= r.deadline) {
+    Status why;
+    if (err == caf::sec::request_timeout) {
+      why = errors::Unavailable("{} at {} was connected but did not answer a heartbeat in time",
+                                task_label(key), r.address);
+    } else if (err == caf::exit_reason::user_shutdown) {
+      why = errors::Unavailable("{} at {} stopped", task_label(key), r.address);
+    } else {
+      why = errors::Unavailable("{} at {} is lost: its connection closed ({})", task_label(key),
+                                r.address, self->system().render(err));
+    }
+    // As for a task never reached: the next lookups try once each.
+    auto& lost = st.lost[key];
+    if (lost.frozen == nullptr) lost.reason = why;
     finish_resolve(self, key, why, caf::actor());
     return;
   }
@@ -378,7 +402,8 @@ caf::behavior directory_behavior(Self* self, DirectoryConfig config) {
     auto& st = self->state;
     for (auto& [key, r] : st.resolving) {
       if (r.settling == nullptr || r.settling.address() != msg.source) continue;
-      settle_failed(self, key, r.settling, msg.reason);
+      TaskKey settling = key;  // settle_failed may erase the entry
+      settle_failed(self, settling, msg.reason);
       return;
     }
     for (auto& [key, task] : st.tasks) {

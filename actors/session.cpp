@@ -127,11 +127,7 @@ StatusOr<LocalTask> connect_to(const std::string& target, std::shared_ptr<Runtim
         system, *task, kControlTimeout, "reaching the server at " + target, heartbeat_atom::value);
     if (answered.ok()) break;
     // Only a connection that closed is tried again: a server that does not answer is not.
-    auto* proxy =
-        dynamic_cast<caf::monitorable_actor*>(caf::actor_cast<caf::abstract_actor*>(*task));
-    bool closed =
-        proxy != nullptr && proxy->fail_state() == caf::exit_reason::remote_link_unreachable;
-    if (!closed || pause > kCrossedConnectPauseLimit) return answered.status();
+    if (!connection_closed(*task) || pause > kCrossedConnectPauseLimit) return answered.status();
     log_debug(
         "the connection to the server at {} closed as it was made ({}); connecting again "
         "in {} ms",

@@ -54,6 +54,12 @@ caf::expected<caf::actor> remote_actor(caf::actor_system& system, const std::str
   return system.middleman().remote_actor(host, port);
 }
 
+bool connection_closed(const caf::actor& remote) {
+  auto* actor =
+      dynamic_cast<caf::monitorable_actor*>(caf::actor_cast<caf::abstract_actor*>(remote));
+  return actor != nullptr && actor->fail_state() == caf::exit_reason::remote_link_unreachable;
+}
+
 bool speaks_plaintext_first(const std::string& host, uint16_t port,
                             std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -30,6 +30,13 @@ void unpublish(caf::actor_system& system, const caf::actor& whom, uint16_t port)
 caf::expected<caf::actor> remote_actor(caf::actor_system& system, const std::string& host,
                                        uint16_t port);
 
+// Whether the handle of a remote actor ended because the connection to its process closed
+// (its proxy died with remote_link_unreachable). Two processes that connect to each other at
+// the same moment can lose both connections just after both were made (CAF 0.17 keeps, on each
+// side, the one it accepted and closes the one it opened); whoever connected then connects
+// again (actors/directory.cpp, actors/session.cpp).
+bool connection_closed(const caf::actor& remote);
+
 // Whether whatever listens at `host`:`port` speaks first, in plaintext, within `timeout`: a
 // node without TLS greets every connection with its BASP handshake, while a TLS server waits
 // for the client's hello. Tells a TLS client why its handshake failed. False when nothing
