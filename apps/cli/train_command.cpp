@@ -9,14 +9,15 @@
 // set every --eval_every_steps (summaries in --checkpoint_dir/eval), reports progress (to
 // `troupe launch`, or as lines), and finally prints the test accuracy and loss. SIGINT or SIGTERM
 // stops a worker after its current step; the chief then writes a final checkpoint (as TensorFlow's
-// CheckpointSaverHook does at end) and exits with 128 + the signal. A second signal ends the
-// process at once.
+// CheckpointSaverHook does at end) and exits with 128 + the signal; a worker still waiting for
+// the chief stops waiting and exits the same way. A second signal ends the process at once.
 #include <pthread.h>
 
 #include <atomic>
 #include <charconv>
 #include <iostream>
 #include <sstream>
+#include <stop_token>
 #include <thread>
 #include <variant>
 
@@ -174,9 +175,11 @@ int serve_ps(const ServerDef& def, int health_port, StopSignals& stop_signals) {
   exit_now(0);
 }
 
-// The signal that asked training to stop (0: none yet). Process-wide: the thread that waits
-// for signals outlives train_command.
+// The signal that asked training to stop (0: none yet), and the same as a stop request for a
+// worker still waiting for the chief. Process-wide: the thread that waits for signals
+// outlives train_command.
 std::atomic<int> stop_signal{0};
+std::stop_source stop_waiting;
 
 // Waits for SIGINT and SIGTERM on a thread of its own: the first one asks training to stop
 // after the current step, a second one ends the process at once.
@@ -186,6 +189,7 @@ void watch_stop_signals(StopSignals signals) {
     for (;;) {
       int signal = signals.wait();
       if (stop_signal.exchange(signal) != 0) exit_now(128 + signal);
+      stop_waiting.request_stop();
     }
   }).detach();
 }
@@ -346,7 +350,15 @@ static int run_train(const Args& args) {
         std::make_shared<SyncReplicasHook>(*sync_optimizer, is_chief, server->target(),
                                            /*init_tokens=*/false, options.config));
   }
+  options.stop = stop_waiting.get_token();
   auto session = MonitoredTrainingSession::create(root, options);
+  if (int signal = stop_signal.load();
+      !session.ok() && signal != 0 && session.status().code() == Code::kCancelled) {
+    std::cout << fmt::format("troupe train: stopped by {} while waiting for the chief",
+                             signal == SIGINT ? "SIGINT" : "SIGTERM")
+              << std::endl;
+    return 128 + signal;
+  }
   if (!session.ok()) return fail(session.status());
   MonitoredTrainingSession& mts = **session;
   auto global_step = mts.session().run(m.global_step.ref);

@@ -103,9 +103,18 @@ Status MonitoredTrainingSession::prepare(bool recovering) {
   }
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.ready_timeout_ms);
+  bool said_waiting = false;
   for (;;) {
+    if (options_.stop.stop_requested()) {
+      return errors::Cancelled("stopped while waiting for the chief to initialise the model");
+    }
     TROUPE_ASSIGN_OR_RETURN(bool initialised, ready());
     if (initialised) return Status::OK();
+    if (!said_waiting) {
+      log_info("waiting for the chief to initialise the model (up to {} ms)",
+               options_.ready_timeout_ms);
+      said_waiting = true;
+    }
     if (std::chrono::steady_clock::now() >= deadline) {
       return errors::DeadlineExceeded(
           "the chief did not initialise the model within {} ms (is worker 0 running?)",

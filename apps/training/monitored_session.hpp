@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,6 +46,10 @@ struct MonitoredTrainingSessionOptions {
   std::vector<std::shared_ptr<SessionRunHook>> chief_only_hooks;
   std::optional<SessionConfig> config;
   int64_t ready_timeout_ms = 300000;  // how long a non-chief waits for the chief
+  // A stop request ends a non-chief's wait for the chief (at start-up or in a recovery) with
+  // Cancelled within a poll (200 ms) or the check it is running; the program's way to let
+  // Ctrl-C through that wait. Steps are not interrupted by it: they have deadlines of their own.
+  std::stop_token stop;
   // As TensorFlow's MonitoredSession: a step that fails with Unavailable or Aborted (a task
   // was lost) closes the session, opens a new one and prepares the model again — the chief
   // keeps a model that is still ready and otherwise restores the newest checkpoint (a

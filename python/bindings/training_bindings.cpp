@@ -9,6 +9,7 @@
 #include <pybind11/stl.h>
 
 #include <mutex>
+#include <stop_token>
 
 #include "bindings.hpp"
 #include "blocking_call.hpp"
@@ -175,10 +176,14 @@ void bind_training(py::module_& m) {
             for (const py::object& hook : python_hooks) {
               options.hooks.push_back(std::make_shared<PythonHook>(hook, result.errors));
             }
+            // Ctrl-C ends a non-chief's wait for the chief; the other phases end by their
+            // own deadlines.
+            std::stop_source stop;
+            options.stop = stop.get_token();
             StatusOr<std::unique_ptr<MonitoredTrainingSession>> created = Status::OK();
             call_interruptibly(
                 [&] { created = MonitoredTrainingSession::create(scope, std::move(options)); },
-                [] {});
+                [&] { stop.request_stop(); });
             result.errors->raise_pending();
             raise_if_failed(scope);
             result.session = check(std::move(created));

@@ -13,6 +13,7 @@
 
 #include "apps/child_process.hpp"
 #include "apps/training/event_scalars.hpp"
+#include "free_ports.hpp"
 #include "temp_files.hpp"
 #include "troupe/apps/cli/fashion_mnist.hpp"
 #include "troupe/apps/training/saver.hpp"
@@ -195,6 +196,32 @@ BOOST_AUTO_TEST_CASE(sigint_makes_the_chief_write_a_final_checkpoint) {
   BOOST_REQUIRE(latest.has_value());
   BOOST_TEST(*latest == stopped[2].str(), result.out);
   BOOST_TEST(fs::path(*latest).filename().string() == "model.ckpt-" + stopped[1].str() + ".npz");
+}
+
+BOOST_AUTO_TEST_CASE(sigint_ends_a_workers_wait_for_the_chief) {
+  if (!have_data()) return;
+  ClusterSpec cluster = testing::free_port_cluster({{"ps", 1}, {"worker", 2}});
+  std::vector<std::string> hosts = {"--ps_hosts=" + cluster.task_address("ps", 0).value(),
+                                    "--worker_hosts=" + cluster.task_address("worker", 0).value() +
+                                        "," + cluster.task_address("worker", 1).value()};
+  auto task = [&](const std::string& job, int index) {
+    std::vector<std::string> argv = {TROUPE_CLI, "train", "--insecure", "--job_name=" + job,
+                                     "--task_index=" + std::to_string(index)};
+    argv.insert(argv.end(), hosts.begin(), hosts.end());
+    return argv;
+  };
+  ChildProcess ps(task("ps", 0));
+  // Worker 1 waits for a chief that never comes.
+  ChildProcess worker(task("worker", 1));
+  BOOST_REQUIRE_MESSAGE(
+      worker.wait_for("waiting for the chief to initialise the model", kTimeoutMs),
+      worker.output());
+  auto result = worker.stop(SIGINT, 10000);
+  BOOST_TEST(result.exit_code == 130, result.out);
+  BOOST_TEST(result.out.find("troupe train: stopped by SIGINT while waiting for the chief") !=
+                 std::string::npos,
+             result.out);
+  ps.stop(SIGTERM, 10000);
 }
 
 BOOST_AUTO_TEST_CASE(recovers_from_a_killed_ps) {

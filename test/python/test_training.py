@@ -4,6 +4,9 @@ on a cluster of this process."""
 
 import logging
 import os
+import signal
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -184,6 +187,17 @@ def test_saver_takes_the_step_as_a_number_tensor_or_numpy_value(tmp_path):
         np.testing.assert_array_equal(sess.run(w), [[0.0], [0.0]])
         with pytest.raises(ValueError, match="model.ckpt"):
             saver.save(sess, str(tmp_path / "other"))
+
+
+def test_ctrl_c_ends_a_non_chiefs_wait_for_the_chief():
+    linear_model()
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        # No chief will come: without Ctrl-C this waits max_wait_secs.
+        tf.train.MonitoredTrainingSession(is_chief=False, max_wait_secs=300)
+    assert time.monotonic() - started < 5
 
 
 def test_monitored_session_errors():

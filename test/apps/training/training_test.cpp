@@ -7,6 +7,7 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <stop_token>
 #include <thread>
 
 #include <boost/test/unit_test.hpp>
@@ -455,6 +456,28 @@ BOOST_AUTO_TEST_CASE(a_worker_waits_for_the_chief) {
   lonely.master = lonely_server->target();
   check_error(MonitoredTrainingSession::create(lonely_model.root, lonely).status(),
               Code::kDeadlineExceeded, "the chief did not initialise the model");
+}
+
+// A stop request (Ctrl-C in Python, SIGINT in troupe train) ends the wait for the chief.
+BOOST_AUTO_TEST_CASE(a_stop_request_ends_the_wait_for_the_chief) {
+  Regression model;
+  auto server = value_or_throw(Server::create_local_server());
+  MonitoredTrainingSessionOptions options;
+  options.master = server->target();
+  options.is_chief = false;
+  std::stop_source stop;
+  options.stop = stop.get_token();
+  auto started = std::chrono::steady_clock::now();
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop.request_stop();
+  });
+  auto created = MonitoredTrainingSession::create(model.root, options);
+  stopper.join();
+  auto waited = std::chrono::steady_clock::now() - started;
+  check_error(created.status(), Code::kCancelled, "stopped while waiting for the chief");
+  // Within a poll of the request, far from the 300 s the wait would otherwise take.
+  BOOST_TEST(waited < std::chrono::seconds(5));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
