@@ -387,7 +387,10 @@ static int run_train(const Args& args) {
   while (start_step < last_step && !mts.should_stop() && stop_signal.load() == 0) {
     batches.next(&images, &labels);
     auto ran = mts.run({}, {{m.images, images}, {m.labels, labels}}, {train_op});
-    if (!ran.ok()) return fail(ran.status());
+    // A stop signal also ends a recovery's wait for the chief.
+    if (!ran.ok() && !(stop_signal.load() != 0 && ran.status().code() == Code::kCancelled)) {
+      return fail(ran.status());
+    }
   }
   if (int signal = stop_signal.load(); signal != 0) {
     // An error reading the step is reported by close() below.
