@@ -36,7 +36,6 @@ struct Resolving {
   // Connected, monitored, and asked for a first heartbeat; handed out once it answers.
   caf::actor settling;
   uint64_t settle_attempt = 0;  // tells this heartbeat's answer from an earlier one's
-  std::chrono::milliseconds settle_backoff{100};
 };
 
 // A task we are connected to.
@@ -311,8 +310,12 @@ void settle_failed(Self* self, const TaskKey& key, const caf::error& err) {
   self->demonitor(task);
   const ServerDef& def = st.config.server_def;
   bool sorts_first = TaskKey{def.job_name, def.task_index} < key;
-  auto pause =
-      sorts_first && r.settle_attempt == 1 ? std::chrono::milliseconds(0) : r.settle_backoff;
+  // 100 ms after the first close, doubling up to 2 s; none the first time for the task that
+  // sorts first.
+  auto backoff = std::chrono::milliseconds(100 << std::min<uint64_t>(r.settle_attempt - 1, 5));
+  auto pause = sorts_first && r.settle_attempt == 1
+                   ? std::chrono::milliseconds(0)
+                   : std::min(backoff, std::chrono::milliseconds(2000));
   bool crossed = err == caf::exit_reason::remote_link_unreachable || connection_closed(task);
   if (!crossed || Clock::now() + pause >= r.deadline) {
     Status why;
@@ -333,7 +336,6 @@ void settle_failed(Self* self, const TaskKey& key, const caf::error& err) {
   }
   log_debug("{} at {}: the connection closed as it was made ({}); connecting again in {} ms",
             task_label(key), r.address, self->system().render(err), pause.count());
-  r.settle_backoff = std::min(r.settle_backoff * 2, std::chrono::milliseconds(2000));
   self->delayed_send(self, pause, retry_connect_atom::value, key.first,
                      static_cast<int32_t>(key.second));
 }

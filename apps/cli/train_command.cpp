@@ -181,6 +181,15 @@ int serve_ps(const ServerDef& def, int health_port, StopSignals& stop_signals) {
 std::atomic<int> stop_signal{0};
 std::stop_source stop_waiting;
 
+// Whether `status` is the Cancelled a stop signal caused (it ended a wait for the chief).
+bool cancelled_by_stop_signal(const Status& status) {
+  return stop_signal.load() != 0 && status.code() == Code::kCancelled;
+}
+
+const char* signal_name(int signal) {
+  return signal == SIGINT ? "SIGINT" : "SIGTERM";
+}
+
 // Waits for SIGINT and SIGTERM on a thread of its own: the first one asks training to stop
 // after the current step, a second one ends the process at once.
 void watch_stop_signals(StopSignals signals) {
@@ -352,10 +361,10 @@ static int run_train(const Args& args) {
   }
   options.stop = stop_waiting.get_token();
   auto session = MonitoredTrainingSession::create(root, options);
-  if (int signal = stop_signal.load();
-      !session.ok() && signal != 0 && session.status().code() == Code::kCancelled) {
+  if (!session.ok() && cancelled_by_stop_signal(session.status())) {
+    int signal = stop_signal.load();
     std::cout << fmt::format("troupe train: stopped by {} while waiting for the chief",
-                             signal == SIGINT ? "SIGINT" : "SIGTERM")
+                             signal_name(signal))
               << std::endl;
     return 128 + signal;
   }
@@ -388,9 +397,7 @@ static int run_train(const Args& args) {
     batches.next(&images, &labels);
     auto ran = mts.run({}, {{m.images, images}, {m.labels, labels}}, {train_op});
     // A stop signal also ends a recovery's wait for the chief.
-    if (!ran.ok() && !(stop_signal.load() != 0 && ran.status().code() == Code::kCancelled)) {
-      return fail(ran.status());
-    }
+    if (!ran.ok() && !cancelled_by_stop_signal(ran.status())) return fail(ran.status());
   }
   if (int signal = stop_signal.load(); signal != 0) {
     // An error reading the step is reported by close() below.
@@ -403,8 +410,8 @@ static int run_train(const Args& args) {
       auto latest = latest_checkpoint(options.checkpoint_dir);
       if (latest.ok() && latest->has_value()) saved = ", checkpoint " + **latest;
     }
-    std::cout << fmt::format("troupe train: stopped by {} at step {}{}",
-                             signal == SIGINT ? "SIGINT" : "SIGTERM", step, saved)
+    std::cout << fmt::format("troupe train: stopped by {} at step {}{}", signal_name(signal), step,
+                             saved)
               << std::endl;
     return 128 + signal;
   }
