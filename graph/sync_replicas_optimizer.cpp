@@ -20,6 +20,17 @@ Status SyncReplicasOptimizer::minimize(const Scope& scope, const Output& loss,
         "got {} and {}",
         replicas_to_aggregate_, total_num_replicas_);
   }
+  if (!global_step.ref.valid()) {
+    return errors::InvalidArgument("SyncReplicasOptimizer.minimize: global_step is not a variable");
+  }
+  // As TensorFlow: the step may be int32 (tf.Variable(0)) or int64 (get_or_create_global_step);
+  // the local step and the tokens take its dtype, the accumulators get it as int64.
+  const DataType step_dtype = global_step.ref.dtype();
+  if (step_dtype != DataType::kInt32 && step_dtype != DataType::kInt64) {
+    return errors::InvalidArgument(
+        "SyncReplicasOptimizer.minimize: global step variable '{}' is {}, expected int32 or int64",
+        global_step.ref.node()->name(), dtype_name(step_dtype));
+  }
   TROUPE_ASSIGN_OR_RETURN(auto grads_and_vars, optimizer_->compute_gradients(scope, loss));
   Scope root = scope.root().sub_scope("sync_replicas");
   Scope at_step = root.colocate_with(global_step.ref.op());
@@ -27,12 +38,16 @@ Status SyncReplicasOptimizer::minimize(const Scope& scope, const Output& loss,
   // This worker's step: the global step it last saw.
   Scope on_worker = root.with_device(worker_device);
   Output local_step =
-      ops::Variable(on_worker.with_op_name("local_step"), TensorShape{}, DataType::kInt64);
+      ops::Variable(on_worker.with_op_name("local_step"), TensorShape{}, step_dtype);
   local_step_init_ = ops::Assign(on_worker, local_step, global_step.ref).op();
+  Output local_step_64 = step_dtype == DataType::kInt64
+                             ? local_step
+                             : ops::Cast(on_worker, local_step, DataType::kInt64);
 
   Output tokens =
-      ops::FIFOQueue(at_step.with_op_name("token_queue"), {DataType::kInt64},
+      ops::FIFOQueue(at_step.with_op_name("token_queue"), {step_dtype},
                      {.shapes = {PartialShape::scalar()}, .shared_name = "sync_token_queue"});
+  TROUPE_RETURN_IF_ERROR(root.status());
   std::vector<Operation> applied;
   std::vector<GradientAndVariable> averaged;
   std::vector<Output> accumulators;
@@ -43,29 +58,36 @@ Status SyncReplicasOptimizer::minimize(const Scope& scope, const Output& loss,
         ops::ConditionalAccumulator(at_var, gv.variable.dtype(), gv.variable.shape(),
                                     {.shared_name = gv.variable.node()->name() + "/grad_accum"});
     accumulators.push_back(acc);
-    applied.push_back(ops::AccumulatorApplyGradient(at_var, acc, local_step, gv.gradient));
+    applied.push_back(ops::AccumulatorApplyGradient(at_var, acc, local_step_64, gv.gradient));
     averaged.push_back(
         {ops::AccumulatorTakeGradient(at_var, acc, static_cast<int32_t>(replicas_to_aggregate_),
                                       gv.variable.dtype()),
          gv.variable});
+    TROUPE_RETURN_IF_ERROR(root.status().with_context(
+        fmt::format("SyncReplicasOptimizer: the accumulator of '{}'", gv.variable.node()->name())));
   }
   if (accumulators.empty()) {
     return errors::InvalidArgument("SyncReplicasOptimizer: no variable has a gradient");
   }
   // Worker: hand in the gradients, then wait for the chief's token and adopt its step.
   Scope after_apply = root.with_control_dependencies(applied);
-  Output token =
-      ops::QueueDequeue(after_apply.colocate_with(tokens.op()), tokens, {DataType::kInt64})[0];
-  train_op_ = ops::Assign(on_worker.with_op_name("train_op"), local_step, token).op();
+  std::vector<Output> token =
+      ops::QueueDequeue(after_apply.colocate_with(tokens.op()), tokens, {step_dtype});
+  TROUPE_RETURN_IF_ERROR(root.status());
+  train_op_ = ops::Assign(on_worker.with_op_name("train_op"), local_step, token.at(0)).op();
 
   // Chief: average, apply, advance the step, tell the accumulators, release the workers.
   TROUPE_ASSIGN_OR_RETURN(Operation update,
                           optimizer_->apply_gradients(root, averaged, global_step.ref));
   Scope after_update = at_step.with_control_dependencies({update});
   Output new_step = ops::Identity(after_update, global_step.ref);
+  Output new_step_64 =
+      step_dtype == DataType::kInt64 ? new_step : ops::Cast(at_step, new_step, DataType::kInt64);
+  TROUPE_RETURN_IF_ERROR(root.status());
   std::vector<Operation> released;
   for (const Output& acc : accumulators) {
-    released.push_back(ops::AccumulatorSetGlobalStep(root.colocate_with(acc.op()), acc, new_step));
+    released.push_back(
+        ops::AccumulatorSetGlobalStep(root.colocate_with(acc.op()), acc, new_step_64));
   }
   Operation enqueued;
   for (int i = 0; i < total_num_replicas_; ++i) {
@@ -81,7 +103,7 @@ Status SyncReplicasOptimizer::minimize(const Scope& scope, const Output& loss,
     queued = ops::QueueEnqueue(in_order.with_op_name("init_token"), tokens, {global_step.ref});
   }
   init_tokens_ = queued;
-  return scope.status();
+  return root.status();
 }
 
 }  // namespace troupe

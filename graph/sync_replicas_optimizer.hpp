@@ -26,8 +26,10 @@ class SyncReplicasOptimizer {
                         int total_num_replicas);
 
   // Builds the accumulators, the token queue and the worker's and chief's ops for `loss`.
-  // `worker_device` places this worker's local step ("/job:worker/task:1").
-  // InvalidArgument for replica counts < 1.
+  // `worker_device` places this worker's local step ("/job:worker/task:1"). The global step
+  // may be int32 (TensorFlow 1.x's tf.Variable(0, name='global_step')) or int64; the local
+  // step and the tokens take its dtype. InvalidArgument for replica counts < 1 or a global
+  // step of another dtype (naming it); nothing is left half-built in a way that crashes.
   Status minimize(const Scope& scope, const Output& loss, const ModelVariable& global_step,
                   const std::string& worker_device);
 

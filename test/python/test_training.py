@@ -214,7 +214,13 @@ def test_monitored_session_errors():
         sess.run(train_op)
 
 
-def test_sync_replicas_on_a_cluster_in_this_process(insecure):
+# TensorFlow 1.x programs make the step with tf.Variable(0, ...): int32 (this crashed the
+# process with SIGSEGV); get_or_create_global_step makes an int64 one.
+@pytest.mark.parametrize("make_step", [
+    tf.train.get_or_create_global_step,
+    lambda: tf.Variable(0, trainable=False, name="global_step"),
+], ids=["int64_step", "int32_step"])
+def test_sync_replicas_on_a_cluster_in_this_process(insecure, make_step):
     ports = free_ports(3)
     cluster = tf.train.ClusterSpec({"ps": ["127.0.0.1:%d" % ports[0]],
                                     "worker": ["127.0.0.1:%d" % p for p in ports[1:]]})
@@ -227,7 +233,7 @@ def test_sync_replicas_on_a_cluster_in_this_process(insecure):
         y = tf.placeholder(tf.float32, [None, 1])
         w = tf.get_variable("w", [2, 1], initializer=tf.zeros_initializer())
         loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
-        step = tf.train.get_or_create_global_step()
+        step = make_step()
         opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1),
                                              replicas_to_aggregate=1, total_num_replicas=1)
         train_op = opt.minimize(loss, global_step=step)

@@ -39,12 +39,18 @@ struct Regression {
   Output x, y, loss;
   ModelVariable w, step;
 
-  explicit Regression(const Scope& placed_root, const Scope& placed) : root(placed_root) {
+  // `step_dtype`: the global step's, int64 (get_or_create_global_step) or int32 (TensorFlow 1.x
+  // programs' usual tf.Variable(0, trainable=False, name='global_step')).
+  explicit Regression(const Scope& placed_root, const Scope& placed,
+                      DataType step_dtype = DataType::kInt64)
+      : root(placed_root) {
     x = ops::Placeholder(placed.with_op_name("x"), DataType::kDouble, PartialShape({-1, 3}));
     y = ops::Placeholder(placed.with_op_name("y"), DataType::kDouble, PartialShape({-1, 1}));
     w = make_variable(placed, "w",
                       value_or_throw(Tensor::from_vector<double>({0.5, 0.5, 0.5}, {3, 1})));
-    step = get_or_create_global_step(placed);
+    step = step_dtype == DataType::kInt64
+               ? get_or_create_global_step(placed)
+               : make_variable(placed, "global_step", Tensor(int32_t{0}), /*trainable=*/false);
     loss = ops::Mean(
         placed, ops::Square(placed, ops::Sub(placed, ops::MatMul(placed, x, w.ref), y)), {0, 1});
   }
@@ -486,7 +492,7 @@ BOOST_AUTO_TEST_SUITE(sync_replicas)
 
 // Two synchronous workers with batch B reach the same variables as one worker with batch 2B on
 // the same data: each update averages the two half-batch gradients.
-BOOST_AUTO_TEST_CASE(two_workers_of_batch_b_equal_one_worker_of_batch_2b) {
+void two_sync_workers_equal_one_of_twice_the_batch(DataType step_dtype) {
   constexpr int kSteps = 6;
   constexpr int kBatch = 4;
   constexpr double kRate = 0.3;
@@ -512,7 +518,7 @@ BOOST_AUTO_TEST_CASE(two_workers_of_batch_b_equal_one_worker_of_batch_2b) {
     auto setter = value_or_throw(
         replica_device_setter(cluster->cluster(), fmt::format("/job:worker/task:{}", task)));
     Scope root = Scope::new_root();
-    Regression m(root, root.with_device_function(setter));
+    Regression m(root, root.with_device_function(setter), step_dtype);
     SyncReplicasOptimizer sync(std::make_shared<GradientDescentOptimizer>(kRate), 2, 2);
     Status built = sync.minimize(root.with_device_function(setter), m.loss, m.step,
                                  fmt::format("/job:worker/task:{}", task));
@@ -556,6 +562,24 @@ BOOST_AUTO_TEST_CASE(two_workers_of_batch_b_equal_one_worker_of_batch_2b) {
           "worker " << task << " w[" << i << "] " << results[task][i] << " vs " << expected[i]);
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(two_workers_of_batch_b_equal_one_worker_of_batch_2b) {
+  two_sync_workers_equal_one_of_twice_the_batch(DataType::kInt64);
+}
+
+// TensorFlow 1.x's usual int32 global step (this crashed the process with SIGSEGV).
+BOOST_AUTO_TEST_CASE(sync_replicas_train_with_an_int32_global_step) {
+  two_sync_workers_equal_one_of_twice_the_batch(DataType::kInt32);
+}
+
+BOOST_AUTO_TEST_CASE(sync_replicas_refuse_a_global_step_that_is_not_an_integer) {
+  Scope root = Scope::new_root();
+  Regression m(root);
+  ModelVariable float_step = make_variable(root, "float_step", Tensor(0.0f), false);
+  SyncReplicasOptimizer sync(std::make_shared<GradientDescentOptimizer>(0.1), 1, 1);
+  check_error(sync.minimize(root, m.loss, float_step, "/job:localhost/task:0"),
+              Code::kInvalidArgument, "global step variable 'float_step' is float32");
 }
 
 BOOST_AUTO_TEST_CASE(stale_gradients_are_dropped) {
