@@ -1,44 +1,27 @@
 // Saver: gathering, writing, indexing and restoring checkpoints.
 #include "troupe/apps/training/saver.hpp"
 
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 
+#include "troupe/apps/training/checkpoint_index.hpp"
 #include "troupe/apps/training/formats/npz.hpp"
+#include "troupe/graph/core/logging.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kIndexFile = "checkpoint";
-
-std::vector<std::string> read_index(const std::string& dir) {
-  std::vector<std::string> paths;
-  std::ifstream in(fs::path(dir) / kIndexFile);
-  std::string line;
-  std::regex entry(R"(^all_model_checkpoint_paths: \"(.*)\"$)");
-  std::smatch match;
-  while (std::getline(in, line)) {
-    if (std::regex_match(line, match, entry)) paths.push_back(match[1]);
+// The checkpoint files `state` no longer keeps: removed once the new index is durable, so an
+// index never names a file that is gone. A file that cannot be removed is only a warning.
+void remove_checkpoints(const std::string& dir, const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    fs::remove(checkpoint_path_in(dir, path), ec);
+    if (ec) log_warning("cannot remove old checkpoint {}: {}", path, ec.message());
   }
-  return paths;
-}
-
-Status write_index(const std::string& dir, const std::vector<std::string>& paths) {
-  std::string tmp = (fs::path(dir) / (std::string(kIndexFile) + ".tmp")).string();
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << "model_checkpoint_path: \"" << paths.back() << "\"\n";
-    for (const auto& p : paths)
-      out << "all_model_checkpoint_paths: \"" << p << "\"\n";
-    if (!out) return errors::Unavailable("cannot write checkpoint index {}", tmp);
-  }
-  std::error_code ec;
-  fs::rename(tmp, fs::path(dir) / kIndexFile, ec);
-  if (ec) return errors::Unavailable("cannot write checkpoint index in {}: {}", dir, ec.message());
-  return Status::OK();
 }
 
 }  // namespace
@@ -79,16 +62,36 @@ StatusOr<std::string> Saver::save(Session& session, const std::string& dir, int6
     named.emplace_back(names_[i], values[i]);
   std::string file = "model.ckpt-" + std::to_string(global_step) + ".npz";
   std::string path = (fs::path(dir) / file).string();
-  TROUPE_RETURN_IF_ERROR(write_npz(path, named));
-
-  std::vector<std::string> kept = read_index(dir);
-  std::erase(kept, file);
-  kept.push_back(file);
-  while (static_cast<int>(kept.size()) > max_to_keep_) {
-    fs::remove(fs::path(dir) / kept.front(), ec);
-    kept.erase(kept.begin());
+  // The data first, durably; then the index that names it; then what the index dropped.
+  TROUPE_ASSIGN_OR_RETURN(std::optional<CheckpointState> previous, recover_checkpoint_state(dir));
+  Status saved = write_npz(path, named).with_context("saving a checkpoint");
+  CheckpointState state;
+  if (previous) state.all_model_checkpoint_paths = std::move(previous->all_model_checkpoint_paths);
+  std::erase(state.all_model_checkpoint_paths, file);
+  state.all_model_checkpoint_paths.push_back(file);
+  std::vector<std::string> dropped;
+  while (static_cast<int>(state.all_model_checkpoint_paths.size()) > max_to_keep_) {
+    dropped.push_back(state.all_model_checkpoint_paths.front());
+    state.all_model_checkpoint_paths.erase(state.all_model_checkpoint_paths.begin());
   }
-  TROUPE_RETURN_IF_ERROR(write_index(dir, kept));
+  state.model_checkpoint_path = file;
+  if (saved.ok()) {
+    saved = write_checkpoint_index(dir, state).with_context("saving " + path);
+  }
+  if (!saved.ok()) {
+    // A file no index names would stay on a full disk for good: remove it, unless the index
+    // names it (it was renamed into place and only the directory's fsync failed, or this
+    // step was saved before).
+    auto index = read_checkpoint_index(dir);
+    if (!index.ok() || !index->has_value() ||
+        std::ranges::find((*index)->all_model_checkpoint_paths, file) ==
+            (*index)->all_model_checkpoint_paths.end()) {
+      std::error_code ec;
+      if (fs::exists(path, ec)) remove_checkpoints(dir, {file});
+    }
+    return saved;
+  }
+  remove_checkpoints(dir, dropped);
   return path;
 }
 
@@ -113,12 +116,12 @@ Status Saver::restore(Session& session, const std::string& path) const {
   return session.run_targets({restore_all_}, feeds).with_context("restoring " + path);
 }
 
-Status remove_unfinished_checkpoints(const std::string& dir) {
+Status prepare_checkpoint_directory(const std::string& dir) {
   std::error_code ec;
   fs::directory_iterator entries(dir, ec);
   if (ec == std::errc::no_such_file_or_directory) return Status::OK();
   if (ec) return errors::Unavailable("cannot list checkpoint directory {}: {}", dir, ec.message());
-  static const std::regex unfinished(R"(^(model\.ckpt-[0-9]+\.npz|checkpoint)\.tmp$)");
+  static const std::regex unfinished(R"(^(.+-[0-9]+\.npz|checkpoint)\.tmp$)");
   for (const auto& entry : entries) {
     if (!std::regex_match(entry.path().filename().string(), unfinished)) continue;
     fs::remove(entry.path(), ec);
@@ -127,25 +130,17 @@ Status remove_unfinished_checkpoints(const std::string& dir) {
                                  entry.path().string(), ec.message());
     }
   }
+  bool rebuilt = false;
+  TROUPE_ASSIGN_OR_RETURN(std::optional<CheckpointState> state,
+                          recover_checkpoint_state(dir, &rebuilt));
+  if (rebuilt && state) TROUPE_RETURN_IF_ERROR(write_checkpoint_index(dir, *state));
   return Status::OK();
 }
 
 StatusOr<std::optional<std::string>> latest_checkpoint(const std::string& dir) {
-  std::ifstream in(fs::path(dir) / kIndexFile);
-  if (!in) return std::optional<std::string>();
-  std::string line;
-  std::regex latest(R"(^model_checkpoint_path: \"(.*)\"$)");
-  std::smatch match;
-  while (std::getline(in, line)) {
-    if (!std::regex_match(line, match, latest)) continue;
-    fs::path path = fs::path(dir) / match[1].str();
-    if (!fs::exists(path)) {
-      return errors::DataLoss("checkpoint index in {} names {}, which is missing", dir,
-                              path.string());
-    }
-    return std::optional<std::string>(path.string());
-  }
-  return std::optional<std::string>();
+  TROUPE_ASSIGN_OR_RETURN(std::optional<CheckpointState> state, recover_checkpoint_state(dir));
+  if (!state) return std::optional<std::string>();
+  return std::optional<std::string>(checkpoint_path_in(dir, state->model_checkpoint_path));
 }
 
 }  // namespace troupe

@@ -2,9 +2,12 @@
 //
 // save() fetches every variable through the session — from whichever tasks hold them — and
 // writes "<dir>/model.ckpt-<step>.npz", one array per variable named after its node, then
-// updates the index file "<dir>/checkpoint" (TensorFlow's format) and deletes checkpoints
-// beyond the newest max_to_keep. restore() feeds a checkpoint's arrays to assign ops built next
-// to each variable. numpy.load() reads the files directly.
+// updates the index file "<dir>/checkpoint" (TensorFlow's format), then deletes checkpoints
+// beyond the newest max_to_keep. Each file is written durably (fsynced, renamed, directory
+// fsynced) and the index only after the file it names, so no failure leaves an index naming
+// a missing or partial file; a failure is the save's error (ResourceExhausted for a full disk).
+// restore() feeds a checkpoint's arrays to assign ops built next to each variable. numpy.load()
+// reads the files directly.
 #pragma once
 
 #include <optional>
@@ -39,13 +42,15 @@ class Saver {
   int max_to_keep_ = 5;
 };
 
-// Removes what a writer that died mid-save left in `dir`: "model.ckpt-N.npz.tmp" and
-// "checkpoint.tmp" (complete files are renamed into place, so these are never read). Only the
-// chief, which is the only writer, calls it, before it writes. OK when `dir` does not exist.
-Status remove_unfinished_checkpoints(const std::string& dir);
+// Readies `dir` for the chief, the only writer, before it writes: removes what a writer
+// that died mid-save left ("<name>-N.npz.tmp", "checkpoint.tmp"; complete files are renamed into
+// place, so these are never read), and rewrites a missing, empty or damaged index from the
+// complete checkpoints on disk (checkpoint_index.hpp), saying so. OK when `dir` does not exist.
+Status prepare_checkpoint_directory(const std::string& dir);
 
-// The newest checkpoint recorded in "<dir>/checkpoint", or nullopt if there is none.
-// DataLoss if the index names a file that is missing.
+// The newest checkpoint of `dir`: the one its index names, or, when the index is missing,
+// damaged or names a file that is gone, the newest complete checkpoint file on disk (with a
+// warning). nullopt if there is none.
 StatusOr<std::optional<std::string>> latest_checkpoint(const std::string& dir);
 
 }  // namespace troupe

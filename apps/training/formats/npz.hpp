@@ -24,8 +24,8 @@ namespace troupe {
 
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
-// Writes `tensors` to `path` atomically: to path + ".tmp", fsync, rename over `path`, fsync of
-// the directory. On failure `path` is untouched and the .tmp file removed.
+// Writes `tensors` to `path` atomically and durably, through a DurableFile (durable_file.hpp):
+// on failure `path` keeps its previous contents.
 // InvalidArgument for an empty, duplicate or over-long name, an uninitialised or string
 // tensor, or an archive over 4 GiB; NotFound if the directory does not exist; other I/O
 // failures with the errno's nearest code, naming the file.

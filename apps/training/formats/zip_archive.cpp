@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "troupe/apps/training/formats/durable_file.hpp"
 #include "troupe/apps/training/formats/file_io.hpp"
 #include "troupe/apps/training/formats/little_endian.hpp"
 
@@ -39,20 +40,6 @@ constexpr uint16_t kVersionMadeBy = (3 << 8) | 20;          // Unix, 2.0
 constexpr uint16_t kDosDate1980 = (0 << 9) | (1 << 5) | 1;  // 1980-01-01
 constexpr uint16_t kDosTimeMidnight = 0;
 constexpr uint32_t kExternalAttributes = 0100644u << 16;  // regular file, rw-r--r--
-
-Status write_all(int fd, const void* data, size_t size, const std::string& file) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    ssize_t n = ::write(fd, p, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno_status(errno, "cannot write", file);
-    }
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-  return Status::OK();
-}
 
 // One member as it will be written.
 struct PendingEntry {
@@ -100,29 +87,15 @@ std::string central_header(const PendingEntry& e) {
   return out;
 }
 
-Status write_file(const std::string& tmp, const std::vector<PendingEntry>& entries,
+Status write_file(DurableFile& file, const std::vector<PendingEntry>& entries,
                   const std::string& central, const std::string& end) {
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    int err = errno;
-    return errno_status(err, "cannot create", tmp,
-                        err == ENOENT ? " (does its directory exist?)" : "");
-  }
-  Status status;
   for (const PendingEntry& e : entries) {
-    std::string head = local_header(e);
-    status = write_all(fd, head.data(), head.size(), tmp);
-    for (std::string_view piece : e.pieces) {
-      if (!status.ok()) break;
-      status = write_all(fd, piece.data(), piece.size(), tmp);
-    }
-    if (!status.ok()) break;
+    TROUPE_RETURN_IF_ERROR(file.append(local_header(e)));
+    for (std::string_view piece : e.pieces)
+      TROUPE_RETURN_IF_ERROR(file.append(piece));
   }
-  if (status.ok()) status = write_all(fd, central.data(), central.size(), tmp);
-  if (status.ok()) status = write_all(fd, end.data(), end.size(), tmp);
-  if (status.ok() && ::fsync(fd) != 0) status = errno_status(errno, "cannot fsync", tmp);
-  if (::close(fd) != 0 && status.ok()) status = errno_status(errno, "cannot close", tmp);
-  return status;
+  TROUPE_RETURN_IF_ERROR(file.append(central));
+  return file.append(end);
 }
 
 // Values from a ZIP64 extended-information extra field: each present only if the header's
@@ -235,23 +208,9 @@ Status write_zip(const std::string& path, const std::vector<ZipMemberToWrite>& m
   put32(end, static_cast<uint32_t>(offset));
   put16(end, 0);  // comment length
 
-  const std::string tmp = path + ".tmp";
-  Status status = write_file(tmp, entries, central, end);
-  if (status.ok() && std::rename(tmp.c_str(), path.c_str()) != 0) {
-    status = errno_status(errno, "cannot rename '" + tmp + "' to", path);
-  }
-  if (!status.ok()) {
-    ::unlink(tmp.c_str());
-    return status;
-  }
-  // Make the rename durable. Best effort: some file systems cannot fsync a directory.
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  int dir_fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    (void)::fsync(dir_fd);
-    ::close(dir_fd);
-  }
-  return Status::OK();
+  TROUPE_ASSIGN_OR_RETURN(std::unique_ptr<DurableFile> file, DurableFile::create(path));
+  TROUPE_RETURN_IF_ERROR(write_file(*file, entries, central, end));
+  return file->commit();
 }
 
 Status for_each_zip_member(std::string_view file, const std::string& path,

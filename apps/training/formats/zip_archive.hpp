@@ -23,8 +23,8 @@ struct ZipMemberToWrite {
   std::vector<std::string_view> pieces;
 };
 
-// Writes the archive to `path` atomically: to path + ".tmp", fsync, rename over `path`, fsync
-// of the directory. On failure `path` is untouched and the .tmp file removed. InvalidArgument
+// Writes the archive to `path` atomically and durably, through a DurableFile (durable_file.hpp):
+// on failure `path` keeps its previous contents. InvalidArgument
 // for too many members, a name over 64 KiB or sizes that need ZIP64; NotFound if the
 // directory does not exist; other I/O failures with the errno's nearest code, naming the file.
 Status write_zip(const std::string& path, const std::vector<ZipMemberToWrite>& members);
