@@ -400,27 +400,42 @@ static int run_train(const Args& args) {
     if (!ran.ok() && !cancelled_by_stop_signal(ran.status())) return fail(ran.status());
   }
   if (int signal = stop_signal.load(); signal != 0) {
-    // An error reading the step is reported by close() below.
-    auto reached = mts.session().run(m.global_step.ref);
-    int64_t step = reached.ok() ? reached->scalar<int64_t>() : -1;
-    Status closed = mts.close();  // the chief's CheckpointSaverHook saves the step reached
-    if (!closed.ok()) return fail(closed);
+    // The chief's CheckpointSaverHook saves the step reached as the session closes. A stop
+    // during a recovery (a ps lost, say) ends it, and the final save may then be impossible:
+    // the line says so, and which checkpoint a restart would resume from.
+    std::string at_step;
+    (void)mts.run_step_fn([&](Session& session) -> Status {
+      TROUPE_ASSIGN_OR_RETURN(Tensor reached, session.run(m.global_step.ref));
+      at_step = " at step " + std::to_string(reached.scalar<int64_t>());
+      return Status::OK();
+    });
+    Status closed = mts.close();
     std::string saved;
     if (is_chief && !options.checkpoint_dir.empty()) {
       auto latest = latest_checkpoint(options.checkpoint_dir);
-      if (latest.ok() && latest->has_value()) saved = ", checkpoint " + **latest;
+      if (latest.ok() && latest->has_value()) saved = **latest;
     }
-    std::cout << fmt::format("troupe train: stopped by {} at step {}{}", signal_name(signal), step,
-                             saved)
-              << std::endl;
+    if (closed.ok()) {
+      std::cout << fmt::format("troupe train: stopped by {}{}{}", signal_name(signal), at_step,
+                               saved.empty() ? "" : ", checkpoint " + saved)
+                << std::endl;
+    } else {
+      std::cout << fmt::format("troupe train: stopped by {}{} without a final checkpoint ({}){}",
+                               signal_name(signal), at_step, closed.to_string(),
+                               saved.empty() ? "" : "; the newest is " + saved)
+                << std::endl;
+    }
     return 128 + signal;
   }
   if (is_chief) {
-    auto reached = mts.session().run(m.global_step.ref);
-    if (!reached.ok()) return fail(reached.status());
-    auto results = evaluation->evaluate_now(mts.session(), reached->scalar<int64_t>(),
-                                            /*print_line=*/false);
-    if (!results.ok()) return fail(results.status());
+    // The final evaluation survives a lost ps as the training steps do.
+    StatusOr<std::vector<std::pair<std::string, double>>> results = Status::OK();
+    Status evaluated = mts.run_step_fn([&](Session& session) -> Status {
+      TROUPE_ASSIGN_OR_RETURN(Tensor reached, session.run(m.global_step.ref));
+      results = evaluation->evaluate_now(session, reached.scalar<int64_t>(), /*print_line=*/false);
+      return results.status();
+    });
+    if (!evaluated.ok()) return fail(evaluated);
     std::cout << fmt::format("troupe train: test accuracy {:.4f}, test loss {:.4f} ({} examples)",
                              results->at(0).second, results->at(1).second, test->size())
               << std::endl;

@@ -1,6 +1,7 @@
 // MonitoredTrainingSession: start-up (restore, initialise or wait), hooks, shutdown.
 #include "troupe/apps/training/monitored_session.hpp"
 
+#include <condition_variable>
 #include <thread>
 
 #include "troupe/graph/core/logging.hpp"
@@ -120,7 +121,7 @@ Status MonitoredTrainingSession::prepare(bool recovering) {
           "the chief did not initialise the model within {} ms (is worker 0 running?)",
           options_.ready_timeout_ms);
     }
-    std::this_thread::sleep_for(kReadyPoll);
+    (void)pause_unless_stopped(kReadyPoll);  // the loop's first check sees a stop
   }
 }
 
@@ -129,6 +130,7 @@ StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Ou
                                                             const std::vector<Operation>& targets,
                                                             const RunOptions& options) {
   if (closed_) return errors::FailedPrecondition("the monitored session is closed");
+  if (!broken_.ok()) return broken_;
   RunContext context(*session_);
   std::vector<Output> all = fetches;
   std::vector<size_t> begin;
@@ -144,9 +146,7 @@ StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Ou
       values = std::move(ran).value();
       break;
     }
-    Status recovered = is_recoverable(ran.status()) && options_.recovery_timeout_ms > 0
-                           ? recover(ran.status())
-                           : ran.status();
+    Status recovered = recovers_from(ran.status()) ? recover(ran.status()) : ran.status();
     if (!recovered.ok()) {
       stop_ = true;
       return recovered;
@@ -159,7 +159,7 @@ StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Ou
     size_t end = h + 1 < hooks_.size() ? begin[h + 1] : values.size();
     std::vector<Tensor> slice(values.begin() + begin[h], values.begin() + end);
     Status s = hooks_[h]->after_run(context, slice);
-    if (!s.ok() && is_recoverable(s) && options_.recovery_timeout_ms > 0) {
+    if (recovers_from(s)) {
       // A task was lost while the hook used the session (the chief's checkpoint save reads
       // every variable). The step itself ran; recovering prepares the model again and runs
       // every hook's after_create_session, which saves the restored model. The hook is not
@@ -175,14 +175,32 @@ StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Ou
   return values;
 }
 
+bool MonitoredTrainingSession::pause_unless_stopped(std::chrono::milliseconds pause) {
+  std::mutex mutex;
+  std::condition_variable_any wake;
+  std::unique_lock lock(mutex);
+  return !wake.wait_for(lock, options_.stop, pause, [] { return false; }) &&
+         !options_.stop.stop_requested();
+}
+
 Status MonitoredTrainingSession::recover(const Status& cause) {
+  Status recovered = try_to_recover(cause);
+  if (!recovered.ok()) broken_ = recovered;
+  return recovered;
+}
+
+Status MonitoredTrainingSession::try_to_recover(const Status& cause) {
   log_warning("recovering the training session after: {}", cause.to_string());
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.recovery_timeout_ms);
+  auto stopped = [&] {
+    return errors::Cancelled("stopped while recovering the training session after: {}",
+                             cause.to_string());
+  };
   Status last = cause;
   while (std::chrono::steady_clock::now() < deadline) {
     (void)session_->close();
-    std::this_thread::sleep_for(kRecoveryPoll);
+    if (!pause_unless_stopped(kRecoveryPoll)) return stopped();
     StatusOr<Session> session = Session::create(options_.master, options_.config);
     if (!session.ok()) {
       last = session.status();
@@ -193,8 +211,10 @@ Status MonitoredTrainingSession::recover(const Status& cause) {
       std::lock_guard lock(session_mutex_);
       session_ = std::make_unique<Session>(std::move(session).value());
     }
+    if (options_.stop.stop_requested()) return stopped();
     last = prepare(/*recovering=*/true);
     if (!last.ok()) {
+      if (options_.stop.stop_requested()) return stopped();
       if (!is_recoverable(last)) return last;
       continue;
     }
@@ -215,6 +235,20 @@ Status MonitoredTrainingSession::recover(const Status& cause) {
                              options_.recovery_timeout_ms, last.to_string());
 }
 
+Status MonitoredTrainingSession::run_step_fn(const std::function<Status(Session&)>& step_fn) {
+  if (closed_) return errors::FailedPrecondition("the monitored session is closed");
+  if (!broken_.ok()) return broken_;
+  for (;;) {
+    Status status = step_fn(*session_);
+    if (!recovers_from(status)) return status;
+    TROUPE_RETURN_IF_ERROR(recover(status));
+  }
+}
+
+bool MonitoredTrainingSession::recovers_from(const Status& status) const {
+  return !status.ok() && is_recoverable(status) && options_.recovery_timeout_ms > 0;
+}
+
 StatusOr<int> MonitoredTrainingSession::cancel_step(int64_t step_tag) {
   std::lock_guard lock(session_mutex_);
   return session_->cancel_step(step_tag);
@@ -224,10 +258,21 @@ Status MonitoredTrainingSession::close(bool run_end_hooks) {
   if (closed_) return Status::OK();
   closed_ = true;
   if (!session_) return Status::OK();  // create() failed before the session existed
-  Status status;
+  // After a failed recovery there is no session to end the hooks on: close() says why.
+  Status status = broken_;
   for (const auto& hook : hooks_) {
-    if (!run_end_hooks) break;
+    if (!run_end_hooks || !broken_.ok()) break;
+    // A task lost in a hook's end (the chief's final save reads every variable) is recovered
+    // from as in a step; the hook's end then runs again on the new session.
     Status s = hook->end(*session_);
+    while (recovers_from(s)) {
+      s = recover(s);
+      if (s.ok()) s = hook->end(*session_);
+    }
+    if (!broken_.ok()) {
+      status = broken_;
+      break;
+    }
     if (status.ok() && !s.ok()) status = s;
   }
   Status closed = session_->close();

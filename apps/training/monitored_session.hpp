@@ -17,6 +17,8 @@
 // (every save_checkpoint_steps, or save_checkpoint_secs) and summaries.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -46,9 +48,10 @@ struct MonitoredTrainingSessionOptions {
   std::vector<std::shared_ptr<SessionRunHook>> chief_only_hooks;
   std::optional<SessionConfig> config;
   int64_t ready_timeout_ms = 300000;  // how long a non-chief waits for the chief
-  // A stop request ends a non-chief's wait for the chief (at start-up or in a recovery) with
-  // Cancelled within a poll (200 ms) or the check it is running; the program's way to let
-  // Ctrl-C through that wait. Steps are not interrupted by it: they have deadlines of their own.
+  // A stop request ends a non-chief's wait for the chief (at start-up or in a recovery), and
+  // any recovery, with Cancelled within a poll (200 ms) or the check it is running; the
+  // program's way to let Ctrl-C or SIGTERM through those waits. Steps are not interrupted by
+  // it: they have deadlines of their own.
   std::stop_token stop;
   // As TensorFlow's MonitoredSession: a step that fails with Unavailable or Aborted (a task
   // was lost) closes the session, opens a new one and prepares the model again — the chief
@@ -76,6 +79,12 @@ class MonitoredTrainingSession {
                                     const std::vector<Operation>& targets = {},
                                     const RunOptions& options = {});
 
+  // Runs `step_fn` on the session as a step is run: a lost task is recovered from (see
+  // recovery_timeout_ms) and `step_fn` runs again on the new session; any other error is
+  // returned. TensorFlow's MonitoredSession.run_step_fn, without the hooks: for work beside
+  // the training steps that must survive a lost task, such as a final evaluation.
+  Status run_step_fn(const std::function<Status(Session&)>& step_fn);
+
   bool should_stop() const { return stop_; }
   // The checkpoint restored at start-up or by the last recovery, if any.
   const std::optional<std::string>& restored_from() const { return restored_from_; }
@@ -86,7 +95,9 @@ class MonitoredTrainingSession {
   // recovers (the Python module cancels a step on Ctrl-C).
   StatusOr<int> cancel_step(int64_t step_tag);
 
-  // Runs the hooks' end() (the chief's final checkpoint) and closes the session. Idempotent.
+  // Runs the hooks' end() (the chief's final checkpoint) and closes the session; a task lost
+  // in a hook's end() is recovered from and that end() runs again. After a failed recovery
+  // no end() runs and the recovery's error is returned. Idempotent.
   // As TensorFlow's MonitoredSession leaving its `with` block on an exception, a session
   // closed with run_end_hooks = false skips end().
   Status close(bool run_end_hooks = true);
@@ -96,8 +107,14 @@ class MonitoredTrainingSession {
   // Makes the model ready: restore or initialise (chief; when `recovering`, a model that is
   // still ready is kept), or wait for the chief.
   Status prepare(bool recovering);
-  // Replaces a session that failed with `cause` by a new, prepared one (bounded).
+  // Replaces a session that failed with `cause` by a new, prepared one (bounded). When that
+  // fails (in time, or by a stop request) the session is broken: later calls return why.
   Status recover(const Status& cause);
+  Status try_to_recover(const Status& cause);
+  // Whether `status` is a lost task this session recovers from.
+  bool recovers_from(const Status& status) const;
+  // Waits `pause`; false (at once) if a stop is requested.
+  bool pause_unless_stopped(std::chrono::milliseconds pause);
   int recoveries_ = 0;
 
   MonitoredTrainingSessionOptions options_;
@@ -110,6 +127,7 @@ class MonitoredTrainingSession {
   std::optional<std::string> restored_from_;
   bool stop_ = false;
   bool closed_ = false;
+  Status broken_;  // why the last recovery failed; OK while none has
 };
 
 }  // namespace troupe

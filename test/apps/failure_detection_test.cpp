@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <future>
+#include <stop_token>
 #include <thread>
 
 #include "apps/child_process.hpp"
@@ -424,6 +425,110 @@ BOOST_AUTO_TEST_CASE(training_recovers_from_a_ps_lost_in_a_step_or_in_a_checkpoi
   BOOST_TEST(session->close().ok());
   auto latest = value_or_throw(latest_checkpoint(dir.string()));
   BOOST_TEST(latest.has_value());
+}
+
+// The model of the recovery scenarios: w on the ps, trained towards 3 from the worker.
+struct PsModel {
+  Scope root = Scope::new_root();
+  ModelVariable step = get_or_create_global_step(root.with_device("/job:ps/task:0"));
+  ModelVariable w = make_variable(root.with_device("/job:ps/task:0"), "w", Tensor(0.f));
+  Output loss;
+  Operation train;
+
+  PsModel() {
+    Scope worker = root.with_device("/job:worker/task:0");
+    loss = ops::Square(worker, ops::Sub(worker, w.ref, 3.f));
+    train = value_or_throw(GradientDescentOptimizer(0.1).minimize(worker, loss, step.ref));
+    BOOST_REQUIRE_MESSAGE(root.ok(), root.status().to_string());
+  }
+};
+
+// A chief whose ps is gone for good recovers until recovery_timeout_ms; a stop request (the
+// first SIGTERM of troupe train) ends that recovery at once, and the close that follows
+// (whose final save cannot reach the ps) does not start another one.
+BOOST_AUTO_TEST_CASE(a_stop_request_ends_a_recovery_and_the_close_after_it) {
+  FaultCluster cluster;
+  testing::TempDir dir("troupe-recovery-test");
+  PsModel m;
+  std::stop_source stop;
+  MonitoredTrainingSessionOptions options;
+  options.master = cluster.target("worker");
+  options.checkpoint_dir = dir.path().string();
+  options.save_checkpoint_steps = 1;
+  options.recovery_timeout_ms = 300000;
+  options.stop = stop.get_token();
+  auto session = value_or_throw(MonitoredTrainingSession::create(m.root, options));
+  BOOST_REQUIRE(session->run({}, {}, {m.train}).ok());
+  cluster.node("ps").stop(SIGKILL, 5000);
+
+  auto step = std::async(std::launch::async, [&] { return session->run({}, {}, {m.train}); });
+  // Not a condition: the recovery's first tries fail while we wait; the stop ends it anyway.
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  auto since = Clock::now();
+  stop.request_stop();
+  BOOST_REQUIRE(step.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+  auto ran = step.get();
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since).count();
+  testing::check_error(ran.status(), Code::kCancelled, "stopped while recovering");
+  BOOST_TEST(ms < kHeartbeatTimeoutMs + 3000, "stopped after " << ms << " ms");
+
+  since = Clock::now();
+  Status closed = session->close();
+  ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since).count();
+  BOOST_TEST(!closed.ok());
+  BOOST_TEST(ms < kHeartbeatTimeoutMs + 3000, "closed after " << ms << " ms");
+  // The checkpoint of the step before the ps was lost is there to resume from.
+  BOOST_TEST(value_or_throw(latest_checkpoint(dir.path().string())).has_value());
+}
+
+// A ps lost after the last training step, during the final evaluation (run_step_fn) and during
+// the final save (close), is recovered from as in a step: the evaluation runs on the restored
+// model and the final checkpoint is written.
+BOOST_AUTO_TEST_CASE(the_final_evaluation_and_save_survive_a_lost_ps) {
+  FaultCluster cluster;
+  testing::TempDir dir("troupe-recovery-test");
+  PsModel m;
+  MonitoredTrainingSessionOptions options;
+  options.master = cluster.target("worker");
+  options.checkpoint_dir = dir.path().string();
+  options.save_checkpoint_steps = 1;
+  options.recovery_timeout_ms = 30000;
+  options.hooks = {std::make_shared<StopAtStepHook>(m.step.ref, 5)};
+  auto session = value_or_throw(MonitoredTrainingSession::create(m.root, options));
+  while (!session->should_stop())
+    BOOST_REQUIRE(session->run({}, {}, {m.train}).ok());
+
+  auto kill_and_restart = [&] {
+    cluster.node("ps").stop(SIGKILL, 5000);
+    return std::async(std::launch::async, [&] {
+      std::this_thread::sleep_for(std::chrono::seconds(1));  // down for a while, on purpose
+      cluster.start("ps");
+    });
+  };
+  auto restarted = kill_and_restart();
+  int calls = 0;
+  float loss = -1;
+  Status evaluated = session->run_step_fn([&](Session& s) -> Status {
+    ++calls;
+    TROUPE_ASSIGN_OR_RETURN(Tensor value, s.run(m.loss));
+    loss = value.scalar<float>();
+    return Status::OK();
+  });
+  restarted.wait();
+  BOOST_TEST(evaluated.ok(), evaluated.to_string());
+  BOOST_TEST(calls >= 2);
+  BOOST_TEST(session->recoveries() == 1);
+  BOOST_TEST(loss >= 0.f);
+  BOOST_TEST(loss < 9.f);  // the restored model is trained (w = 0 would give 9)
+
+  restarted = kill_and_restart();
+  Status closed = session->close();
+  restarted.wait();
+  BOOST_TEST(closed.ok(), closed.to_string());
+  BOOST_TEST(session->recoveries() == 2);
+  auto latest = value_or_throw(latest_checkpoint(dir.path().string()));
+  BOOST_REQUIRE(latest.has_value());
+  BOOST_TEST(std::filesystem::path(*latest).filename().string() == "model.ckpt-5.npz");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -222,6 +223,48 @@ BOOST_AUTO_TEST_CASE(sigint_ends_a_workers_wait_for_the_chief) {
                  std::string::npos,
              result.out);
   ps.stop(SIGTERM, 10000);
+}
+
+// A chief whose ps is gone for good recovers for up to --recovery_timeout_ms; the first SIGTERM
+// ends that at once with the "stopped by" line, saying that no final checkpoint could be written
+// and which one a restart resumes from.
+BOOST_AUTO_TEST_CASE(sigterm_ends_a_chiefs_recovery_from_a_lost_ps) {
+  if (!have_data()) return;
+  TempDir dir;
+  ClusterSpec cluster = testing::free_port_cluster({{"ps", 1}, {"worker", 1}});
+  auto task = [&](const std::string& job) {
+    std::vector<std::string> argv = {TROUPE_CLI,
+                                     "train",
+                                     "--insecure",
+                                     "--job_name=" + job,
+                                     "--task_index=0",
+                                     "--ps_hosts=" + cluster.task_address("ps", 0).value(),
+                                     "--worker_hosts=" + cluster.task_address("worker", 0).value()};
+    if (job == "worker") {
+      auto flags = small_model(dir.path(), /*epochs=*/20);
+      argv.insert(argv.end(), flags.begin(), flags.end());
+    }
+    return argv;
+  };
+  ChildProcess ps(task("ps"));
+  ChildProcess chief(task("worker"));
+  BOOST_REQUIRE_MESSAGE(wait_for_checkpoint(chief, dir.path()), chief.output());
+  ps.stop(SIGKILL, 5000);
+  BOOST_REQUIRE_MESSAGE(chief.wait_for("recovering the training session", kTimeoutMs),
+                        chief.output());
+  auto since = std::chrono::steady_clock::now();
+  auto result = chief.stop(SIGTERM, 60000);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                  since)
+                .count();
+  BOOST_TEST(result.exit_code == 143, result.out);
+  BOOST_TEST(ms < 10000, "stopped " << ms << " ms after SIGTERM");
+  BOOST_TEST(
+      std::regex_search(result.out,
+                        std::regex(R"(troupe train: stopped by SIGTERM without a final checkpoint )"
+                                   R"(\(Cancelled: stopped while recovering .*\); )"
+                                   R"(the newest is \S+)")),
+      result.out);
 }
 
 BOOST_AUTO_TEST_CASE(recovers_from_a_killed_ps) {
