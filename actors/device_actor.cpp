@@ -156,22 +156,26 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
         st.running.emplace(step_id, RunningStep{std::move(context), executor, master});
         watch_master(self, master);
         executor->run_async(step, [self, step_id, promise](const Status& status) mutable {
-          auto node = self->state.running.extract(step_id);
-          unwatch_master(self, node.mapped().master);
-          self->state.rendezvous->table().finish_step(step_id);
-          Status done = status;
-          auto& rets = node.mapped().context->rets;
-          for (size_t r = 0; r < rets.size() && done.ok(); ++r) {
-            done = check_fits_in_message(self->system(), node.mapped().master.node(), rets[r],
-                                         "partition result {}", r);
-          }
-          // A master session waiting for this may take the answer on this thread.
-          InlineUnit::NestedScope nested;
-          if (!done.ok()) {
-            promise.deliver(to_caf_error(done));
-          } else {
-            promise.deliver(RunPartitionResponse{std::move(rets)});
-          }
+          // The answer waits for the step's sends to peers still being resolved.
+          self->state.rendezvous->when_sent(
+              step_id, [self, step_id, promise, status](const Status& sent) mutable {
+                auto node = self->state.running.extract(step_id);
+                unwatch_master(self, node.mapped().master);
+                self->state.rendezvous->table().finish_step(step_id);
+                Status done = status.ok() ? sent : status;
+                auto& rets = node.mapped().context->rets;
+                for (size_t r = 0; r < rets.size() && done.ok(); ++r) {
+                  done = check_fits_in_message(self->system(), node.mapped().master.node(), rets[r],
+                                               "partition result {}", r);
+                }
+                // A master session waiting for this may take the answer on this thread.
+                InlineUnit::NestedScope nested;
+                if (!done.ok()) {
+                  promise.deliver(to_caf_error(done));
+                } else {
+                  promise.deliver(RunPartitionResponse{std::move(rets)});
+                }
+              });
         });
         return promise;
       },

@@ -42,6 +42,7 @@ Status DeviceRendezvous::send(const std::string& dst_device, int64_t step_id,
   }
   bool first = waiting_.count(dst_device) == 0;
   waiting_[dst_device].push_back(Outgoing{step_id, key, value});
+  ++unresolved_[step_id].count;
   if (!first) return Status::OK();
   self_->request(directory_, kResolveTimeout, resolve_device_atom::value, dst_device)
       .then([this, dst_device](caf::actor& peer) { ask_plane(dst_device, peer); },
@@ -77,7 +78,21 @@ void DeviceRendezvous::resolved(const std::string& device, const Status& status,
     } else {
       on_send_failure_(out.step_id, status);
     }
+    auto it = unresolved_.find(out.step_id);
+    if (it == unresolved_.end()) continue;
+    if (!status.ok() && it->second.status.ok()) it->second.status = status;
+    if (--it->second.count > 0) continue;
+    auto done = std::move(it->second.done);
+    Status sent = it->second.status;
+    unresolved_.erase(it);
+    if (done) done(sent);
   }
+}
+
+void DeviceRendezvous::when_sent(int64_t step_id, std::function<void(const Status&)> done) {
+  auto it = unresolved_.find(step_id);
+  if (it == unresolved_.end()) return done(Status::OK());
+  it->second.done = std::move(done);
 }
 
 void DeviceRendezvous::send_to(const Peer& peer, const std::string& device, int64_t step_id,

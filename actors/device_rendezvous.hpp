@@ -49,6 +49,12 @@ class DeviceRendezvous : public Rendezvous {
   // Drops the cached peers whose names start with `task_prefix` ("/job:ps/replica:0/task:0/"):
   // their task was lost, and a restarted one has new actors.
   void forget_task(const std::string& task_prefix);
+  // Calls `done` once every tensor step `step_id` sent to a peer still being resolved has been
+  // handed on (OK) or could not be (the first failure), at once if there is none. A partition
+  // answers its master only then: a send that fails after the partition's last kernel ran
+  // (its peer's task was lost) fails the step instead of leaving the receiver to wait for the
+  // step's deadline.
+  void when_sent(int64_t step_id, std::function<void(const Status&)> done);
 
  private:
   struct Outgoing {
@@ -75,6 +81,13 @@ class DeviceRendezvous : public Rendezvous {
   std::shared_ptr<DataPlane> plane_;
   std::unordered_map<std::string, Peer> peers_;
   std::map<std::string, std::vector<Outgoing>> waiting_;  // sends to devices being resolved
+  // Per step: how many of its sends wait in waiting_, the first failure, who to tell.
+  struct Unresolved {
+    int count = 0;
+    Status status;
+    std::function<void(const Status&)> done;
+  };
+  std::unordered_map<int64_t, Unresolved> unresolved_;
   // Held back for flush(), by data plane address.
   std::map<std::string, std::vector<DataPlane::Frame>> small_;
   bool flush_scheduled_ = false;

@@ -257,6 +257,37 @@ BOOST_FIXTURE_TEST_CASE(a_frozen_worker_is_detected_by_its_client, StepBlockedOn
   ::kill(cluster.node("worker").pid(), SIGCONT);
 }
 
+// A step sent to a worker while it is frozen: once it resumes, the step completes or fails at
+// once. It used to wait for its deadline (for good without one): the ps, which had counted the
+// worker lost, could not send it the step's tensor, and its partition had already answered.
+BOOST_FIXTURE_TEST_CASE(a_step_sent_to_a_frozen_worker_ends_after_it_resumes, StepBlockedOnPs) {
+  auto [status, ms] = fault("worker", SIGSTOP);
+  testing::check_error(status, Code::kUnavailable, "heartbeat");
+  auto since = Clock::now();
+  auto next = std::async(std::launch::async, [&] {
+    RunOptions options;
+    options.timeout_ms = 10000;
+    return session.run({}, {graph.quick}, {}, options).status();
+  });
+  // Not a condition: the step is sent while the worker is still frozen.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  ::kill(cluster.node("worker").pid(), SIGCONT);
+  BOOST_REQUIRE_MESSAGE(next.wait_for(std::chrono::seconds(30)) == std::future_status::ready,
+                        "the step did not end");
+  Status ended = next.get();
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since).count();
+  BOOST_TEST_MESSAGE("the step sent while frozen: " << ended << " after " << took << " ms");
+  // It fails at once (the ps, which still counts the worker lost, cannot send it the tensor),
+  // naming the worker; before, it waited for its deadline.
+  BOOST_TEST(took < 1000 + kHeartbeatTimeoutMs + 2000, "ended after " << took << " ms");
+  if (!ended.ok()) testing::check_error(ended, Code::kUnavailable, "/job:worker/replica:0/task:0");
+  // And the session works again.
+  Status back = errors::Unavailable("not tried");
+  testing::wait_until([&] { return (back = run_quick(session, graph)).ok(); },
+                      std::chrono::seconds(10));
+  BOOST_TEST(back.ok(), back.to_string());
+}
+
 BOOST_FIXTURE_TEST_CASE(a_step_whose_worker_dies_is_aborted_on_the_ps, StepBlockedOnPs) {
   // A dequeue on the ps driven by the worker's master: when the worker dies, the ps aborts
   // it, so the next item goes to whoever asks next instead of to the dead step.
