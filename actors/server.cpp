@@ -124,6 +124,7 @@ Status Server::start() {
   // credentials if it has them.
   if (options_.listen && options_.tensor_channel) {
     std::shared_ptr<const ChannelTls> tls;
+    const AdmissionOptions& admission = options_.runtime->options().admission;
     if (const TlsOptions& credentials = options_.runtime->options().tls; credentials.enabled()) {
       TROUPE_ASSIGN_OR_RETURN(tls, ChannelTls::create(credentials));
     }
@@ -133,7 +134,9 @@ Status Server::start() {
                                               .shared_memory = options_.shared_memory,
                                               .calls = options_.channel_calls,
                                               .tls = std::move(tls),
-                                              .port = options_.channel_port}));
+                                              .port = options_.channel_port,
+                                              .handshake_timeout = admission.handshake_timeout,
+                                              .max_pending = admission.max_pending}));
   }
   caf::actor task = spawn_task_actor(
       system, TaskActorConfig{server_def_, options_.peers, options_.faults, impl_->channel});

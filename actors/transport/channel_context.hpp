@@ -34,6 +34,11 @@ struct ChannelOptions {
   std::shared_ptr<const ChannelTls> tls;
   // The port to listen on; 0 picks a free one.
   uint16_t port = 0;
+  // An accepted connection is pending until its first frame, a hello (after the TLS
+  // handshake, with TLS), has been read: it must come within this, and at most max_pending
+  // connections are pending at once (more are closed unread; members retry).
+  std::chrono::milliseconds handshake_timeout{10000};
+  int max_pending = 64;
 };
 
 struct ChannelCounters {
@@ -47,11 +52,13 @@ struct ChannelCounters {
   std::atomic<uint64_t> calls_served{0};          // calls received and delivered to a device
   std::atomic<uint64_t> sealed_connections{0};    // made or accepted with TLS, both ways
   std::atomic<uint64_t> handshakes_refused{0};    // TLS handshakes that failed, both ways
+  std::atomic<uint64_t> pending_refused{0};       // accepted while max_pending were pending
+  std::atomic<uint64_t> pending_timed_out{0};     // no hello within handshake_timeout
   std::atomic<uint64_t> connections_retired{0};   // outgoing connections whose peer went away
 };
 
 struct ChannelContext {
-  // How long a TLS handshake on a channel connection may take, either side.
+  // How long the connecting side's TLS handshake and hello may take.
   static constexpr std::chrono::seconds kHandshakeTimeout{10};
 
   ChannelContext(caf::actor_system& system, ChannelOptions options)
@@ -69,11 +76,14 @@ struct ChannelContext {
   const ChannelOptions options;
   ChannelCounters counters;
   std::atomic<bool> stopping{false};
-  std::string endpoint;             // "host:port" for peers; set before any thread starts
-  std::atomic<int> handshaking{0};  // accepted connections in their TLS handshake
+  std::string endpoint;         // "host:port" for peers; set before any thread starts
+  std::atomic<int> pending{0};  // accepted connections that have not said their hello yet
   // Refused handshakes, both sides: a stranger knocking many times, or a peer with the wrong
   // credentials, costs no more than one line per 10 s.
   ThrottledLog refused_handshakes;
+  // Connections refused at the pending cap, and pending ones closed at their deadline.
+  ThrottledLog refused_pending;
+  ThrottledLog timed_out_pending;
 
  private:
   std::mutex mutex_;

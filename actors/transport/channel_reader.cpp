@@ -1,10 +1,13 @@
 // Serving an accepted tensor channel connection (channel_reader.hpp).
 #include "troupe/actors/transport/channel_reader.hpp"
 
+#include <sys/socket.h>
 #include <sys/uio.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 
 #include <fmt/core.h>
 #include <caf/all.hpp>
@@ -20,6 +23,32 @@
 #include "troupe/graph/core/logging.hpp"
 
 namespace troupe {
+namespace {
+
+// Reserved as the bytes arrive, at most this much ahead of them.
+constexpr size_t kGrowBytes = size_t{1} << 20;
+
+// Reads `bytes` bytes into `out`, growing it as they arrive: a head that claims more than its
+// sender sends costs no more memory than what was sent.
+bool read_growing(FrameReader& reader, uint64_t bytes, std::vector<char>& out) {
+  out.clear();
+  while (out.size() < bytes) {
+    size_t at = out.size();
+    size_t piece = static_cast<size_t>(std::min<uint64_t>(bytes - at, kGrowBytes));
+    out.resize(at + piece);
+    if (!reader.read(out.data() + at, piece)) return false;
+  }
+  return true;
+}
+
+// SO_RCVTIMEO: a read waits at most `timeout` (0: for ever).
+void set_receive_timeout(int fd, std::chrono::milliseconds timeout) {
+  timeval limit{static_cast<time_t>(timeout.count() / 1000),
+                static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+}
+
+}  // namespace
 
 void serve_connection(ChannelContext& context, int fd) {
   // Junk is logged once per connection, however many frames it sends.
@@ -34,11 +63,24 @@ void serve_connection(ChannelContext& context, int fd) {
         why);
   };
   auto answers = std::make_shared<AnswerLink>(fd, context.options.max_bytes);
+  // Pending until the hello: a deadline for the handshake and the hello together, counted in
+  // context.pending until then.
+  bool pending = true;
+  auto admitted = [&] {
+    if (!pending) return;
+    pending = false;
+    --context.pending;
+  };
+  struct Admitted {
+    std::function<void()> done;
+    ~Admitted() { done(); }
+  } admitted_at_exit{admitted};
+  const auto deadline = std::chrono::steady_clock::now() + context.options.handshake_timeout;
+  set_receive_timeout(fd, context.options.handshake_timeout);
   std::unique_ptr<Opener> opener;
   if (context.options.tls != nullptr) {
     auto keys = context.options.tls->handshake(fd, ChannelTls::Role::kAcceptor,
-                                               ChannelContext::kHandshakeTimeout, peer_text(fd));
-    --context.handshaking;
+                                               context.options.handshake_timeout, peer_text(fd));
     if (!keys.ok()) {
       ++context.counters.handshakes_refused;
       if (!context.stopping) context.refused_handshakes.note(keys.status().message());
@@ -47,6 +89,10 @@ void serve_connection(ChannelContext& context, int fd) {
     answers->sealer = std::make_unique<Sealer>(keys->send);
     opener = std::make_unique<Opener>(fd, keys->receive);
     ++context.counters.sealed_connections;
+    // What is left of the deadline is the hello's.
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    set_receive_timeout(fd, std::max(left, std::chrono::milliseconds(1)));
   }
   FrameReader reader(fd, opener.get());
   std::unique_ptr<SharedRing> ring;  // the writer's, if it offered one and it opened here
@@ -56,7 +102,20 @@ void serve_connection(ChannelContext& context, int fd) {
   auto gone = [&] { return context.stopping || peer_hung_up(fd); };
   for (bool first = true;; first = false) {
     frame::TensorHead head{};
-    if (!reader.read(&head, sizeof head)) break;
+    if (!reader.read(&head, sizeof head)) {
+      if (pending && !context.stopping && std::chrono::steady_clock::now() >= deadline) {
+        ++context.counters.pending_timed_out;
+        context.timed_out_pending.note(fmt::format(
+            "tensor channel: closed a connection from {} that said no hello within {} ms "
+            "(handshake_timeout)",
+            peer_text(fd), context.options.handshake_timeout.count()));
+      }
+      break;
+    }
+    if (first && head.magic != frame::kHelloMagic) {
+      refuse("the first frame of a connection is not a hello; closing the connection");
+      break;
+    }
     if (head.magic == frame::kCallMagic) {
       frame::CallHead call;
       std::memcpy(&call, &head, sizeof call);
@@ -70,9 +129,9 @@ void serve_connection(ChannelContext& context, int fd) {
         break;
       }
       std::string device(call.device_bytes, '\0');
-      std::vector<char> payload(call.payload_bytes);
+      std::vector<char> payload;
       if (!reader.read(device.data(), device.size()) ||
-          !reader.read(payload.data(), payload.size())) {
+          !read_growing(reader, call.payload_bytes, payload)) {
         break;
       }
       if (responder == nullptr) responder = CallResponder::make(context.system, answers);
@@ -92,8 +151,13 @@ void serve_connection(ChannelContext& context, int fd) {
         }
       }
       char answer = ring != nullptr ? frame::kRingTaken : frame::kRingDeclined;
-      std::lock_guard lock(answers->mutex);  // no call can be answered before it anyway
-      if (!send_all(fd, answers->sealer.get(), {{&answer, 1}}, 1)) break;
+      {
+        std::lock_guard lock(answers->mutex);  // no call can be answered before it anyway
+        if (!send_all(fd, answers->sealer.get(), {{&answer, 1}}, 1)) break;
+      }
+      // Admitted: a member may leave its connection idle for as long as it likes.
+      set_receive_timeout(fd, std::chrono::milliseconds(0));
+      admitted();
       continue;
     }
     if (std::string why = frame::check_tensor_head(head, context.options.max_bytes); !why.empty()) {

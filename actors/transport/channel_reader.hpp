@@ -4,16 +4,19 @@
 // ring it offers if it can open it), delivers tensor frames to their device actors, and
 // delivers calls with the connection's responder as their sender (responder.hpp).
 //
-// A frame that does not check out closes the connection (one log line per connection); a frame
-// for a device this process does not have is read and dropped.
+// Admission: the first frame must be a hello, read within ChannelOptions::handshake_timeout of
+// the accept (the TLS handshake included); until then the connection is pending. A frame that
+// does not check out closes the connection (one log line per connection); a frame for a device
+// this process does not have is read and dropped. Memory for a call's payload is reserved as
+// its bytes arrive, not as its head claims: a head is 32 bytes, a claim up to max_bytes.
 #pragma once
 
 #include "troupe/actors/transport/channel_context.hpp"
 
 namespace troupe {
 
-// Serves `fd`, an accepted connection counted in context.handshaking (with TLS) until its
-// handshake ends. Leaves `fd` open: the caller closes it.
+// Serves `fd`, an accepted connection counted in context.pending until its hello has been read
+// (or it fails first). Leaves `fd` open: the caller closes it.
 void serve_connection(ChannelContext& context, int fd);
 
 }  // namespace troupe

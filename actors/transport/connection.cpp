@@ -272,10 +272,9 @@ bool Connection::connect() {
       ready = false;
     }
   }
-  // With TLS the hello is always said: its answer shows the peer accepted this certificate.
-  if (ready && (context_.options.shared_memory || opener != nullptr)) {
-    ready = say_hello(fd, context_.options.shared_memory, opener.get());
-  }
+  // The hello is always said (the reader admits a connection by it); with TLS its answer
+  // also shows the peer accepted this certificate.
+  if (ready) ready = say_hello(fd, context_.options.shared_memory, opener.get());
   std::list<ReplyThread> finished;
   {
     std::lock_guard lock(mutex_);
@@ -310,7 +309,6 @@ bool Connection::say_hello(int fd, bool offer_ring, Opener* opener) {
     } else {
       log_warning("tensor channel: {}; tensors for {} go on the socket", made.status().message(),
                   endpoint_);
-      if (opener == nullptr) return true;  // plain: no hello to say
     }
   }
   std::string name = ring != nullptr ? ring->name() : "";

@@ -20,12 +20,7 @@
 #include "troupe/actors/transport/stream_io.hpp"
 
 namespace troupe {
-namespace {
-
-// Accepted connections in their TLS handshake at once, at most: more are closed unread.
-constexpr int kMaxHandshaking = 64;
-
-}  // namespace
+namespace {}  // namespace
 
 TensorChannel::TensorChannel(caf::actor_system& system, Options options)
     : context_(system, std::move(options)) {}
@@ -140,16 +135,21 @@ void TensorChannel::accept_loop() {
     if (fd < 0) continue;
     set_no_delay(fd);
     std::lock_guard lock(mutex_);
-    bool tls = context_.options.tls != nullptr;
-    if (context_.stopping || (tls && context_.handshaking >= kMaxHandshaking)) {
+    if (context_.stopping || context_.pending >= context_.options.max_pending) {
       // Too many strangers at once: this one is closed unread (members retry).
-      if (!context_.stopping) ++context_.counters.handshakes_refused;
+      if (!context_.stopping) {
+        ++context_.counters.pending_refused;
+        context_.refused_pending.note(fmt::format(
+            "tensor channel: refused a connection: {} connections are pending without a hello "
+            "(max_pending_connections)",
+            context_.options.max_pending));
+      }
       ::close(fd);
       continue;
     }
     Reader& reader = readers_.emplace_back();
     reader.fd = fd;
-    if (tls) ++context_.handshaking;
+    ++context_.pending;
     reader.thread = std::thread([this, &reader] {
       pthread_setname_np(pthread_self(), "troupe-read");
       serve_connection(context_, reader.fd);

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <regex>
@@ -17,6 +18,7 @@
 #include <caf/io/all.hpp>
 
 #include "apps/child_process.hpp"
+#include "free_ports.hpp"
 #include "status_checks.hpp"
 #include "tls_credentials.hpp"
 #include "troupe/actors/atoms.hpp"
@@ -410,6 +412,87 @@ BOOST_AUTO_TEST_CASE(a_plain_node_refuses_a_first_frame_that_claims_a_gigabyte) 
   BOOST_TEST(result.exit_code == 0, result.out);
   BOOST_TEST(testing::count_of(result.out, "whose first frame claims 1073741824 bytes") == 1u,
              result.out);
+}
+
+// A plaintext node's tensor channel used to take a call head claiming 1 GiB at its word:
+// three 32-byte heads grew a node from 26 MB to 3.17 GB (in a 2 GiB container: OOM-killed in
+// 0.8 s), and silent connections were held for good (1,398 descriptors after 20 s). Now a
+// connection is pending until its first frame, a hello, within --handshake_timeout_ms; a first
+// frame of another kind closes it, and a call's payload is reserved as its bytes arrive. A
+// member's tensors go through the same port throughout.
+BOOST_AUTO_TEST_CASE(a_plain_nodes_tensor_channel_bounds_claims_and_silent_connections) {
+  ClusterSpec cluster = testing::free_port_cluster({{"ps", 1}, {"worker", 1}});
+  int channel_port = value_or_throw(pick_free_port());
+  auto node = [&](const std::string& job, const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {
+        TROUPE_CLI,
+        "node",
+        "--insecure",
+        "--ps_hosts=" + value_or_throw(cluster.task_address("ps", 0)),
+        "--worker_hosts=" + value_or_throw(cluster.task_address("worker", 0)),
+        "--job_name=" + job,
+        "--task_index=0"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return std::make_unique<ChildProcess>(argv);
+  };
+  auto ps =
+      node("ps", {"--channel_port=" + std::to_string(channel_port), "--handshake_timeout_ms=2000"});
+  auto worker = node("worker", {});
+  BOOST_REQUIRE_MESSAGE(ps->wait_for("serving at", 20000), ps->output());
+  BOOST_REQUIRE_MESSAGE(worker->wait_for("serving at", 20000), worker->output());
+
+  // A call head: "TRPC", version 1, no device name, call id 1, payload 1 GiB.
+  auto call_head = [] {
+    std::string head(32, '\0');
+    const uint32_t magic = 0x43505254;
+    const uint16_t version = 1;
+    const uint64_t id = 1, payload = uint64_t{1} << 30;
+    std::memcpy(head.data(), &magic, 4);
+    std::memcpy(head.data() + 4, &version, 2);
+    std::memcpy(head.data() + 16, &id, 8);
+    std::memcpy(head.data() + 24, &payload, 8);
+    return head;
+  };
+  // A hello offering no ring: "TRPH", version 1, then zeros.
+  std::string hello(32, '\0');
+  const uint32_t hello_magic = 0x48505254;
+  const uint16_t version = 1;
+  std::memcpy(hello.data(), &hello_magic, 4);
+  std::memcpy(hello.data() + 4, &version, 2);
+
+  std::vector<std::unique_ptr<RawConnection>> claims, admitted_claims, silent;
+  for (uint32_t i = 0; i < 3; ++i) {
+    claims.push_back(std::make_unique<RawConnection>(channel_port, "127.0.0.2"));
+    claims.back()->send(call_head() + random_bytes(1 << 20, i));
+    // Past the hello, a claim costs what is sent, not what is claimed.
+    admitted_claims.push_back(std::make_unique<RawConnection>(channel_port, "127.0.0.3"));
+    admitted_claims.back()->send(hello + call_head() + random_bytes(1 << 20, i));
+  }
+  for (int i = 0; i < 100; ++i)
+    silent.push_back(std::make_unique<RawConnection>(channel_port, "127.0.0.4"));
+
+  // A member's 1 MiB tensor, from the worker to the ps, goes through the ps's channel.
+  Scope root = Scope::new_root();
+  Scope on_worker = root.with_device("/job:worker/task:0");
+  Scope on_ps = root.with_device("/job:ps/task:0");
+  auto big = ops::Fill(on_worker, {262144}, 1.f);
+  auto sum = ops::Sum(on_ps, big, {0});
+  Session session = value_or_throw(
+      Session::create("troupe://" + value_or_throw(cluster.task_address("worker", 0))));
+  RunOptions bounded;
+  bounded.timeout_ms = 20000;
+  BOOST_TEST(value_or_throw(session.run({}, {sum}, {}, bounded)).at(0).scalar<float>() == 262144.f);
+
+  BOOST_TEST(closed_within(claims, std::chrono::seconds(5)) == claims.size());
+  BOOST_TEST(closed_within(silent, std::chrono::seconds(10)) == silent.size());
+  BOOST_TEST(value_or_throw(session.run({}, {sum}, {}, bounded)).at(0).scalar<float>() == 262144.f);
+  check_peak_rss(ps->pid(), kPeakRssBoundKib);
+  auto result = ps->stop(SIGTERM, 10000);
+  BOOST_TEST(result.exit_code == 0, result.out);
+  BOOST_TEST(testing::count_of(result.out, "the first frame of a connection is not a hello") >= 1u,
+             result.out);
+  BOOST_TEST(testing::count_of(result.out, "that said no hello within 2000 ms") == 1u, result.out);
+  worker->stop(SIGTERM, 10000);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
