@@ -1,5 +1,5 @@
 // CPU kernels for variables: Variable (a reference to the device's variable), Assign,
-// AssignAdd, AssignSub (copy-on-write in place updates).
+// AssignAdd, AssignSub (copy-on-write in place updates), CountUpTo.
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/cpu/parallel.hpp"
 
@@ -116,6 +116,36 @@ using AssignAddKernel = AssignUpdateKernel<T, false>;
 template <class T>
 using AssignSubKernel = AssignUpdateKernel<T, true>;
 
+template <class T>
+class CountUpToKernel : public OpKernel {
+ public:
+  explicit CountUpToKernel(const OpKernelConstruction& c)
+      : OpKernel(c), limit_(c.attr<int64_t>("limit")) {}
+
+  void compute(OpKernelContext& ctx) override {
+    Variable* var = variable_input(ctx);
+    if (var == nullptr) return;
+    if (!var->is_initialized()) {
+      ctx.set_status(errors::FailedPrecondition(
+          "node '{}' ({}): attempting to use uninitialized value '{}'; run the variable's "
+          "initializer first",
+          node().name(), node().op_name(), var->name()));
+      return;
+    }
+    T before = var->value().scalar<T>();
+    if (static_cast<int64_t>(before) >= limit_) {
+      ctx.set_status(errors::OutOfRange("node '{}' (CountUpTo): reached limit of {}",
+                                        node().name(), limit_));
+      return;
+    }
+    *var->mutable_value().data<T>() = before + 1;
+    *ctx.allocate_output(0, TensorShape{}).data<T>() = before;
+  }
+
+ private:
+  int64_t limit_;
+};
+
 }  // namespace
 
 void register_state_kernels(KernelRegistry& r) {
@@ -123,6 +153,7 @@ void register_state_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Assign", kCpu, simple_kernel<AssignKernel>());
   must_add_kernel(r, "AssignAdd", kCpu, numeric_kernel<AssignAddKernel>());
   must_add_kernel(r, "AssignSub", kCpu, numeric_kernel<AssignSubKernel>());
+  must_add_kernel(r, "CountUpTo", kCpu, numeric_kernel<CountUpToKernel>());
 }
 
 }  // namespace troupe

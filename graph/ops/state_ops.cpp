@@ -36,9 +36,25 @@ Status assign_update_shape(InferenceContext& c) {
   return Status::OK();
 }
 
+Status count_up_to_shape(InferenceContext& c) {
+  if (c.input(0).rank_known() && c.input(0).rank() != 0) {
+    return c.invalid("the variable must be a scalar, got shape {}", c.input(0).to_string());
+  }
+  c.set_output(0, PartialShape::scalar());
+  return Status::OK();
+}
+
 }  // namespace
 
 void register_state_ops(OpRegistry& r) {
+  // The variable's value before it adds 1; OutOfRange once it has reached `limit`.
+  must_register(r, OpDefBuilder("CountUpTo")
+                       .input("ref: Ref(T)")
+                       .output("output: T")
+                       .attr("limit: int")
+                       .attr("T: {int32, int64}")
+                       .stateful()
+                       .shape_fn(count_up_to_shape));
   must_register(r, OpDefBuilder("Variable")
                        .output("ref: Ref(dtype)")
                        .attr("shape: shape")
@@ -91,6 +107,10 @@ Output AssignAdd(const Scope& s, const Input& ref, const Input& value) {
 
 Output AssignSub(const Scope& s, const Input& ref, const Input& value) {
   return NodeBuilder(s, "AssignSub").input(ref).input(value).finalize();
+}
+
+Output CountUpTo(const Scope& s, const Input& ref, int64_t limit) {
+  return NodeBuilder(s, "CountUpTo").input(ref).attr("limit", limit).finalize();
 }
 
 }  // namespace ops

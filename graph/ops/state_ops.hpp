@@ -26,5 +26,8 @@ struct AssignOptions {
 Output Assign(const Scope& scope, const Input& ref, const Input& value, AssignOptions options = {});
 Output AssignAdd(const Scope& scope, const Input& ref, const Input& value);
 Output AssignSub(const Scope& scope, const Input& ref, const Input& value);
+// The value of the int32 or int64 scalar variable `ref` before it adds 1; once it has reached
+// `limit` the op fails with OutOfRange (input pipelines end on it).
+Output CountUpTo(const Scope& scope, const Input& ref, int64_t limit);
 
 }  // namespace troupe::ops

@@ -11,6 +11,7 @@
 #include "tensor_conversion.hpp"
 #include "troupe/graph/device_setter.hpp"
 #include "troupe/graph/gradients.hpp"
+#include "troupe/graph/node_builder.hpp"
 #include "troupe/graph/ops/ops.hpp"
 #include "troupe/graph/optimizers.hpp"
 #include "troupe/graph/sync_replicas_optimizer.hpp"
@@ -124,6 +125,56 @@ py::object attr_to_python(const AttrValue& value) {
         }
       },
       value.storage());
+}
+
+// `value` as an attribute of kind `type` (what the op's definition declares), or a TypeError
+// naming the op and the attribute.
+AttrValue attr_from_python(py::handle value, AttrType type, const std::string& op,
+                           const std::string& name) {
+  try {
+    switch (type) {
+      case AttrType::kInt:
+        return value.cast<int64_t>();
+      case AttrType::kFloat:
+        return value.cast<float>();
+      case AttrType::kBool:
+        return value.cast<bool>();
+      case AttrType::kString:
+        return value.cast<std::string>();
+      case AttrType::kType:
+        return dtype_from_int(value.cast<int>());
+      case AttrType::kShape:
+        return shape_from_python(value);
+      case AttrType::kTensor:
+        return tensor_from_numpy(py::array::ensure(value), "attribute");
+      case AttrType::kListInt:
+        return value.cast<std::vector<int64_t>>();
+      case AttrType::kListFloat:
+        return value.cast<std::vector<float>>();
+      case AttrType::kListBool:
+        return value.cast<std::vector<bool>>();
+      case AttrType::kListString:
+        return value.cast<std::vector<std::string>>();
+      case AttrType::kListType: {
+        std::vector<DataType> types;
+        for (int t : value.cast<std::vector<int>>())
+          types.push_back(dtype_from_int(t));
+        return types;
+      }
+      case AttrType::kListShape: {
+        std::vector<PartialShape> shapes;
+        for (py::handle s : value)
+          shapes.push_back(shape_from_python(s));
+        return shapes;
+      }
+      case AttrType::kNone:
+        break;
+    }
+  } catch (const py::cast_error&) {
+  }
+  throw py::type_error("op " + op + ": attribute '" + name + "' expects " +
+                       std::string(attr_type_name(type)) + ", got " +
+                       py::repr(value).cast<std::string>());
 }
 
 }  // namespace
@@ -247,6 +298,33 @@ void bind_graph(py::module_& m) {
 
   // Ops. Inputs are Outputs or numpy arrays; dtypes are DataType numbers.
   auto in = [](py::handle v) { return to_input(v, "an op input"); };
+  // Any registered op: inputs in its definition's order (a list for a list argument), attrs
+  // by name, converted to the kinds its definition declares. The Python layer names the ops.
+  m.def("make_op", [in](const Scope& s, const std::string& op_type, const py::list& inputs,
+                        const py::dict& attrs) {
+    const OpDef* def = s.graph().registry().find(op_type);
+    if (def == nullptr) throw py::value_error("unknown op '" + op_type + "'");
+    NodeBuilder builder(s, op_type);
+    for (py::handle input : inputs) {
+      if (py::isinstance<py::list>(input) || py::isinstance<py::tuple>(input)) {
+        std::vector<Input> list;
+        for (py::handle item : input)
+          list.push_back(in(item));
+        builder.input_list(list);
+      } else {
+        builder.input(in(input));
+      }
+    }
+    for (auto [key, value] : attrs) {
+      std::string name = key.cast<std::string>();
+      const AttrDef* attr = def->find_attr(name);
+      if (attr == nullptr) {
+        throw py::type_error("op " + op_type + " has no attribute '" + name + "'");
+      }
+      builder.attr(name, attr_from_python(value, attr->type, op_type, name));
+    }
+    return built(s, builder.finalize());
+  });
   m.def("const", [](const Scope& s, const py::array& value) {
     return built(s, ops::Const(s, tensor_from_numpy(value, "constant value")));
   });

@@ -7,15 +7,18 @@ from . import _troupe  # noqa: F401
 from . import dtypes
 from .dtypes import (DType, as_dtype, bool, double, float32, float64, int32, int64,  # noqa: A004
                      string)
-from .framework import (Graph, Operation, Tensor, TensorShape, colocate_with,
-                        control_dependencies, convert_to_tensor, device, get_default_graph,
-                        name_scope, reset_default_graph)
-from .ops import (FIFOQueue, add, argmax, assign, assign_add, assign_sub, cast, constant, div,
+from .framework import (Graph, GraphKeys, Operation, Tensor, TensorShape, add_to_collection,
+                        add_to_collections, colocate_with, control_dependencies,
+                        convert_to_tensor, device, get_collection, get_collection_ref,
+                        get_default_graph, name_scope, reset_default_graph)
+from .ops import (FIFOQueue, add, argmax, assign, assign_add, assign_sub, cast, constant,
+                  count_up_to, div,
                   divide, equal, exp, fill, greater, greater_equal, group, identity, is_variable_initialized, less, less_equal, log,
                   matmul, maximum, multiply, negative, no_op, not_equal, ones, ones_like, placeholder,
                   reduce_max, reduce_mean, reduce_min, reduce_sum, reshape, shape, sigmoid,
                   sqrt, square, sub, subtract, tanh, to_float, truediv, zeros, zeros_like)
 from .gradients import gradients
+from .config import GPUOptions, GraphOptions, OptimizerOptions, RPCOptions
 from .session import (ConfigProto, InteractiveSession, RunMetadata, RunOptions, Session,
                       get_default_session)
 from .variables import (AUTO_REUSE, Variable, all_variables, constant_initializer,
@@ -28,13 +31,12 @@ from .variables import (AUTO_REUSE, Variable, all_variables, constant_initialize
 from . import nn
 from . import train
 from . import app
+from . import flags
+from . import test
 from . import logging
 from . import contrib
 from . import distribute
 from . import compat
 
-GraphKeys = type("GraphKeys", (), {"GLOBAL_VARIABLES": "variables",
-                                   "TRAINABLE_VARIABLES": "trainable_variables",
-                                   "GLOBAL_STEP": "global_step"})
 
 __version__ = "0.1.0"

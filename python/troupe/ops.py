@@ -55,6 +55,20 @@ def _scope(graph, name, default=None):
     return graph._op_scope(name)
 
 
+def _make(op_type, inputs, attrs=None, name=None, graph=None):
+    """Builds one `op_type` node: `inputs` in its definition's order (Tensors, values, or lists
+    of them for a list argument), `attrs` by name. Returns the Operation."""
+    g = graph or _graph_of(*[i for i in inputs if not isinstance(i, (list, tuple))])
+    converted = []
+    for i, value in enumerate(inputs):
+        what = "%s input %d" % (op_type, i)
+        if isinstance(value, (list, tuple)):
+            converted.append([_input(v, g, what) for v in value])
+        else:
+            converted.append(_input(value, g, what))
+    return _op(_troupe.make_op(_scope(g, name), op_type, converted, attrs or {}), g)
+
+
 # --- constants and placeholders ---
 
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
@@ -280,6 +294,14 @@ def assign_sub(ref, value, use_locking=None, name=None):
     g = _graph_of(ref)
     return _t(_troupe.assign_sub(_scope(g, name), _input(ref, g, "assign_sub ref"),
                                  _input(value, g, "assign_sub value", _like(value, ref))), g)
+
+
+def count_up_to(ref, limit, name=None):
+    """The value of the int32 or int64 scalar variable `ref` before it adds 1; once it has
+    reached `limit` running it raises OutOfRangeError."""
+    if not isinstance(limit, int) or isinstance(limit, bool):
+        raise TypeError("count_up_to: limit must be an int, got %r" % (limit,))
+    return _make("CountUpTo", [ref], {"limit": limit}, name).outputs[0]
 
 
 def is_variable_initialized(variable):

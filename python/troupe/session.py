@@ -20,37 +20,7 @@ from . import dtypes as _dtypes
 from .framework import Operation, Tensor, get_default_graph
 
 
-class ConfigProto:
-    """Session settings. troupe uses operation_timeout_in_ms, intra_op_parallelism_threads,
-    device_filters and isolate_session_state; allow_soft_placement, log_device_placement,
-    inter_op_parallelism_threads and gpu_options are accepted and have no effect (troupe places
-    nodes on the devices they ask for, CPUs)."""
-
-    _USED = ("operation_timeout_in_ms", "intra_op_parallelism_threads", "device_filters",
-             "isolate_session_state")
-    _IGNORED = ("allow_soft_placement", "log_device_placement", "inter_op_parallelism_threads",
-                "gpu_options", "graph_options", "use_per_session_threads")
-
-    def __init__(self, **fields):
-        self.operation_timeout_in_ms = 0
-        self.intra_op_parallelism_threads = 0
-        self.device_filters = []
-        self.isolate_session_state = False
-        for name, value in fields.items():
-            if name not in self._USED and name not in self._IGNORED:
-                raise ValueError('Protocol message ConfigProto has no "%s" field.' % name)
-            setattr(self, name, value)
-
-    def _to_native(self):
-        config = _troupe.SessionConfig()
-        if not isinstance(self.operation_timeout_in_ms, int) or self.operation_timeout_in_ms < 0:
-            raise ValueError("ConfigProto.operation_timeout_in_ms: expected an int >= 0, got %r"
-                             % (self.operation_timeout_in_ms,))
-        config.operation_timeout_ms = self.operation_timeout_in_ms
-        config.intra_op_threads = int(self.intra_op_parallelism_threads)
-        config.device_filters = [str(f) for f in self.device_filters]
-        config.isolate_session_state = bool(self.isolate_session_state)
-        return config
+from .config import ConfigProto  # noqa: E402  (tf.ConfigProto lives with its messages)
 
 
 class RunOptions:
@@ -299,7 +269,29 @@ class Session(_Runner):
             pass
 
 
-InteractiveSession = Session
+class InteractiveSession(Session):
+    """tf.InteractiveSession: a Session that makes itself the default session (and its graph
+    the default graph) when it is made, so that Tensor.eval() and Operation.run() work without
+    a `with` block, as in a shell or notebook. close() undoes that."""
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+        _default_sessions.stack.append(self)
+        self._graph_cm = self._graph.as_default()
+        self._graph_cm.__enter__()
+        self._installed = True
+
+    def close(self):
+        super().close()
+        if getattr(self, "_installed", False):
+            self._installed = False
+            # Not nested: other sessions may have become default since; remove this one.
+            stack = _default_sessions.stack
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i] is self:
+                    del stack[i]
+                    break
+            self._graph_cm.__exit__(None, None, None)
 
 
 @contextlib.contextmanager

@@ -117,6 +117,10 @@ class Variable:
         from .ops import assign
         return assign(self._ref, value, name=name)
 
+    def count_up_to(self, limit):
+        from .ops import count_up_to
+        return count_up_to(self._ref, limit)
+
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         from .ops import assign_add
         return assign_add(self._ref, delta, name=name)

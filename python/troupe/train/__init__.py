@@ -1,11 +1,14 @@
 """tf.train: clusters and servers, optimizers, the monitored session, hooks and checkpoints."""
 
+from . import queue_runner
+from .coordinator import Coordinator, LooperThread
 from .device_setter import replica_device_setter
 from .hooks import (CheckpointSaverHook, FinalOpsHook, LoggingTensorHook,
                     NanLossDuringTrainingError, NanTensorHook, SessionRunArgs,
                     SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook,
                     StopAtStepHook)
 from .monitored_session import MonitoredTrainingSession
+from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from .optimizer import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer,
                         MomentumOptimizer, Optimizer, SyncReplicasOptimizer)
 from .saver import Saver, latest_checkpoint

@@ -219,7 +219,8 @@ class Server:
     def start(self):
         if self._native is not None:
             return
-        _check_transport_security()
+        if not getattr(self, "_loopback_only", False):
+            _check_transport_security()
         sd = self._server_def
         from ..session import ConfigProto
         config = (self._config or ConfigProto())._to_native()
@@ -251,12 +252,14 @@ class Server:
 
     @staticmethod
     def create_local_server(config=None, start=True):
-        """A single-task server in this process (its target is "inproc://<n>")."""
-        server = Server.__new__(Server)
-        server._server_def = ServerDef(ClusterSpec({"localhost": ["localhost:0"]})
-                                       .as_cluster_def(), "localhost", 0, "troupe", config)
-        server._config = config
-        from ..session import ConfigProto
-        server._native = _troupe.Server.create_local_server(
-            (config or ConfigProto())._to_native())
+        """A single-task server ("/job:localhost/task:0") listening on a free port of
+        127.0.0.1, as TensorFlow's: its target, "troupe://127.0.0.1:<port>", is usable by other
+        sessions and processes of this host. It uses the TLS credentials of the environment
+        when they are set, and otherwise listens without TLS on loopback only (as TensorFlow's
+        does), which needs no TROUPE_INSECURE."""
+        server = Server({"localhost": ["127.0.0.1:0"]}, job_name="localhost", task_index=0,
+                        config=config, start=False)
+        server._loopback_only = True
+        if start:
+            server.start()
         return server

@@ -1,0 +1,204 @@
+"""tf.ConfigProto and the messages it holds (GPUOptions, RPCOptions, GraphOptions,
+OptimizerOptions), as TensorFlow 1.x's protocol buffers behave for the programs that set them:
+keyword arguments or attributes, nested messages present by default (so
+`config.gpu_options.allow_growth = True` works), repeated fields as lists, `device_count` as a
+dict, an unknown field a ValueError naming it.
+
+What troupe does with each field is in its message's FIELDS table: `acts` (used), or
+`no effect` with the reason (docs/python.md lists them). A value of the wrong type is a
+TypeError naming the field, as protobuf's is. A setting troupe cannot honour with the meaning
+TensorFlow gives it (several CPU devices per task, as `device_count={"CPU": 4}` asks) is a
+ValueError saying so, never a silent different meaning.
+"""
+
+_SCALARS = {"int": int, "float": (int, float), "bool": bool, "string": str, "bytes": bytes}
+
+
+class _Message:
+    """A protocol-buffer-like message: FIELDS maps a field name to (kind, default, note)."""
+
+    FIELDS = {}
+
+    def __init__(self, **fields):
+        for name, (kind, default, _note) in self.FIELDS.items():
+            if isinstance(kind, type) and issubclass(kind, _Message):
+                value = kind()
+            elif kind in ("repeated", "map"):
+                value = [] if kind == "repeated" else {}
+            else:
+                value = default
+            object.__setattr__(self, name, value)
+        for name, value in fields.items():
+            if name not in self.FIELDS:
+                raise ValueError('Protocol message %s has no "%s" field.'
+                                 % (type(self).__name__, name))
+            setattr(self, name, value)
+
+    def __setattr__(self, name, value):
+        field = self.FIELDS.get(name)
+        if field is None:
+            raise AttributeError('Assignment not allowed (no field "%s" in protocol message '
+                                 '%s object).' % (name, type(self).__name__))
+        kind = field[0]
+        if isinstance(kind, type) and issubclass(kind, _Message):
+            if isinstance(value, dict):
+                value = kind(**value)
+            if not isinstance(value, kind):
+                raise TypeError("Parameter to MergeFrom() must be instance of same class: "
+                                "expected %s got %s." % (kind.__name__, type(value).__name__))
+        elif kind == "repeated":
+            if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+                raise TypeError("%s.%s: expected a list, got %r" % (type(self).__name__, name,
+                                                                    value))
+            value = list(value)
+        elif kind == "map":
+            if not isinstance(value, dict):
+                raise TypeError("%s.%s: expected a dict, got %r" % (type(self).__name__, name,
+                                                                    value))
+            value = dict(value)
+        else:
+            expected = _SCALARS[kind]
+            ok = isinstance(value, expected) and not (kind in ("int", "float") and
+                                                      isinstance(value, bool))
+            if kind == "bool" and isinstance(value, int) and value in (0, 1):
+                ok, value = True, bool(value)
+            if not ok:
+                raise TypeError("%r has type %s, but expected one of: %s (field %s.%s)"
+                                % (value, type(value).__name__, kind, type(self).__name__, name))
+        self._check(name, value)
+        object.__setattr__(self, name, value)
+
+    def _check(self, name, value):
+        """Subclasses refuse values troupe cannot honour."""
+
+    def __eq__(self, other):
+        return type(self) is type(other) and all(
+            getattr(self, n) == getattr(other, n) for n in self.FIELDS)
+
+    def __repr__(self):
+        parts = []
+        for name, (kind, default, _note) in self.FIELDS.items():
+            value = getattr(self, name)
+            if isinstance(value, _Message):
+                if value != type(value)():
+                    parts.append("%s {%r}" % (name, value))
+            elif value != default and value not in ([], {}):
+                parts.append("%s: %r" % (name, value))
+        return " ".join(parts)
+
+    def CopyFrom(self, other):
+        for name in self.FIELDS:
+            object.__setattr__(self, name, getattr(other, name))
+
+    def HasField(self, name):
+        if name not in self.FIELDS:
+            raise ValueError('Protocol message has no "%s" field.' % name)
+        value = getattr(self, name)
+        return value != type(value)() if isinstance(value, _Message) else \
+            value != self.FIELDS[name][1]
+
+
+_NO_GPU = "no effect: troupe has no GPU devices yet"
+_NO_RPC = "no effect: troupe's tasks talk over its own transport, not gRPC"
+_NO_OPT = "no effect: troupe runs the graph as written (no graph rewriting)"
+
+
+class GPUOptions(_Message):
+    FIELDS = {
+        "per_process_gpu_memory_fraction": ("float", 0.0, _NO_GPU),
+        "allow_growth": ("bool", False, _NO_GPU),
+        "allocator_type": ("string", "", _NO_GPU),
+        "deferred_deletion_bytes": ("int", 0, _NO_GPU),
+        "visible_device_list": ("string", "", _NO_GPU),
+        "polling_active_delay_usecs": ("int", 0, _NO_GPU),
+        "polling_inactive_delay_msecs": ("int", 0, _NO_GPU),
+        "force_gpu_compatible": ("bool", False, _NO_GPU),
+    }
+
+
+class RPCOptions(_Message):
+    FIELDS = {
+        "use_rpc_for_inprocess_master": ("bool", False, _NO_RPC),
+        "compression_algorithm": ("string", "", _NO_RPC),
+        "compression_level": ("int", 0, _NO_RPC),
+        "cache_rpc_response": ("bool", False, _NO_RPC),
+        "disable_session_connection_sharing": ("bool", False, _NO_RPC),
+    }
+
+
+class OptimizerOptions(_Message):
+    L1 = 0
+    L0 = -1
+    DEFAULT = 0
+    OFF = -1
+    ON_1 = 1
+    ON_2 = 2
+    FIELDS = {
+        "do_common_subexpression_elimination": ("bool", False, _NO_OPT),
+        "do_constant_folding": ("bool", False, _NO_OPT),
+        "max_folded_constant_in_bytes": ("int", 0, _NO_OPT),
+        "do_function_inlining": ("bool", False, _NO_OPT),
+        "opt_level": ("int", 0, _NO_OPT),
+        "global_jit_level": ("int", 0, "no effect: troupe has no XLA"),
+    }
+
+
+class GraphOptions(_Message):
+    FIELDS = {
+        "enable_recv_scheduling": ("bool", False, _NO_OPT),
+        "optimizer_options": (OptimizerOptions, None, _NO_OPT),
+        "build_cost_model": ("int", 0, "no effect: troupe keeps no cost model"),
+        "build_cost_model_after": ("int", 0, "no effect: troupe keeps no cost model"),
+        "infer_shapes": ("bool", False, "no effect: troupe always infers shapes"),
+        "place_pruned_graph": ("bool", False, "no effect: troupe always places the pruned graph"),
+        "enable_bfloat16_sendrecv": ("bool", False, "no effect: troupe has no bfloat16"),
+        "timeline_step": ("int", 0, "no effect: troupe writes no timeline"),
+    }
+
+
+class ConfigProto(_Message):
+    """tf.ConfigProto: session settings. See FIELDS for what each does in troupe."""
+
+    FIELDS = {
+        "device_count": ("map", None, "acts as a check: troupe has one CPU device per task, so "
+                                      "CPU above 1 is refused; GPU and others have no effect"),
+        "intra_op_parallelism_threads": ("int", 0, "acts: threads of a step's kernels"),
+        "inter_op_parallelism_threads": ("int", 0, "no effect: troupe's actors schedule ops"),
+        "use_per_session_threads": ("bool", False, "no effect: troupe's actors schedule ops"),
+        "session_inter_op_thread_pool": ("repeated", None,
+                                         "no effect: troupe's actors schedule ops"),
+        "placement_period": ("int", 0, "no effect: troupe places each graph once"),
+        "device_filters": ("repeated", None, "acts: the devices a session sees"),
+        "gpu_options": (GPUOptions, None, _NO_GPU),
+        "allow_soft_placement": ("bool", False, "no effect: every op has a CPU kernel"),
+        "log_device_placement": ("bool", False, "no effect: placement is not logged"),
+        "graph_options": (GraphOptions, None, _NO_OPT),
+        "operation_timeout_in_ms": ("int", 0, "acts: the default deadline of every step"),
+        "rpc_options": (RPCOptions, None, _NO_RPC),
+        "isolate_session_state": ("bool", False, "acts: variables and queues of this session "
+                                                 "are its own"),
+    }
+
+    def _check(self, name, value):
+        if name == "device_count":
+            for device, count in value.items():
+                if not isinstance(device, str) or not isinstance(count, int):
+                    raise TypeError("ConfigProto.device_count: expected {str: int}, got %r"
+                                    % (value,))
+                if device.upper() == "CPU" and count > 1:
+                    raise ValueError(
+                        "ConfigProto.device_count={'CPU': %d}: troupe has one CPU device per "
+                        "task (a step's kernels use intra_op_parallelism_threads threads)"
+                        % count)
+        if name in ("operation_timeout_in_ms", "intra_op_parallelism_threads",
+                    "inter_op_parallelism_threads") and value < 0:
+            raise ValueError("ConfigProto.%s: expected an int >= 0, got %r" % (name, value))
+
+    def _to_native(self):
+        from . import _troupe
+        config = _troupe.SessionConfig()
+        config.operation_timeout_ms = self.operation_timeout_in_ms
+        config.intra_op_threads = self.intra_op_parallelism_threads
+        config.device_filters = [str(f) for f in self.device_filters]
+        config.isolate_session_state = self.isolate_session_state
+        return config
