@@ -134,8 +134,8 @@ class CountUpToKernel : public OpKernel {
     }
     T before = var->value().scalar<T>();
     if (static_cast<int64_t>(before) >= limit_) {
-      ctx.set_status(errors::OutOfRange("node '{}' (CountUpTo): reached limit of {}",
-                                        node().name(), limit_));
+      ctx.set_status(
+          errors::OutOfRange("node '{}' (CountUpTo): reached limit of {}", node().name(), limit_));
       return;
     }
     *var->mutable_value().data<T>() = before + 1;
