@@ -13,6 +13,7 @@ packages=(
   openssl  # tests: certificates made with the commands docs/security.md shows
   python3-numpy dataset-fashion-mnist  # tests: npz files checked with numpy; the training data
   python3-dev pybind11-dev python3-pytest  # the Python module (python/) and its tests
+  protobuf-compiler python3-protobuf  # tests: TensorFlow file formats decoded by protobuf itself
   "$@"
 )
 

@@ -40,4 +40,5 @@ PYBIND11_MODULE(_troupe, m) {
   troupe::python::bind_server(m);
   troupe::python::bind_session(m);
   troupe::python::bind_training(m);
+  troupe::python::bind_summaries(m);
 }

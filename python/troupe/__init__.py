@@ -33,6 +33,10 @@ from . import train
 from . import app
 from . import flags
 from . import test
+from . import summary
+from . import python_io
+from .summary_pb import (Event, HistogramProto, LogMessage, SessionLog, Summary,
+                         SummaryMetadata, TensorProto, TensorShapeProto)
 from . import logging
 from . import contrib
 from . import distribute

@@ -342,6 +342,19 @@ class TensorShape:
     def is_fully_defined(self):
         return self._dims is not None and all(d is not None for d in self._dims)
 
+    def num_elements(self):
+        """The number of elements, or None when the shape is not fully defined."""
+        if not self.is_fully_defined():
+            return None
+        count = 1
+        for d in self._dims:
+            count *= d
+        return count
+
+    @property
+    def rank(self):
+        return self.ndims
+
     def is_compatible_with(self, other):
         other = other if isinstance(other, TensorShape) else TensorShape(other)
         if self._dims is None or other._dims is None:

@@ -38,3 +38,56 @@ def insecure(monkeypatch):
     for name in ("TROUPE_TLS_CERT", "TROUPE_TLS_KEY", "TROUPE_TLS_CA"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("TROUPE_INSECURE", "1")
+
+
+@pytest.fixture(scope="session")
+def tensorboard_pb2(tmp_path_factory):
+    """protobuf's own classes for TensorBoard's records (test/python/protos), compiled with
+    protoc, to decode what troupe writes independently of troupe's encoder. Skips where protoc
+    or python3-protobuf is missing."""
+    import importlib
+    import shutil
+    import subprocess
+    import sys
+    if shutil.which("protoc") is None:
+        pytest.skip("protoc is not installed (Debian: protobuf-compiler)")
+    pytest.importorskip("google.protobuf")
+    out = tmp_path_factory.mktemp("protos")
+    protos = os.path.join(os.path.dirname(os.path.abspath(__file__)), "protos")
+    subprocess.run(["protoc", "-I", protos, "--python_out", str(out),
+                    os.path.join(protos, "tensorboard_records.proto")], check=True)
+    sys.path.insert(0, str(out))
+    try:
+        return importlib.import_module("tensorboard_records_pb2")
+    finally:
+        sys.path.remove(str(out))
+
+
+def read_tfrecords(path):
+    """The records of a TFRecord file, read and CRC-checked here (not by troupe)."""
+    import struct
+
+    def crc32c(data):
+        crc = 0xFFFFFFFF
+        for byte in data:
+            crc ^= byte
+            for _ in range(8):
+                crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+        return crc ^ 0xFFFFFFFF
+
+    def masked(crc):
+        return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+    records = []
+    with open(path, "rb") as f:
+        data = f.read()
+    pos = 0
+    while pos < len(data):
+        length, length_crc = struct.unpack_from("<QI", data, pos)
+        assert masked(crc32c(data[pos:pos + 8])) == length_crc
+        record = data[pos + 12:pos + 12 + length]
+        (data_crc,) = struct.unpack_from("<I", data, pos + 12 + length)
+        assert masked(crc32c(record)) == data_crc
+        records.append(record)
+        pos += 16 + length
+    return records

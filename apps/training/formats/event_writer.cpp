@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "troupe/apps/training/formats/file_io.hpp"
+#include "troupe/graph/core/protobuf_wire.hpp"
 
 namespace troupe {
 namespace {
@@ -37,7 +38,16 @@ constexpr uint32_t kMaskDelta = 0xa282ead8u;
 constexpr size_t kRecordHeaderSize = 12;  // length + its CRC
 constexpr size_t kFlushThreshold = 64 * 1024;
 
-// ---- little-endian and protobuf encoding --------------------------------------------------
+using proto::kFixed32;
+using proto::kFixed64;
+using proto::kLengthDelimited;
+using proto::kVarint;
+using proto::ProtoReader;
+using proto::put_bytes;
+using proto::put_double;
+using proto::put_float;
+using proto::put_key;
+using proto::put_varint;
 
 void put_le(std::string& out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i)
@@ -50,32 +60,6 @@ uint64_t get_le(const char* p, int bytes) {
   return v;
 }
 
-enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
-
-void put_varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-void put_key(std::string& out, uint32_t field, WireType type) {
-  put_varint(out, (static_cast<uint64_t>(field) << 3) | type);
-}
-void put_double(std::string& out, uint32_t field, double v) {
-  put_key(out, field, kFixed64);
-  put_le(out, std::bit_cast<uint64_t>(v), 8);
-}
-void put_float(std::string& out, uint32_t field, float v) {
-  put_key(out, field, kFixed32);
-  put_le(out, std::bit_cast<uint32_t>(v), 4);
-}
-void put_bytes(std::string& out, uint32_t field, std::string_view bytes) {
-  put_key(out, field, kLengthDelimited);
-  put_varint(out, bytes.size());
-  out.append(bytes);
-}
-
 // Event fields shared by every event: proto3 leaves out zero values.
 std::string event_header(double wall_time, int64_t step) {
   std::string out;
@@ -86,76 +70,6 @@ std::string event_header(double wall_time, int64_t step) {
   }
   return out;
 }
-
-// A protobuf reader over one message's bytes.
-class ProtoReader {
- public:
-  ProtoReader(std::string_view data, const std::string& what) : data_(data), what_(what) {}
-
-  bool done() const { return pos_ >= data_.size(); }
-
-  Status read_key(uint32_t* field, uint32_t* type) {
-    uint64_t key;
-    TROUPE_RETURN_IF_ERROR(read_varint(&key));
-    *field = static_cast<uint32_t>(key >> 3);
-    *type = static_cast<uint32_t>(key & 7);
-    if (*field == 0) return corrupt("field number 0");
-    return Status::OK();
-  }
-  Status read_varint(uint64_t* v) {
-    *v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (done()) return corrupt("truncated varint");
-      uint8_t b = static_cast<uint8_t>(data_[pos_++]);
-      *v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) return Status::OK();
-    }
-    return corrupt("varint longer than 10 bytes");
-  }
-  Status read_fixed(int bytes, uint64_t* v) {
-    if (data_.size() - pos_ < static_cast<size_t>(bytes)) return corrupt("truncated fixed field");
-    *v = get_le(data_.data() + pos_, bytes);
-    pos_ += bytes;
-    return Status::OK();
-  }
-  Status read_bytes(std::string_view* out) {
-    uint64_t n;
-    TROUPE_RETURN_IF_ERROR(read_varint(&n));
-    if (n > data_.size() - pos_) return corrupt("length-delimited field runs past the message");
-    *out = data_.substr(pos_, n);
-    pos_ += n;
-    return Status::OK();
-  }
-  Status skip(uint32_t type) {
-    uint64_t ignored;
-    std::string_view ignored_bytes;
-    switch (type) {
-      case kVarint:
-        return read_varint(&ignored);
-      case kFixed64:
-        return read_fixed(8, &ignored);
-      case kFixed32:
-        return read_fixed(4, &ignored);
-      case kLengthDelimited:
-        return read_bytes(&ignored_bytes);
-      default:
-        return corrupt(fmt::format("unsupported wire type {}", type));
-    }
-  }
-  // A known field with the wrong wire type.
-  Status expect(uint32_t field, uint32_t type, uint32_t expected) const {
-    if (type == expected) return Status::OK();
-    return corrupt(fmt::format("field {} has wire type {}, expected {}", field, type, expected));
-  }
-  Status corrupt(const std::string& why) const {
-    return errors::DataLoss("{}: malformed Event protobuf at byte {}: {}", what_, pos_, why);
-  }
-
- private:
-  std::string_view data_;
-  const std::string& what_;
-  size_t pos_ = 0;
-};
 
 // Summary.Value: its tag and simple_value, if it has one.
 Status decode_value(std::string_view data, const std::string& what, DecodedEvent* event) {
@@ -314,6 +228,11 @@ Status EventWriter::add_scalar(const std::string& tag, int64_t step, double valu
   }
   std::lock_guard lock(mu_);
   return append_locked(encode_scalar_event(wall_time, step, tag, static_cast<float>(value)));
+}
+
+Status EventWriter::add_event(std::string_view serialized_event) {
+  std::lock_guard lock(mu_);
+  return append_locked(serialized_event);
 }
 
 Status EventWriter::append_locked(std::string_view event) {

@@ -64,6 +64,8 @@ class EventWriter {
   // Adds the scalar `value` (stored as float32, Value.simple_value) for `tag` at `step`.
   // InvalidArgument for an empty tag.
   Status add_scalar(const std::string& tag, int64_t step, double value, double wall_time = now());
+  // Adds a serialized tensorflow.Event (a summary, a graph, a session log, ...), as is.
+  Status add_event(std::string_view serialized_event);
   // Writes buffered records and fsyncs the file.
   Status flush();
   const std::string& path() const { return path_; }

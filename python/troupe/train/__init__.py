@@ -8,6 +8,7 @@ from .hooks import (CheckpointSaverHook, FinalOpsHook, LoggingTensorHook,
                     SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook,
                     StopAtStepHook)
 from .monitored_session import MonitoredTrainingSession
+from ..summary import summary_iterator
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from .optimizer import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer,
                         MomentumOptimizer, Optimizer, SyncReplicasOptimizer)
