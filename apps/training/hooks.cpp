@@ -56,7 +56,8 @@ CheckpointSaverHook::CheckpointSaverHook(std::string dir, std::shared_ptr<Saver>
 
 Status CheckpointSaverHook::save(Session& session, int64_t step) {
   if (step == last_saved_) return Status::OK();
-  TROUPE_ASSIGN_OR_RETURN(std::string path, saver_->save(session, dir_, step));
+  TROUPE_ASSIGN_OR_RETURN(std::string path,
+                          saver_->save(session, default_checkpoint_prefix(dir_), step));
   last_saved_ = step;
   timer_.mark(step);
   return Status::OK();

@@ -42,7 +42,8 @@ StatusOr<std::unique_ptr<MonitoredTrainingSession>> MonitoredTrainingSession::cr
     mts->hooks_.insert(mts->hooks_.end(), opt.chief_only_hooks.begin(), opt.chief_only_hooks.end());
     if (!opt.checkpoint_dir.empty()) {
       TROUPE_RETURN_IF_ERROR(prepare_checkpoint_directory(opt.checkpoint_dir));
-      TROUPE_ASSIGN_OR_RETURN(Saver saver, Saver::create(root, opt.max_checkpoints_to_keep));
+      TROUPE_ASSIGN_OR_RETURN(Saver saver,
+                              Saver::create(root, {.max_to_keep = opt.max_checkpoints_to_keep}));
       mts->saver_ = std::make_shared<Saver>(std::move(saver));
       mts->hooks_.push_back(std::make_shared<CheckpointSaverHook>(
           opt.checkpoint_dir, mts->saver_, global_step.ref, opt.save_checkpoint_steps,

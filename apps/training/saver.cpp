@@ -26,19 +26,37 @@ void remove_checkpoints(const std::string& dir, const std::vector<std::string>& 
 
 }  // namespace
 
-StatusOr<Saver> Saver::create(const Scope& scope, int max_to_keep) {
-  if (max_to_keep < 1)
-    return errors::InvalidArgument("max_to_keep is {}, must be >= 1", max_to_keep);
+std::string default_checkpoint_prefix(const std::string& dir) {
+  return (fs::path(dir) / "model.ckpt").string();
+}
+
+StatusOr<Saver> Saver::create(const Scope& scope, SaverOptions options) {
+  if (options.max_to_keep < 0) {
+    return errors::InvalidArgument("max_to_keep is {}, must be >= 0 (0: keep all)",
+                                   options.max_to_keep);
+  }
   Saver saver;
-  saver.max_to_keep_ = max_to_keep;
+  std::vector<std::pair<std::string, std::string>> to_save = options.var_list;
+  if (to_save.empty()) {
+    for (const VariableRecord& r : global_variables(scope.graph()))
+      to_save.emplace_back(r.variable, r.variable);
+  }
+  saver.options_ = std::move(options);
   Scope save = scope.root().sub_scope("save");
   std::vector<Operation> assigns;
-  for (const VariableRecord& r : global_variables(scope.graph())) {
-    Output var(scope.graph().find(r.variable), 0);
+  for (const auto& [name, variable] : to_save) {
+    const Node* node = scope.graph().find(variable);
+    if (node == nullptr || node->op_name() != "Variable") {
+      return errors::InvalidArgument("Saver: '{}' is not a variable of the graph", variable);
+    }
+    if (std::ranges::find(saver.names_, name) != saver.names_.end()) {
+      return errors::InvalidArgument("Saver: the checkpoint name '{}' is given twice", name);
+    }
+    Output var(node, 0);
     Scope at_var = save.colocate_with(var.op());
     Output value = ops::Placeholder(at_var, var.dtype(), var.shape());
     assigns.push_back(ops::Assign(at_var, var, value).op());
-    saver.names_.push_back(r.variable);
+    saver.names_.push_back(name);
     saver.variables_.push_back(var);
     saver.placeholders_.push_back(value);
   }
@@ -49,7 +67,15 @@ StatusOr<Saver> Saver::create(const Scope& scope, int max_to_keep) {
   return saver;
 }
 
-StatusOr<std::string> Saver::save(Session& session, const std::string& dir, int64_t global_step) {
+StatusOr<std::string> Saver::save(Session& session, const std::string& save_path,
+                                  std::optional<int64_t> global_step) {
+  fs::path prefix(save_path);
+  if (save_path.empty() || prefix.filename().empty()) {
+    return errors::InvalidArgument(
+        "Saver.save: save_path '{}' must name a file prefix such as \"/dir/model.ckpt\"",
+        save_path);
+  }
+  const std::string dir = prefix.has_parent_path() ? prefix.parent_path().string() : ".";
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec)
@@ -60,19 +86,32 @@ StatusOr<std::string> Saver::save(Session& session, const std::string& dir, int6
   std::vector<std::pair<std::string, Tensor>> named;
   for (size_t i = 0; i < names_.size(); ++i)
     named.emplace_back(names_[i], values[i]);
-  std::string file = "model.ckpt-" + std::to_string(global_step) + ".npz";
+  std::string file = prefix.filename().string() +
+                     (global_step ? "-" + std::to_string(*global_step) : std::string()) + ".npz";
   std::string path = (fs::path(dir) / file).string();
   // The data first, durably; then the index that names it; then what the index dropped.
   TROUPE_ASSIGN_OR_RETURN(std::optional<CheckpointState> previous, recover_checkpoint_state(dir));
   Status saved = write_npz(path, named).with_context("saving a checkpoint");
+  const auto now = std::chrono::system_clock::now();
   CheckpointState state;
   if (previous) state.all_model_checkpoint_paths = std::move(previous->all_model_checkpoint_paths);
   std::erase(state.all_model_checkpoint_paths, file);
   state.all_model_checkpoint_paths.push_back(file);
   std::vector<std::string> dropped;
-  while (static_cast<int>(state.all_model_checkpoint_paths.size()) > max_to_keep_) {
-    dropped.push_back(state.all_model_checkpoint_paths.front());
+  while (options_.max_to_keep > 0 &&
+         static_cast<int>(state.all_model_checkpoint_paths.size()) > options_.max_to_keep) {
+    std::string oldest = state.all_model_checkpoint_paths.front();
     state.all_model_checkpoint_paths.erase(state.all_model_checkpoint_paths.begin());
+    // As TensorFlow: one checkpoint per keep_checkpoint_every_n_hours survives, unlisted.
+    auto it = saved_at_.find(oldest);
+    auto written = it != saved_at_.end() ? it->second : created_;
+    auto every = std::chrono::duration_cast<std::chrono::system_clock::duration>(
+        std::chrono::duration<double, std::ratio<3600>>(options_.keep_checkpoint_every_n_hours));
+    if (written - last_preserved_ >= every) {
+      last_preserved_ = written;
+    } else {
+      dropped.push_back(oldest);
+    }
   }
   state.model_checkpoint_path = file;
   if (saved.ok()) {
@@ -91,11 +130,17 @@ StatusOr<std::string> Saver::save(Session& session, const std::string& dir, int6
     }
     return saved;
   }
+  saved_at_[file] = now;
+  for (const std::string& gone : dropped)
+    saved_at_.erase(gone);
   remove_checkpoints(dir, dropped);
   return path;
 }
 
-Status Saver::restore(Session& session, const std::string& path) const {
+Status Saver::restore(Session& session, const std::string& given) const {
+  std::error_code ec;
+  const std::string path =
+      given.ends_with(".npz") || !fs::exists(given + ".npz", ec) ? given : given + ".npz";
   TROUPE_ASSIGN_OR_RETURN(auto arrays, read_npz(path));
   FeedDict feeds;
   for (size_t i = 0; i < names_.size(); ++i) {

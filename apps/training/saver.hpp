@@ -1,17 +1,23 @@
-// Saver: checkpoints of a model's variables as NumPy .npz files (docs/checkpoints.md).
+// Saver: checkpoints of a model's variables as NumPy .npz files (docs/checkpoints.md), with
+// tf.train.Saver's naming: save(session, "/dir/model.ckpt", 7) writes "/dir/model.ckpt-7.npz"
+// (without a step: "/dir/model.ckpt.npz").
 //
-// save() fetches every variable through the session — from whichever tasks hold them — and
-// writes "<dir>/model.ckpt-<step>.npz", one array per variable named after its node, then
-// updates the index file "<dir>/checkpoint" (TensorFlow's format), then deletes checkpoints
-// beyond the newest max_to_keep. Each file is written durably (fsynced, renamed, directory
-// fsynced) and the index only after the file it names, so no failure leaves an index naming
-// a missing or partial file; a failure is the save's error (ResourceExhausted for a full disk).
-// restore() feeds a checkpoint's arrays to assign ops built next to each variable. numpy.load()
-// reads the files directly.
+// save() fetches the variables through the session — from whichever tasks hold them — and
+// writes one array per variable, named by its checkpoint name (its node's name unless
+// SaverOptions::var_list says otherwise), then updates the index file "checkpoint" of the
+// directory (TensorFlow's format), then deletes the checkpoints beyond the newest max_to_keep
+// (keeping one every keep_checkpoint_every_n_hours). Each file is written durably (fsynced,
+// renamed, directory fsynced) and the index only after the file it names, so no failure leaves
+// an index naming a missing or partial file; a failure is the save's error (ResourceExhausted
+// for a full disk). restore() feeds a checkpoint's arrays to assign ops built next to each
+// variable. numpy.load() reads the files directly.
 #pragma once
 
+#include <chrono>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "troupe/actors/session.hpp"
@@ -19,18 +25,36 @@
 
 namespace troupe {
 
+// The checkpoint prefix MonitoredTrainingSession and troupe train use: "<dir>/model.ckpt".
+std::string default_checkpoint_prefix(const std::string& dir);
+
+struct SaverOptions {
+  // How many checkpoints to keep; 0 (TensorFlow's None or 0): all.
+  int max_to_keep = 5;
+  // Of the checkpoints max_to_keep drops, one per this many hours is kept.
+  double keep_checkpoint_every_n_hours = 10000.0;
+  // The variables to save, as (name in the checkpoint, Variable node name); empty: every
+  // variable of the graph under its node's name.
+  std::vector<std::pair<std::string, std::string>> var_list;
+};
+
 class Saver {
  public:
-  // Builds the restore ops for every variable recorded in `scope`'s graph (build it after the
-  // model, before the session first runs).
-  static StatusOr<Saver> create(const Scope& scope, int max_to_keep = 5);
+  // Builds the restore ops for the variables (build it after the model, before the session
+  // first runs). InvalidArgument for a negative max_to_keep, a var_list naming a node that is
+  // not a variable or a checkpoint name twice, or a graph without variables.
+  static StatusOr<Saver> create(const Scope& scope, SaverOptions options = {});
 
-  // Writes the checkpoint for `global_step`; returns its path.
-  StatusOr<std::string> save(Session& session, const std::string& dir, int64_t global_step);
-  // Assigns every variable from the checkpoint at `path`. NotFound naming a variable the file
-  // lacks, InvalidArgument for a dtype or shape that differs.
+  // Writes the checkpoint of `save_path` ("<dir>/<name>") at `global_step`: returns the path
+  // of the file written ("<save_path>-<step>.npz", or "<save_path>.npz").
+  StatusOr<std::string> save(Session& session, const std::string& save_path,
+                             std::optional<int64_t> global_step);
+  // Assigns every variable from the checkpoint at `path`, given with or without its ".npz".
+  // NotFound naming the file, or a variable the file lacks; InvalidArgument for a dtype or
+  // shape that differs.
   Status restore(Session& session, const std::string& path) const;
 
+  // The checkpoint names, in the order saved.
   const std::vector<std::string>& variable_names() const { return names_; }
 
  private:
@@ -39,7 +63,12 @@ class Saver {
   std::vector<Output> variables_;
   std::vector<Output> placeholders_;
   Operation restore_all_;
-  int max_to_keep_ = 5;
+  SaverOptions options_;
+  // When this saver last kept a checkpoint for keep_checkpoint_every_n_hours, and when it
+  // wrote each checkpoint it wrote (others count as written when this saver was made).
+  std::chrono::system_clock::time_point created_ = std::chrono::system_clock::now();
+  std::chrono::system_clock::time_point last_preserved_ = created_;
+  std::map<std::string, std::chrono::system_clock::time_point> saved_at_;
 };
 
 // Readies `dir` for the chief, the only writer, before it writes: removes what a writer

@@ -21,6 +21,7 @@ void register_grad_kernels(KernelRegistry& registry);
 void register_training_kernels(KernelRegistry& registry);
 void register_accumulator_kernels(KernelRegistry& registry);
 void register_summary_kernels(KernelRegistry& registry);
+void register_selection_kernels(KernelRegistry& registry);
 
 inline void register_cpu_kernels(KernelRegistry& registry) {
   register_array_kernels(registry);
@@ -37,6 +38,7 @@ inline void register_cpu_kernels(KernelRegistry& registry) {
   register_training_kernels(registry);
   register_accumulator_kernels(registry);
   register_summary_kernels(registry);
+  register_selection_kernels(registry);
 }
 
 }  // namespace troupe

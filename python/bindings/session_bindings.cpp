@@ -10,6 +10,7 @@
 #include "session_handle.hpp"
 #include "tensor_conversion.hpp"
 #include "troupe/actors/runtime.hpp"
+#include "troupe/apps/training/checkpoint_index.hpp"
 #include "troupe/apps/training/saver.hpp"
 
 namespace py = pybind11;
@@ -119,21 +120,27 @@ void bind_session(py::module_& m) {
 
   py::class_<Saver, std::shared_ptr<Saver>>(m, "Saver")
       .def_static("create",
-                  [](const Scope& scope, int max_to_keep) {
-                    auto saver = Saver::create(scope, max_to_keep);
+                  [](const Scope& scope, int max_to_keep, double keep_every_n_hours,
+                     const std::vector<std::pair<std::string, std::string>>& var_list) {
+                    auto saver =
+                        Saver::create(scope, {.max_to_keep = max_to_keep,
+                                              .keep_checkpoint_every_n_hours = keep_every_n_hours,
+                                              .var_list = var_list});
                     raise_if_failed(scope);
                     return std::make_shared<Saver>(check(std::move(saver)));
                   })
       .def("save",
-           [](Saver& saver, const SessionHandle& handle, const std::string& dir, int64_t step) {
+           [](Saver& saver, const SessionHandle& handle, const std::string& save_path,
+              std::optional<int64_t> step) {
              Session& session = handle.get();
              StatusOr<std::string> path = Status::OK();
              {
                py::gil_scoped_release release;
-               path = saver.save(session, dir, step);
+               path = saver.save(session, save_path, step);
              }
              return check(std::move(path));
            })
+      .def_property_readonly("variable_names", &Saver::variable_names)
       .def("restore", [](const Saver& saver, const SessionHandle& handle, const std::string& path) {
         Session& session = handle.get();
         Status restored;
@@ -144,6 +151,13 @@ void bind_session(py::module_& m) {
         check(restored);
       });
   m.def("latest_checkpoint", [](const std::string& dir) { return check(latest_checkpoint(dir)); });
+  m.def("checkpoint_state",
+        [](const std::string& dir)
+            -> std::optional<std::pair<std::string, std::vector<std::string>>> {
+          auto state = check(recover_checkpoint_state(dir));
+          if (!state) return std::nullopt;
+          return std::make_pair(state->model_checkpoint_path, state->all_model_checkpoint_paths);
+        });
 }
 
 }  // namespace troupe::python

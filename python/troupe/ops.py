@@ -8,7 +8,7 @@ import numpy as np
 from . import _troupe
 from . import dtypes as _dtypes
 from .framework import (Operation, Tensor, convert_to_tensor, get_default_graph, to_numpy,
-                        control_dependencies)
+                        control_dependencies, name_scope)
 
 
 def _graph_of(*values):
@@ -294,6 +294,69 @@ def assign_sub(ref, value, use_locking=None, name=None):
     g = _graph_of(ref)
     return _t(_troupe.assign_sub(_scope(g, name), _input(ref, g, "assign_sub ref"),
                                  _input(value, g, "assign_sub value", _like(value, ref))), g)
+
+
+def stack(values, axis=0, name="stack"):
+    """tf.stack: tensors of one shape stacked into one of rank + 1 along `axis`."""
+    if not isinstance(values, (list, tuple)) or not values:
+        raise ValueError("stack: values must be a non-empty list of tensors, got %r" % (values,))
+    if not isinstance(axis, int):
+        raise TypeError("stack: axis must be an int, got %r" % (axis,))
+    g = _graph_of(*values)
+    tensors = [v if isinstance(v, Tensor) else convert_to_tensor(v) for v in values]
+    return _make("Pack", [tensors], {"axis": axis}, name, g).outputs[0]
+
+
+def gather(params, indices, validate_indices=None, name=None, axis=0):
+    """tf.gather: the slices of `params` along `axis` at `indices`."""
+    g = _graph_of(params, indices)
+    params = params if isinstance(params, Tensor) else convert_to_tensor(params)
+    indices = indices if isinstance(indices, Tensor) else convert_to_tensor(indices)
+    if indices.dtype not in (_dtypes.int32, _dtypes.int64):
+        raise TypeError("gather: indices must be int32 or int64, got %s" % indices.dtype.name)
+    axis = axis if isinstance(axis, Tensor) else np.array(axis, dtype=np.int32)
+    return _make("GatherV2", [params, indices, axis], {}, name, g).outputs[0]
+
+
+def where(condition, x=None, y=None, name=None):
+    """tf.where(condition): the coordinates of the true elements, int64 [num_true, rank]. The
+    three-argument form (select) is not supported yet."""
+    if x is not None or y is not None:
+        raise ValueError("tf.where(condition, x, y) (select) is not supported by troupe yet")
+    condition = condition if isinstance(condition, Tensor) else convert_to_tensor(condition)
+    if condition.dtype != _dtypes.bool:
+        raise TypeError("where: condition must be bool, got %s" % condition.dtype.name)
+    return _make("Where", [condition], {}, name).outputs[0]
+
+
+def logical_not(x, name=None):
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x, dtype=_dtypes.bool)
+    return _make("LogicalNot", [x], {}, name).outputs[0]
+
+
+def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+    """tf.boolean_mask: the elements (or slices) of `tensor` where `mask`, a bool tensor of the
+    shape of tensor's first dimensions, is true."""
+    if axis not in (None, 0):
+        raise ValueError("boolean_mask: only axis=0 is supported by troupe")
+    tensor = tensor if isinstance(tensor, Tensor) else convert_to_tensor(tensor)
+    mask = mask if isinstance(mask, Tensor) else convert_to_tensor(mask, dtype=_dtypes.bool)
+    k = mask.shape.ndims
+    if k is None or k == 0:
+        raise ValueError("boolean_mask: the mask's rank must be known and at least 1")
+    if tensor.shape.ndims is not None and tensor.shape.ndims < k:
+        raise ValueError("boolean_mask: the mask has rank %d, the tensor only %d"
+                         % (k, tensor.shape.ndims))
+    with name_scope(name):
+        rest = tensor.shape.as_list()[k:] if tensor.shape.ndims is not None else None
+        if k > 1:
+            if rest is None or any(d is None for d in rest):
+                raise ValueError("boolean_mask: with a mask of rank > 1 the tensor's other "
+                                 "dimensions must be known")
+            tensor = reshape(tensor, [-1] + rest)
+            mask = reshape(mask, [-1])
+        indices = reshape(where(mask), [-1])
+        return gather(tensor, indices, axis=0)
 
 
 def count_up_to(ref, limit, name=None):

@@ -194,6 +194,34 @@ def variables_initializer(var_list, name="init"):
     return group(*[v.initializer for v in var_list], name=name)
 
 
+def local_variables(scope=None):
+    """The variables in the LOCAL_VARIABLES collection (made with that collection)."""
+    return get_default_graph().get_collection("local_variables", scope)
+
+
+def local_variables_initializer():
+    return variables_initializer(local_variables(), name="init_1")
+
+
+initialize_local_variables = local_variables_initializer
+
+
+def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
+    """A 1-D string tensor naming the variables of `var_list` (global and local by default)
+    that are not initialized; empty when all are. Each check runs where its variable lives."""
+    from .framework import name_scope
+    from .ops import boolean_mask, constant, is_variable_initialized, logical_not, stack
+    if var_list is None:
+        var_list = global_variables() + [v for v in local_variables()
+                                         if v not in global_variables()]
+    with name_scope(name):
+        if not var_list:
+            return constant(np.array([], dtype=object), dtype=_dtypes.string)
+        initialized = stack([is_variable_initialized(v) for v in var_list])
+        names = constant(np.array([v.op.name.encode() for v in var_list], dtype=object))
+        return boolean_mask(names, logical_not(initialized))
+
+
 def set_random_seed(seed):
     get_default_graph().seed = seed
 

@@ -73,7 +73,7 @@ def test_hooks_run_in_order_and_stop_training(tmp_path):
     assert recorder.calls[-1] == "end"
     assert recorder.calls.count("after_run") == 5
     assert recorder.values[-1] < recorder.values[0]  # it learned
-    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-5.npz")
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-5")
 
 
 def test_stop_at_step_logging_and_checkpoints_then_restore(tmp_path, caplog):
@@ -179,14 +179,13 @@ def test_saver_takes_the_step_as_a_number_tensor_or_numpy_value(tmp_path):
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         path = str(tmp_path / "model.ckpt")
-        assert saver.save(sess, path, global_step=sess.run(step)).endswith("model.ckpt-0.npz")
-        assert saver.save(sess, path, global_step=7).endswith("model.ckpt-7.npz")
-        assert saver.save(sess, path, global_step=step).endswith("model.ckpt-0.npz")
+        assert saver.save(sess, path, global_step=sess.run(step)) == path + "-0"
+        assert saver.save(sess, path, global_step=7) == path + "-7"
+        assert saver.save(sess, path, global_step=step) == path + "-0"
+        assert os.path.isfile(path + "-7.npz")
         sess.run(w.assign([[1.0], [2.0]]))
         saver.restore(sess, tf.train.latest_checkpoint(str(tmp_path)))
         np.testing.assert_array_equal(sess.run(w), [[0.0], [0.0]])
-        with pytest.raises(ValueError, match="model.ckpt"):
-            saver.save(sess, str(tmp_path / "other"))
 
 
 def test_ctrl_c_ends_a_non_chiefs_wait_for_the_chief():

@@ -12,6 +12,7 @@ from ..summary import summary_iterator
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from .optimizer import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer,
                         MomentumOptimizer, Optimizer, SyncReplicasOptimizer)
-from .saver import Saver, latest_checkpoint
+from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_mtimes,
+                    get_checkpoint_state, latest_checkpoint)
 from .server_lib import ClusterDef, ClusterSpec, JobDef, Server, ServerDef
 from .training_util import get_global_step, get_or_create_global_step, global_step

@@ -103,7 +103,7 @@ int run(const std::string& dir) {
   Model m;
   auto server = value_or_throw(Server::create_local_server());
   Session session = value_or_throw(Session::create(server->target()));
-  Saver saver = value_or_throw(Saver::create(m.root, /*max_to_keep=*/2));
+  Saver saver = value_or_throw(Saver::create(m.root, {.max_to_keep = 2}));
   throw_if_error(session.run_targets({global_variables_initializer(m.root)}));
   auto set_v = [&](float x) {
     throw_if_error(session.run_targets({m.set}, {{m.value, Tensor(x)}}));
@@ -111,7 +111,7 @@ int run(const std::string& dir) {
   auto v_now = [&] { return value_or_throw(session.run(m.v.ref)).data<float>()[kValues - 1]; };
 
   set_v(1);
-  value_or_throw(saver.save(session, dir, 1));
+  value_or_throw(saver.save(session, default_checkpoint_prefix(dir), 1));
   float saved = 1;
   int data_failures = 0, index_failures = 0, successes = 0;
   const std::string filler = (fs::path(dir) / "filler").string();
@@ -119,7 +119,7 @@ int run(const std::string& dir) {
     int64_t step = free_pages + 2;
     set_v(static_cast<float>(step));
     if (!leave_free(filler, free_pages)) return fail("cannot fill the file system");
-    StatusOr<std::string> result = saver.save(session, dir, step);
+    StatusOr<std::string> result = saver.save(session, default_checkpoint_prefix(dir), step);
     fs::remove(filler);
     std::string outcome;
     if (result.ok()) {

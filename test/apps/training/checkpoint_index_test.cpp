@@ -140,7 +140,7 @@ struct SavedModel {
   Operation set = ops::Assign(root, v.ref, value).op();
   std::unique_ptr<Server> server = value_or_throw(Server::create_local_server());
   Session session = value_or_throw(Session::create(server->target()));
-  Saver saver = value_or_throw(Saver::create(root, /*max_to_keep=*/2));
+  Saver saver = value_or_throw(Saver::create(root, {.max_to_keep = 2}));
 
   SavedModel() { throw_if_error(session.run_targets({global_variables_initializer(root)})); }
   void set_v(double x) { throw_if_error(session.run_targets({set}, {{value, Tensor(x)}})); }
@@ -155,7 +155,7 @@ BOOST_AUTO_TEST_CASE(a_save_failing_at_any_write_leaves_the_newest_complete_chec
   const std::string d = dir.path().string();
   SavedModel m;
   m.set_v(1);
-  BOOST_REQUIRE(m.saver.save(m.session, d, 1).ok());
+  BOOST_REQUIRE(m.saver.save(m.session, default_checkpoint_prefix(d), 1).ok());
   double saved = 1;
   int64_t step = 1;
   for (int failing = 0;; ++failing) {
@@ -169,7 +169,7 @@ BOOST_AUTO_TEST_CASE(a_save_failing_at_any_write_leaves_the_newest_complete_chec
         failed_step = std::string(durable_step_name(at)) + " " + path;
         return ENOSPC;
       });
-      StatusOr<std::string> result = m.saver.save(m.session, d, step);
+      StatusOr<std::string> result = m.saver.save(m.session, default_checkpoint_prefix(d), step);
       set_durable_fault_for_testing(nullptr);
       if (failed_step.empty()) {  // every write has failed once; this save had no fault
         BOOST_TEST(result.ok(), result.status().to_string());
@@ -195,7 +195,7 @@ BOOST_AUTO_TEST_CASE(a_save_failing_at_any_write_leaves_the_newest_complete_chec
       BOOST_TEST(fs::exists(dir.file(file)) == index_renamed, file);
       // The next save works.
       m.set_v(static_cast<double>(step) + 0.5);
-      BOOST_REQUIRE(m.saver.save(m.session, d, step).ok());
+      BOOST_REQUIRE(m.saver.save(m.session, default_checkpoint_prefix(d), step).ok());
       saved = static_cast<double>(step) + 0.5;
       BOOST_TEST(newest_name(d) == "model.ckpt-" + std::to_string(step) + ".npz");
     }
@@ -224,9 +224,9 @@ BOOST_AUTO_TEST_CASE(a_chief_starting_on_an_emptied_index_restores_the_newest_ch
   {
     SavedModel m;
     m.set_v(7);
-    BOOST_REQUIRE(m.saver.save(m.session, d, 70).ok());
+    BOOST_REQUIRE(m.saver.save(m.session, default_checkpoint_prefix(d), 70).ok());
     m.set_v(8);
-    BOOST_REQUIRE(m.saver.save(m.session, d, 80).ok());
+    BOOST_REQUIRE(m.saver.save(m.session, default_checkpoint_prefix(d), 80).ok());
   }
   write_file(dir.file("checkpoint"), "");
   SavedModel next;

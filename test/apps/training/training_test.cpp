@@ -84,11 +84,11 @@ BOOST_AUTO_TEST_CASE(checkpoints_round_trip_and_rotate) {
   TempDir dir;
   auto server = value_or_throw(Server::create_local_server());
   Regression m;
-  auto saver = Saver::create(m.root, /*max_to_keep=*/2);
+  auto saver = Saver::create(m.root, {.max_to_keep = 2});
   BOOST_REQUIRE_MESSAGE(saver.ok(), saver.status().to_string());
   Session session = value_or_throw(Session::create(server->target()));
   throw_if_error(session.run_targets({global_variables_initializer(m.root)}));
-  auto first = saver->save(session, dir.path().string(), 10);
+  auto first = saver->save(session, default_checkpoint_prefix(dir.path().string()), 10);
   BOOST_REQUIRE_MESSAGE(first.ok(), first.status().to_string());
   BOOST_TEST(fs::path(*first).filename() == "model.ckpt-10.npz");
 
@@ -105,8 +105,8 @@ BOOST_AUTO_TEST_CASE(checkpoints_round_trip_and_rotate) {
   BOOST_REQUIRE(saver->restore(session, *first).ok());
   BOOST_TEST(values_of(session, m.w.ref) == (std::vector<double>{0.5, 0.5, 0.5}));
 
-  BOOST_REQUIRE(saver->save(session, dir.path().string(), 20).ok());
-  BOOST_REQUIRE(saver->save(session, dir.path().string(), 30).ok());
+  BOOST_REQUIRE(saver->save(session, default_checkpoint_prefix(dir.path().string()), 20).ok());
+  BOOST_REQUIRE(saver->save(session, default_checkpoint_prefix(dir.path().string()), 30).ok());
   BOOST_TEST(!fs::exists(*first));  // only the newest two are kept
   auto latest = value_or_throw(latest_checkpoint(dir.path().string()));
   BOOST_REQUIRE(latest.has_value());

@@ -1,0 +1,22 @@
+// Builders for ops that assemble or select elements: Pack (tf.stack), Where (the coordinates of
+// true elements), GatherV2 (tf.gather) and LogicalNot. Their gradients are not registered yet:
+// a gradient through them is InvalidArgument naming the op.
+#pragma once
+
+#include <vector>
+
+#include "troupe/graph/node_builder.hpp"
+
+namespace troupe::ops {
+
+// Stacks tensors of one shape into one of rank + 1, along `axis` (negative counts from the
+// end, in [-(rank + 1), rank]).
+Output Pack(const Scope& scope, const std::vector<Input>& values, int64_t axis = 0);
+// The coordinates of the true elements of a bool tensor, row-major: int64 [num_true, rank].
+Output Where(const Scope& scope, const Input& condition);
+// Slices of `params` along `axis` at `indices` (int32 or int64, each in [0, dim)):
+// params.shape[:axis] + indices.shape + params.shape[axis + 1:].
+Output GatherV2(const Scope& scope, const Input& params, const Input& indices, const Input& axis);
+Output LogicalNot(const Scope& scope, const Input& x);
+
+}  // namespace troupe::ops
