@@ -146,6 +146,7 @@ StatusOr<std::vector<Partition>> plan_run(Self* self, const RunSignature& signat
     placement.devices.push_back(d.name);
   placement.default_device = st.config.default_device;
   placement.allow_missing_colocation_targets = true;  // pruned runs may lose a target
+  placement.allow_soft_placement = st.config.config.allow_soft_placement;
   placement.has_kernel = [](const std::string& op, const std::string& type) {
     return KernelRegistry::global().has_kernel(op, type);
   };

@@ -114,17 +114,30 @@ struct GroupContext {
 // The device of one colocation group; `members` are node ids in increasing order.
 StatusOr<std::string> place_group(const GroupContext& ctx, const std::vector<int>& members) {
   const Graph& graph = ctx.graph;
+  // With soft placement the nodes that own state (their outputs are references) decide first.
+  std::vector<int> order = members;
+  if (ctx.options.allow_soft_placement) {
+    auto owns_state = [&](int m) {
+      const Node& node = graph.node(m);
+      for (int i = 0; i < node.num_outputs(); ++i) {
+        if (node.output_is_ref(i)) return true;
+      }
+      return false;
+    };
+    std::stable_partition(order.begin(), order.end(), owns_state);
+  }
   DeviceName merged;
   const Node* requester = nullptr;  // the first member with a request
-  for (size_t k = 0; k < members.size(); ++k) {
-    int m = members[k];
+  for (size_t k = 0; k < order.size(); ++k) {
+    int m = order[k];
     const DeviceName& request = ctx.requests[m];
     if (ctx.follows[m] || request == DeviceName{}) continue;
     auto next = DeviceName::merge(merged, request);
+    if (!next.ok() && ctx.options.allow_soft_placement && requester != nullptr) continue;
     if (!next.ok()) {
       const Node& node = graph.node(m);
       for (size_t j = 0; j < k; ++j) {
-        int p = members[j];
+        int p = order[j];
         if (ctx.follows[p] || ctx.requests[p].is_compatible_with(request)) continue;
         const Node& other = graph.node(p);
         return errors::InvalidArgument(
@@ -155,6 +168,18 @@ StatusOr<std::string> place_group(const GroupContext& ctx, const std::vector<int
     matching.push_back(&c);
     if (std::all_of(members.begin(), members.end(), [&](int m) { return has_kernel(m, c); })) {
       return c.full;
+    }
+  }
+  if (ctx.options.allow_soft_placement && (want.type || want.id)) {
+    // Soft placement: any device of the requested task that can run the group.
+    DeviceName any_device = want;
+    any_device.type.reset();
+    any_device.id.reset();
+    for (const Candidate& c : ctx.candidates) {
+      if (!any_device.matches(c.name)) continue;
+      if (std::all_of(members.begin(), members.end(), [&](int m) { return has_kernel(m, c); })) {
+        return c.full;
+      }
     }
   }
 

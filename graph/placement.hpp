@@ -41,6 +41,13 @@ struct PlacementOptions {
   // InvalidArgument; true, the entry only colocates the nodes that name <name>, as TensorFlow's
   // placer treats colocation groups.
   bool allow_missing_colocation_targets = false;
+  // TensorFlow's allow_soft_placement. In a colocation group, the requests of the nodes that
+  // own state (Variable, queues: ops with reference outputs) are merged first; a member's
+  // request that then conflicts is ignored instead of being InvalidArgument (an update built
+  // under a worker's device scope runs where its variable is). A group whose request matches
+  // no device is placed as if it named no device type or index (a "/device:GPU:0" request
+  // runs on the task's CPU).
+  bool allow_soft_placement = false;
 };
 
 // The full device name (as given in options.devices) of every node, indexed by node id.

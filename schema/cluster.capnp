@@ -25,6 +25,7 @@ struct SessionConfig {
   operationTimeoutMs @1 :Int64;  # 0 means no default deadline
   intraOpThreads @2 :Int32;      # 0 means one per core
   deviceFilters @3 :List(Text);  # partial device names; empty means every device
+  allowSoftPlacement @4 :Bool;  # TensorFlow's ConfigProto.allow_soft_placement
 }
 
 struct ServerDef {

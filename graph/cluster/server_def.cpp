@@ -121,6 +121,7 @@ void ServerDef::to_wire(wire::ServerDef::Builder out) const {
   config.setIsolateSessionState(default_session_config.isolate_session_state);
   config.setOperationTimeoutMs(default_session_config.operation_timeout_ms);
   config.setIntraOpThreads(default_session_config.intra_op_threads);
+  config.setAllowSoftPlacement(default_session_config.allow_soft_placement);
   const auto& filters = default_session_config.device_filters;
   auto wire_filters = config.initDeviceFilters(static_cast<unsigned>(filters.size()));
   for (size_t i = 0; i < filters.size(); ++i)
@@ -135,6 +136,7 @@ StatusOr<ServerDef> ServerDef::from_wire(wire::ServerDef::Reader in) {
     config.isolate_session_state = wire_config.getIsolateSessionState();
     config.operation_timeout_ms = wire_config.getOperationTimeoutMs();
     config.intra_op_threads = wire_config.getIntraOpThreads();
+    config.allow_soft_placement = wire_config.getAllowSoftPlacement();
     for (auto filter : wire_config.getDeviceFilters())
       config.device_filters.push_back(text_of(filter));
     return create(std::move(cluster), text_of(in.getJobName()), in.getTaskIndex(),

@@ -23,6 +23,10 @@ struct SessionConfig {
   // of these partial names ("/job:ps", "/job:worker/task:1"), and needs only their tasks to be
   // up. Empty: every device of the cluster.
   std::vector<std::string> device_filters;
+  // TensorFlow's ConfigProto.allow_soft_placement: a node whose requested device exists in no
+  // task's devices, or conflicts with the variable or queue it updates, is placed on a device
+  // that can run it instead of being an error (graph/placement.hpp).
+  bool allow_soft_placement = false;
 
   // InvalidArgument naming the field: a negative timeout or thread count, a filter that is
   // not a device name.

@@ -59,7 +59,8 @@ void bind_session(py::module_& m) {
       .def_readwrite("operation_timeout_ms", &SessionConfig::operation_timeout_ms)
       .def_readwrite("intra_op_threads", &SessionConfig::intra_op_threads)
       .def_readwrite("device_filters", &SessionConfig::device_filters)
-      .def_readwrite("isolate_session_state", &SessionConfig::isolate_session_state);
+      .def_readwrite("isolate_session_state", &SessionConfig::isolate_session_state)
+      .def_readwrite("allow_soft_placement", &SessionConfig::allow_soft_placement);
 
   py::class_<SessionHandle>(m, "Session")
       .def_static("create",

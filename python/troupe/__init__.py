@@ -37,6 +37,7 @@ from . import flags
 from . import test
 from . import summary
 from . import python_io
+from .graph_pb import AttrValue, GraphDef, NodeDef
 from .summary_pb import (Event, HistogramProto, LogMessage, SessionLog, Summary,
                          SummaryMetadata, TensorProto, TensorShapeProto)
 from . import logging

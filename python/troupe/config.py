@@ -170,7 +170,9 @@ class ConfigProto(_Message):
         "placement_period": ("int", 0, "no effect: troupe places each graph once"),
         "device_filters": ("repeated", None, "acts: the devices a session sees"),
         "gpu_options": (GPUOptions, None, _NO_GPU),
-        "allow_soft_placement": ("bool", False, "no effect: every op has a CPU kernel"),
+        "allow_soft_placement": ("bool", False, "acts: a node asking for a device that does "
+                                                "not exist, or conflicting with the variable it "
+                                                "updates, is placed where it can run"),
         "log_device_placement": ("bool", False, "no effect: placement is not logged"),
         "graph_options": (GraphOptions, None, _NO_OPT),
         "operation_timeout_in_ms": ("int", 0, "acts: the default deadline of every step"),
@@ -201,4 +203,5 @@ class ConfigProto(_Message):
         config.intra_op_threads = self.intra_op_parallelism_threads
         config.device_filters = [str(f) for f in self.device_filters]
         config.isolate_session_state = self.isolate_session_state
+        config.allow_soft_placement = self.allow_soft_placement
         return config

@@ -128,6 +128,18 @@ class Graph:
                            % (name, op_name, op._op.num_outputs))
         return op.outputs[index]
 
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """The graph as TensorFlow's GraphDef message (tf.GraphDef). `add_shapes` (the
+        "_output_shapes" attribute) is not supported."""
+        if add_shapes:
+            raise ValueError("as_graph_def(add_shapes=True) is not supported by troupe")
+        from .graph_pb import GraphDef
+        return GraphDef.FromString(_troupe.tensorflow_graph_def(self._root))
+
+    @property
+    def graph_def_versions(self):
+        return self.as_graph_def().versions
+
     def as_graph_element(self, obj):
         if isinstance(obj, (Tensor, Operation)):
             return obj

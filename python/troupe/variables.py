@@ -38,6 +38,8 @@ class Variable:
                 raise ValueError("initial_value must be specified.")
             if callable(initial_value):
                 initial_value = initial_value()
+            if hasattr(initial_value, "_as_graph_element"):  # a Variable: its value
+                initial_value = initial_value._as_graph_element()
             if name is not None and not isinstance(name, str):
                 raise TypeError("Variable name must be a string, got %r" % (name,))
             if isinstance(initial_value, Tensor):

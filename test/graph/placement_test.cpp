@@ -132,6 +132,34 @@ BOOST_AUTO_TEST_CASE(assign_requesting_another_task_than_its_variable_is_an_erro
   check_error(placed.status(), Code::kInvalidArgument, "Scope::colocate_with('v')");
 }
 
+// TensorFlow's allow_soft_placement: the variable decides, and an update built under another
+// task's device scope runs with it, even when it comes first in the graph.
+BOOST_AUTO_TEST_CASE(soft_placement_puts_an_update_with_its_variable) {
+  Scope s = Scope::new_root();
+  auto value = ops::Const(s.with_op_name("value"), {1.f, 2.f});
+  auto v = variable(s.with_device("/job:ps/task:1").with_op_name("v"));
+  ops::AssignAdd(s.with_device("/job:worker/task:1").with_op_name("add"), v, value);
+  BOOST_REQUIRE_MESSAGE(s.ok(), s.status().to_string());
+  PlacementOptions soft = cluster_options();
+  soft.allow_soft_placement = true;
+  auto placed = place_ok(s.graph(), soft);
+  BOOST_TEST(placed["v"] == kPs1);
+  BOOST_TEST(placed["add"] == kPs1);
+  check_error(place(s.graph(), cluster_options()).status(), Code::kInvalidArgument,
+              "node 'add' wants /job:worker/task:1 but is colocated with node 'v'");
+}
+
+BOOST_AUTO_TEST_CASE(soft_placement_runs_a_gpu_request_on_the_tasks_cpu) {
+  Scope s = Scope::new_root();
+  ops::Const(s.with_device("/job:worker/task:1/device:GPU:0").with_op_name("on_gpu"), 1.f);
+  BOOST_REQUIRE_MESSAGE(s.ok(), s.status().to_string());
+  PlacementOptions soft = cluster_options();
+  soft.allow_soft_placement = true;
+  BOOST_TEST(place_ok(s.graph(), soft)["on_gpu"] == kWorker1);
+  check_error(place(s.graph(), cluster_options()).status(), Code::kInvalidArgument,
+              "which does not exist");
+}
+
 BOOST_AUTO_TEST_CASE(colocate_with_writes_the_class_attribute_and_starts_from_the_ops_device) {
   Scope s = Scope::new_root();
   auto v = variable(s.with_device("/job:ps/task:1").with_op_name("v"));

@@ -98,6 +98,16 @@ def test_config_proto_takes_every_field_tf1_programs_set():
         assert s.run(tf.constant(2)) == 2
 
 
+def test_allow_soft_placement_runs_gpu_requests_and_updates_where_they_can_run():
+    with tf.device("/device:GPU:0"):
+        a = tf.constant(2.0) * 3.0
+    with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+        assert sess.run(a) == 6.0
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="does not exist"):
+            sess.run(a)
+
+
 def test_config_proto_refuses_what_it_cannot_mean():
     with pytest.raises(ValueError, match='ConfigProto has no "bogus" field'):
         tf.ConfigProto(bogus=1)

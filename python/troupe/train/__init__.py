@@ -15,4 +15,7 @@ from .optimizer import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimize
 from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_mtimes,
                     get_checkpoint_state, latest_checkpoint)
 from .server_lib import ClusterDef, ClusterSpec, JobDef, Server, ServerDef
-from .training_util import get_global_step, get_or_create_global_step, global_step
+from .session_manager import SessionManager
+from .supervisor import Supervisor
+from .training_util import (get_global_step, get_or_create_global_step, global_step,
+                            write_graph)
