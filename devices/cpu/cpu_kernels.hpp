@@ -22,6 +22,7 @@ void register_training_kernels(KernelRegistry& registry);
 void register_accumulator_kernels(KernelRegistry& registry);
 void register_summary_kernels(KernelRegistry& registry);
 void register_selection_kernels(KernelRegistry& registry);
+void register_random_kernels(KernelRegistry& registry);
 
 inline void register_cpu_kernels(KernelRegistry& registry) {
   register_array_kernels(registry);
@@ -39,6 +40,7 @@ inline void register_cpu_kernels(KernelRegistry& registry) {
   register_accumulator_kernels(registry);
   register_summary_kernels(registry);
   register_selection_kernels(registry);
+  register_random_kernels(registry);
 }
 
 }  // namespace troupe

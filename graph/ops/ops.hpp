@@ -11,6 +11,7 @@
 #include "troupe/graph/ops/grad_ops.hpp"
 #include "troupe/graph/ops/math_ops.hpp"
 #include "troupe/graph/ops/nn_ops.hpp"
+#include "troupe/graph/ops/random_ops.hpp"
 #include "troupe/graph/ops/selection_ops.hpp"
 #include "troupe/graph/ops/state_ops.hpp"
 #include "troupe/graph/ops/summary_ops.hpp"

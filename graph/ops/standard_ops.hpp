@@ -16,6 +16,7 @@ void register_grad_ops(OpRegistry& registry);
 void register_internal_ops(OpRegistry& registry);
 void register_summary_ops(OpRegistry& registry);
 void register_selection_ops(OpRegistry& registry);
+void register_random_ops(OpRegistry& registry);
 
 inline void register_standard_ops(OpRegistry& registry) {
   register_array_ops(registry);
@@ -28,6 +29,7 @@ inline void register_standard_ops(OpRegistry& registry) {
   register_internal_ops(registry);
   register_summary_ops(registry);
   register_selection_ops(registry);
+  register_random_ops(registry);
 }
 
 // Registers `builder`; a failure here is a bug in troupe, so it ends the process

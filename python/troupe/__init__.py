@@ -18,6 +18,8 @@ from .ops import (FIFOQueue, add, argmax, assign, assign_add, assign_sub, boolea
                   reduce_max, reduce_mean, reduce_min, reduce_sum, reshape, shape, sigmoid,
                   sqrt, square, sub, subtract, tanh, to_float, truediv, zeros, zeros_like)
 from .gradients import gradients
+from .random_ops import (get_seed, multinomial, random_normal, random_shuffle, random_uniform,
+                         truncated_normal)
 from .config import GPUOptions, GraphOptions, OptimizerOptions, RPCOptions
 from .session import (ConfigProto, InteractiveSession, RunMetadata, RunOptions, Session,
                       get_default_session)
@@ -29,6 +31,7 @@ from .variables import (AUTO_REUSE, Variable, all_variables, constant_initialize
                         report_uninitialized_variables, random_normal_initializer,
                         random_uniform_initializer, set_random_seed, trainable_variables,
                         truncated_normal_initializer, variable_scope, variables_initializer,
+                        variance_scaling_initializer,
                         zeros_initializer)
 from . import nn
 from . import train

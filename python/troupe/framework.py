@@ -27,7 +27,6 @@ class Graph:
         self._variables = {}  # Variable node name -> Variable
         self._finalized = False
         self.seed = None
-        self._op_seed_counter = 0
         self._device_stack = []  # what each enclosing device() was given
         # While a MonitoredTrainingSession prepares this graph (it adds nodes without the
         # GIL), only its hooks' thread may build; set by train/monitored_session.py.
@@ -163,9 +162,6 @@ class Graph:
     def get_collection_ref(self, name):
         return self._collections.setdefault(name, [])
 
-    def _next_op_seed(self):
-        self._op_seed_counter += 1
-        return self._op_seed_counter
 
 
 class GraphKeys:

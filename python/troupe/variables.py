@@ -1,11 +1,11 @@
 """Variables: tf.Variable, tf.get_variable with variable scopes, the initializers, and the
 global-variable lists and initializer.
 
-A variable's initial value is computed when the graph is built (initializers run here, with
-numpy, seeded from tf.set_random_seed and the op's seed as TensorFlow seeds them) and stored in
-its initializer's Const node: every worker building the same graph with the same seeds gets the
-same values, and running the initializer again restores that value rather than drawing a new
-one (troupe has no random-number kernels).
+A variable's initial value is what its initializer computes when it runs: constants, or random
+ops (random_ops.py) seeded from tf.set_random_seed and the initializer's seed as TensorFlow
+seeds them, so every worker building the same graph with the same seeds draws the same values,
+and running an initializer again draws new ones, as in TensorFlow. get_variable builds the
+initializer's ops in "<variable>/Initializer".
 """
 
 import contextlib
@@ -228,14 +228,6 @@ def set_random_seed(seed):
     get_default_graph().seed = seed
 
 
-def _rng(seed):
-    g = get_default_graph()
-    if g.seed is None and seed is None:
-        return np.random.default_rng()
-    op_seed = seed if seed is not None else g._next_op_seed()
-    return np.random.default_rng([g.seed if g.seed is not None else 87654321, op_seed])
-
-
 # --- initializers: callables (shape, dtype, partition_info) -> numpy array ---
 
 class _Initializer:
@@ -274,58 +266,100 @@ class constant_initializer(_Initializer):  # noqa: N801
 
 
 class random_normal_initializer(_Initializer):  # noqa: N801
+    """Normal values, drawn by a RandomStandardNormal op when the initializer runs."""
+
     def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=_dtypes.float32):
         super().__init__(dtype)
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        values = _rng(self.seed).normal(self.mean, self.stddev, self._shape(shape))
-        return values.astype(_dtypes.as_dtype(dtype or self.dtype).as_numpy_dtype)
+        from .random_ops import random_normal
+        return random_normal(self._shape(shape), self.mean, self.stddev,
+                             _dtypes.as_dtype(dtype or self.dtype), self.seed)
 
 
 class truncated_normal_initializer(random_normal_initializer):  # noqa: N801
+    """Normal values within two standard deviations, drawn by a TruncatedNormal op."""
+
     def __call__(self, shape, dtype=None, partition_info=None):
-        rng = _rng(self.seed)
-        shape = self._shape(shape)
-        values = rng.normal(0.0, 1.0, shape)
-        bad = np.abs(values) > 2
-        while bad.any():
-            values[bad] = rng.normal(0.0, 1.0, int(bad.sum()))
-            bad = np.abs(values) > 2
-        values = self.mean + self.stddev * values
-        return values.astype(_dtypes.as_dtype(dtype or self.dtype).as_numpy_dtype)
+        from .random_ops import truncated_normal
+        return truncated_normal(self._shape(shape), self.mean, self.stddev,
+                                _dtypes.as_dtype(dtype or self.dtype), self.seed)
 
 
 class random_uniform_initializer(_Initializer):  # noqa: N801
+    """Uniform values in [minval, maxval), drawn by a RandomUniform op."""
+
     def __init__(self, minval=0, maxval=None, seed=None, dtype=_dtypes.float32):
         super().__init__(dtype)
-        self.minval, self.maxval, self.seed = minval, 1.0 if maxval is None else maxval, seed
+        self.minval, self.maxval, self.seed = minval, maxval, seed
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        values = _rng(self.seed).uniform(self.minval, self.maxval, self._shape(shape))
-        return values.astype(_dtypes.as_dtype(dtype or self.dtype).as_numpy_dtype)
+        from .random_ops import random_uniform
+        return random_uniform(self._shape(shape), self.minval, self.maxval,
+                              _dtypes.as_dtype(dtype or self.dtype), self.seed)
 
 
-class glorot_uniform_initializer(_Initializer):  # noqa: N801
-    def __init__(self, seed=None, dtype=_dtypes.float32):
+class variance_scaling_initializer(_Initializer):  # noqa: N801
+    """TensorFlow's variance scaling: values of variance scale / n, n the fan in, the fan out
+    or their mean (`mode`), from a truncated normal (corrected for the truncation), a normal or
+    a uniform `distribution`."""
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
+                 dtype=_dtypes.float32):
+        if scale <= 0.0:
+            raise ValueError("`scale` must be positive float.")
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError("Invalid `mode` argument: %s" % mode)
+        distribution = distribution.lower()
+        if distribution == "normal":
+            distribution = "truncated_normal"  # as TensorFlow 1.x: "normal" means truncated
+        if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
+            raise ValueError("Invalid `distribution` argument: %s" % distribution)
         super().__init__(dtype)
-        self.seed = seed
+        self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
 
     def __call__(self, shape, dtype=None, partition_info=None):
+        from .random_ops import random_normal, random_uniform, truncated_normal
         shape = self._shape(shape)
+        dtype = _dtypes.as_dtype(dtype or self.dtype)
         fan_in, fan_out = _fans(shape)
-        limit = np.sqrt(6.0 / max(1.0, fan_in + fan_out))
-        values = _rng(self.seed).uniform(-limit, limit, shape)
-        return values.astype(_dtypes.as_dtype(dtype or self.dtype).as_numpy_dtype)
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
+        scale = self.scale / max(1.0, n)
+        if self.distribution == "truncated_normal":
+            # The standard deviation of a standard normal truncated to (-2, 2).
+            stddev = np.sqrt(scale) / 0.87962566103423978
+            return truncated_normal(shape, 0.0, stddev, dtype, self.seed)
+        if self.distribution == "untruncated_normal":
+            return random_normal(shape, 0.0, np.sqrt(scale), dtype, self.seed)
+        limit = np.sqrt(3.0 * scale)
+        return random_uniform(shape, -limit, limit, dtype, self.seed)
 
 
-class glorot_normal_initializer(glorot_uniform_initializer):  # noqa: N801
-    def __call__(self, shape, dtype=None, partition_info=None):
-        shape = self._shape(shape)
-        fan_in, fan_out = _fans(shape)
-        stddev = np.sqrt(2.0 / max(1.0, fan_in + fan_out)) / 0.87962566103423978
-        values = truncated_normal_initializer(0.0, stddev, self.seed)(shape)
-        return values.astype(_dtypes.as_dtype(dtype or self.dtype).as_numpy_dtype)
+class glorot_uniform_initializer(variance_scaling_initializer):  # noqa: N801
+    def __init__(self, seed=None, dtype=_dtypes.float32):
+        super().__init__(1.0, "fan_avg", "uniform", seed, dtype)
+
+
+class glorot_normal_initializer(variance_scaling_initializer):  # noqa: N801
+    def __init__(self, seed=None, dtype=_dtypes.float32):
+        super().__init__(1.0, "fan_avg", "truncated_normal", seed, dtype)
+
+
+def he_normal(seed=None):
+    return variance_scaling_initializer(2.0, "fan_in", "truncated_normal", seed)
+
+
+def he_uniform(seed=None):
+    return variance_scaling_initializer(2.0, "fan_in", "uniform", seed)
+
+
+def lecun_normal(seed=None):
+    return variance_scaling_initializer(1.0, "fan_in", "truncated_normal", seed)
+
+
+def lecun_uniform(seed=None):
+    return variance_scaling_initializer(1.0, "fan_in", "uniform", seed)
 
 
 def _fans(shape):
@@ -418,7 +452,9 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         if shape is None:
             raise ValueError("Shape of a new variable (%s) must be fully defined, but instead "
                              "was None." % full_name)
-        value = initializer([int(d) for d in shape], dtype=dtype)
+        from .framework import name_scope
+        with name_scope(name + "/Initializer"):  # TensorFlow's names, not reserving `name`
+            value = initializer([int(d) for d in shape], dtype=dtype)
     else:
         value = initializer
         if shape is not None:

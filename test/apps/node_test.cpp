@@ -168,7 +168,9 @@ BOOST_AUTO_TEST_CASE(a_node_raises_its_open_file_limit_to_the_hard_limit) {
 }
 
 // 10000 x 3000 float32 = 120 MB, more than Cap'n Proto's default 64 MiB traversal limit: fed,
-// fetched and held as a constant through a node process.
+// fetched and held as a constant through a node process. The client's heartbeats may wait
+// behind the 120 MB on its connection (docs/reliability.md), so they get a timeout that covers
+// sending it on a loaded 2-core machine: this test is about the data path.
 BOOST_AUTO_TEST_CASE(a_120_mb_tensor_crosses_the_remote_path) {
   int port = value_or_throw(pick_free_port());
   ChildProcess node({TROUPE_CLI, "node", "--insecure", "--port=" + std::to_string(port)});
@@ -183,7 +185,11 @@ BOOST_AUTO_TEST_CASE(a_120_mb_tensor_crosses_the_remote_path) {
   auto echoed = ops::Identity(root, fed);
   auto held = ops::Identity(root, ops::Const(root, big));
   auto total = ops::Sum(root, held, {0, 1});
-  Session session = value_or_throw(Session::create("troupe://127.0.0.1:" + std::to_string(port)));
+  RuntimeOptions patient;
+  patient.client_heartbeat_timeout = std::chrono::seconds(60);
+  Session session =
+      value_or_throw(Session::create("troupe://127.0.0.1:" + std::to_string(port), std::nullopt,
+                                     value_or_throw(Runtime::create(patient))));
   Tensor back = value_or_throw(session.run(FeedDict{{fed, big}}, {echoed})).at(0);
   BOOST_TEST(back.equals(big));
   Tensor constant = value_or_throw(session.run(held));

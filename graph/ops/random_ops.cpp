@@ -1,0 +1,145 @@
+// Random ops: definitions, shape functions and builders.
+#include "troupe/graph/ops/random_ops.hpp"
+
+#include "troupe/graph/ops/standard_ops.hpp"
+#include "troupe/graph/shape_inference.hpp"
+
+namespace troupe {
+namespace {
+
+// The output is the shape named by input 0: known where the input's value is.
+Status shape_from_shape_input(InferenceContext& c) {
+  const PartialShape& s = c.input(0);
+  if (s.rank_known() && s.rank() != 1) {
+    return c.invalid("shape must be a vector, got shape {}", s.to_string());
+  }
+  if (auto dims = c.input_as_ints(0)) {
+    for (int64_t d : *dims) {
+      if (d < 0) return c.invalid("shape has a negative dimension {}", d);
+    }
+    c.set_output(0, PartialShape(*dims));
+  } else {
+    c.set_output(0, s.rank_known() && s.dim(0) >= 0 ? PartialShape::unknown_of_rank(s.dim(0))
+                                                    : PartialShape::unknown());
+  }
+  return Status::OK();
+}
+
+Status multinomial_shape(InferenceContext& c) {
+  const PartialShape& logits = c.input(0);
+  if (logits.rank_known() && logits.rank() != 2) {
+    return c.invalid("logits should be a matrix, got shape {}", logits.to_string());
+  }
+  int64_t batch = logits.rank_known() ? logits.dim(0) : -1;
+  int64_t draws = -1;
+  if (const Tensor* n = c.input_value(1); n != nullptr && n->num_elements() == 1) {
+    draws = n->scalar<int32_t>();
+  }
+  c.set_output(0, PartialShape({batch, draws}));
+  return Status::OK();
+}
+
+void register_float_random(OpRegistry& r, const char* name) {
+  must_register(r, OpDefBuilder(name)
+                       .input("shape: T")
+                       .output("output: dtype")
+                       .attr("seed: int = 0")
+                       .attr("seed2: int = 0")
+                       .attr("dtype: {float32, float64}")
+                       .attr("T: {int32, int64}")
+                       .stateful()
+                       .shape_fn(shape_from_shape_input));
+}
+
+Output float_random(const char* op, const Scope& s, const Input& shape, DataType dtype,
+                    ops::RandomOptions o) {
+  return NodeBuilder(s, op)
+      .input(shape)
+      .attr("dtype", dtype)
+      .attr("seed", o.seed)
+      .attr("seed2", o.seed2)
+      .finalize();
+}
+
+}  // namespace
+
+void register_random_ops(OpRegistry& r) {
+  for (const char* name : {"RandomUniform", "RandomStandardNormal", "TruncatedNormal"})
+    register_float_random(r, name);
+  must_register(r, OpDefBuilder("RandomUniformInt")
+                       .input("shape: T")
+                       .input("minval: Tout")
+                       .input("maxval: Tout")
+                       .output("output: Tout")
+                       .attr("seed: int = 0")
+                       .attr("seed2: int = 0")
+                       .attr("Tout: {int32, int64}")
+                       .attr("T: {int32, int64}")
+                       .stateful()
+                       .shape_fn(shape_from_shape_input));
+  must_register(r, OpDefBuilder("RandomShuffle")
+                       .input("value: T")
+                       .output("output: T")
+                       .attr("seed: int = 0")
+                       .attr("seed2: int = 0")
+                       .attr("T: type")
+                       .stateful()
+                       .shape_fn(shapes::unchanged));
+  must_register(r, OpDefBuilder("Multinomial")
+                       .input("logits: T")
+                       .input("num_samples: int32")
+                       .output("output: output_dtype")
+                       .attr("seed: int = 0")
+                       .attr("seed2: int = 0")
+                       .attr("T: {float32, float64}")
+                       .attr("output_dtype: {int32, int64} = int64")
+                       .stateful()
+                       .shape_fn(multinomial_shape));
+}
+
+namespace ops {
+
+Output RandomUniform(const Scope& s, const Input& shape, DataType dtype, RandomOptions o) {
+  return float_random("RandomUniform", s, shape, dtype, o);
+}
+
+Output RandomStandardNormal(const Scope& s, const Input& shape, DataType dtype, RandomOptions o) {
+  return float_random("RandomStandardNormal", s, shape, dtype, o);
+}
+
+Output TruncatedNormal(const Scope& s, const Input& shape, DataType dtype, RandomOptions o) {
+  return float_random("TruncatedNormal", s, shape, dtype, o);
+}
+
+Output RandomUniformInt(const Scope& s, const Input& shape, const Input& minval,
+                        const Input& maxval, RandomOptions o) {
+  return NodeBuilder(s, "RandomUniformInt")
+      .input(shape)
+      .input(minval)
+      .input(maxval)
+      .attr("seed", o.seed)
+      .attr("seed2", o.seed2)
+      .finalize();
+}
+
+Output RandomShuffle(const Scope& s, const Input& value, RandomOptions o) {
+  return NodeBuilder(s, "RandomShuffle")
+      .input(value)
+      .attr("seed", o.seed)
+      .attr("seed2", o.seed2)
+      .finalize();
+}
+
+Output Multinomial(const Scope& s, const Input& logits, const Input& num_samples,
+                   DataType output_dtype, RandomOptions o) {
+  return NodeBuilder(s, "Multinomial")
+      .input(logits)
+      .input(num_samples)
+      .attr("output_dtype", output_dtype)
+      .attr("seed", o.seed)
+      .attr("seed2", o.seed2)
+      .finalize();
+}
+
+}  // namespace ops
+}  // namespace troupe

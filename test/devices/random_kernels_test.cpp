@@ -1,0 +1,152 @@
+// Tests for the random kernels: Philox against the published known-answer vectors, seeds
+// (equal seeds, equal numbers; each run draws new ones; no seed, different numbers), the
+// distributions' ranges and moments, the same numbers however the work is split over threads,
+// and the shuffle, integer and multinomial ops.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+#include "devices/run_graph.hpp"
+#include "troupe/devices/cpu/random/philox.hpp"
+#include "troupe/graph/core/throwing.hpp"
+
+namespace troupe {
+using testing::check_error;
+using testing::run_graph;
+using testing::run_one;
+
+namespace {
+
+std::vector<float> floats(const Tensor& t) {
+  return t.to_vector<float>();
+}
+
+double mean_of(const std::vector<float>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+double stddev_of(const std::vector<float>& v) {
+  double m = mean_of(v), sum = 0;
+  for (float x : v)
+    sum += (x - m) * (x - m);
+  return std::sqrt(sum / static_cast<double>(v.size()));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(random_kernels)
+
+// The known-answer vectors of Random123 (kat_vectors) for Philox4x32-10.
+BOOST_AUTO_TEST_CASE(philox_matches_the_known_answers) {
+  random::Philox zero(0, 0);
+  BOOST_TEST(
+      (zero.next() == random::Philox::Block{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+  // counter all ones (key all ones): the counter is (seed2 << 64 | low) with low = ~0 after
+  // skipping 2^64 - 1 blocks from 0.
+  random::Philox ones(~uint64_t{0}, ~uint64_t{0});
+  ones.skip(~uint64_t{0});
+  BOOST_TEST(
+      (ones.next() == random::Philox::Block{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
+}
+
+BOOST_AUTO_TEST_CASE(equal_seeds_give_equal_numbers_and_each_run_new_ones) {
+  auto draw = [](int64_t seed, int64_t seed2) {
+    Scope s = Scope::new_root();
+    auto r = ops::RandomUniform(s, {1000}, DataType::kFloat, {.seed = seed, .seed2 = seed2});
+    Device device("/job:localhost/replica:0/task:0/device:CPU:0", "CPU", 2);
+    auto first = value_or_throw(run_graph(s, {r}, {}, {}, &device)).at(0);
+    return floats(first);
+  };
+  BOOST_TEST(draw(1, 2) == draw(1, 2));
+  // On one device, each run draws new numbers, even from another graph (another run
+  // signature, so another kernel) with the same node: the generator is the device's.
+  Device device("/job:localhost/replica:0/task:0/device:CPU:0", "CPU", 2);
+  auto on_device = [&] {
+    Scope s = Scope::new_root();
+    auto r = ops::RandomUniform(s.with_op_name("r"), {100}, DataType::kFloat, {1, 2});
+    return floats(value_or_throw(run_graph(s, {r}, {}, {}, &device)).at(0));
+  };
+  auto first = on_device();
+  BOOST_TEST(first != on_device());
+  BOOST_TEST(draw(1, 2) != draw(1, 3));
+  BOOST_TEST(draw(0, 0) != draw(0, 0));  // seeded from the system
+}
+
+BOOST_AUTO_TEST_CASE(distributions_have_their_ranges_and_moments) {
+  Scope s = Scope::new_root();
+  auto uniform = floats(run_one(s, ops::RandomUniform(s, {100000}, DataType::kFloat, {7, 1})));
+  BOOST_TEST(*std::min_element(uniform.begin(), uniform.end()) >= 0.f);
+  BOOST_TEST(*std::max_element(uniform.begin(), uniform.end()) < 1.f);
+  BOOST_TEST(std::abs(mean_of(uniform) - 0.5) < 0.01);
+  auto normal =
+      floats(run_one(s, ops::RandomStandardNormal(s, {100000}, DataType::kFloat, {7, 2})));
+  BOOST_TEST(std::abs(mean_of(normal)) < 0.02);
+  BOOST_TEST(std::abs(stddev_of(normal) - 1.0) < 0.02);
+  auto truncated = floats(run_one(s, ops::TruncatedNormal(s, {100000}, DataType::kFloat, {7, 3})));
+  BOOST_TEST(*std::max_element(truncated.begin(), truncated.end()) < 2.f);
+  BOOST_TEST(*std::min_element(truncated.begin(), truncated.end()) > -2.f);
+  BOOST_TEST(std::abs(stddev_of(truncated) - 0.8796) < 0.02);  // a standard normal cut at 2
+  auto doubles = run_one(s, ops::RandomStandardNormal(s, {10001}, DataType::kDouble, {7, 4}));
+  BOOST_TEST((doubles.dtype() == DataType::kDouble));
+  BOOST_TEST(doubles.num_elements() == 10001);  // an odd count: the last group is partial
+}
+
+// Whatever the thread count, the numbers are the same: each thread skips to its groups.
+BOOST_AUTO_TEST_CASE(the_numbers_do_not_depend_on_the_thread_count) {
+  auto draw = [](int threads, const char* op) {
+    Scope s = Scope::new_root();
+    Output r = std::string(op) == "TruncatedNormal"
+                   ? ops::TruncatedNormal(s, {400000}, DataType::kFloat, {11, 12})
+                   : ops::RandomStandardNormal(s, {400000}, DataType::kFloat, {11, 12});
+    Device device("/job:localhost/replica:0/task:0/device:CPU:0", "CPU", threads);
+    return floats(value_or_throw(run_graph(s, {r}, {}, {}, &device)).at(0));
+  };
+  for (const char* op : {"RandomStandardNormal", "TruncatedNormal"}) {
+    BOOST_TEST_CONTEXT(op) {
+      BOOST_TEST(draw(1, op) == draw(2, op));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(integers_shuffles_and_multinomials) {
+  Scope s = Scope::new_root();
+  auto ints = run_one(s, ops::RandomUniformInt(s, {10000}, int64_t{-3}, int64_t{4}, {5, 6}))
+                  .to_vector<int64_t>();
+  std::set<int64_t> seen(ints.begin(), ints.end());
+  BOOST_TEST((seen == std::set<int64_t>{-3, -2, -1, 0, 1, 2, 3}));
+  auto bad = ops::RandomUniformInt(s.with_op_name("bad"), {3}, 5, 5);
+  check_error(run_graph(s, {bad}).status(), Code::kInvalidArgument, "Need minval < maxval");
+
+  auto rows = ops::Const(s, {{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}});
+  auto shuffled = run_one(s, ops::RandomShuffle(s, rows, {8, 9})).to_vector<int32_t>();
+  std::vector<int32_t> sorted = shuffled;
+  std::sort(sorted.begin(), sorted.end());
+  BOOST_TEST((sorted == std::vector<int32_t>{1, 1, 2, 2, 3, 3, 4, 4, 5, 5}));
+  for (size_t i = 0; i < shuffled.size(); i += 2)
+    BOOST_TEST(shuffled[i] == shuffled[i + 1]);  // rows move whole
+
+  auto certain = ops::Multinomial(
+      s, ops::Const(s, {{0.f, -std::numeric_limits<float>::infinity()}, {-1e9f, 0.f}}), 50);
+  auto picks = run_one(s, certain);
+  BOOST_TEST(picks.shape().to_string() == "[2,50]");
+  auto values = picks.to_vector<int64_t>();
+  BOOST_TEST(std::all_of(values.begin(), values.begin() + 50, [](int64_t v) { return v == 0; }));
+  BOOST_TEST(std::all_of(values.begin() + 50, values.end(), [](int64_t v) { return v == 1; }));
+  auto even = floats(run_one(
+      s, ops::Cast(
+             s, ops::Multinomial(s, ops::Const(s, {{0.f, 0.f}}), 20000, DataType::kInt64, {3, 4}),
+             DataType::kFloat)));
+  BOOST_TEST(std::abs(mean_of(even) - 0.5) < 0.02);
+}
+
+BOOST_AUTO_TEST_CASE(shapes_are_known_at_build_time_and_checked) {
+  Scope s = Scope::new_root();
+  BOOST_TEST(ops::RandomUniform(s, {2, 3}, DataType::kFloat).shape().to_string() == "[2,3]");
+  ops::RandomUniform(s.with_op_name("negative"), {2, -1}, DataType::kFloat);
+  check_error(s.status(), Code::kInvalidArgument, "negative dimension");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace troupe
