@@ -14,6 +14,17 @@ SyncReplicasOptimizer::SyncReplicasOptimizer(std::shared_ptr<Optimizer> optimize
 Status SyncReplicasOptimizer::minimize(const Scope& scope, const Output& loss,
                                        const ModelVariable& global_step,
                                        const std::string& worker_device) {
+  TROUPE_ASSIGN_OR_RETURN(auto grads_and_vars, optimizer_->compute_gradients(scope, loss));
+  return apply_gradients(scope, grads_and_vars, global_step, worker_device);
+}
+
+Status SyncReplicasOptimizer::apply_gradients(
+    const Scope& scope, const std::vector<GradientAndVariable>& grads_and_vars,
+    const ModelVariable& global_step, const std::string& worker_device) {
+  if (train_op_.valid()) {
+    return errors::FailedPrecondition(
+        "SyncReplicasOptimizer: apply_gradients (or minimize) was called already");
+  }
   if (replicas_to_aggregate_ < 1 || total_num_replicas_ < 1) {
     return errors::InvalidArgument(
         "SyncReplicasOptimizer needs replicas_to_aggregate >= 1 and total_num_replicas >= 1, "
@@ -31,7 +42,6 @@ Status SyncReplicasOptimizer::minimize(const Scope& scope, const Output& loss,
         "SyncReplicasOptimizer.minimize: global step variable '{}' is {}, expected int32 or int64",
         global_step.ref.node()->name(), dtype_name(step_dtype));
   }
-  TROUPE_ASSIGN_OR_RETURN(auto grads_and_vars, optimizer_->compute_gradients(scope, loss));
   Scope root = scope.root().sub_scope("sync_replicas");
   Scope at_step = root.colocate_with(global_step.ref.op());
 
@@ -97,13 +107,30 @@ Status SyncReplicasOptimizer::minimize(const Scope& scope, const Output& loss,
   released.push_back(enqueued);
   chief_update_ = ops::NoOp(root.with_op_name("chief_update").with_control_dependencies(released));
 
-  Operation queued;
-  for (int i = 0; i < total_num_replicas_; ++i) {
-    Scope in_order = queued.valid() ? at_step.with_control_dependencies({queued}) : at_step;
-    queued = ops::QueueEnqueue(in_order.with_op_name("init_token"), tokens, {global_step.ref});
-  }
-  init_tokens_ = queued;
+  local_step_ = local_step;
+  tokens_ = tokens;
+  global_step_ = global_step.ref;
+  TROUPE_ASSIGN_OR_RETURN(init_tokens_, init_tokens(scope, total_num_replicas_));
   return root.status();
+}
+
+StatusOr<Operation> SyncReplicasOptimizer::init_tokens(const Scope& scope, int count) const {
+  if (!tokens_.valid()) {
+    return errors::InvalidArgument(
+        "SyncReplicasOptimizer: build the training op (minimize or apply_gradients) before the "
+        "init tokens op");
+  }
+  if (count < 1) {
+    return errors::InvalidArgument("SyncReplicasOptimizer: {} init tokens; expected >= 1", count);
+  }
+  Scope at_step = scope.root().sub_scope("sync_replicas").colocate_with(global_step_.op());
+  Operation queued;
+  for (int i = 0; i < count; ++i) {
+    Scope in_order = queued.valid() ? at_step.with_control_dependencies({queued}) : at_step;
+    queued = ops::QueueEnqueue(in_order.with_op_name("init_token"), tokens_, {global_step_});
+  }
+  TROUPE_RETURN_IF_ERROR(scope.status());
+  return queued;
 }
 
 }  // namespace troupe

@@ -25,17 +25,29 @@ class SyncReplicasOptimizer {
   SyncReplicasOptimizer(std::shared_ptr<Optimizer> optimizer, int replicas_to_aggregate,
                         int total_num_replicas);
 
-  // Builds the accumulators, the token queue and the worker's and chief's ops for `loss`.
+  // compute_gradients of the wrapped optimizer, then apply_gradients.
   // `worker_device` places this worker's local step ("/job:worker/task:1"). The global step
   // may be int32 (TensorFlow 1.x's tf.Variable(0, name='global_step')) or int64; the local
   // step and the tokens take its dtype. InvalidArgument for replica counts < 1 or a global
   // step of another dtype (naming it); nothing is left half-built in a way that crashes.
   Status minimize(const Scope& scope, const Output& loss, const ModelVariable& global_step,
                   const std::string& worker_device);
+  // Builds the accumulators, the token queue and the worker's and chief's ops for the given
+  // gradients (TensorFlow's SyncReplicasOptimizer.apply_gradients). Call once.
+  Status apply_gradients(const Scope& scope, const std::vector<GradientAndVariable>& grads_and_vars,
+                         const ModelVariable& global_step, const std::string& worker_device);
+  // An op putting `count` tokens in the queue (TensorFlow's get_init_tokens_op), built next
+  // to the global step. InvalidArgument before apply_gradients or for count < 1.
+  StatusOr<Operation> init_tokens(const Scope& scope, int count) const;
 
   Operation train_op() const { return train_op_; }
   Operation chief_update() const { return chief_update_; }
   Operation local_step_init() const { return local_step_init_; }
+  // This worker's local step (TensorFlow's sync_rep_local_step).
+  Output local_step() const { return local_step_; }
+  // The token queue, and a FIFOQueue of no use but to give the chief's update loop a queue to
+  // close (TensorFlow's get_chief_queue_runner runs chief_update on it).
+  Output token_queue() const { return tokens_; }
   // Puts `count` tokens in the queue (for starting with backup workers); built by minimize for
   // count = total_num_replicas.
   Operation init_tokens() const { return init_tokens_; }
@@ -51,6 +63,9 @@ class SyncReplicasOptimizer {
   Operation chief_update_;
   Operation local_step_init_;
   Operation init_tokens_;
+  Output local_step_;
+  Output tokens_;
+  Output global_step_;
 };
 
 }  // namespace troupe

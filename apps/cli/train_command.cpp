@@ -357,7 +357,7 @@ static int run_train(const Args& args) {
   if (sync) {
     options.hooks.push_back(
         std::make_shared<SyncReplicasHook>(*sync_optimizer, is_chief, server->target(),
-                                           /*init_tokens=*/false, options.config));
+                                           /*init_tokens=*/Operation(), options.config));
   }
   options.stop = stop_waiting.get_token();
   auto session = MonitoredTrainingSession::create(root, options);

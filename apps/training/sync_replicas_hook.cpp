@@ -6,7 +6,7 @@
 namespace troupe {
 
 SyncReplicasHook::SyncReplicasHook(const SyncReplicasOptimizer& optimizer, bool is_chief,
-                                   std::string master, bool init_tokens,
+                                   std::string master, Operation init_tokens,
                                    std::optional<SessionConfig> config)
     : optimizer_(optimizer),
       is_chief_(is_chief),
@@ -26,7 +26,7 @@ Status SyncReplicasHook::after_create_session(Session& session) {
   }
   TROUPE_RETURN_IF_ERROR(session.run_targets({optimizer_.local_step_init()}));
   if (!is_chief_) return Status::OK();
-  if (init_tokens_) TROUPE_RETURN_IF_ERROR(session.run_targets({optimizer_.init_tokens()}));
+  if (init_tokens_.valid()) TROUPE_RETURN_IF_ERROR(session.run_targets({init_tokens_}));
   TROUPE_ASSIGN_OR_RETURN(Session loop_session, Session::create(master_, config_));
   loop_session_ = std::make_unique<Session>(std::move(loop_session));
   loop_ = std::thread([this] {

@@ -17,10 +17,12 @@ namespace troupe {
 class SyncReplicasHook : public SessionRunHook {
  public:
   // `master` (and `config`) is the target the chief's update loop opens its session on.
-  // `init_tokens` puts total_num_replicas tokens in the queue at start (needed with backup
-  // workers only).
+  // `init_tokens`, if valid, is run by the chief at start to put tokens in the queue
+  // (SyncReplicasOptimizer::init_tokens: TensorFlow's hook puts replicas_to_aggregate there so
+  // workers go on to their next gradient before the first update).
   SyncReplicasHook(const SyncReplicasOptimizer& optimizer, bool is_chief, std::string master,
-                   bool init_tokens = false, std::optional<SessionConfig> config = std::nullopt);
+                   Operation init_tokens = Operation(),
+                   std::optional<SessionConfig> config = std::nullopt);
   ~SyncReplicasHook() override;
 
   Status after_create_session(Session& session) override;
@@ -33,7 +35,7 @@ class SyncReplicasHook : public SessionRunHook {
   const SyncReplicasOptimizer& optimizer_;
   bool is_chief_;
   std::string master_;
-  bool init_tokens_;
+  Operation init_tokens_;
   std::optional<SessionConfig> config_;
   std::unique_ptr<Session> loop_session_;
   std::thread loop_;

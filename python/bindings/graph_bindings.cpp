@@ -542,14 +542,41 @@ void bind_graph(py::module_& m) {
   py::class_<SyncReplicasOptimizer, std::shared_ptr<SyncReplicasOptimizer>>(m,
                                                                             "SyncReplicasOptimizer")
       .def(py::init<std::shared_ptr<Optimizer>, int, int>())
-      .def("minimize", [](SyncReplicasOptimizer& o, const Scope& s, const Output& loss,
-                          const std::string& global_step_name, const std::string& worker_device) {
-        ModelVariable step = check(find_variable(s.graph(), global_step_name));
-        Status built_ops = o.minimize(s, loss, step, worker_device);
-        raise_if_failed(s);
-        check(built_ops);
-        return o.train_op();
-      });
+      .def("minimize",
+           [](SyncReplicasOptimizer& o, const Scope& s, const Output& loss,
+              const std::string& global_step_name, const std::string& worker_device) {
+             ModelVariable step = check(find_variable(s.graph(), global_step_name));
+             Status built_ops = o.minimize(s, loss, step, worker_device);
+             raise_if_failed(s);
+             check(built_ops);
+             return o.train_op();
+           })
+      .def("apply_gradients",
+           [](SyncReplicasOptimizer& o, const Scope& s,
+              const std::vector<std::pair<py::handle, Output>>& gvs,
+              const std::string& global_step_name, const std::string& worker_device) {
+             ModelVariable step = check(find_variable(s.graph(), global_step_name));
+             std::vector<GradientAndVariable> grads;
+             for (const auto& [g, v] : gvs) {
+               grads.push_back({g.is_none() ? Output() : g.cast<Output>(), v});
+             }
+             Status built_ops = o.apply_gradients(s, grads, step, worker_device);
+             raise_if_failed(s);
+             check(built_ops);
+             return o.train_op();
+           })
+      .def("init_tokens",
+           [](const SyncReplicasOptimizer& o, const Scope& s, int count) {
+             auto op = o.init_tokens(s, count);
+             raise_if_failed(s);
+             return check(std::move(op));
+           })
+      .def_property_readonly("chief_update", &SyncReplicasOptimizer::chief_update)
+      .def_property_readonly("local_step_init", &SyncReplicasOptimizer::local_step_init)
+      .def_property_readonly("local_step", &SyncReplicasOptimizer::local_step)
+      .def_property_readonly("token_queue", &SyncReplicasOptimizer::token_queue)
+      .def_property_readonly("replicas_to_aggregate", &SyncReplicasOptimizer::replicas_to_aggregate)
+      .def_property_readonly("total_num_replicas", &SyncReplicasOptimizer::total_num_replicas);
 }
 
 }  // namespace troupe::python

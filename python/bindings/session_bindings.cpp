@@ -74,37 +74,51 @@ void bind_session(py::module_& m) {
                     keep_runtime_alive();
                     return SessionHandle{owned, owned.get()};
                   })
-      .def("run",
-           [](const SessionHandle& handle, const std::vector<std::pair<Output, py::array>>& feeds,
-              const std::vector<Output>& fetches, const std::vector<Operation>& targets,
-              int64_t timeout_ms) {
+      .def(
+          "run",
+          [](const SessionHandle& handle, const std::vector<std::pair<Output, py::array>>& feeds,
+             const std::vector<Output>& fetches, const std::vector<Operation>& targets,
+             int64_t timeout_ms, int64_t step_tag) {
+            Session& session = handle.get();
+            // The graph is read under the GIL, which guards it (Python threads build it):
+            // its new nodes go to the server first, then the step runs by names without it.
+            const Node* any = !fetches.empty()   ? fetches[0].node()
+                              : !targets.empty() ? targets[0].node()
+                                                 : nullptr;
+            if (any == nullptr) raise_status(errors::InvalidArgument("nothing to fetch or run"));
+            check(session.send_new_nodes(any->graph(), timeout_ms));
+            std::vector<std::pair<std::string, Tensor>> named_feeds;
+            for (auto& [output, value] : feeds_from_python(feeds)) {
+              named_feeds.emplace_back(output.name(), std::move(value));
+            }
+            std::vector<std::string> fetch_names, target_names;
+            for (const Output& o : fetches)
+              fetch_names.push_back(o.name());
+            for (const Operation& op : targets)
+              target_names.push_back(op.name());
+            // A tag of the caller's (a queue runner cancels its runs at a stop), or a new one.
+            RunOptions options{timeout_ms, step_tag != 0 ? step_tag : next_step_tag()};
+            std::vector<Tensor> outputs;
+            Status ran;
+            call_interruptibly(
+                [&] {
+                  ran = session.run(named_feeds, fetch_names, target_names, &outputs, options);
+                },
+                [&] { (void)session.cancel_step(options.step_tag); });
+            check(ran);
+            return fetches_to_python(std::move(outputs));
+          },
+          py::arg("feeds"), py::arg("fetches"), py::arg("targets"), py::arg("timeout_ms"),
+          py::arg("step_tag") = 0)
+      .def("cancel_step",
+           [](const SessionHandle& handle, int64_t step_tag) {
              Session& session = handle.get();
-             // The graph is read under the GIL, which guards it (Python threads build it):
-             // its new nodes go to the server first, then the step runs by names without it.
-             const Node* any = !fetches.empty()   ? fetches[0].node()
-                               : !targets.empty() ? targets[0].node()
-                                                  : nullptr;
-             if (any == nullptr) raise_status(errors::InvalidArgument("nothing to fetch or run"));
-             check(session.send_new_nodes(any->graph(), timeout_ms));
-             std::vector<std::pair<std::string, Tensor>> named_feeds;
-             for (auto& [output, value] : feeds_from_python(feeds)) {
-               named_feeds.emplace_back(output.name(), std::move(value));
+             StatusOr<int> cancelled = Status::OK();
+             {
+               py::gil_scoped_release release;
+               cancelled = session.cancel_step(step_tag);
              }
-             std::vector<std::string> fetch_names, target_names;
-             for (const Output& o : fetches)
-               fetch_names.push_back(o.name());
-             for (const Operation& op : targets)
-               target_names.push_back(op.name());
-             RunOptions options{timeout_ms, next_step_tag()};
-             std::vector<Tensor> outputs;
-             Status ran;
-             call_interruptibly(
-                 [&] {
-                   ran = session.run(named_feeds, fetch_names, target_names, &outputs, options);
-                 },
-                 [&] { (void)session.cancel_step(options.step_tag); });
-             check(ran);
-             return fetches_to_python(std::move(outputs));
+             return check(std::move(cancelled));
            })
       .def_property_readonly("closed",
                              [](const SessionHandle& handle) { return handle.session == nullptr; })

@@ -127,8 +127,10 @@ class PythonHook : public SessionRunHook {
 class OwningSyncReplicasHook : public SyncReplicasHook {
  public:
   OwningSyncReplicasHook(std::shared_ptr<SyncReplicasOptimizer> optimizer, bool is_chief,
-                         std::string master, bool init_tokens, std::optional<SessionConfig> config)
-      : SyncReplicasHook(*optimizer, is_chief, std::move(master), init_tokens, std::move(config)),
+                         std::string master, std::optional<Operation> init_tokens,
+                         std::optional<SessionConfig> config)
+      : SyncReplicasHook(*optimizer, is_chief, std::move(master), init_tokens.value_or(Operation()),
+                         std::move(config)),
         optimizer_(std::move(optimizer)) {}
 
  private:
@@ -216,12 +218,12 @@ void bind_training(py::module_& m) {
         check(closed);
       });
 
-  m.def("sync_replicas_hook",
-        [](std::shared_ptr<SyncReplicasOptimizer> optimizer, bool is_chief,
-           const std::string& master, bool init_tokens, std::optional<SessionConfig> config) {
-          return std::shared_ptr<SessionRunHook>(std::make_shared<OwningSyncReplicasHook>(
-              std::move(optimizer), is_chief, master, init_tokens, std::move(config)));
-        });
+  m.def("sync_replicas_hook", [](std::shared_ptr<SyncReplicasOptimizer> optimizer, bool is_chief,
+                                 const std::string& master, std::optional<Operation> init_tokens,
+                                 std::optional<SessionConfig> config) {
+    return std::shared_ptr<SessionRunHook>(std::make_shared<OwningSyncReplicasHook>(
+        std::move(optimizer), is_chief, master, init_tokens, std::move(config)));
+  });
 }
 
 }  // namespace troupe::python

@@ -173,7 +173,7 @@ class _ClosedSessionError(errors.FailedPreconditionError, RuntimeError):
 class _Runner:
     """The run() logic shared by Session and the sessions lent to hooks."""
 
-    def _run_with(self, handle, graph, fetches, feed_dict, options):
+    def _run_with(self, handle, graph, fetches, feed_dict, options, step_tag=0):
         if handle is None or handle.closed:
             raise _ClosedSessionError(None, None, "Attempted to use a closed Session.")
         mapper = _FetchMapper(graph, fetches)
@@ -185,8 +185,17 @@ class _Runner:
             timeout = options.timeout_in_ms
         if not mapper.tensors and not mapper.targets:
             return mapper.build([])
-        values = handle.run(feeds, mapper.tensors, mapper.targets, timeout)
+        values = handle.run(feeds, mapper.tensors, mapper.targets, timeout, step_tag)
         return mapper.build(values)
+
+    def _run_tagged(self, fetches, step_tag):
+        """run(fetches) with `step_tag` (negative: the Python layer's own), which
+        _cancel_tagged cancels; for threads that must stop a blocked step (queue runners)."""
+        return self._run_with(self._handle, self._graph, fetches, None, None, step_tag)
+
+    def _cancel_tagged(self, step_tag):
+        if self._handle is not None and not self._handle.closed:
+            self._handle.cancel_step(step_tag)
 
 
 def _local_server(config=None):

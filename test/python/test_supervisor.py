@@ -321,3 +321,71 @@ def test_a_distributed_chief_and_worker_with_supervisor(insecure, tmp_path):
     assert max(results.values()) == 10  # both workers' steps on the ps's one global step
     for s in servers:
         s.stop()
+
+
+def test_sync_replicas_with_supervisor_as_mnist_replica_runs_it(insecure, tmp_path):
+    """TensorFlow's mnist_replica with --sync_replicas: the chief runs the init tokens op and
+    the chief queue runner, every worker its local step init; an int32 global step."""
+    ports = free_ports(3)
+    cluster = tf.train.ClusterSpec({"ps": ["127.0.0.1:%d" % ports[0]],
+                                    "worker": ["127.0.0.1:%d" % p for p in ports[1:]]})
+    servers = [tf.train.Server(cluster, "ps", 0),
+               tf.train.Server(cluster, "worker", 0), tf.train.Server(cluster, "worker", 1)]
+    xs = np.random.default_rng(0).normal(size=(64, 3)).astype(np.float32)
+    ys = xs @ np.array([[1.0], [-2.0], [3.0]], np.float32)
+    results, errors_seen = {}, []
+
+    def worker(index):
+        try:
+            is_chief = index == 0
+            graph = tf.Graph()
+            with graph.as_default():
+                with tf.device(tf.train.replica_device_setter(
+                        worker_device="/job:worker/task:%d" % index, cluster=cluster)):
+                    global_step = tf.Variable(0, name="global_step", trainable=False)
+                    x = tf.placeholder(tf.float32, [None, 3])
+                    y = tf.placeholder(tf.float32, [None, 1])
+                    w = tf.Variable(tf.truncated_normal([3, 1], stddev=0.1, seed=1), name="w")
+                    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+                    opt = tf.train.SyncReplicasOptimizer(tf.train.AdamOptimizer(0.1),
+                                                         replicas_to_aggregate=2,
+                                                         total_num_replicas=2)
+                    train_step = opt.minimize(loss, global_step=global_step)
+                    local_init_op = opt.chief_init_op if is_chief else opt.local_step_init_op
+                    ready_for_local_init_op = opt.ready_for_local_init_op
+                    chief_queue_runner = opt.get_chief_queue_runner()
+                    sync_init_op = opt.get_init_tokens_op()
+                    init_op = tf.global_variables_initializer()
+                sv = tf.train.Supervisor(is_chief=is_chief,
+                                         logdir=str(tmp_path) if is_chief else None,
+                                         init_op=init_op, local_init_op=local_init_op,
+                                         ready_for_local_init_op=ready_for_local_init_op,
+                                         recovery_wait_secs=0.2, global_step=global_step)
+                # As mnist_replica: soft placement (the readiness checks built under the
+                # worker's device scope take a ps variable by reference) and device filters.
+                config = tf.ConfigProto(allow_soft_placement=True, device_filters=[
+                    "/job:ps", "/job:worker/task:%d" % index])
+                sess = sv.prepare_or_wait_for_session(servers[1 + index].target, config=config)
+                if is_chief:
+                    sess.run(sync_init_op)
+                    sv.start_queue_runners(sess, [chief_queue_runner])
+                first = sess.run(loss, {x: xs, y: ys})
+                step = 0
+                while step < 30:
+                    _, step = sess.run([train_step, global_step], {x: xs, y: ys})
+                results[index] = (first, sess.run(loss, {x: xs, y: ys}), step)
+        except Exception as e:  # noqa: BLE001
+            errors_seen.append((index, e))
+
+    threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(180)
+    assert not errors_seen, errors_seen
+    assert sorted(results) == [0, 1]
+    first, last, step = results[0]
+    assert step >= 30
+    assert last < first / 10  # it learned, one averaged update per global step
+    for s in servers:
+        s.stop()

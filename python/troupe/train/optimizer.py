@@ -141,63 +141,168 @@ class AdamOptimizer(Optimizer):
                                                _number(epsilon, "epsilon")), name)
 
 
-class SyncReplicasOptimizer:
-    """Synchronous training: workers' gradients are averaged on the ps, applied once
-    `replicas_to_aggregate` are in; pass make_session_run_hook(is_chief) to the
-    MonitoredTrainingSession. Only minimize() is supported."""
+class SyncReplicasOptimizer(Optimizer):
+    """tf.train.SyncReplicasOptimizer: synchronous data-parallel training. Each worker's
+    gradients go to an accumulator next to each variable (on the ps); once
+    `replicas_to_aggregate` are in, the chief applies their average with the wrapped optimizer,
+    advances the global step and releases the workers with tokens
+    (graph/sync_replicas_optimizer.hpp). Gradients computed at an older step are stale and
+    dropped, so with total_num_replicas > replicas_to_aggregate the slowest workers are
+    backups.
+
+    Run it as TensorFlow 1.x programs do: with a MonitoredTrainingSession and
+    make_session_run_hook(is_chief), or with a Supervisor, local_init_op=opt.local_step_init_op
+    (opt.chief_init_op on the chief), ready_for_local_init_op=opt.ready_for_local_init_op, the
+    chief running get_init_tokens_op() and starting get_chief_queue_runner()."""
 
     def __init__(self, opt, replicas_to_aggregate, total_num_replicas=None,
                  variable_averages=None, variables_to_average=None, use_locking=False,
                  name="sync_replicas"):
-        if not isinstance(opt, Optimizer):
+        if not isinstance(opt, Optimizer) or isinstance(opt, SyncReplicasOptimizer):
             raise TypeError("SyncReplicasOptimizer: opt must be a troupe optimizer, got %r"
                             % (opt,))
-        if variable_averages is not None:
-            raise ValueError("SyncReplicasOptimizer: variable_averages is not supported")
+        if variable_averages is not None or variables_to_average is not None:
+            raise ValueError("SyncReplicasOptimizer: variable_averages is not supported by "
+                             "troupe")
         total = replicas_to_aggregate if total_num_replicas is None else total_num_replicas
         for what, value in (("replicas_to_aggregate", replicas_to_aggregate),
                             ("total_num_replicas", total)):
-            if not isinstance(value, int) or value < 1:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError("SyncReplicasOptimizer: %s must be an int >= 1, got %r"
                                  % (what, value))
-        self._native = _troupe.SyncReplicasOptimizer(opt._native, replicas_to_aggregate, total)
+        super().__init__(opt._native, name)
+        self._opt = opt
+        self._sync = _troupe.SyncReplicasOptimizer(opt._native, replicas_to_aggregate, total)
+        self._replicas_to_aggregate = replicas_to_aggregate
         self._total = total
-        self._built = False
-
-    def minimize(self, loss, global_step=None, var_list=None, name=None, **unused):
-        if global_step is None or not isinstance(global_step, Variable):
-            raise ValueError("SyncReplicasOptimizer.minimize needs global_step (a Variable)")
-        if var_list is not None:
-            raise ValueError("SyncReplicasOptimizer.minimize: var_list is not supported; it "
-                             "trains every trainable variable")
-        g = loss.graph
-        g._check_not_finalized()
-        op = self._native.minimize(g._scope, loss._output, global_step.op.name,
-                                   g._worker_device())
-        self._built = True
-        return Operation(op, g)
+        self._graph = None
+        self._train_op = None
+        self._chief_queue_runner = None
+        self._ready_for_local_init_op = None
 
     def compute_gradients(self, *args, **kwargs):
-        raise ValueError("SyncReplicasOptimizer: use minimize(loss, global_step=...) in troupe")
+        """The wrapped optimizer's compute_gradients."""
+        return self._opt.compute_gradients(*args, **kwargs)
 
-    apply_gradients = compute_gradients
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        """Builds the accumulators, the token queue and this worker's training op: hand in
+        the gradients, wait for the chief's token. `global_step` is required."""
+        if global_step is None or not hasattr(global_step, "op"):
+            raise ValueError("Global step is required to check staleness")
+        if self._train_op is not None:
+            raise ValueError("SyncReplicasOptimizer.apply_gradients was called already")
+        g = get_default_graph()
+        g._check_not_finalized()
+        pairs = []
+        for grad, var in grads_and_vars:
+            if not isinstance(var, Variable):
+                raise TypeError("apply_gradients: expected (gradient, Variable) pairs, got %r"
+                                % (var,))
+            if grad is not None and not isinstance(grad, Tensor):
+                raise TypeError("apply_gradients: gradient for %s must be a Tensor or None, "
+                                "got %r" % (var.name, grad))
+            pairs.append((grad._output if grad is not None else None, var._ref._output))
+        if not any(grad is not None for grad, _ in pairs):
+            raise ValueError("No gradients provided for any variable.")
+        op = self._sync.apply_gradients(g._op_scope(name), pairs, global_step.op.name,
+                                        g._worker_device())
+        return self._built(g, op)
+
+    def minimize(self, loss, global_step=None, var_list=None, name=None, **unused):
+        if global_step is None or not hasattr(global_step, "op"):
+            raise ValueError("Global step is required to check staleness")
+        if var_list is not None:
+            return self.apply_gradients(self.compute_gradients(loss, var_list=var_list),
+                                        global_step, name)
+        g = loss.graph
+        g._check_not_finalized()
+        op = self._sync.minimize(g._scope, loss._output, global_step.op.name,
+                                 g._worker_device())
+        return self._built(g, op)
+
+    def _built(self, graph, op):
+        from ..ops import FIFOQueue
+        from ..variables import global_variables, report_uninitialized_variables
+        from .queue_runner import QueueRunner
+        self._graph = graph
+        self._train_op = Operation(op, graph)
+        self._local_step = Tensor(self._sync.local_step, graph)
+        self._local_step_init_op = Operation(self._sync.local_step_init, graph)
+        self._ready_for_local_init_op = report_uninitialized_variables(global_variables())
+        # The chief's update loop as a queue runner on a queue of its own, as TensorFlow's.
+        with graph.colocate_with(Tensor(self._sync.token_queue, graph)):
+            dummy = FIFOQueue(1, "int32", shapes=[[]], shared_name="dummy_queue",
+                              name="dummy_queue")
+        self._chief_queue_runner = QueueRunner(
+            dummy, [Operation(self._sync.chief_update, graph)])
+        return self._train_op
+
+    def _require_built(self, what):
+        if self._train_op is None:
+            raise ValueError("%s: call apply_gradients (or minimize) first" % what)
+
+    def get_chief_queue_runner(self):
+        """The QueueRunner the chief starts to run the update loop."""
+        if self._chief_queue_runner is None:
+            raise ValueError("Should be called after apply_gradients().")
+        return self._chief_queue_runner
+
+    def get_init_tokens_op(self, num_tokens=-1):
+        """An op the chief runs once to put tokens in the queue: replicas_to_aggregate by
+        default, so the workers compute their second gradients before the first update."""
+        self._require_built("get_init_tokens_op")
+        tokens_needed = self._replicas_to_aggregate - self._total
+        if num_tokens == -1:
+            num_tokens = self._replicas_to_aggregate
+        elif num_tokens < tokens_needed:
+            raise ValueError("Too few tokens to finish the first step: %d (given) vs %d "
+                             "(needed)" % (num_tokens, tokens_needed))
+        if num_tokens <= 0:
+            from ..ops import no_op
+            return no_op(name="no_init_tokens")
+        return Operation(self._sync.init_tokens(self._graph._scope, int(num_tokens)),
+                         self._graph)
+
+    @property
+    def chief_init_op(self):
+        self._require_built("chief_init_op")
+        return self._local_step_init_op
+
+    @property
+    def local_step_init_op(self):
+        self._require_built("local_step_init_op")
+        return self._local_step_init_op
+
+    @property
+    def ready_for_local_init_op(self):
+        self._require_built("ready_for_local_init_op")
+        return self._ready_for_local_init_op
+
+    def get_slot(self, *args, **kwargs):
+        return self._opt.get_slot(*args, **kwargs) if hasattr(self._opt, "get_slot") else None
+
+    def get_slot_names(self, *args, **kwargs):
+        return self._opt.get_slot_names(*args, **kwargs) \
+            if hasattr(self._opt, "get_slot_names") else []
 
     def make_session_run_hook(self, is_chief, num_tokens=-1):
-        """The hook that runs the chief's update loop and starts each worker's local step."""
-        if not self._built:
-            raise ValueError("SyncReplicasOptimizer.minimize() must be called before "
-                             "make_session_run_hook()")
-        return _SyncReplicasHookSpec(self, bool(is_chief), num_tokens)
+        """The hook that sets each worker's local step and runs the chief's update loop (and,
+        on the chief, puts get_init_tokens_op(num_tokens)'s tokens in the queue). Build it
+        before the session starts."""
+        self._require_built("make_session_run_hook")
+        init_tokens = self.get_init_tokens_op(num_tokens) if is_chief else None
+        return _SyncReplicasHookSpec(self, bool(is_chief), init_tokens)
 
 
 class _SyncReplicasHookSpec:
     """Made into troupe's native SyncReplicasHook by MonitoredTrainingSession."""
 
-    def __init__(self, optimizer, is_chief, num_tokens):
+    def __init__(self, optimizer, is_chief, init_tokens):
         self.optimizer = optimizer
         self.is_chief = is_chief
-        self.num_tokens = num_tokens
+        self.init_tokens = init_tokens
 
     def _native_hook(self, master, config):
-        return _troupe.sync_replicas_hook(self.optimizer._native, self.is_chief, master,
-                                          self.num_tokens > 0, config)
+        tokens = self.init_tokens._op if self.init_tokens is not None else None
+        return _troupe.sync_replicas_hook(self.optimizer._sync, self.is_chief, master, tokens,
+                                          config)

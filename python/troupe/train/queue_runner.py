@@ -9,6 +9,7 @@ is empty; with a coordinator, one more thread cancels the queue's pending enqueu
 is requested. Other errors are reported to the coordinator (and kept in exceptions_raised).
 """
 
+import itertools
 import threading
 import weakref
 
@@ -17,6 +18,15 @@ from .. import logging
 from ..framework import get_default_graph
 
 QUEUE_RUNNERS = "queue_runners"
+
+# Step tags of the runners' steps: negative, so they never meet the module's own (positive).
+_tags = itertools.count(-1, -1)
+_tags_lock = threading.Lock()
+
+
+def _new_tag():
+    with _tags_lock:
+        return next(_tags)
 
 
 class QueueRunner:
@@ -75,14 +85,17 @@ class QueueRunner:
     def name(self):
         return self._queue.name
 
-    def _run(self, sess, enqueue_op, coord=None):
+    def _run(self, sess, enqueue_op, coord=None, tag=0):
         decremented = False
         try:
             while True:
                 if coord is not None and coord.should_stop():
                     break
                 try:
-                    sess.run(enqueue_op)
+                    if tag and hasattr(sess, "_run_tagged"):
+                        sess._run_tagged(enqueue_op, tag)
+                    else:
+                        sess.run(enqueue_op)
                 except self._queue_closed_exception_types:
                     # The queue is closed (the end of the input): close it for the others too
                     # once the last enqueue thread ends.
@@ -108,12 +121,20 @@ class QueueRunner:
                 with self._lock:
                     self._runs_per_session[sess] -= 1
 
-    def _close_on_stop(self, sess, cancel_op, coord):
+    def _close_on_stop(self, sess, cancel_op, coord, tags):
         coord.wait_for_stop()
         try:
             sess.run(cancel_op)
         except Exception as e:  # noqa: BLE001
             logging.info("Ignored exception: %s", e)
+        # A step blocked elsewhere than on this queue (the chief's update waiting for
+        # gradients) does not see the close: cancel the runner's steps.
+        if hasattr(sess, "_cancel_tagged"):
+            for tag in tags:
+                try:
+                    sess._cancel_tagged(tag)
+                except Exception as e:  # noqa: BLE001
+                    logging.info("Ignored exception: %s", e)
 
     def create_threads(self, sess, coord=None, daemon=False, start=False):
         """One thread per enqueue op for `sess` (and, with `coord`, one that cancels the
@@ -127,11 +148,12 @@ class QueueRunner:
                 pass
             self._runs_per_session[sess] = len(self._enqueue_ops)
             self._exceptions_raised = []
-        threads = [threading.Thread(target=self._run, args=(sess, op, coord))
-                   for op in self._enqueue_ops]
+        tags = [_new_tag() for _ in self._enqueue_ops]
+        threads = [threading.Thread(target=self._run, args=(sess, op, coord, tag))
+                   for op, tag in zip(self._enqueue_ops, tags)]
         if coord is not None:
             threads.append(threading.Thread(target=self._close_on_stop,
-                                            args=(sess, self._cancel_op, coord)))
+                                            args=(sess, self._cancel_op, coord, tags)))
         for t in threads:
             if coord is not None:
                 coord.register_thread(t)
