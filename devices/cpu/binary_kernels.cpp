@@ -1,5 +1,5 @@
 // CPU kernels for element-wise binary ops with numpy broadcasting: Add, Sub, Mul, Div,
-// Maximum, Equal.
+// Maximum, Minimum, Equal.
 #include <algorithm>
 
 #include "troupe/devices/cpu/broadcast.hpp"
@@ -45,6 +45,15 @@ struct MaximumFn {
       if (b != b) return b;
     }
     return a < b ? b : a;
+  }
+};
+struct MinimumFn {
+  template <class T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (b != b) return b;
+    }
+    return b < a ? b : a;
   }
 };
 struct EqualFn {
@@ -152,6 +161,8 @@ using DivKernel = BinaryKernel<T, DivFn>;
 template <class T>
 using MaximumKernel = BinaryKernel<T, MaximumFn>;
 template <class T>
+using MinimumKernel = BinaryKernel<T, MinimumFn>;
+template <class T>
 using EqualKernel = BinaryKernel<T, EqualFn, bool>;
 template <class T>
 using NotEqualKernel = BinaryKernel<T, NotEqualFn, bool>;
@@ -172,6 +183,7 @@ void register_binary_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Mul", kCpu, numeric_kernel<MulKernel>());
   must_add_kernel(r, "Div", kCpu, numeric_kernel<DivKernel>());
   must_add_kernel(r, "Maximum", kCpu, numeric_kernel<MaximumKernel>());
+  must_add_kernel(r, "Minimum", kCpu, numeric_kernel<MinimumKernel>());
   must_add_kernel(r, "Equal", kCpu, any_type_kernel<EqualKernel>());
   must_add_kernel(r, "NotEqual", kCpu, any_type_kernel<NotEqualKernel>());
   must_add_kernel(r, "Less", kCpu, numeric_kernel<LessKernel>());

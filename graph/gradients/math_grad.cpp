@@ -61,6 +61,11 @@ Status maximum_grad(const Scope& s, const Operation& op, const Outputs& dy, Outp
   return binary_grad(s, op, gx, ops::Sub(s, dy[0], gx), dx);
 }
 
+// As Maximum: the gradient goes to whichever input the output came from (x on ties).
+Status minimum_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  return maximum_grad(s, op, dy, dx);
+}
+
 Status neg_grad(const Scope& s, const Operation&, const Outputs& dy, Outputs* dx) {
   *dx = {ops::Neg(s, dy[0])};
   return s.status();
@@ -244,6 +249,7 @@ void register_math_gradients(GradientRegistry& r) {
   must_register_gradient(r, "Mul", mul_grad);
   must_register_gradient(r, "Div", div_grad);
   must_register_gradient(r, "Maximum", maximum_grad);
+  must_register_gradient(r, "Minimum", minimum_grad);
   must_register_gradient(r, "Neg", neg_grad);
   must_register_gradient(r, "Square", square_grad);
   must_register_gradient(r, "Sqrt", sqrt_grad);

@@ -118,7 +118,7 @@ void register_reduction(OpRegistry& r, const char* name) {
 }  // namespace
 
 void register_math_ops(OpRegistry& r) {
-  for (const char* name : {"Add", "Sub", "Mul", "Div", "Maximum"})
+  for (const char* name : {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum"})
     register_binary(r, name, kNumeric);
   for (const char* name : {"Equal", "NotEqual"}) {
     must_register(r, OpDefBuilder(name)
@@ -202,6 +202,10 @@ Output Div(const Scope& s, const Input& x, const Input& y) {
 }
 Output Maximum(const Scope& s, const Input& x, const Input& y) {
   return binary("Maximum", s, x, y);
+}
+
+Output Minimum(const Scope& s, const Input& x, const Input& y) {
+  return binary("Minimum", s, x, y);
 }
 Output Equal(const Scope& s, const Input& x, const Input& y) {
   return binary("Equal", s, x, y);

@@ -12,6 +12,7 @@ Output Mul(const Scope& scope, const Input& x, const Input& y);
 // Integer division truncates toward zero, as in C++; dividing an integer by zero is an error.
 Output Div(const Scope& scope, const Input& x, const Input& y);
 Output Maximum(const Scope& scope, const Input& x, const Input& y);
+Output Minimum(const Scope& scope, const Input& x, const Input& y);
 Output Equal(const Scope& scope, const Input& x, const Input& y);     // bool
 Output NotEqual(const Scope& scope, const Input& x, const Input& y);  // bool
 // Comparisons of numbers (bool results, numpy broadcasting); NaN compares false.

@@ -12,10 +12,10 @@
 
 namespace troupe::python {
 
-void bind_graph(pybind11::module_& m);     // graph_bindings.cpp: Scope, ops, gradients, ...
-void bind_server(pybind11::module_& m);    // server_bindings.cpp: Server
-void bind_session(pybind11::module_& m);   // session_bindings.cpp: Session, Saver
-void bind_training(pybind11::module_& m);  // training_bindings.cpp: MonitoredTrainingSession
+void bind_graph(pybind11::module_& m);      // graph_bindings.cpp: Scope, ops, gradients, ...
+void bind_server(pybind11::module_& m);     // server_bindings.cpp: Server
+void bind_session(pybind11::module_& m);    // session_bindings.cpp: Session, Saver
+void bind_training(pybind11::module_& m);   // training_bindings.cpp: MonitoredTrainingSession
 void bind_summaries(pybind11::module_& m);  // summary_bindings.cpp: EventWriter, GraphDef
 
 // An op's input from Python: an Output, an Operation (its first output) or a numpy array.

@@ -73,26 +73,21 @@ void remember_main_thread() {
 void call_interruptibly(const std::function<void()>& work, const std::function<void()>& cancel) {
   static Helper* helper = new Helper();
   if (!in_main_thread() || !helper->start(&work)) {
-    py::gil_scoped_release release;
-    work();
+    without_gil(work);
     return;
   }
   for (;;) {
     bool done;
-    {
-      py::gil_scoped_release release;
-      done = helper->wait_for(std::chrono::milliseconds(50));
-    }
+    without_gil([&] { done = helper->wait_for(std::chrono::milliseconds(50)); });
     if (done) return;
     if (PyErr_CheckSignals() == 0) continue;
     // A handler raised: cancel, and wait for the work to give up (it uses the caller's state).
     py::error_already_set raised;
-    {
-      py::gil_scoped_release release;
+    without_gil([&] {
       do {
         cancel();
       } while (!helper->wait_for(std::chrono::milliseconds(100)));
-    }
+    });
     throw raised;
   }
 }

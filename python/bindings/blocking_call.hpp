@@ -9,9 +9,28 @@
 // main thread waits for one, run their work on the calling thread with the GIL released.
 #pragma once
 
+#include <pybind11/pybind11.h>
+
 #include <functional>
 
 namespace troupe::python {
+
+// Runs `work` with the GIL released, for every call that may block. The GIL is taken back
+// by a plain call, not by a destructor as pybind11's gil_scoped_release does: a daemon thread
+// (a queue runner's, a Supervisor's) that takes it back while the interpreter finalizes is
+// ended by forced unwinding, which ends the process (std::terminate) when it meets a noexcept
+// frame such as a destructor, and passes through plain frames (pybind11 lets it through).
+template <class Work>
+void without_gil(Work&& work) {
+  PyThreadState* state = PyEval_SaveThread();
+  try {
+    work();
+  } catch (...) {
+    PyEval_RestoreThread(state);
+    throw;
+  }
+  PyEval_RestoreThread(state);
+}
 
 // Records the interpreter's main thread (the module does at import).
 void remember_main_thread();

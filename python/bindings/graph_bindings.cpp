@@ -350,6 +350,7 @@ void bind_graph(py::module_& m) {
                                                              {"mul", &ops::Mul},
                                                              {"div", &ops::Div},
                                                              {"maximum", &ops::Maximum},
+                                                             {"minimum", &ops::Minimum},
                                                              {"equal", &ops::Equal},
                                                              {"not_equal", &ops::NotEqual},
                                                              {"less", &ops::Less},

@@ -21,20 +21,14 @@ void bind_server(py::module_& m) {
                         check(ServerDef::create(check(ClusterSpec::create_sparse(cluster)),
                                                 job_name, task_index, protocol, config));
                     StatusOr<std::unique_ptr<Server>> server = Status::OK();
-                    {
-                      py::gil_scoped_release release;
-                      server = Server::create(def);
-                    }
+                    without_gil([&] { server = Server::create(def); });
                     keep_runtime_alive();
                     return std::shared_ptr<Server>(check(std::move(server)));
                   })
       .def_static("create_local_server",
                   [](const SessionConfig& config) {
                     StatusOr<std::unique_ptr<Server>> server = Status::OK();
-                    {
-                      py::gil_scoped_release release;
-                      server = Server::create_local_server(config);
-                    }
+                    without_gil([&] { server = Server::create_local_server(config); });
                     keep_runtime_alive();
                     return std::shared_ptr<Server>(check(std::move(server)));
                   })
@@ -45,7 +39,7 @@ void bind_server(py::module_& m) {
            [](Server& server) {
              call_interruptibly([&] { server.join(); }, [&] { server.stop(); });
            })
-      .def("stop", &Server::stop, py::call_guard<py::gil_scoped_release>());
+      .def("stop", [](Server& server) { without_gil([&] { server.stop(); }); });
 }
 
 }  // namespace troupe::python

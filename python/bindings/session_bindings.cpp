@@ -66,10 +66,7 @@ void bind_session(py::module_& m) {
       .def_static("create",
                   [](const std::string& target, std::optional<SessionConfig> config) {
                     StatusOr<Session> session = Status::OK();
-                    {
-                      py::gil_scoped_release release;
-                      session = Session::create(target, config);
-                    }
+                    without_gil([&] { session = Session::create(target, config); });
                     auto owned = std::make_shared<Session>(check(std::move(session)));
                     keep_runtime_alive();
                     return SessionHandle{owned, owned.get()};
@@ -114,10 +111,7 @@ void bind_session(py::module_& m) {
            [](const SessionHandle& handle, int64_t step_tag) {
              Session& session = handle.get();
              StatusOr<int> cancelled = Status::OK();
-             {
-               py::gil_scoped_release release;
-               cancelled = session.cancel_step(step_tag);
-             }
+             without_gil([&] { cancelled = session.cancel_step(step_tag); });
              return check(std::move(cancelled));
            })
       .def_property_readonly("closed",
@@ -125,10 +119,7 @@ void bind_session(py::module_& m) {
       .def("close", [](SessionHandle& handle) {
         if (handle.session == nullptr || !handle.owned) return;
         Status closed;
-        {
-          py::gil_scoped_release release;
-          closed = handle.session->close();
-        }
+        without_gil([&] { closed = handle.session->close(); });
         handle.session = nullptr;
         check(closed);
       });
@@ -149,20 +140,14 @@ void bind_session(py::module_& m) {
               std::optional<int64_t> step) {
              Session& session = handle.get();
              StatusOr<std::string> path = Status::OK();
-             {
-               py::gil_scoped_release release;
-               path = saver.save(session, save_path, step);
-             }
+             without_gil([&] { path = saver.save(session, save_path, step); });
              return check(std::move(path));
            })
       .def_property_readonly("variable_names", &Saver::variable_names)
       .def("restore", [](const Saver& saver, const SessionHandle& handle, const std::string& path) {
         Session& session = handle.get();
         Status restored;
-        {
-          py::gil_scoped_release release;
-          restored = saver.restore(session, path);
-        }
+        without_gil([&] { restored = saver.restore(session, path); });
         check(restored);
       });
   m.def("latest_checkpoint", [](const std::string& dir) { return check(latest_checkpoint(dir)); });

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
+#include "blocking_call.hpp"
 #include "python_errors.hpp"
 #include "troupe/apps/training/formats/event_writer.hpp"
 #include "troupe/graph/tensorflow_graph_def.hpp"
@@ -21,13 +22,15 @@ void bind_summaries(py::module_& m) {
       .def("add_event",
            [](EventWriter& writer, const py::bytes& event) {
              std::string bytes = event;
-             py::gil_scoped_release release;
-             check(writer.add_event(bytes));
+             Status status;
+             without_gil([&] { status = writer.add_event(bytes); });
+             check(status);
            })
       .def("flush",
            [](EventWriter& writer) {
-             py::gil_scoped_release release;
-             check(writer.flush());
+             Status status;
+             without_gil([&] { status = writer.flush(); });
+             check(status);
            })
       .def_property_readonly("path", &EventWriter::path);
   m.def("tfrecord_frame",

@@ -210,10 +210,7 @@ void bind_training(py::module_& m) {
         if (!self.session) return;
         Status closed;
         call_interruptibly([&] { closed = self.session->close(run_end_hooks); }, [] {});
-        {
-          py::gil_scoped_release release;
-          self.session.reset();
-        }
+        without_gil([&] { self.session.reset(); });
         self.errors->raise_pending();
         check(closed);
       });

@@ -12,6 +12,7 @@ from .framework import (Graph, GraphKeys, Operation, Tensor, TensorShape, add_to
                         convert_to_tensor, device, get_collection, get_collection_ref,
                         get_default_graph, name_scope, reset_default_graph)
 from .ops import (FIFOQueue, add, argmax, assign, assign_add, assign_sub, boolean_mask, cast,
+                  clip_by_value, minimum,
                   constant, count_up_to, div, gather, logical_not, stack, where,
                   divide, equal, exp, fill, greater, greater_equal, group, identity, is_variable_initialized, less, less_equal, log,
                   matmul, maximum, multiply, negative, no_op, not_equal, ones, ones_like, placeholder,

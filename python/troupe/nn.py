@@ -38,3 +38,48 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
     return _t(_troupe.sparse_softmax_cross_entropy_with_logits(
         _scope(g, name), _input(logits, g, "logits", _dtypes.float32),
         _input(labels, g, "labels", _dtypes.int64)), g)
+
+
+def xw_plus_b(x, weights, biases, name=None):
+    """tf.nn.xw_plus_b: matmul(x, weights) + biases."""
+    from .framework import name_scope
+    from .ops import matmul
+    with name_scope(name or "xw_plus_b"):
+        return bias_add(matmul(x, weights), biases)
+
+
+def l2_loss(t, name=None):
+    """tf.nn.l2_loss: sum(t ** 2) / 2."""
+    from .framework import name_scope
+    from .ops import multiply, reduce_sum, square
+    with name_scope(name or "L2Loss"):
+        return multiply(reduce_sum(square(t)), 0.5)
+
+
+def softmax_cross_entropy_with_logits_v2(_sentinel=None, labels=None, logits=None, dim=-1,
+                                         name=None, axis=None):
+    """The cross entropy of softmax(logits) against `labels` (a probability distribution per
+    row), per example: -sum(labels * log_softmax(logits)), computed stably (the row's maximum
+    subtracted first)."""
+    if _sentinel is not None:
+        raise ValueError("Only call `softmax_cross_entropy_with_logits` with named arguments "
+                         "(labels=..., logits=..., ...)")
+    if labels is None or logits is None:
+        raise ValueError("softmax_cross_entropy_with_logits: labels and logits are required")
+    if (axis if axis is not None else dim) not in (-1, None):
+        raise ValueError("softmax_cross_entropy_with_logits: troupe supports the last axis only")
+    from .framework import convert_to_tensor, name_scope
+    from .ops import exp, log, multiply, reduce_max, reduce_sum, subtract
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype=logits.dtype)
+    with name_scope(name or "softmax_cross_entropy_with_logits"):
+        shifted = subtract(logits, reduce_max(logits, axis=-1, keepdims=True))
+        log_softmax = subtract(shifted, log(reduce_sum(exp(shifted), axis=-1, keepdims=True)))
+        return -reduce_sum(multiply(labels, log_softmax), axis=-1)
+
+
+def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
+                                      name=None, axis=None):
+    """As softmax_cross_entropy_with_logits_v2 (TensorFlow 1.x's v1 only differs in not
+    propagating gradients into labels, which troupe's labels, fed or constant, never need)."""
+    return softmax_cross_entropy_with_logits_v2(_sentinel, labels, logits, dim, name, axis)

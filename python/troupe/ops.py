@@ -194,6 +194,7 @@ subtract = _binary_op(_troupe.sub, "subtract")
 multiply = _binary_op(_troupe.mul, "multiply")
 divide = _binary_op(_troupe.div, "divide")
 maximum = _binary_op(_troupe.maximum, "maximum")
+minimum = _binary_op(_troupe.minimum, "minimum")
 equal = _binary_op(_troupe.equal, "equal")
 not_equal = _binary_op(_troupe.not_equal, "not_equal")
 less = _binary_op(_troupe.less, "less")
@@ -357,6 +358,14 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
             mask = reshape(mask, [-1])
         indices = reshape(where(mask), [-1])
         return gather(tensor, indices, axis=0)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """tf.clip_by_value: `t` with values below clip_value_min raised to it and values above
+    clip_value_max lowered to it (gradients flow where `t` is inside the range)."""
+    t = t if isinstance(t, Tensor) else convert_to_tensor(t)
+    with name_scope(name or "clip_by_value"):
+        return maximum(minimum(t, clip_value_max), clip_value_min)
 
 
 def count_up_to(ref, limit, name=None):

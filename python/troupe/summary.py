@@ -16,10 +16,12 @@ close(). As TensorFlow's, the metadata of a summary value is kept only the first
 is written.
 """
 
+import atexit
 import contextlib
 import re
 import threading
 import time
+import weakref
 
 import numpy as np
 
@@ -170,6 +172,18 @@ def get_summary_description(node_def):
 
 # --- writing event files ---
 
+# Writers not yet closed. At interpreter exit each is flushed, so the events a program added
+# reach the file even where it never closed its writer (a Supervisor's, a FileWriter left open
+# by a training loop that ends with its process); TensorFlow 1.x may lose them.
+_open_writers = weakref.WeakSet()
+
+
+@atexit.register
+def _flush_writers_at_exit():
+    for writer in list(_open_writers):
+        writer._flush_at_exit()
+
+
 class FileWriter:
     """Writes summaries, graphs and session logs to an event file in `logdir`."""
 
@@ -198,6 +212,19 @@ class FileWriter:
         self._flusher = threading.Thread(target=self._flush_periodically, daemon=True,
                                          name="FileWriter flusher")
         self._flusher.start()
+        _open_writers.add(self)
+
+    def _flush_at_exit(self):
+        # Bounded: a thread the exit interrupts might hold the lock mid-write.
+        if not self._lock.acquire(timeout=5):
+            return
+        try:
+            if not self._closed:
+                self._native.flush()
+        except Exception:  # noqa: BLE001  (nobody is left to report it to)
+            pass
+        finally:
+            self._lock.release()
 
     def _flush_periodically(self):
         while not self._stop.wait(self._flush_secs):
@@ -303,6 +330,7 @@ class FileWriter:
             self._native.flush()
             self._closed = True
             self._native = None
+        _open_writers.discard(self)
         self._stop.set()
         if threading.current_thread() is not self._flusher:
             self._flusher.join()

@@ -1,4 +1,5 @@
-// Tests for the element-wise binary kernels (Add, Sub, Mul, Div, Maximum, Equal): hand-computed
+// Tests for the element-wise binary kernels (Add, Sub, Mul, Div, Maximum, Minimum,
+// Equal): hand-computed
 // values for every dtype and broadcasting pattern, and shape and division errors.
 #include <cmath>
 #include <limits>
@@ -125,6 +126,16 @@ BOOST_AUTO_TEST_CASE(maximum) {
   check_tensor<int64_t>(run_one(s, relu_like), TensorShape{3}, {0, 0, 5});
   auto d = ops::Maximum(s, ops::Const(s, {{1.0}, {4.0}}), ops::Const(s, {2.0, 3.0}));
   check_tensor<double>(run_one(s, d), TensorShape{2, 2}, {2, 3, 4, 4});
+}
+
+BOOST_AUTO_TEST_CASE(minimum) {
+  Scope s = Scope::new_root();
+  auto m = ops::Minimum(s, ops::Const(s, {1.f, 5.f, -2.f}), ops::Const(s, {3.f, 4.f, -1.f}));
+  check_tensor<float>(run_one(s, m), TensorShape{3}, {1, 4, -2});
+  auto clipped = ops::Minimum(s, Tensor::from_vector<int32_t>({-5, 0, 5}), int32_t{1});
+  check_tensor<int32_t>(run_one(s, clipped), TensorShape{3}, {-5, 0, 1});
+  auto d = ops::Minimum(s, ops::Const(s, {{1.0}, {4.0}}), ops::Const(s, {2.0, 3.0}));
+  check_tensor<double>(run_one(s, d), TensorShape{2, 2}, {1, 1, 2, 3});
 }
 
 BOOST_AUTO_TEST_CASE(equal_on_numbers_strings_and_bools) {

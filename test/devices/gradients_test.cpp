@@ -239,6 +239,26 @@ BOOST_AUTO_TEST_CASE(maximum_with_broadcasting) {
   check_binary_everywhere(ops::Maximum);
 }
 
+BOOST_AUTO_TEST_CASE(minimum_with_broadcasting) {
+  check_binary_everywhere(ops::Minimum);
+}
+
+BOOST_AUTO_TEST_CASE(minimum_ties_go_to_x) {
+  Scope s = Scope::new_root();
+  auto x = ops::Placeholder(s, DataType::kDouble);
+  auto y = ops::Placeholder(s, DataType::kDouble);
+  auto loss = ops::Sum(s, ops::Mul(s, ops::Minimum(s, x, y), {1.0, 2.0, 3.0, 4.0}), 0);
+  auto grads = add_gradients(s, {loss}, {x, y});
+  BOOST_REQUIRE(grads.ok());
+  auto values = run_graph(s, *grads,
+                          {{x, Tensor::from_vector<double>({1, 2, 3, -1})},
+                           {y, Tensor::from_vector<double>({1, 1, 4, -1})}});
+  BOOST_REQUIRE_MESSAGE(values.ok(), values.status().to_string());
+  // x wins at 0 (tie), 2 and 3 (tie); y at 1.
+  check_tensor<double>(values->at(0), TensorShape{4}, {1, 0, 3, 4}, 0);
+  check_tensor<double>(values->at(1), TensorShape{4}, {0, 2, 0, 0}, 0);
+}
+
 BOOST_AUTO_TEST_CASE(maximum_ties_go_to_x) {
   Scope s = Scope::new_root();
   auto x = ops::Placeholder(s, DataType::kDouble);

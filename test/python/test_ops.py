@@ -108,6 +108,42 @@ def test_sparse_softmax_cross_entropy():
         tf.nn.sparse_softmax_cross_entropy_with_logits(logits, labels)
 
 
+def test_dense_softmax_cross_entropy_and_its_gradient():
+    logits = np.array([[1.0, 2.0, 30.0], [1.0, 1.0, 1.0]], np.float32)
+    labels = np.array([[0.0, 0.2, 0.8], [1.0, 0.0, 0.0]], np.float32)
+    x = tf.constant(logits)
+    loss = tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=x)
+    (grad,) = tf.gradients(tf.reduce_sum(loss), [x])
+    values = run({"loss": loss, "grad": grad, "v2": tf.nn.softmax_cross_entropy_with_logits_v2(
+        labels=labels, logits=logits)})
+    shifted = logits - logits.max(1, keepdims=True)
+    log_softmax = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
+    np.testing.assert_allclose(values["loss"], -(labels * log_softmax).sum(1), rtol=1e-5)
+    np.testing.assert_allclose(values["v2"], values["loss"])
+    # d/dlogits = softmax(logits) - labels (labels sum to 1 per row).
+    np.testing.assert_allclose(values["grad"], np.exp(log_softmax) - labels, atol=1e-6)
+    with pytest.raises(ValueError, match="named arguments"):
+        tf.nn.softmax_cross_entropy_with_logits(labels, logits)
+    with pytest.raises(ValueError, match="last axis"):
+        tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits, dim=0)
+
+
+def test_minimum_clip_by_value_xw_plus_b_and_l2_loss():
+    a = np.array([[-2.0, 0.5], [3.0, 1.0]], np.float32)
+    w = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    b = np.array([0.5, -1.0], np.float32)
+    x = tf.constant(a)
+    clipped = tf.clip_by_value(x, -1.0, 1.0)
+    (clip_grad,) = tf.gradients(tf.reduce_sum(clipped), [x])
+    values = run({"min": tf.minimum(x, 0.75), "clip": clipped, "clip_grad": clip_grad,
+                  "xwb": tf.nn.xw_plus_b(x, w, b), "l2": tf.nn.l2_loss(x)})
+    np.testing.assert_array_equal(values["min"], np.minimum(a, 0.75))
+    np.testing.assert_array_equal(values["clip"], np.clip(a, -1.0, 1.0))
+    np.testing.assert_array_equal(values["clip_grad"], [[0.0, 1.0], [0.0, 1.0]])
+    np.testing.assert_allclose(values["xwb"], a @ w + b)
+    np.testing.assert_allclose(values["l2"], (a ** 2).sum() / 2)
+
+
 def test_tensor_properties_and_graph_lookup():
     x = tf.placeholder(tf.float32, [None, 3], name="input")
     y = tf.matmul(x, tf.ones([3, 2]), name="product")

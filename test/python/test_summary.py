@@ -5,6 +5,8 @@ TensorFlow makes them; metadata kept once per tag; errors."""
 
 import os
 import struct
+import subprocess
+import sys
 import zlib
 
 import numpy as np
@@ -162,6 +164,18 @@ def test_file_writer_cache_and_reopen(tmp_path):
     writer.add_summary(tf.Summary(value=[tf.Summary.Value(tag="t", simple_value=1.0)]))
     writer.close()
     assert len(os.listdir(str(tmp_path / "r"))) >= 1
+
+
+def test_a_writer_left_open_is_flushed_when_the_program_exits(tmp_path):
+    program = ("import troupe as tf\n"
+               "writer = tf.summary.FileWriter(%r, flush_secs=3600)\n"
+               "writer.add_summary(tf.Summary(value=[tf.Summary.Value(tag='loss', "
+               "simple_value=0.5)]), 7)\n" % str(tmp_path))
+    subprocess.run([sys.executable, "-c", program], check=True, timeout=60)
+    (path,) = [os.path.join(str(tmp_path), name) for name in os.listdir(str(tmp_path))]
+    values = [(event.step, value.tag, value.simple_value)
+              for event in tf.train.summary_iterator(path) for value in event.summary.value]
+    assert values == [(7, "loss", 0.5)]
 
 
 def test_tfrecord_files_round_trip_and_corruption_is_data_loss(tmp_path):
