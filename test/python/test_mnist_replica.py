@@ -16,8 +16,10 @@ from conftest import EXAMPLES, TROUPE_CLI, free_ports
 REPLICA = os.path.join(EXAMPLES, "mnist_replica.py")
 ACCURACY = re.compile(r"After (\d+) training step\(s\), validation cross entropy = \S+, "
                       r"accuracy = (0\.\d+)")
-# 300 global steps of batch 100 reach 0.80-0.86 on Fashion-MNIST (measured: 10 runs of each mode
-# on 2 cores); chance is 0.1.
+# Validation accuracy on Fashion-MNIST, 10 runs each on 2 cores: 0.83-0.85 after 300 synchronous
+# global steps of batch 100, 0.79-0.83 after 600 asynchronous ones (0.72-0.82 after 300, so the
+# asynchronous run takes 600; then the chief, which computes the summaries every 100 of its own
+# steps, also surely takes 100 of them). Chance is 0.1.
 FLOOR = 0.75
 
 
@@ -49,7 +51,7 @@ def test_asynchronous_from_tensorflow_command_lines(tmp_path):
         return subprocess.Popen(
             [sys.executable, REPLICA] + hosts +
             ["--job_name=%s" % job, "--task_index=%d" % index, "--insecure",
-             "--train_steps=300", "--train_dir=%s" % (tmp_path / ("train%d" % index))],
+             "--train_steps=600", "--train_dir=%s" % (tmp_path / ("train%d" % index))],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=without_tls_env())
 
     ps = start("ps", 0)
@@ -63,7 +65,7 @@ def test_asynchronous_from_tensorflow_command_lines(tmp_path):
     assert [w.returncode for w in workers] == [0, 0], "\n".join(outputs)
     for output in outputs:
         steps, accuracy = ACCURACY.findall(output)[-1]
-        assert int(steps) == 300 and float(accuracy) >= FLOOR, output
+        assert int(steps) == 600 and float(accuracy) >= FLOOR, output
     assert "Worker 1: Waiting for session to be initialized..." in outputs[1]
     check_event_file(str(tmp_path / "train0"))
 
