@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "troupe/graph/tensorflow_graph_def.hpp"
+
 namespace troupe {
 namespace {
 
@@ -112,12 +114,19 @@ Status NanTensorHook::after_run(RunContext& context, const std::vector<Tensor>& 
 
 SummarySaverHook::SummarySaverHook(std::string output_dir, Output global_step,
                                    std::vector<std::pair<std::string, Output>> scalars,
-                                   int64_t save_steps, int64_t examples_per_step)
+                                   std::optional<Output> summary_op, Cadence cadence,
+                                   int64_t examples_per_step)
     : output_dir_(std::move(output_dir)),
       global_step_(std::move(global_step)),
       scalars_(std::move(scalars)),
-      timer_(save_steps, 0),
+      summary_op_(std::move(summary_op)),
+      timer_(cadence.steps, cadence.secs),
       examples_per_step_(examples_per_step) {}
+
+Status SummarySaverHook::begin(const Scope& scope) {
+  graph_ = &scope.graph();
+  return Status::OK();
+}
 
 Status SummarySaverHook::after_create_session(Session&) {
   if (writer_ != nullptr) return Status::OK();  // a recovered session keeps writing the file
@@ -125,23 +134,46 @@ Status SummarySaverHook::after_create_session(Session&) {
   // restarted at once), as TensorFlow 2's names do.
   TROUPE_ASSIGN_OR_RETURN(writer_,
                           EventWriter::create(output_dir_, fmt::format(".{}", ::getpid())));
-  return Status::OK();
+  if (graph_ != nullptr)
+    TROUPE_RETURN_IF_ERROR(writer_->add_graph(encode_tensorflow_graph_def(*graph_)));
+  return writer_->flush();
 }
 
 std::vector<Output> SummarySaverHook::before_run(RunContext&) {
+  requested_ = !next_step_ || timer_.should_trigger(*next_step_);
   std::vector<Output> fetches = {global_step_};
+  if (!requested_) return fetches;
   for (const auto& [tag, output] : scalars_)
     fetches.push_back(output);
+  if (summary_op_) fetches.push_back(*summary_op_);
   return fetches;
 }
 
-Status SummarySaverHook::after_run(RunContext&, const std::vector<Tensor>& values) {
+Status SummarySaverHook::after_run(RunContext& context, const std::vector<Tensor>& values) {
+  // The step was read before this run's increment landed (as a rule: a synchronous replica's
+  // run may read it after), so the step reached is one more; a run that writes reads it again,
+  // as TensorFlow's hook does, to write at the step the model is at.
   int64_t step = static_cast<int64_t>(scalar_value(values.at(0))) + 1;
-  if (!timer_.should_trigger(step)) return Status::OK();
+  if (requested_) {
+    TROUPE_ASSIGN_OR_RETURN(Tensor now_at, context.session().run(global_step_));
+    step = static_cast<int64_t>(scalar_value(now_at));
+  }
+  next_step_ = step + 1;
+  if (!requested_) return Status::OK();
   timer_.mark(step);
   for (size_t i = 0; i < scalars_.size(); ++i) {
     TROUPE_RETURN_IF_ERROR(
-        writer_->add_scalar(scalars_[i].first, step, scalar_value(values[i + 1])));
+        writer_->add_scalar(scalars_[i].first, step, scalar_value(values.at(i + 1))));
+  }
+  if (summary_op_) {
+    const Tensor& summary = values.at(scalars_.size() + 1);
+    if (summary.dtype() != DataType::kString || summary.num_elements() != 1) {
+      return errors::InvalidArgument(
+          "SummarySaverHook: the summary op '{}' must give a string scalar (a serialized "
+          "tf.Summary), got {} {}",
+          summary_op_->name(), dtype_name(summary.dtype()), summary.shape().to_string());
+    }
+    TROUPE_RETURN_IF_ERROR(writer_->add_summary(summary.flat<std::string>()[0], step));
   }
   double now = EventWriter::now();
   if (last_save_ && step > last_save_->first && now > last_save_->second) {

@@ -96,15 +96,25 @@ class NanTensorHook : public SessionRunHook {
   bool fail_on_nan_;
 };
 
-// Writes scalar summaries (tag -> scalar tensor) to TensorBoard event files in `output_dir`
-// every `save_steps` global steps. From the second save on it adds, as TensorFlow's
-// StepCounterHook does, "global_step/sec" since the save before, and "examples/sec" when
-// `examples_per_step` > 0.
+// Writes summaries to TensorBoard event files in `output_dir`, as TensorFlow's SummarySaverHook
+// and StepCounterHook together: every `save_steps` global steps (or, when `save_steps` is 0,
+// every `save_secs` seconds), and on the first step, the scalars (tag -> scalar tensor) and
+// `summary_op` (a string scalar holding a serialized tf.Summary, such as tf.summary.merge_all's;
+// null for none), at the global step the run reached. They are fetched only by the runs that
+// will write them. From the second save on it adds "global_step/sec" since the save before,
+// and "examples/sec" when `examples_per_step` > 0. The event file starts with the graph, as
+// TensorFlow's training sessions write it (TensorBoard's graph tab).
 class SummarySaverHook : public SessionRunHook {
  public:
+  struct Cadence {
+    int64_t steps = 100;
+    double secs = 0;  // used when steps is 0
+  };
   SummarySaverHook(std::string output_dir, Output global_step,
-                   std::vector<std::pair<std::string, Output>> scalars, int64_t save_steps,
+                   std::vector<std::pair<std::string, Output>> scalars,
+                   std::optional<Output> summary_op, Cadence cadence,
                    int64_t examples_per_step = 0);
+  Status begin(const Scope& scope) override;
   Status after_create_session(Session& session) override;
   std::vector<Output> before_run(RunContext& context) override;
   Status after_run(RunContext& context, const std::vector<Tensor>& values) override;
@@ -114,9 +124,13 @@ class SummarySaverHook : public SessionRunHook {
   std::string output_dir_;
   Output global_step_;
   std::vector<std::pair<std::string, Output>> scalars_;
+  std::optional<Output> summary_op_;
+  const Graph* graph_ = nullptr;
   StepTimer timer_;
   int64_t examples_per_step_;
   std::unique_ptr<EventWriter> writer_;
+  std::optional<int64_t> next_step_;  // the step the next run reaches, as the last run saw it
+  bool requested_ = false;            // whether this run fetches what it writes
   std::optional<std::pair<int64_t, double>> last_save_;  // step and wall time
 };
 

@@ -45,14 +45,19 @@ StatusOr<std::unique_ptr<MonitoredTrainingSession>> MonitoredTrainingSession::cr
       TROUPE_ASSIGN_OR_RETURN(Saver saver,
                               Saver::create(root, {.max_to_keep = opt.max_checkpoints_to_keep}));
       mts->saver_ = std::make_shared<Saver>(std::move(saver));
-      mts->hooks_.push_back(std::make_shared<CheckpointSaverHook>(
-          opt.checkpoint_dir, mts->saver_, global_step.ref, opt.save_checkpoint_steps,
-          opt.save_checkpoint_secs));
-      if (!opt.summaries.empty()) {
-        mts->hooks_.push_back(
-            std::make_shared<SummarySaverHook>(opt.checkpoint_dir, global_step.ref, opt.summaries,
-                                               opt.save_summaries_steps, opt.examples_per_step));
+      if (opt.save_checkpoint_steps > 0 || opt.save_checkpoint_secs > 0) {
+        mts->hooks_.push_back(std::make_shared<CheckpointSaverHook>(
+            opt.checkpoint_dir, mts->saver_, global_step.ref,
+            std::max<int64_t>(opt.save_checkpoint_steps, 0), opt.save_checkpoint_secs));
       }
+    }
+    const std::string& summary_dir = opt.summary_dir.empty() ? opt.checkpoint_dir : opt.summary_dir;
+    if (!summary_dir.empty() && (opt.save_summaries_steps > 0 || opt.save_summaries_secs > 0)) {
+      mts->hooks_.push_back(std::make_shared<SummarySaverHook>(
+          summary_dir, global_step.ref, opt.summaries, opt.summary_op,
+          SummarySaverHook::Cadence{.steps = std::max<int64_t>(opt.save_summaries_steps, 0),
+                                    .secs = opt.save_summaries_secs},
+          opt.examples_per_step));
     }
   }
   for (const auto& hook : mts->hooks_)

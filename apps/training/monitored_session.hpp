@@ -36,13 +36,23 @@ namespace troupe {
 struct MonitoredTrainingSessionOptions {
   std::string master;  // the session target, usually this task's own server
   bool is_chief = true;
-  std::string checkpoint_dir;  // "" = no checkpoints or summaries
+  std::string checkpoint_dir;  // "" = no checkpoints
+  // The chief restores the newest checkpoint of checkpoint_dir, and saves one at the start, at
+  // the end and every save_checkpoint_steps, or save_checkpoint_secs when that is 0 (both 0: it
+  // only restores, as TensorFlow's with both None).
   int64_t save_checkpoint_steps = 0;
-  double save_checkpoint_secs = 600;  // used when save_checkpoint_steps is 0
+  double save_checkpoint_secs = 600;
+  // The chief writes summaries to summary_dir ("" = checkpoint_dir; both "": none) every
+  // save_summaries_steps, or save_summaries_secs when that is 0 (both 0: none): global_step/sec
+  // and the scalars and summary_op below (SummarySaverHook).
+  std::string summary_dir;
   int64_t save_summaries_steps = 100;
+  double save_summaries_secs = 0;
   int max_checkpoints_to_keep = 5;
-  // Scalars written to TensorBoard (tag, scalar tensor) by the chief, with global_step/sec.
+  // Scalars written to TensorBoard (tag, scalar tensor).
   std::vector<std::pair<std::string, Output>> summaries;
+  // A string scalar holding a serialized tf.Summary (merged summary ops), written as it is.
+  std::optional<Output> summary_op;
   int64_t examples_per_step = 0;  // > 0: the summaries also get examples/sec
   std::vector<std::shared_ptr<SessionRunHook>> hooks;
   std::vector<std::shared_ptr<SessionRunHook>> chief_only_hooks;

@@ -4,7 +4,7 @@ and --sync_replicas for SyncReplicasOptimizer. Only the import differs from a Te
 program: `import troupe as tf`.
 
 The data is Fashion-MNIST from Debian's dataset-fashion-mnist (--data_dir), read with numpy
-into a small next_batch() reader, as TensorFlow's tutorial reader is used.
+into a small next_batch() reader (fashion_mnist.py), as TensorFlow's tutorial reader is used.
 
 Run it as TensorFlow's, one process per task (add --insecure on loopback without TLS):
 
@@ -18,17 +18,15 @@ or with troupe launch, which sets TF_CONFIG and TLS credentials for every task:
     troupe launch --ps 1 --workers 2 -- python3 examples/python/mnist_replica.py
 """
 
-import gzip
-import json
 import math
 import os
 import sys
 import tempfile
 import time
 
-import numpy as np
-
 import troupe as tf
+from cluster_flags import cluster_and_task
+from fashion_mnist import IMAGE_PIXELS, read_data_set
 
 flags = tf.app.flags
 flags.DEFINE_string("data_dir", "/usr/share/datasets/fashion-mnist",
@@ -55,57 +53,11 @@ flags.DEFINE_string("train_dir", None, "Checkpoints and event files (default: a 
 flags.DEFINE_boolean("insecure", False, "Run without TLS (TROUPE_INSECURE=1)")
 FLAGS = flags.FLAGS
 
-IMAGE_PIXELS = 28
-
-
-class DataSet(object):
-    """Images [n, 784] in [0, 1] and one-hot labels [n, 10], served in shuffled batches."""
-
-    def __init__(self, images, labels, seed):
-        self.images = images
-        self.labels = labels
-        self._rng = np.random.RandomState(seed)
-        self._order = self._rng.permutation(len(images))
-        self._at = 0
-
-    def next_batch(self, batch_size):
-        if self._at + batch_size > len(self._order):
-            self._order = self._rng.permutation(len(self.images))
-            self._at = 0
-        chosen = self._order[self._at:self._at + batch_size]
-        self._at += batch_size
-        return self.images[chosen], self.labels[chosen]
-
-
-def read_data_set(data_dir, prefix, seed):
-    with gzip.open(os.path.join(data_dir, prefix + "-images-idx3-ubyte.gz")) as f:
-        images = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, IMAGE_PIXELS ** 2)
-    with gzip.open(os.path.join(data_dir, prefix + "-labels-idx1-ubyte.gz")) as f:
-        labels = np.frombuffer(f.read(), np.uint8, offset=8)
-    return DataSet(images.astype(np.float32) / 255.0, np.eye(10, dtype=np.float32)[labels], seed)
-
-
-def cluster_and_task():
-    """The cluster and this task from the flags, or else from TF_CONFIG (troupe launch)."""
-    if FLAGS.ps_hosts and FLAGS.worker_hosts:
-        if FLAGS.job_name is None or FLAGS.job_name == "":
-            raise ValueError("Must specify an explicit `job_name`")
-        if FLAGS.task_index is None or FLAGS.task_index == "":
-            raise ValueError("Must specify an explicit `task_index`")
-        cluster = tf.train.ClusterSpec({"ps": FLAGS.ps_hosts.split(","),
-                                        "worker": FLAGS.worker_hosts.split(",")})
-        return cluster, FLAGS.job_name, FLAGS.task_index
-    config = json.loads(os.environ.get("TF_CONFIG", "{}"))
-    if "cluster" not in config:
-        raise ValueError("Give --ps_hosts and --worker_hosts, or TF_CONFIG (troupe launch)")
-    task = config.get("task", {})
-    return tf.train.ClusterSpec(config["cluster"]), task["type"], int(task["index"])
-
 
 def main(unused_argv):
     if FLAGS.insecure:
         os.environ["TROUPE_INSECURE"] = "1"
-    cluster, job_name, task_index = cluster_and_task()
+    cluster, job_name, task_index = cluster_and_task(FLAGS)
     num_workers = cluster.num_tasks("worker")
     print("job name = %s" % job_name)
     print("task index = %d" % task_index)

@@ -161,7 +161,8 @@ void bind_training(py::module_& m) {
              std::optional<SessionConfig> config, int64_t ready_timeout_ms,
              const std::vector<py::object>& python_hooks,
              const std::vector<std::shared_ptr<SessionRunHook>>& native_hooks,
-             const std::vector<std::pair<std::string, Output>>& summaries) {
+             const std::string& summary_dir, double save_summaries_secs,
+             std::optional<Output> summary_op) {
             MonitoredSession result;
             MonitoredTrainingSessionOptions options;
             options.master = master;
@@ -172,7 +173,9 @@ void bind_training(py::module_& m) {
             options.save_summaries_steps = save_summaries_steps;
             options.config = config;
             options.ready_timeout_ms = ready_timeout_ms;
-            options.summaries = summaries;
+            options.summary_dir = summary_dir;
+            options.save_summaries_secs = save_summaries_secs;
+            options.summary_op = std::move(summary_op);
             for (const auto& hook : native_hooks)
               options.hooks.push_back(hook);
             for (const py::object& hook : python_hooks) {

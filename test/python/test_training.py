@@ -107,6 +107,64 @@ def test_stop_at_step_logging_and_checkpoints_then_restore(tmp_path, caplog):
         assert sess.run(step) == 35
 
 
+def event_values(directory):
+    """(step, tag, value) of every scalar, and how many graphs, in the event files of
+    `directory`."""
+    scalars, graphs = [], 0
+    for name in sorted(os.listdir(directory)):
+        if name.startswith("events.out.tfevents."):
+            for event in tf.train.summary_iterator(os.path.join(directory, name)):
+                graphs += bool(event.graph_def)
+                scalars += [(event.step, v.tag, v.simple_value) for v in event.summary.value]
+    return scalars, graphs
+
+
+def test_the_chief_writes_the_graph_and_merged_summaries_every_save_summaries_steps(tmp_path):
+    x, y, w, loss, step, train_op = linear_model()
+    tf.summary.scalar("train_loss", loss)
+    tf.summary.histogram("w", w)
+    xs, ys = batch()
+    losses = []
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path / "ckpt"),
+                                           summary_dir=str(tmp_path / "logs"),
+                                           save_summaries_steps=2,
+                                           hooks=[tf.train.StopAtStepHook(last_step=5)]) as sess:
+        while not sess.should_stop():
+            losses.append(sess.run([train_op, loss], {x: xs, y: ys})[1])
+    scalars, graphs = event_values(str(tmp_path / "logs"))
+    assert graphs == 1
+    # Written at the steps the runs reached: 1 (the first run), 3 and 5; each loss is the one
+    # computed by that run (before its update).
+    logged = [(s, v) for s, tag, v in scalars if tag == "train_loss"]
+    assert [s for s, _ in logged] == [1, 3, 5]
+    np.testing.assert_allclose([v for _, v in logged], [losses[0], losses[2], losses[4]],
+                               rtol=1e-6)
+    assert [s for s, tag, _ in scalars if tag == "global_step/sec"] == [3, 5]
+    assert not [name for name in os.listdir(tmp_path / "ckpt") if "tfevents" in name]
+
+
+def test_monitored_training_session_cadences_read_as_tensorflow_reads_them(tmp_path):
+    x, y, w, loss, step, train_op = linear_model()
+    xs, ys = batch()
+    with pytest.raises(ValueError, match="save_summaries_steps or save_summaries_secs"):
+        tf.train.MonitoredTrainingSession(save_summaries_steps=10, save_summaries_secs=10)
+    with pytest.raises(ValueError, match="save_checkpoint_steps or save_checkpoint_secs"):
+        tf.train.MonitoredTrainingSession(save_checkpoint_steps=10, save_checkpoint_secs=10)
+    with pytest.raises(TypeError, match="save_checkpoint_secs must be a number or None"):
+        tf.train.MonitoredTrainingSession(save_checkpoint_secs="600")
+    with pytest.raises(TypeError, match="summary_dir must be a string"):
+        tf.train.MonitoredTrainingSession(summary_dir=3)
+    # Checkpoints and summaries both off: nothing is written; the directory is still the one
+    # restored from.
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), save_checkpoint_secs=None,
+                                           save_summaries_steps=None,
+                                           hooks=[tf.train.StopAtStepHook(last_step=3)]) as sess:
+        while not sess.should_stop():
+            sess.run(train_op, {x: xs, y: ys})
+    assert tf.train.latest_checkpoint(str(tmp_path)) is None
+    assert not [name for name in os.listdir(tmp_path) if "tfevents" in name]
+
+
 def test_a_hook_that_raises_ends_training_with_its_exception():
     x, y, w, loss, step, train_op = linear_model()
 

@@ -168,6 +168,19 @@ std::string encode_scalar_event(double wall_time, int64_t step, std::string_view
   return out;
 }
 
+std::string encode_graph_event(double wall_time, std::string_view graph_def) {
+  std::string out = event_header(wall_time, 0);
+  put_bytes(out, 4, graph_def);
+  return out;
+}
+
+std::string encode_summary_event(double wall_time, int64_t step,
+                                 std::string_view serialized_summary) {
+  std::string out = event_header(wall_time, step);
+  put_bytes(out, 5, serialized_summary);
+  return out;
+}
+
 // ---- EventWriter --------------------------------------------------------------------------
 
 double EventWriter::now() {
@@ -228,6 +241,28 @@ Status EventWriter::add_scalar(const std::string& tag, int64_t step, double valu
   }
   std::lock_guard lock(mu_);
   return append_locked(encode_scalar_event(wall_time, step, tag, static_cast<float>(value)));
+}
+
+Status EventWriter::add_summary(std::string_view serialized_summary, int64_t step,
+                                double wall_time) {
+  const std::string what = fmt::format("the summary for step {} of '{}'", step, path_);
+  proto::ProtoReader reader(serialized_summary, what);
+  while (!reader.done()) {
+    uint32_t field = 0;
+    uint32_t type = 0;
+    Status status = reader.read_key(&field, &type);
+    if (status.ok()) status = reader.skip(type);
+    if (!status.ok()) {
+      return errors::InvalidArgument("not a serialized tf.Summary: {}", status.message());
+    }
+  }
+  std::lock_guard lock(mu_);
+  return append_locked(encode_summary_event(wall_time, step, serialized_summary));
+}
+
+Status EventWriter::add_graph(std::string_view graph_def, double wall_time) {
+  std::lock_guard lock(mu_);
+  return append_locked(encode_graph_event(wall_time, graph_def));
 }
 
 Status EventWriter::add_event(std::string_view serialized_event) {

@@ -40,6 +40,11 @@ std::string tfrecord_frame(std::string_view data);
 // Serialized Event protobufs.
 std::string encode_file_version_event(double wall_time, std::string_view file_version);
 std::string encode_scalar_event(double wall_time, int64_t step, std::string_view tag, float value);
+// An Event holding `graph_def`, a serialized tensorflow.GraphDef (TensorBoard's graph tab).
+std::string encode_graph_event(double wall_time, std::string_view graph_def);
+// An Event at `step` whose summary is `serialized_summary` (a tensorflow.Summary's bytes).
+std::string encode_summary_event(double wall_time, int64_t step,
+                                 std::string_view serialized_summary);
 
 inline constexpr const char* kEventFileVersion = "brain.Event:2";
 
@@ -64,6 +69,12 @@ class EventWriter {
   // Adds the scalar `value` (stored as float32, Value.simple_value) for `tag` at `step`.
   // InvalidArgument for an empty tag.
   Status add_scalar(const std::string& tag, int64_t step, double value, double wall_time = now());
+  // Adds a serialized tensorflow.Summary (what a summary op computes: tf.summary.merge_all's
+  // value) as the summary of an Event at `step`. InvalidArgument, naming the file, when the
+  // bytes are not a well-formed protocol buffer message.
+  Status add_summary(std::string_view serialized_summary, int64_t step, double wall_time = now());
+  // Adds the serialized tensorflow.GraphDef `graph_def` (encode_tensorflow_graph_def's).
+  Status add_graph(std::string_view graph_def, double wall_time = now());
   // Adds a serialized tensorflow.Event (a summary, a graph, a session log, ...), as is.
   Status add_event(std::string_view serialized_event);
   // Writes buffered records and fsyncs the file.

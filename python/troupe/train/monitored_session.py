@@ -14,9 +14,8 @@ USE_DEFAULT = object()
 
 
 class _MonitoredTrainingSession:
-    def __init__(self, master, is_chief, checkpoint_dir, hooks, chief_only_hooks,
-                 save_checkpoint_secs, save_checkpoint_steps, save_summaries_steps, config,
-                 max_wait_secs):
+    def __init__(self, master, is_chief, checkpoint_dir, hooks, chief_only_hooks, checkpoints,
+                 summary_dir, summaries, config, max_wait_secs):
         self._graph = get_default_graph()
         self._current_args = None
         python_hooks, native_hooks = [], []
@@ -34,19 +33,16 @@ class _MonitoredTrainingSession:
         from .training_util import get_or_create_global_step
         with self._graph.as_default():
             get_or_create_global_step()
-        steps = 0 if save_checkpoint_steps is None else int(save_checkpoint_steps)
-        secs = 600.0 if save_checkpoint_secs is USE_DEFAULT else \
-            (0.0 if save_checkpoint_secs is None else float(save_checkpoint_secs))
-        if checkpoint_dir and steps == 0 and secs == 0.0:
-            steps = 1 << 62  # neither: only the saves at the start and the end
+            summary_op = _summary_op(self._graph) if is_chief and summary_dir else None
         # The C++ session adds nodes (ready checks, saver) without the GIL: meanwhile only the
         # hooks' begin() may build; afterwards the graph is finalized, as TensorFlow's is.
         self._graph._preparing = True
         try:
             self._native = _troupe.MonitoredTrainingSession.create(
-                self._graph._scope.root(), target, bool(is_chief), checkpoint_dir or "", steps,
-                secs, int(save_summaries_steps or 0), native_config, int(max_wait_secs * 1000),
-                python_hooks, native_hooks, [])
+                self._graph._scope.root(), target, bool(is_chief), checkpoint_dir or "",
+                checkpoints[0], checkpoints[1], summaries[0], native_config,
+                int(max_wait_secs * 1000), python_hooks, native_hooks, summary_dir or "",
+                summaries[1], summary_op._output if summary_op is not None else None)
         except BaseException:
             if self._server is not None:
                 self._server.stop()
@@ -96,6 +92,42 @@ class _MonitoredTrainingSession:
         return exception_type is None
 
 
+def _summary_op(graph):
+    """As TensorFlow's Scaffold: the graph's SUMMARY_OP, else merge_all() of its summaries
+    (recorded as SUMMARY_OP); None when it has none."""
+    from ..framework import GraphKeys
+    from ..summary import merge_all
+    ops = graph.get_collection(GraphKeys.SUMMARY_OP)
+    if ops:
+        return ops[0]
+    op = merge_all()
+    if op is not None:
+        graph.add_to_collection(GraphKeys.SUMMARY_OP, op)
+    return op
+
+
+def _cadence(what, steps, secs, steps_default, secs_default):
+    """TensorFlow's reading of a (steps, secs) pair of MonitoredTrainingSession: both unset gives
+    the defaults, one set leaves the other unset; None or 0 turns it off. As (steps, secs) for
+    the C++ session: 0 is off."""
+    if steps is USE_DEFAULT and secs is USE_DEFAULT:
+        steps, secs = steps_default, secs_default
+    steps = None if steps is USE_DEFAULT else steps
+    secs = None if secs is USE_DEFAULT else secs
+    for name, value in (("steps", steps), ("secs", secs)):
+        if value is not None and (isinstance(value, bool) or
+                                  not isinstance(value, (int, float))):
+            raise TypeError("MonitoredTrainingSession: save_%s_%s must be a number or None, "
+                            "got %r" % (what, name, value))
+    steps = int(steps) if steps and steps > 0 else 0
+    secs = float(secs) if secs and secs > 0 else 0.0
+    if steps and secs:
+        raise ValueError("MonitoredTrainingSession: give save_%s_steps or save_%s_secs, not "
+                         "both (TensorFlow's SecondOrStepTimer: 'Cannot provide both "
+                         "every_n_secs and every_n_steps')" % (what, what))
+    return steps, secs
+
+
 def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaffold=None,  # noqa: N802
                              hooks=None, chief_only_hooks=None,
                              save_checkpoint_secs=USE_DEFAULT, save_summaries_steps=USE_DEFAULT,
@@ -103,27 +135,26 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
                              stop_grace_period_secs=120, log_step_count_steps=100,
                              max_wait_secs=7200, save_checkpoint_steps=USE_DEFAULT,
                              summary_dir=None):
-    """tf.train.MonitoredTrainingSession. Checkpoints go to checkpoint_dir every
-    save_checkpoint_secs (600) or save_checkpoint_steps, and at the start and end; summaries
-    (global_step/sec) every save_summaries_steps (100). A non-chief waits up to max_wait_secs
-    for the chief to make the model ready."""
+    """tf.train.MonitoredTrainingSession. The chief restores the newest checkpoint of
+    checkpoint_dir and saves one every save_checkpoint_secs (600 when neither that nor
+    save_checkpoint_steps is given) or save_checkpoint_steps, at the start and at the end; it
+    writes the graph, global_step/sec and the summary op (the graph's SUMMARY_OP, else
+    tf.summary.merge_all()) to summary_dir (default: checkpoint_dir) every save_summaries_steps
+    (100 when neither that nor save_summaries_secs is given) or save_summaries_secs. None or 0
+    turns either off. A non-chief waits up to max_wait_secs for the chief to make the model
+    ready."""
     if scaffold is not None:
         raise ValueError("MonitoredTrainingSession: scaffold is not supported by troupe")
-    if summary_dir is not None and summary_dir != checkpoint_dir:
-        raise ValueError("MonitoredTrainingSession: troupe writes summaries to checkpoint_dir")
     if not isinstance(master, str):
         raise TypeError("master must be a string, got %r" % (master,))
     if config is not None and not isinstance(config, ConfigProto):
         raise TypeError("config must be a tf.ConfigProto, got %r" % (config,))
-    if save_checkpoint_steps is not USE_DEFAULT and save_checkpoint_steps is not None and \
-            save_checkpoint_secs is USE_DEFAULT:
-        save_checkpoint_secs = None
-    if save_checkpoint_steps is USE_DEFAULT:
-        save_checkpoint_steps = None
-    summaries = 100 if save_summaries_steps is USE_DEFAULT else save_summaries_steps
-    if save_summaries_secs not in (USE_DEFAULT, None):
-        raise ValueError("MonitoredTrainingSession: troupe saves summaries by steps "
-                         "(save_summaries_steps)")
+    for name, value in (("checkpoint_dir", checkpoint_dir), ("summary_dir", summary_dir)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError("MonitoredTrainingSession: %s must be a string or None, got %r"
+                            % (name, value))
+    checkpoints = _cadence("checkpoint", save_checkpoint_steps, save_checkpoint_secs, None, 600)
+    summaries = _cadence("summaries", save_summaries_steps, save_summaries_secs, 100, None)
     return _MonitoredTrainingSession(master, is_chief, checkpoint_dir, hooks, chief_only_hooks,
-                                     save_checkpoint_secs, save_checkpoint_steps, summaries,
+                                     checkpoints, summary_dir or checkpoint_dir, summaries,
                                      config, max_wait_secs)

@@ -128,6 +128,28 @@ BOOST_AUTO_TEST_CASE(scalar_record_bytes_follow_the_protobuf_rules) {
              "10ffffffffffffffffff012a");
 }
 
+BOOST_AUTO_TEST_CASE(summary_and_graph_events_hold_their_bytes_as_given) {
+  TempDir dir;
+  auto writer = EventWriter::create(dir.file("logs"));
+  BOOST_REQUIRE_MESSAGE(writer.ok(), writer.status().to_string());
+  // A summary op's value: Summary { value = 1: Value { tag = 1: "a"; simple_value = 2: 1.0f } }.
+  std::string summary = bytes_of({0x0a, 0x08, 0x0a, 0x01, 'a', 0x15, 0, 0, 0x80, 0x3f});
+  BOOST_REQUIRE((*writer)->add_summary(summary, 5, 2.0).ok());
+  // Event { wall_time = 1: 2.0; step = 2: 5; summary = 5: the bytes as given }.
+  std::string event = bytes_of({0x09, 0, 0, 0, 0, 0, 0, 0, 0x40, 0x10, 5, 0x2a, 10}) + summary;
+  BOOST_TEST(hex(encode_summary_event(2.0, 5, summary)) == hex(event));
+  // Event { wall_time = 1: 2.0; graph_def = 4: the bytes }.
+  BOOST_TEST(hex(encode_graph_event(2.0, "gd")) ==
+             hex(bytes_of({0x09, 0, 0, 0, 0, 0, 0, 0, 0x40, 0x22, 2, 'g', 'd'})));
+  BOOST_REQUIRE((*writer)->flush().ok());
+  std::string file = read_file((*writer)->path());
+  BOOST_TEST(after_first_record(file).substr(12, event.size()) == event);
+
+  // Bytes that are no protobuf message (a field key promising more than there is).
+  check_error((*writer)->add_summary(bytes_of({0x0a, 0x20, 0x01}), 6), Code::kInvalidArgument,
+              "not a serialized tf.Summary");
+}
+
 BOOST_AUTO_TEST_CASE(file_name_and_directory) {
   TempDir dir;
   const std::string log_dir = dir.file("runs/a/b");

@@ -1,0 +1,115 @@
+"""The TensorFlow 1.x-style programs of examples/python, each as 1 ps + 2 workers from
+TensorFlow's own command lines on loopback (--insecure) and under `troupe launch` (TLS with
+throwaway credentials): mnist_replica.py (flags, Supervisor, Adam, --sync_replicas),
+supervisor_trainer.py (Supervisor services: checkpoints, summaries) and sync_replicas_trainer.py
+(SyncReplicasOptimizer, MonitoredTrainingSession, int32 global step). Each reaches an accuracy far
+above chance, every process exits cleanly, and the chief's directory holds the graph, the
+summaries and the checkpoints."""
+
+import glob
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import troupe as tf
+from conftest import EXAMPLES, TROUPE_CLI, free_ports
+
+# Accuracy spreads, 10 runs each on 2 cores (chance is 0.5 for the supervisor trainer's two
+# classes, 0.1 otherwise):
+#  - mnist_replica: 0.83-0.85 validation accuracy after 300 synchronous global steps of batch
+#    100, 0.79-0.83 after 600 asynchronous ones (0.72-0.82 after 300: so 600; then the chief,
+#    which computes summaries every 100 of its own steps, also surely takes 100 of them);
+#  - sync_replicas_trainer: 0.79-0.84 test accuracy after 400 global steps;
+#  - supervisor_trainer: 0.99-1.00 after 5000 global steps.
+FLOOR = {"mnist_replica.py": 0.75, "sync_replicas_trainer.py": 0.75,
+         "supervisor_trainer.py": 0.95}
+RESULTS = {
+    "mnist_replica.py": re.compile(r"After \d+ training step\(s\), validation cross entropy = "
+                                   r"\S+, accuracy = (0\.\d+)"),
+    "sync_replicas_trainer.py": re.compile(r"test accuracy (0\.\d+) after"),
+    "supervisor_trainer.py": re.compile(r"worker \d: \d+ steps; accuracy (\d\.\d+)"),
+}
+# What each program's chief writes: summary tags in its event file, and its directory flag.
+# A summary named as an existing op or variable scope ("weights", "logits") is tagged
+# "weights_1", "logits_1", as TensorFlow's name scopes make it.
+TAGS = {"mnist_replica.py": {"cross_entropy", "accuracy", "global_step/sec"},
+        "sync_replicas_trainer.py": {"loss", "train_accuracy", "logits_1", "global_step/sec"},
+        "supervisor_trainer.py": {"loss", "batch_accuracy", "weights_1", "global_step/sec"}}
+DIR_FLAG = {"mnist_replica.py": "--train_dir", "sync_replicas_trainer.py": "--checkpoint_dir",
+            "supervisor_trainer.py": "--logdir"}
+CASES = [("mnist_replica.py", ["--train_steps=600"]),
+         ("mnist_replica.py", ["--sync_replicas", "--train_steps=300"]),
+         ("supervisor_trainer.py", ["--save_summaries_secs=1", "--save_model_secs=1"]),
+         ("sync_replicas_trainer.py", [])]
+IDS = ["mnist_replica", "mnist_replica_sync", "supervisor_trainer", "sync_replicas_trainer"]
+
+
+def without_tls_env():
+    env = dict(os.environ)
+    for name in ("TROUPE_TLS_CERT", "TROUPE_TLS_KEY", "TROUPE_TLS_CA", "TROUPE_INSECURE"):
+        env.pop(name, None)
+    return env
+
+
+def check_chief_directory(program, directory):
+    files = glob.glob(os.path.join(directory, "events.out.tfevents.*"))
+    assert files, os.listdir(directory)
+    tags, graphs = set(), 0
+    for path in files:
+        for event in tf.train.summary_iterator(path):
+            graphs += bool(event.graph_def)
+            tags.update(value.tag for value in event.summary.value)
+    assert graphs >= 1
+    assert TAGS[program] <= tags, tags
+    if program != "mnist_replica.py":  # its Supervisor saves every 600 s: none in a short run
+        assert tf.train.latest_checkpoint(directory) is not None, os.listdir(directory)
+
+
+def check_results(program, text, workers=2):
+    accuracies = [float(a) for a in RESULTS[program].findall(text)]
+    expected = 1 if program == "sync_replicas_trainer.py" else workers  # only its chief tests
+    assert len(accuracies) == expected, text
+    assert min(accuracies) >= FLOOR[program], text
+
+
+@pytest.mark.parametrize("program,flags", CASES, ids=IDS)
+def test_from_tensorflow_command_lines(tmp_path, program, flags):
+    ports = free_ports(3)
+    hosts = ["--ps_hosts=localhost:%d" % ports[0],
+             "--worker_hosts=localhost:%d,localhost:%d" % tuple(ports[1:])]
+
+    def start(job, index):
+        directory = "%s=%s" % (DIR_FLAG[program], tmp_path / ("task%d" % index))
+        return subprocess.Popen(
+            [sys.executable, os.path.join(EXAMPLES, program)] + hosts +
+            ["--job_name=%s" % job, "--task_index=%d" % index, "--insecure", directory] + flags,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=without_tls_env())
+
+    ps = start("ps", 0)
+    workers = [start("worker", i) for i in range(2)]
+    try:
+        outputs = [w.communicate(timeout=300)[0] for w in workers]
+    finally:
+        for p in [ps] + workers:
+            p.kill()
+            p.wait()
+    text = "\n".join(outputs)
+    assert [w.returncode for w in workers] == [0, 0], text
+    check_results(program, text)
+    check_chief_directory(program, str(tmp_path / "task0"))
+
+
+@pytest.mark.parametrize("program,flags", CASES, ids=IDS)
+def test_under_troupe_launch_with_tls(tmp_path, program, flags):
+    out = subprocess.run([TROUPE_CLI, "launch", "--ps", "1", "--workers", "2", "--",
+                          sys.executable, os.path.join(EXAMPLES, program),
+                          "%s=%s" % (DIR_FLAG[program], tmp_path)] + flags,
+                         capture_output=True, text=True, timeout=300, env=without_tls_env())
+    text = out.stdout + out.stderr
+    assert out.returncode == 0, text
+    assert "TLS with throwaway credentials" in text
+    check_results(program, text)
+    check_chief_directory(program, str(tmp_path))
