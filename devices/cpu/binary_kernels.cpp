@@ -1,6 +1,7 @@
 // CPU kernels for element-wise binary ops with numpy broadcasting: Add, Sub, Mul, Div,
-// Maximum, Minimum, Equal.
+// Maximum, Minimum, Pow, SquaredDifference, and the comparisons.
 #include <algorithm>
+#include <cmath>
 
 #include "troupe/devices/cpu/broadcast.hpp"
 #include "troupe/devices/cpu/cpu_kernels.hpp"
@@ -54,6 +55,18 @@ struct MinimumFn {
       if (b != b) return b;
     }
     return b < a ? b : a;
+  }
+};
+struct PowFn {
+  template <class T>
+  T operator()(T a, T b) const {
+    return std::pow(a, b);
+  }
+};
+struct SquaredDifferenceFn {
+  template <class T>
+  T operator()(T a, T b) const {
+    return (a - b) * (a - b);
   }
 };
 struct EqualFn {
@@ -163,6 +176,10 @@ using MaximumKernel = BinaryKernel<T, MaximumFn>;
 template <class T>
 using MinimumKernel = BinaryKernel<T, MinimumFn>;
 template <class T>
+using PowKernel = BinaryKernel<T, PowFn>;
+template <class T>
+using SquaredDifferenceKernel = BinaryKernel<T, SquaredDifferenceFn>;
+template <class T>
 using EqualKernel = BinaryKernel<T, EqualFn, bool>;
 template <class T>
 using NotEqualKernel = BinaryKernel<T, NotEqualFn, bool>;
@@ -184,6 +201,8 @@ void register_binary_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Div", kCpu, numeric_kernel<DivKernel>());
   must_add_kernel(r, "Maximum", kCpu, numeric_kernel<MaximumKernel>());
   must_add_kernel(r, "Minimum", kCpu, numeric_kernel<MinimumKernel>());
+  must_add_kernel(r, "Pow", kCpu, floating_kernel<PowKernel>());
+  must_add_kernel(r, "SquaredDifference", kCpu, numeric_kernel<SquaredDifferenceKernel>());
   must_add_kernel(r, "Equal", kCpu, any_type_kernel<EqualKernel>());
   must_add_kernel(r, "NotEqual", kCpu, any_type_kernel<NotEqualKernel>());
   must_add_kernel(r, "Less", kCpu, numeric_kernel<LessKernel>());

@@ -1,5 +1,5 @@
-// CPU kernels for Pack, Where, GatherV2 and LogicalNot (graph/ops/selection_ops.hpp). Elements
-// are copied as their C++ type (strings too); row-major throughout.
+// CPU kernels for Pack, Where, Select, GatherV2 and LogicalNot (graph/ops/selection_ops.hpp).
+// Elements are copied as their C++ type (strings too); row-major throughout.
 #include <algorithm>
 
 #include "troupe/devices/cpu/cpu_kernels.hpp"
@@ -134,6 +134,43 @@ class GatherKernel : public OpKernel {
   }
 };
 
+class SelectKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& cond = ctx.input(0);
+    const Tensor& t = ctx.input(1);
+    const Tensor& e = ctx.input(2);
+    if (t.shape() != e.shape()) {
+      ctx.fail_invalid("t and e must have the same shape, got {} and {}", t.shape().to_string(),
+                       e.shape().to_string());
+      return;
+    }
+    // Each condition element chooses a block of `block` consecutive elements.
+    int64_t block = 0;
+    if (cond.shape().rank() == 0) {
+      block = t.num_elements();
+    } else if (cond.shape() == t.shape()) {
+      block = 1;
+    } else if (cond.shape().rank() == 1 && t.shape().rank() >= 1 &&
+               cond.shape().dim(0) == t.shape().dim(0)) {
+      block = t.shape().dim(0) == 0 ? 0 : t.num_elements() / t.shape().dim(0);
+    } else {
+      ctx.fail_invalid(
+          "the condition must be a scalar, a vector as long as t's first dimension, or of t's "
+          "shape; got {} for t of shape {}",
+          cond.shape().to_string(), t.shape().to_string());
+      return;
+    }
+    Tensor& out = ctx.allocate_output(0, t.shape());
+    const bool* choose = cond.data<bool>();
+    for (int64_t i = 0; i < cond.num_elements() && block > 0; ++i) {
+      copy_elements(t.dtype(), choose[i] ? t : e, i * block, out, i * block, block);
+    }
+  }
+};
+
 class LogicalNotKernel : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -150,6 +187,7 @@ class LogicalNotKernel : public OpKernel {
 void register_selection_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Pack", kCpu, simple_kernel<PackKernel>());
   must_add_kernel(r, "Where", kCpu, simple_kernel<WhereKernel>());
+  must_add_kernel(r, "Select", kCpu, simple_kernel<SelectKernel>());
   must_add_kernel(r, "GatherV2", kCpu, simple_kernel<GatherKernel>());
   must_add_kernel(r, "LogicalNot", kCpu, simple_kernel<LogicalNotKernel>());
 }

@@ -1,4 +1,5 @@
-// CPU kernels for element-wise unary ops: Neg, Square, Sqrt, Exp, Log, Relu, Sigmoid, Tanh.
+// CPU kernels for element-wise unary ops: Neg, Square, Abs, Sign, Sqrt, Rsqrt, Reciprocal, Exp,
+// Expm1, Log, Log1p, Floor, Ceil, Round, Cos, Sin, Relu, Sigmoid, Tanh.
 // IEEE semantics throughout, as in TensorFlow: Sqrt and Log of a negative number give NaN, Log
 // of 0 gives -inf; none of them is an error.
 #include <cmath>
@@ -42,6 +43,90 @@ struct LogFn {
   template <class T>
   T operator()(T x) const {
     return std::log(x);
+  }
+};
+struct AbsFn {
+  static constexpr double kCost = 1;
+  template <class T>
+  T operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::fabs(x);
+    } else {
+      return x < T(0) ? static_cast<T>(T(0) - x) : x;  // the lowest integer stays itself
+    }
+  }
+};
+struct SignFn {
+  static constexpr double kCost = 1;
+  template <class T>
+  T operator()(T x) const {
+    if (x > T(0)) return T(1);
+    if (x < T(0)) return T(-1);
+    return x;  // 0, -0 or NaN
+  }
+};
+struct RsqrtFn {
+  static constexpr double kCost = 12;
+  template <class T>
+  T operator()(T x) const {
+    return T(1) / std::sqrt(x);
+  }
+};
+struct ReciprocalFn {
+  static constexpr double kCost = 4;
+  template <class T>
+  T operator()(T x) const {
+    return T(1) / x;
+  }
+};
+struct Expm1Fn {
+  static constexpr double kCost = 20;
+  template <class T>
+  T operator()(T x) const {
+    return std::expm1(x);
+  }
+};
+struct Log1pFn {
+  static constexpr double kCost = 20;
+  template <class T>
+  T operator()(T x) const {
+    return std::log1p(x);
+  }
+};
+struct FloorFn {
+  static constexpr double kCost = 1;
+  template <class T>
+  T operator()(T x) const {
+    return std::floor(x);
+  }
+};
+struct CeilFn {
+  static constexpr double kCost = 1;
+  template <class T>
+  T operator()(T x) const {
+    return std::ceil(x);
+  }
+};
+// Halves go to the even neighbour (the default rounding mode), as TensorFlow's Round.
+struct RoundFn {
+  static constexpr double kCost = 1;
+  template <class T>
+  T operator()(T x) const {
+    return std::nearbyint(x);
+  }
+};
+struct CosFn {
+  static constexpr double kCost = 20;
+  template <class T>
+  T operator()(T x) const {
+    return std::cos(x);
+  }
+};
+struct SinFn {
+  static constexpr double kCost = 20;
+  template <class T>
+  T operator()(T x) const {
+    return std::sin(x);
   }
 };
 // max(x, 0); NaN stays NaN.
@@ -98,6 +183,28 @@ using ExpKernel = UnaryKernel<T, ExpFn>;
 template <class T>
 using LogKernel = UnaryKernel<T, LogFn>;
 template <class T>
+using AbsKernel = UnaryKernel<T, AbsFn>;
+template <class T>
+using SignKernel = UnaryKernel<T, SignFn>;
+template <class T>
+using RsqrtKernel = UnaryKernel<T, RsqrtFn>;
+template <class T>
+using ReciprocalKernel = UnaryKernel<T, ReciprocalFn>;
+template <class T>
+using Expm1Kernel = UnaryKernel<T, Expm1Fn>;
+template <class T>
+using Log1pKernel = UnaryKernel<T, Log1pFn>;
+template <class T>
+using FloorKernel = UnaryKernel<T, FloorFn>;
+template <class T>
+using CeilKernel = UnaryKernel<T, CeilFn>;
+template <class T>
+using RoundKernel = UnaryKernel<T, RoundFn>;
+template <class T>
+using CosKernel = UnaryKernel<T, CosFn>;
+template <class T>
+using SinKernel = UnaryKernel<T, SinFn>;
+template <class T>
 using ReluKernel = UnaryKernel<T, ReluFn>;
 template <class T>
 using SigmoidKernel = UnaryKernel<T, SigmoidFn>;
@@ -112,6 +219,17 @@ void register_unary_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Sqrt", kCpu, floating_kernel<SqrtKernel>());
   must_add_kernel(r, "Exp", kCpu, floating_kernel<ExpKernel>());
   must_add_kernel(r, "Log", kCpu, floating_kernel<LogKernel>());
+  must_add_kernel(r, "Abs", kCpu, numeric_kernel<AbsKernel>());
+  must_add_kernel(r, "Sign", kCpu, numeric_kernel<SignKernel>());
+  must_add_kernel(r, "Rsqrt", kCpu, floating_kernel<RsqrtKernel>());
+  must_add_kernel(r, "Reciprocal", kCpu, floating_kernel<ReciprocalKernel>());
+  must_add_kernel(r, "Expm1", kCpu, floating_kernel<Expm1Kernel>());
+  must_add_kernel(r, "Log1p", kCpu, floating_kernel<Log1pKernel>());
+  must_add_kernel(r, "Floor", kCpu, floating_kernel<FloorKernel>());
+  must_add_kernel(r, "Ceil", kCpu, floating_kernel<CeilKernel>());
+  must_add_kernel(r, "Round", kCpu, floating_kernel<RoundKernel>());
+  must_add_kernel(r, "Cos", kCpu, floating_kernel<CosKernel>());
+  must_add_kernel(r, "Sin", kCpu, floating_kernel<SinKernel>());
   must_add_kernel(r, "Relu", kCpu, numeric_kernel<ReluKernel>());
   must_add_kernel(r, "Sigmoid", kCpu, floating_kernel<SigmoidKernel>());
   must_add_kernel(r, "Tanh", kCpu, floating_kernel<TanhKernel>());

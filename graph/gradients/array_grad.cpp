@@ -1,4 +1,5 @@
-// Gradients of the array ops (Identity, EnsureShapeLike, Reshape, Fill's value, BroadcastTo) and
+// Gradients of the array ops (Identity, EnsureShapeLike, Reshape, Fill's value, BroadcastTo,
+// Select) and
 // the array ops without a gradient: Const, Placeholder, NoOp, Shape, Size, ZerosLike, OnesLike,
 // BroadcastGradientArgs. The formulas are TensorFlow's (python/ops/array_grad.py).
 #include "troupe/graph/gradients/standard_gradients.hpp"
@@ -42,6 +43,14 @@ Status broadcast_to_grad(const Scope& s, const Operation& op, const Outputs& dy,
   return s.status();
 }
 
+// dy goes to whichever side each element came from; none for the condition.
+Status select_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output cond = op_input(op, 0);
+  const Output zeros = ops::ZerosLike(s, dy[0]);
+  *dx = {Output(), ops::Select(s, cond, dy[0], zeros), ops::Select(s, cond, zeros, dy[0])};
+  return s.status();
+}
+
 }  // namespace
 
 Output shape_of(const Scope& s, const Output& x, DataType out_type) {
@@ -58,6 +67,7 @@ void register_array_gradients(GradientRegistry& r) {
   must_register_gradient(r, "Reshape", reshape_grad);
   must_register_gradient(r, "Fill", fill_grad);
   must_register_gradient(r, "BroadcastTo", broadcast_to_grad);
+  must_register_gradient(r, "Select", select_grad);
   for (const char* op : {"Const", "Placeholder", "NoOp", "Shape", "Size", "ZerosLike", "OnesLike",
                          "BroadcastGradientArgs"}) {
     must_declare_not_differentiable(r, op);

@@ -1,7 +1,7 @@
 // Gradients of the math ops: element-wise arithmetic (numpy broadcasting, so each input's
 // gradient is summed back to that input's shape), unary functions, MatMul, the reductions,
 // Cast, AddN and the fused SigmoidGrad / TanhGrad; and the math ops without a gradient (Equal,
-// ArgMax). The formulas are TensorFlow's (python/ops/math_grad.py).
+// ArgMax, Floor, Ceil, Round). The formulas are TensorFlow's (python/ops/math_grad.py).
 #include <optional>
 
 #include "troupe/graph/gradients/standard_gradients.hpp"
@@ -64,6 +64,74 @@ Status maximum_grad(const Scope& s, const Operation& op, const Outputs& dy, Outp
 // As Maximum: the gradient goes to whichever input the output came from (x on ties).
 Status minimum_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
   return maximum_grad(s, op, dy, dx);
+}
+
+// d(x^y) = dy * y * x^(y-1), dy * x^y * log(x) where x > 0 (0 elsewhere, as TensorFlow: the
+// real logarithm is undefined there).
+Status pow_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output x = op_input(op, 0), y = op_input(op, 1), z(op, 0);
+  const Output gx = ops::Mul(s, ops::Mul(s, dy[0], y), ops::Pow(s, x, ops::Sub(s, y, 1.0)));
+  const Output positive = ops::Greater(s, x, ops::ZerosLike(s, x));
+  const Output safe_x = ops::Select(s, positive, x, ops::OnesLike(s, x));
+  const Output log_x = ops::Select(s, positive, ops::Log(s, safe_x), ops::ZerosLike(s, x));
+  return binary_grad(s, op, gx, ops::Mul(s, ops::Mul(s, dy[0], z), log_x), dx);
+}
+
+// d((x-y)^2) = dy * 2(x-y), -dy * 2(x-y).
+Status squared_difference_grad(const Scope& s, const Operation& op, const Outputs& dy,
+                               Outputs* dx) {
+  const Output x = op_input(op, 0), y = op_input(op, 1);
+  const Output gx = ops::Mul(s, dy[0], ops::Mul(s, ops::Sub(s, x, y), 2.0));
+  return binary_grad(s, op, gx, ops::Neg(s, gx), dx);
+}
+
+// d|x| = dy * sign(x).
+Status abs_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  *dx = {ops::Mul(s, dy[0], ops::Sign(s, op_input(op, 0)))};
+  return s.status();
+}
+
+// sign, piecewise constant: zero (TensorFlow returns zeros, not None).
+Status sign_grad(const Scope& s, const Operation& op, const Outputs&, Outputs* dx) {
+  *dx = {ops::ZerosLike(s, op_input(op, 0))};
+  return s.status();
+}
+
+// d(x^-1/2) = dy * -0.5 * y^3, with y = x^-1/2.
+Status rsqrt_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output y(op, 0);
+  *dx = {ops::Mul(s, ops::Mul(s, dy[0], -0.5), ops::Mul(s, y, ops::Square(s, y)))};
+  return s.status();
+}
+
+// d(1/x) = -dy * y^2, with y = 1/x.
+Status reciprocal_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  *dx = {ops::Neg(s, ops::Mul(s, dy[0], ops::Square(s, Output(op, 0))))};
+  return s.status();
+}
+
+// d(e^x - 1) = dy * e^x.
+Status expm1_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  *dx = {ops::Mul(s, dy[0], ops::Exp(s, op_input(op, 0)))};
+  return s.status();
+}
+
+// d(log(1 + x)) = dy / (1 + x).
+Status log1p_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  *dx = {ops::Div(s, dy[0], ops::Add(s, op_input(op, 0), 1.0))};
+  return s.status();
+}
+
+// d(cos x) = -dy * sin x.
+Status cos_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  *dx = {ops::Neg(s, ops::Mul(s, dy[0], ops::Sin(s, op_input(op, 0))))};
+  return s.status();
+}
+
+// d(sin x) = dy * cos x.
+Status sin_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  *dx = {ops::Mul(s, dy[0], ops::Cos(s, op_input(op, 0)))};
+  return s.status();
 }
 
 Status neg_grad(const Scope& s, const Operation&, const Outputs& dy, Outputs* dx) {
@@ -250,6 +318,16 @@ void register_math_gradients(GradientRegistry& r) {
   must_register_gradient(r, "Div", div_grad);
   must_register_gradient(r, "Maximum", maximum_grad);
   must_register_gradient(r, "Minimum", minimum_grad);
+  must_register_gradient(r, "Pow", pow_grad);
+  must_register_gradient(r, "SquaredDifference", squared_difference_grad);
+  must_register_gradient(r, "Abs", abs_grad);
+  must_register_gradient(r, "Sign", sign_grad);
+  must_register_gradient(r, "Rsqrt", rsqrt_grad);
+  must_register_gradient(r, "Reciprocal", reciprocal_grad);
+  must_register_gradient(r, "Expm1", expm1_grad);
+  must_register_gradient(r, "Log1p", log1p_grad);
+  must_register_gradient(r, "Cos", cos_grad);
+  must_register_gradient(r, "Sin", sin_grad);
   must_register_gradient(r, "Neg", neg_grad);
   must_register_gradient(r, "Square", square_grad);
   must_register_gradient(r, "Sqrt", sqrt_grad);
@@ -264,8 +342,9 @@ void register_math_gradients(GradientRegistry& r) {
   must_register_gradient(r, "AddN", add_n_grad);
   must_register_gradient(r, "SigmoidGrad", sigmoid_grad_grad);
   must_register_gradient(r, "TanhGrad", tanh_grad_grad);
-  for (const char* op :
-       {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "ArgMax"})
+  // Floor, Ceil and Round have no gradient, as in TensorFlow (None, not zeros).
+  for (const char* op : {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
+                         "ArgMax", "Floor", "Ceil", "Round"})
     must_declare_not_differentiable(r, op);
 }
 

@@ -118,8 +118,9 @@ void register_reduction(OpRegistry& r, const char* name) {
 }  // namespace
 
 void register_math_ops(OpRegistry& r) {
-  for (const char* name : {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum"})
+  for (const char* name : {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "SquaredDifference"})
     register_binary(r, name, kNumeric);
+  register_binary(r, "Pow", kFloating);
   for (const char* name : {"Equal", "NotEqual"}) {
     must_register(r, OpDefBuilder(name)
                          .input("x: T")
@@ -136,9 +137,10 @@ void register_math_ops(OpRegistry& r) {
                          .attr("T: {float32, float64, int32, int64}")
                          .shape_fn(shapes::broadcast_binary));
   }
-  for (const char* name : {"Neg", "Square"})
+  for (const char* name : {"Neg", "Square", "Abs", "Sign"})
     register_unary(r, name, kNumeric);
-  for (const char* name : {"Sqrt", "Exp", "Log"})
+  for (const char* name : {"Sqrt", "Rsqrt", "Reciprocal", "Exp", "Expm1", "Log", "Log1p", "Floor",
+                           "Ceil", "Round", "Cos", "Sin"})
     register_unary(r, name, kFloating);
   must_register(r, OpDefBuilder("MatMul")
                        .input("a: T")
@@ -207,6 +209,12 @@ Output Maximum(const Scope& s, const Input& x, const Input& y) {
 Output Minimum(const Scope& s, const Input& x, const Input& y) {
   return binary("Minimum", s, x, y);
 }
+Output Pow(const Scope& s, const Input& x, const Input& y) {
+  return binary("Pow", s, x, y);
+}
+Output SquaredDifference(const Scope& s, const Input& x, const Input& y) {
+  return binary("SquaredDifference", s, x, y);
+}
 Output Equal(const Scope& s, const Input& x, const Input& y) {
   return binary("Equal", s, x, y);
 }
@@ -240,6 +248,39 @@ Output Exp(const Scope& s, const Input& x) {
 }
 Output Log(const Scope& s, const Input& x) {
   return unary("Log", s, x);
+}
+Output Abs(const Scope& s, const Input& x) {
+  return unary("Abs", s, x);
+}
+Output Sign(const Scope& s, const Input& x) {
+  return unary("Sign", s, x);
+}
+Output Rsqrt(const Scope& s, const Input& x) {
+  return unary("Rsqrt", s, x);
+}
+Output Reciprocal(const Scope& s, const Input& x) {
+  return unary("Reciprocal", s, x);
+}
+Output Expm1(const Scope& s, const Input& x) {
+  return unary("Expm1", s, x);
+}
+Output Log1p(const Scope& s, const Input& x) {
+  return unary("Log1p", s, x);
+}
+Output Floor(const Scope& s, const Input& x) {
+  return unary("Floor", s, x);
+}
+Output Ceil(const Scope& s, const Input& x) {
+  return unary("Ceil", s, x);
+}
+Output Round(const Scope& s, const Input& x) {
+  return unary("Round", s, x);
+}
+Output Cos(const Scope& s, const Input& x) {
+  return unary("Cos", s, x);
+}
+Output Sin(const Scope& s, const Input& x) {
+  return unary("Sin", s, x);
 }
 
 Output MatMul(const Scope& s, const Input& a, const Input& b, MatMulOptions options) {

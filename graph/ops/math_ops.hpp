@@ -13,6 +13,10 @@ Output Mul(const Scope& scope, const Input& x, const Input& y);
 Output Div(const Scope& scope, const Input& x, const Input& y);
 Output Maximum(const Scope& scope, const Input& x, const Input& y);
 Output Minimum(const Scope& scope, const Input& x, const Input& y);
+// x^y, floating point only (std::pow's IEEE results: a negative x to a fractional y is NaN).
+Output Pow(const Scope& scope, const Input& x, const Input& y);
+// (x - y)^2.
+Output SquaredDifference(const Scope& scope, const Input& x, const Input& y);
 Output Equal(const Scope& scope, const Input& x, const Input& y);     // bool
 Output NotEqual(const Scope& scope, const Input& x, const Input& y);  // bool
 // Comparisons of numbers (bool results, numpy broadcasting); NaN compares false.
@@ -26,6 +30,18 @@ Output Square(const Scope& scope, const Input& x);
 Output Sqrt(const Scope& scope, const Input& x);
 Output Exp(const Scope& scope, const Input& x);
 Output Log(const Scope& scope, const Input& x);
+Output Abs(const Scope& scope, const Input& x);
+Output Sign(const Scope& scope, const Input& x);  // -1, 0 or 1 (NaN stays NaN)
+// Floating point only:
+Output Rsqrt(const Scope& scope, const Input& x);       // 1 / sqrt(x)
+Output Reciprocal(const Scope& scope, const Input& x);  // 1 / x
+Output Expm1(const Scope& scope, const Input& x);       // e^x - 1, exact near 0
+Output Log1p(const Scope& scope, const Input& x);       // log(1 + x), exact near 0
+Output Floor(const Scope& scope, const Input& x);
+Output Ceil(const Scope& scope, const Input& x);
+Output Round(const Scope& scope, const Input& x);  // halves to even, as TensorFlow's
+Output Cos(const Scope& scope, const Input& x);
+Output Sin(const Scope& scope, const Input& x);
 
 struct MatMulOptions {
   bool transpose_a = false;

@@ -63,9 +63,39 @@ Status gather_shape(InferenceContext& c) {
   return Status::OK();
 }
 
+// TensorFlow's Select (tf.where with three arguments in 1.x): t and e of one shape; the
+// condition a scalar, of their shape, or a vector as long as their first dimension.
+Status select_shape(InferenceContext& c) {
+  auto values = c.input(1).merge(c.input(2));
+  if (!values.ok()) {
+    return c.invalid("t and e must have the same shape, got {} and {}", c.input(1).to_string(),
+                     c.input(2).to_string());
+  }
+  const PartialShape& cond = c.input(0);
+  if (cond.rank_known() && values->rank_known() && cond.rank() != 0) {
+    bool ok = cond.merge(*values).ok() || (cond.rank() == 1 && values->rank() >= 1 &&
+                                           cond.merge(PartialShape({values->dim(0)})).ok());
+    if (!ok) {
+      return c.invalid(
+          "the condition must be a scalar, a vector as long as t's first dimension, or of t's "
+          "shape; got {} for t of shape {}",
+          cond.to_string(), values->to_string());
+    }
+  }
+  c.set_output(0, *values);
+  return Status::OK();
+}
+
 }  // namespace
 
 void register_selection_ops(OpRegistry& r) {
+  must_register(r, OpDefBuilder("Select")
+                       .input("condition: bool")
+                       .input("t: T")
+                       .input("e: T")
+                       .output("output: T")
+                       .attr("T: type")
+                       .shape_fn(select_shape));
   must_register(r, OpDefBuilder("Pack")
                        .input("values: N * T")
                        .output("output: T")
@@ -103,6 +133,10 @@ Output Where(const Scope& s, const Input& condition) {
 
 Output GatherV2(const Scope& s, const Input& params, const Input& indices, const Input& axis) {
   return NodeBuilder(s, "GatherV2").input(params).input(indices).input(axis).finalize();
+}
+
+Output Select(const Scope& s, const Input& condition, const Input& t, const Input& e) {
+  return NodeBuilder(s, "Select").input(condition).input(t).input(e).finalize();
 }
 
 Output LogicalNot(const Scope& s, const Input& x) {

@@ -1,6 +1,6 @@
 // Builders for ops that assemble or select elements: Pack (tf.stack), Where (the coordinates of
-// true elements), GatherV2 (tf.gather) and LogicalNot. Their gradients are not registered yet:
-// a gradient through them is InvalidArgument naming the op.
+// true elements), Select (tf.where(c, t, e)), GatherV2 (tf.gather) and LogicalNot. Of these only
+// Select has a gradient yet: a gradient through the others is InvalidArgument naming the op.
 #pragma once
 
 #include <vector>
@@ -17,6 +17,9 @@ Output Where(const Scope& scope, const Input& condition);
 // Slices of `params` along `axis` at `indices` (int32 or int64, each in [0, dim)):
 // params.shape[:axis] + indices.shape + params.shape[axis + 1:].
 Output GatherV2(const Scope& scope, const Input& params, const Input& indices, const Input& axis);
+// Elements of `t` where `condition` is true, else of `e` (TensorFlow 1.x's Select: t and e of
+// one shape; the condition a scalar, of their shape, or a vector choosing whole rows).
+Output Select(const Scope& scope, const Input& condition, const Input& t, const Input& e);
 Output LogicalNot(const Scope& scope, const Input& x);
 
 }  // namespace troupe::ops

@@ -189,6 +189,11 @@ def _unary(fn, x, name, what):
     return _t(fn(_scope(g, name), _input(x, g, what)), g)
 
 
+def _by_type(op_type):
+    """A native builder (scope, *inputs) -> Output for the registered op `op_type`."""
+    return lambda scope, *inputs: _troupe.make_op(scope, op_type, list(inputs), {}).output(0)
+
+
 add = _binary_op(_troupe.add, "add")
 subtract = _binary_op(_troupe.sub, "subtract")
 multiply = _binary_op(_troupe.mul, "multiply")
@@ -201,6 +206,8 @@ less = _binary_op(_troupe.less, "less")
 less_equal = _binary_op(_troupe.less_equal, "less_equal")
 greater = _binary_op(_troupe.greater, "greater")
 greater_equal = _binary_op(_troupe.greater_equal, "greater_equal")
+pow = _binary_op(_by_type("Pow"), "pow")  # noqa: A001  (TensorFlow's name)
+squared_difference = _binary_op(_by_type("SquaredDifference"), "squared_difference")
 sub = subtract
 mul = multiply
 div = divide
@@ -213,6 +220,17 @@ exp = _unary_op(_troupe.exp, "exp")
 log = _unary_op(_troupe.log, "log")
 sigmoid = _unary_op(_troupe.sigmoid, "sigmoid")
 tanh = _unary_op(_troupe.tanh, "tanh")
+abs = _unary_op(_by_type("Abs"), "abs")  # noqa: A001  (TensorFlow's name)
+sign = _unary_op(_by_type("Sign"), "sign")
+rsqrt = _unary_op(_by_type("Rsqrt"), "rsqrt")
+reciprocal = _unary_op(_by_type("Reciprocal"), "reciprocal")
+expm1 = _unary_op(_by_type("Expm1"), "expm1")
+log1p = _unary_op(_by_type("Log1p"), "log1p")
+floor = _unary_op(_by_type("Floor"), "floor")
+ceil = _unary_op(_by_type("Ceil"), "ceil")
+round = _unary_op(_by_type("Round"), "round")  # noqa: A001  (TensorFlow's name)
+cos = _unary_op(_by_type("Cos"), "cos")
+sin = _unary_op(_by_type("Sin"), "sin")
 neg = negative
 
 
@@ -320,14 +338,22 @@ def gather(params, indices, validate_indices=None, name=None, axis=0):
 
 
 def where(condition, x=None, y=None, name=None):
-    """tf.where(condition): the coordinates of the true elements, int64 [num_true, rank]. The
-    three-argument form (select) is not supported yet."""
-    if x is not None or y is not None:
-        raise ValueError("tf.where(condition, x, y) (select) is not supported by troupe yet")
-    condition = condition if isinstance(condition, Tensor) else convert_to_tensor(condition)
+    """tf.where(condition): the coordinates of the true elements, int64 [num_true, rank].
+    tf.where(condition, x, y): the elements of x where condition is true, else of y (x and y of
+    one shape; condition a scalar, of their shape, or a vector choosing whole rows)."""
+    if (x is None) != (y is None):
+        raise ValueError("x and y must both be non-None or both be None.")
+    condition = condition if isinstance(condition, Tensor) else \
+        convert_to_tensor(condition, dtype=_dtypes.bool)
     if condition.dtype != _dtypes.bool:
         raise TypeError("where: condition must be bool, got %s" % condition.dtype.name)
-    return _make("Where", [condition], {}, name).outputs[0]
+    if x is None:
+        return _make("Where", [condition], {}, name).outputs[0]
+    g = _graph_of(condition, x, y)
+    xi = _input(x, g, "where x", _like(x, y) if not isinstance(x, Tensor) else None)
+    yi = _input(y, g, "where y", _like(y, x) if not isinstance(y, Tensor) else None)
+    return _t(_troupe.make_op(_scope(g, name or "Select"), "Select",
+                              [_input(condition, g, "where condition"), xi, yi], {}).output(0), g)
 
 
 def logical_not(x, name=None):
@@ -464,6 +490,9 @@ Tensor.__rtruediv__ = _reverse(divide)
 Tensor.__matmul__ = matmul
 Tensor.__rmatmul__ = _reverse(matmul)
 Tensor.__neg__ = negative
+Tensor.__pow__ = pow
+Tensor.__rpow__ = _reverse(pow)
+Tensor.__abs__ = abs
 # As in TensorFlow 1.x: <, <=, >, >= build comparisons; == and != stay identity (tensors are
 # dict keys), tf.equal and tf.not_equal compare values.
 Tensor.__lt__ = less

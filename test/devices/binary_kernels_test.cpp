@@ -138,6 +138,20 @@ BOOST_AUTO_TEST_CASE(minimum) {
   check_tensor<double>(run_one(s, d), TensorShape{2, 2}, {1, 1, 2, 3});
 }
 
+BOOST_AUTO_TEST_CASE(pow_and_squared_difference) {
+  Scope s = Scope::new_root();
+  check_tensor<float>(run_one(s, ops::Pow(s, ops::Const(s, {2.f, 9.f, 4.f}), {3.f, 0.5f, -1.f})),
+                      TensorShape{3}, {8, 3, 0.25});
+  check_tensor<double>(run_one(s, ops::Pow(s, ops::Const(s, {{2.0}, {3.0}}), {1.0, 2.0})),
+                       TensorShape{2, 2}, {2, 4, 3, 9});
+  BOOST_TEST(std::isnan(run_one(s, ops::Pow(s, -8.0, 1.0 / 3)).scalar<double>()));
+  check_tensor<int32_t>(
+      run_one(s, ops::SquaredDifference(s, ops::Const(s, {1, 5, -2}), ops::Const(s, {4, 5, 2}))),
+      TensorShape{3}, {9, 0, 16});
+  ops::Pow(s.with_op_name("int_pow"), {2, 3}, {2, 2});
+  check_error(s.status(), Code::kInvalidArgument, "node 'int_pow' (Pow)");
+}
+
 BOOST_AUTO_TEST_CASE(equal_on_numbers_strings_and_bools) {
   Scope s = Scope::new_root();
   auto f = ops::Equal(s, ops::Const(s, {1.f, 2.f, 3.f}), ops::Const(s, {1.f, 0.f, 3.f}));

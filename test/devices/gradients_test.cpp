@@ -217,6 +217,59 @@ BOOST_AUTO_TEST_CASE(unary_math) {
   check_gradient(unary(ops::Log), {TensorShape{2, 3}}, {.low = 0.5, .high = 2});
   check_gradient(unary(ops::Square), {TensorShape{}});
   check_gradient(unary(ops::Exp), {TensorShape{4}}, {.shapes = Shapes::kUnknownRank});
+  check_gradient(unary(ops::Abs), {TensorShape{2, 3}}, {.low = 0.5, .high = 2});
+  check_gradient(unary(ops::Abs), {TensorShape{2, 3}}, {.low = -2, .high = -0.5});
+  check_gradient(unary(ops::Rsqrt), {TensorShape{2, 3}}, {.low = 0.5, .high = 2});
+  check_gradient(unary(ops::Reciprocal), {TensorShape{2, 3}}, {.low = 0.5, .high = 2});
+  check_gradient(unary(ops::Expm1), {TensorShape{2, 3}});
+  check_gradient(unary(ops::Log1p), {TensorShape{2, 3}}, {.low = 0, .high = 2});
+  check_gradient(unary(ops::Cos), {TensorShape{2, 3}});
+  check_gradient(unary(ops::Sin), {TensorShape{2, 3}});
+  check_gradient(unary(ops::Sign), {TensorShape{2, 3}}, {.low = 0.5, .high = 2});
+}
+
+BOOST_AUTO_TEST_CASE(pow_and_squared_difference_with_broadcasting) {
+  check_binary_everywhere(ops::Pow, {.low = 0.5, .high = 2});
+  check_binary_everywhere(ops::SquaredDifference);
+  // Where x <= 0 the gradient with respect to y is 0 (the real log is undefined there).
+  Scope s = Scope::new_root();
+  auto x = ops::Placeholder(s, DataType::kDouble);
+  auto y = ops::Placeholder(s, DataType::kDouble);
+  auto grads = add_gradients(s, {ops::Sum(s, ops::Pow(s, x, y), 0)}, {x, y});
+  BOOST_REQUIRE(grads.ok());
+  auto values = run_graph(
+      s, *grads,
+      {{x, Tensor::from_vector<double>({-2, 0, 2})}, {y, Tensor::from_vector<double>({2, 2, 2})}});
+  BOOST_REQUIRE_MESSAGE(values.ok(), values.status().to_string());
+  check_tensor<double>(values->at(0), TensorShape{3}, {-4, 0, 4}, 1e-12);
+  check_tensor<double>(values->at(1), TensorShape{3}, {0, 0, 4 * std::log(2.0)}, 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(select_routes_the_gradient_to_the_chosen_side) {
+  const BuildFn by_rows = [](const Scope& s, const std::vector<Output>& in) {
+    return ops::Select(s, Tensor::from_vector<bool>({true, false}), in[0], in[1]);
+  };
+  check_gradient(by_rows, {TensorShape{2, 3}, TensorShape{2, 3}});
+  const BuildFn elementwise = [](const Scope& s, const std::vector<Output>& in) {
+    return ops::Select(s, ops::Greater(s, in[0], in[1]), in[0], in[1]);
+  };
+  check_gradient(elementwise, {TensorShape{2, 3}, TensorShape{2, 3}});
+}
+
+BOOST_AUTO_TEST_CASE(floor_ceil_and_round_have_no_gradient) {
+  for (auto op : {ops::Floor, ops::Ceil, ops::Round}) {
+    Scope s = Scope::new_root();
+    auto x = ops::Placeholder(s, DataType::kDouble);
+    auto grads = add_gradients(s, {ops::Sum(s, ops::Mul(s, op(s, x), x), 0)}, {x});
+    BOOST_REQUIRE_MESSAGE(grads.ok(), grads.status().to_string());
+    // Only the direct path through Mul contributes: d(f(x) * x)/dx = f(x).
+    auto values = run_graph(s, *grads, {{x, Tensor::from_vector<double>({1.25, -0.5})}});
+    BOOST_REQUIRE_MESSAGE(values.ok(), values.status().to_string());
+    Scope e = Scope::new_root();
+    check_tensor<double>(
+        values->at(0), TensorShape{2},
+        run_one(e, op(e, Tensor::from_vector<double>({1.25, -0.5}))).to_vector<double>(), 0);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(add_with_broadcasting) {

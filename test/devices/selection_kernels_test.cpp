@@ -1,5 +1,5 @@
-// Tests for Pack, Where, GatherV2 and LogicalNot: values along every axis, strings, shapes at
-// build time, and the errors TensorFlow gives (mismatched shapes, indices out of range).
+// Tests for Pack, Where, Select, GatherV2 and LogicalNot: values along every axis, strings, shapes
+// at build time, and the errors TensorFlow gives (mismatched shapes, indices out of range).
 #include "devices/run_graph.hpp"
 #include "troupe/graph/core/throwing.hpp"
 
@@ -76,6 +76,37 @@ BOOST_AUTO_TEST_CASE(gather_refuses_indices_out_of_range) {
 BOOST_AUTO_TEST_CASE(logical_not) {
   Scope s = Scope::new_root();
   check_tensor<bool>(run_one(s, ops::LogicalNot(s, {true, false})), TensorShape{2}, {false, true});
+}
+
+BOOST_AUTO_TEST_CASE(select_by_element_by_row_and_by_scalar) {
+  Scope s = Scope::new_root();
+  auto t = ops::Const(s, {{1, 2}, {3, 4}});
+  auto e = ops::Const(s, {{5, 6}, {7, 8}});
+  auto same_shape =
+      ops::Const(s, value_or_throw(Tensor::from_vector<bool>({true, false, false, true}, {2, 2})));
+  check_tensor<int32_t>(run_one(s, ops::Select(s, same_shape, t, e)), TensorShape{2, 2},
+                        {1, 6, 7, 4});
+  check_tensor<int32_t>(run_one(s, ops::Select(s, Tensor::from_vector<bool>({false, true}), t, e)),
+                        TensorShape{2, 2}, {5, 6, 3, 4});
+  check_tensor<int32_t>(run_one(s, ops::Select(s, Tensor(true), t, e)), TensorShape{2, 2},
+                        {1, 2, 3, 4});
+  check_tensor<std::string>(run_one(s, ops::Select(s, Tensor::from_vector<bool>({true, false}),
+                                                   Tensor::from_vector<std::string>({"a", "b"}),
+                                                   Tensor::from_vector<std::string>({"c", "d"}))),
+                            TensorShape{2}, {"a", "d"});
+  ops::Select(s.with_op_name("bad_cond"), Tensor::from_vector<bool>({true, false, true}), t, e);
+  check_error(s.status(), Code::kInvalidArgument, "node 'bad_cond' (Select)");
+  Scope s2 = Scope::new_root();
+  ops::Select(s2.with_op_name("bad_sides"), Tensor(true), ops::Const(s2, {1, 2}),
+              ops::Const(s2, {1, 2, 3}));
+  check_error(s2.status(), Code::kInvalidArgument, "t and e must have the same shape");
+  // Shapes known only when running: the kernel checks them.
+  Scope s3 = Scope::new_root();
+  auto c = ops::Placeholder(s3, DataType::kBool);
+  auto late =
+      ops::Select(s3.with_op_name("late"), c, ops::Const(s3, {1, 2}), ops::Const(s3, {3, 4}));
+  check_error(run_graph(s3, {late}, {{c, Tensor::from_vector<bool>({true, false, true})}}).status(),
+              Code::kInvalidArgument, "node 'late' (Select): the condition must be");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

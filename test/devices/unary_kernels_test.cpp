@@ -1,5 +1,6 @@
-// Tests for the element-wise unary math kernels (Neg, Square, Sqrt, Exp, Log): hand-computed
-// values for each dtype, IEEE edge cases, and dtypes the ops reject.
+// Tests for the element-wise unary math kernels (Neg, Square, Sqrt, Exp, Log, Abs, Sign, Rsqrt,
+// Reciprocal, Expm1, Log1p, Floor, Ceil, Round, Cos, Sin): hand-computed values for each dtype,
+// IEEE edge cases, and dtypes the ops reject.
 #include <cmath>
 #include <limits>
 
@@ -58,6 +59,48 @@ BOOST_AUTO_TEST_CASE(log_of_zero_and_negative_follow_ieee) {
   BOOST_TEST(std::isnan(v[3]));
   check_tensor<double>(run_one(s, ops::Log(s, {100.0})), TensorShape{1}, {4.605170185988092},
                        1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(abs_and_sign) {
+  Scope s = Scope::new_root();
+  check_tensor<float>(run_one(s, ops::Abs(s, {-1.5f, 0.f, 2.f})), TensorShape{3}, {1.5, 0, 2});
+  check_tensor<int32_t>(run_one(s, ops::Abs(s, {-3, 4})), TensorShape{2}, {3, 4});
+  check_tensor<int64_t>(run_one(s, ops::Sign(s, Tensor::from_vector<int64_t>({-7, 0, 9}))),
+                        TensorShape{3}, {-1, 0, 1});
+  Tensor sign = run_one(s, ops::Sign(s, {-0.5, 0.0, 3.0, std::nan("")}));
+  auto v = sign.flat<double>();
+  BOOST_TEST(v[0] == -1.0);
+  BOOST_TEST(v[1] == 0.0);
+  BOOST_TEST(v[2] == 1.0);
+  BOOST_TEST(std::isnan(v[3]));
+}
+
+BOOST_AUTO_TEST_CASE(reciprocals_and_exact_forms_near_zero) {
+  Scope s = Scope::new_root();
+  check_tensor<float>(run_one(s, ops::Rsqrt(s, {4.f, 0.25f})), TensorShape{2}, {0.5, 2});
+  check_tensor<double>(run_one(s, ops::Reciprocal(s, {-4.0, 0.5})), TensorShape{2}, {-0.25, 2});
+  BOOST_TEST(run_one(s, ops::Reciprocal(s, 0.f)).scalar<float>() ==
+             std::numeric_limits<float>::infinity());
+  // log1p and expm1 keep the digits log(1 + x) and exp(x) - 1 lose for tiny x.
+  check_tensor<double>(run_one(s, ops::Log1p(s, {1e-10, 1.0})), TensorShape{2},
+                       {9.9999999995e-11, 0.6931471805599453}, 1e-20);
+  check_tensor<double>(run_one(s, ops::Expm1(s, {1e-10, 1.0})), TensorShape{2},
+                       {1.00000000005e-10, 1.718281828459045}, 1e-20);
+}
+
+BOOST_AUTO_TEST_CASE(floor_ceil_and_round_halves_to_even) {
+  Scope s = Scope::new_root();
+  check_tensor<float>(run_one(s, ops::Floor(s, {-1.5f, 1.5f, 2.f})), TensorShape{3}, {-2, 1, 2});
+  check_tensor<double>(run_one(s, ops::Ceil(s, {-1.5, 1.2, 2.0})), TensorShape{3}, {-1, 2, 2});
+  check_tensor<float>(run_one(s, ops::Round(s, {0.5f, 1.5f, 2.5f, -0.5f, -1.7f})), TensorShape{5},
+                      {0, 2, 2, -0, -2});
+}
+
+BOOST_AUTO_TEST_CASE(cos_and_sin) {
+  Scope s = Scope::new_root();
+  check_tensor<double>(run_one(s, ops::Cos(s, {0.0, M_PI})), TensorShape{2}, {1, -1}, 1e-12);
+  check_tensor<float>(run_one(s, ops::Sin(s, {0.f, static_cast<float>(M_PI / 2)})), TensorShape{2},
+                      {0, 1}, 1e-6);
 }
 
 BOOST_AUTO_TEST_CASE(empty_input_gives_empty_output) {

@@ -215,3 +215,48 @@ def test_group_and_control_dependencies_order_effects():
         assert sess.run(read) == 1
         sess.run(both)
         assert sess.run(v) == 12
+
+
+def test_more_math_against_numpy_and_operators():
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(3, 4)).astype(np.float32)
+    x = tf.constant(a)
+    v = run({"abs": tf.abs(x), "abs_op": abs(x), "sign": tf.sign(x), "floor": tf.floor(x),
+             "ceil": tf.ceil(x), "round": tf.round(x * 2), "cos": tf.cos(x), "sin": tf.sin(x),
+             "expm1": tf.expm1(x), "log1p": tf.log1p(tf.abs(x)), "rsqrt": tf.rsqrt(tf.abs(x)),
+             "reciprocal": tf.reciprocal(x), "pow": tf.pow(tf.abs(x), 1.5), "pow_op": x ** 2,
+             "rpow": 2.0 ** x, "sqdiff": tf.squared_difference(x, 0.5)})
+    np.testing.assert_allclose(v["abs"], np.abs(a))
+    np.testing.assert_allclose(v["abs_op"], np.abs(a))
+    np.testing.assert_array_equal(v["sign"], np.sign(a))
+    np.testing.assert_array_equal(v["floor"], np.floor(a))
+    np.testing.assert_array_equal(v["ceil"], np.ceil(a))
+    np.testing.assert_array_equal(v["round"], np.round(a * 2))  # numpy also rounds half to even
+    for name, expected in [("cos", np.cos(a)), ("sin", np.sin(a)), ("expm1", np.expm1(a)),
+                           ("log1p", np.log1p(np.abs(a))), ("rsqrt", 1 / np.sqrt(np.abs(a))),
+                           ("reciprocal", 1 / a), ("pow", np.abs(a) ** 1.5), ("pow_op", a ** 2),
+                           ("rpow", 2.0 ** a), ("sqdiff", (a - 0.5) ** 2)]:
+        np.testing.assert_allclose(v[name], expected, rtol=1e-5, err_msg=name)
+    assert v["round"].dtype == np.float32
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Pow"):
+        tf.pow(tf.constant([2, 3]), 2)  # as troupe's kernels: floating point only
+
+
+def test_where_with_three_arguments_selects_and_routes_gradients():
+    a = np.array([[1.0, -2.0], [-3.0, 4.0]], np.float32)
+    x = tf.constant(a)
+    y = tf.where(x > 0, x, tf.zeros_like(x))
+    rows = tf.where([False, True], x, -x)
+    (grad,) = tf.gradients(tf.reduce_sum(y * 3.0), [x])
+    v = run({"y": y, "rows": rows, "grad": grad, "scalar": tf.where(True, x, -x)})
+    np.testing.assert_array_equal(v["y"], np.where(a > 0, a, 0))
+    np.testing.assert_array_equal(v["rows"], [[-1.0, 2.0], [-3.0, 4.0]])
+    np.testing.assert_array_equal(v["grad"], np.where(a > 0, 3.0, 0.0))
+    np.testing.assert_array_equal(v["scalar"], a)
+    with pytest.raises(ValueError, match="both be non-None"):
+        tf.where(x > 0, x)
+    # troupe raises its shape errors as InvalidArgumentError (docs/python.md, "Bad input").
+    with pytest.raises(tf.errors.InvalidArgumentError, match="t and e must have the same shape"):
+        tf.where(x > 0, x, tf.constant([1.0, 2.0]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="condition must be a scalar"):
+        tf.where([True, False, True], x, x)
