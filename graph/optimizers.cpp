@@ -1,6 +1,8 @@
 // Optimizers: gradients, slot variables and update ops.
 #include "troupe/graph/optimizers.hpp"
 
+#include <algorithm>
+
 #include "troupe/graph/gradients.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
@@ -85,52 +87,58 @@ Output Optimizer::slot(const Output& var, const std::string& slot_name) const {
   return Output();
 }
 
-Output Optimizer::scalar_like(const Scope& scope, const Output& var, double value) {
-  Tensor t = var.dtype() == DataType::kDouble ? Tensor(value) : Tensor(static_cast<float>(value));
-  return ops::Const(scope, t);
+Output Optimizer::scalar_like(const Scope& scope, const Output& var, const Hyperparameter& value,
+                              const std::string& what) {
+  return value.as_scalar(scope, var.dtype(), what);
 }
+
+namespace {
+
+// `var`'s shape filled with `value`, in its dtype.
+Tensor filled_like(const Output& var, double value) {
+  Tensor init = zeros(var.dtype(), var.shape().to_shape());
+  TROUPE_SWITCH_FLOATING(init.dtype(), T,
+                         std::fill_n(init.data<T>(), init.num_elements(), static_cast<T>(value)));
+  return init;
+}
+
+}  // namespace
 
 Output GradientDescentOptimizer::apply_dense(const Scope& scope, const Output& grad,
                                              const Output& var) {
-  return ops::ApplyGradientDescent(scope, var, scalar_like(scope, var, learning_rate_), grad);
+  return ops::ApplyGradientDescent(scope, var,
+                                   scalar_like(scope, var, learning_rate_, "learning_rate"), grad);
 }
 
 Status MomentumOptimizer::prepare(const Scope& scope,
                                   const std::vector<GradientAndVariable>& updates) {
-  for (const auto& gv : updates) {
-    make_slot(scope, gv.variable, name(),
-              zeros(gv.variable.dtype(), gv.variable.shape().to_shape()));
-  }
+  for (const auto& gv : updates)
+    make_slot(scope, gv.variable, name(), filled_like(gv.variable, 0));
   return scope.status();
 }
 
 Output MomentumOptimizer::apply_dense(const Scope& scope, const Output& grad, const Output& var) {
-  return ops::ApplyMomentum(scope, var, slot(var, name()), scalar_like(scope, var, learning_rate_),
-                            grad, scalar_like(scope, var, momentum_), use_nesterov_);
+  return ops::ApplyMomentum(scope, var, slot(var, name()),
+                            scalar_like(scope, var, learning_rate_, "learning_rate"), grad,
+                            scalar_like(scope, var, momentum_, "momentum"), use_nesterov_);
 }
 
 Status AdagradOptimizer::prepare(const Scope& scope,
                                  const std::vector<GradientAndVariable>& updates) {
-  for (const auto& gv : updates) {
-    Tensor init = zeros(gv.variable.dtype(), gv.variable.shape().to_shape());
-    TROUPE_SWITCH_FLOATING(init.dtype(), T,
-                           std::fill_n(init.data<T>(), init.num_elements(),
-                                       static_cast<T>(initial_accumulator_value_)));
-    make_slot(scope, gv.variable, name(), init);
-  }
+  for (const auto& gv : updates)
+    make_slot(scope, gv.variable, name(), filled_like(gv.variable, initial_accumulator_value_));
   return scope.status();
 }
 
 Output AdagradOptimizer::apply_dense(const Scope& scope, const Output& grad, const Output& var) {
-  return ops::ApplyAdagrad(scope, var, slot(var, name()), scalar_like(scope, var, learning_rate_),
-                           grad);
+  return ops::ApplyAdagrad(scope, var, slot(var, name()),
+                           scalar_like(scope, var, learning_rate_, "learning_rate"), grad);
 }
 
 Status AdamOptimizer::prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) {
   for (const auto& gv : updates) {
-    Tensor init = zeros(gv.variable.dtype(), gv.variable.shape().to_shape());
-    make_slot(scope, gv.variable, "Adam", init);
-    make_slot(scope, gv.variable, "Adam_1", init);
+    make_slot(scope, gv.variable, "Adam", filled_like(gv.variable, 0));
+    make_slot(scope, gv.variable, "Adam_1", filled_like(gv.variable, 0));
   }
   // The beta powers live with the first variable, as in TensorFlow.
   const Output& first = updates.front().variable;
@@ -147,7 +155,7 @@ Status AdamOptimizer::prepare(const Scope& scope, const std::vector<GradientAndV
 
 Output AdamOptimizer::apply_dense(const Scope& scope, const Output& grad, const Output& var) {
   return ops::ApplyAdam(scope, var, slot(var, "Adam"), slot(var, "Adam_1"), beta1_power_,
-                        beta2_power_, scalar_like(scope, var, learning_rate_),
+                        beta2_power_, scalar_like(scope, var, learning_rate_, "learning_rate"),
                         scalar_like(scope, var, beta1_), scalar_like(scope, var, beta2_),
                         scalar_like(scope, var, epsilon_), grad);
 }
@@ -159,6 +167,86 @@ std::vector<Operation> AdamOptimizer::finish(const Scope& scope,
     return ops::Assign(after, power, ops::Mul(after, power, scalar_like(after, power, beta))).op();
   };
   return {advance(beta1_power_, beta1_), advance(beta2_power_, beta2_)};
+}
+
+Status RMSPropOptimizer::prepare(const Scope& scope,
+                                 const std::vector<GradientAndVariable>& updates) {
+  for (const auto& gv : updates) {
+    make_slot(scope, gv.variable, "RMSProp", filled_like(gv.variable, 1));
+    make_slot(scope, gv.variable, "RMSProp_1", filled_like(gv.variable, 0));
+    if (options_.centered) make_slot(scope, gv.variable, "RMSProp_2", filled_like(gv.variable, 0));
+  }
+  return scope.status();
+}
+
+Output RMSPropOptimizer::apply_dense(const Scope& scope, const Output& grad, const Output& var) {
+  const Output lr = scalar_like(scope, var, learning_rate_, "learning_rate");
+  const Output rho = scalar_like(scope, var, options_.decay);
+  const Output momentum = scalar_like(scope, var, options_.momentum);
+  const Output epsilon = scalar_like(scope, var, options_.epsilon);
+  if (options_.centered) {
+    return ops::ApplyCenteredRMSProp(scope, var, slot(var, "RMSProp_2"), slot(var, "RMSProp"),
+                                     slot(var, "RMSProp_1"), lr, rho, momentum, epsilon, grad);
+  }
+  return ops::ApplyRMSProp(scope, var, slot(var, "RMSProp"), slot(var, "RMSProp_1"), lr, rho,
+                           momentum, epsilon, grad);
+}
+
+Status AdadeltaOptimizer::prepare(const Scope& scope,
+                                  const std::vector<GradientAndVariable>& updates) {
+  for (const auto& gv : updates) {
+    make_slot(scope, gv.variable, "Adadelta", filled_like(gv.variable, 0));
+    make_slot(scope, gv.variable, "Adadelta_1", filled_like(gv.variable, 0));
+  }
+  return scope.status();
+}
+
+Output AdadeltaOptimizer::apply_dense(const Scope& scope, const Output& grad, const Output& var) {
+  return ops::ApplyAdadelta(scope, var, slot(var, "Adadelta"), slot(var, "Adadelta_1"),
+                            scalar_like(scope, var, learning_rate_, "learning_rate"),
+                            scalar_like(scope, var, rho_), scalar_like(scope, var, epsilon_), grad);
+}
+
+Status FtrlOptimizer::prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) {
+  for (const auto& gv : updates) {
+    make_slot(scope, gv.variable, "Ftrl",
+              filled_like(gv.variable, options_.initial_accumulator_value));
+    make_slot(scope, gv.variable, "Ftrl_1", filled_like(gv.variable, 0));
+  }
+  return scope.status();
+}
+
+Output FtrlOptimizer::apply_dense(const Scope& scope, const Output& grad, const Output& var) {
+  return ops::ApplyFtrlV2(scope, var, slot(var, "Ftrl"), slot(var, "Ftrl_1"), grad,
+                          scalar_like(scope, var, learning_rate_, "learning_rate"),
+                          scalar_like(scope, var, options_.l1_regularization_strength),
+                          scalar_like(scope, var, options_.l2_regularization_strength),
+                          scalar_like(scope, var, options_.l2_shrinkage_regularization_strength),
+                          scalar_like(scope, var, options_.learning_rate_power));
+}
+
+Output ProximalGradientDescentOptimizer::apply_dense(const Scope& scope, const Output& grad,
+                                                     const Output& var) {
+  return ops::ApplyProximalGradientDescent(
+      scope, var, scalar_like(scope, var, learning_rate_, "learning_rate"),
+      scalar_like(scope, var, l1_), scalar_like(scope, var, l2_), grad);
+}
+
+Status ProximalAdagradOptimizer::prepare(const Scope& scope,
+                                         const std::vector<GradientAndVariable>& updates) {
+  for (const auto& gv : updates) {
+    make_slot(scope, gv.variable, "ProximalAdagrad",
+              filled_like(gv.variable, initial_accumulator_value_));
+  }
+  return scope.status();
+}
+
+Output ProximalAdagradOptimizer::apply_dense(const Scope& scope, const Output& grad,
+                                             const Output& var) {
+  return ops::ApplyProximalAdagrad(scope, var, slot(var, "ProximalAdagrad"),
+                                   scalar_like(scope, var, learning_rate_, "learning_rate"),
+                                   scalar_like(scope, var, l1_), scalar_like(scope, var, l2_),
+                                   grad);
 }
 
 }  // namespace troupe

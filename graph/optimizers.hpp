@@ -8,12 +8,18 @@
 // Slot variables (momentum accumulators, Adam's moments) are model variables named
 // "<variable>/<Optimizer>" (e.g. "layer1/weights/Adam"), initialised by
 // global_variables_initializer() and saved by checkpoints like any other.
+//
+// Learning rates (and Momentum's momentum) are Hyperparameters: a number, or a scalar tensor
+// computed every step (a decayed rate, graph/learning_rate_decay.hpp); a tensor that is not a
+// number scalar makes apply_gradients InvalidArgument naming it. The formulas are TensorFlow's
+// (graph/ops/training_ops.hpp); so are the defaults.
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "troupe/graph/hyperparameter.hpp"
 #include "troupe/graph/variables.hpp"
 
 namespace troupe {
@@ -63,8 +69,10 @@ class Optimizer {
                    const Tensor& initial_value);
   // The slot made for `var` under `slot_name`.
   Output slot(const Output& var, const std::string& slot_name) const;
-  // A scalar constant of `var`'s dtype.
-  static Output scalar_like(const Scope& scope, const Output& var, double value);
+  // A scalar of `var`'s dtype: a constant, or `value`'s tensor (cast if needed); `what` names it
+  // in errors.
+  static Output scalar_like(const Scope& scope, const Output& var, const Hyperparameter& value,
+                            const std::string& what = "a hyperparameter");
 
  private:
   std::string name_;
@@ -73,22 +81,23 @@ class Optimizer {
 
 class GradientDescentOptimizer : public Optimizer {
  public:
-  explicit GradientDescentOptimizer(double learning_rate)
-      : Optimizer("GradientDescent"), learning_rate_(learning_rate) {}
+  explicit GradientDescentOptimizer(Hyperparameter learning_rate)
+      : Optimizer("GradientDescent"), learning_rate_(std::move(learning_rate)) {}
 
  protected:
   Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
 
  private:
-  double learning_rate_;
+  Hyperparameter learning_rate_;
 };
 
 class MomentumOptimizer : public Optimizer {
  public:
-  MomentumOptimizer(double learning_rate, double momentum, bool use_nesterov = false)
+  MomentumOptimizer(Hyperparameter learning_rate, Hyperparameter momentum,
+                    bool use_nesterov = false)
       : Optimizer("Momentum"),
-        learning_rate_(learning_rate),
-        momentum_(momentum),
+        learning_rate_(std::move(learning_rate)),
+        momentum_(std::move(momentum)),
         use_nesterov_(use_nesterov) {}
 
  protected:
@@ -96,16 +105,16 @@ class MomentumOptimizer : public Optimizer {
   Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
 
  private:
-  double learning_rate_;
-  double momentum_;
+  Hyperparameter learning_rate_;
+  Hyperparameter momentum_;
   bool use_nesterov_;
 };
 
 class AdagradOptimizer : public Optimizer {
  public:
-  explicit AdagradOptimizer(double learning_rate, double initial_accumulator_value = 0.1)
+  explicit AdagradOptimizer(Hyperparameter learning_rate, double initial_accumulator_value = 0.1)
       : Optimizer("Adagrad"),
-        learning_rate_(learning_rate),
+        learning_rate_(std::move(learning_rate)),
         initial_accumulator_value_(initial_accumulator_value) {}
 
  protected:
@@ -113,16 +122,16 @@ class AdagradOptimizer : public Optimizer {
   Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
 
  private:
-  double learning_rate_;
+  Hyperparameter learning_rate_;
   double initial_accumulator_value_;
 };
 
 class AdamOptimizer : public Optimizer {
  public:
-  explicit AdamOptimizer(double learning_rate = 0.001, double beta1 = 0.9, double beta2 = 0.999,
-                         double epsilon = 1e-8)
+  explicit AdamOptimizer(Hyperparameter learning_rate = 0.001, double beta1 = 0.9,
+                         double beta2 = 0.999, double epsilon = 1e-8)
       : Optimizer("Adam"),
-        learning_rate_(learning_rate),
+        learning_rate_(std::move(learning_rate)),
         beta1_(beta1),
         beta2_(beta2),
         epsilon_(epsilon) {}
@@ -133,12 +142,123 @@ class AdamOptimizer : public Optimizer {
   std::vector<Operation> finish(const Scope& scope, const std::vector<Operation>& updates) override;
 
  private:
-  double learning_rate_;
+  Hyperparameter learning_rate_;
   double beta1_;
   double beta2_;
   double epsilon_;
   Output beta1_power_;
   Output beta2_power_;
+};
+
+// Slots "RMSProp" (the mean square, starting at 1 as TensorFlow 1.x's), "RMSProp_1" (the
+// momentum) and, when centered, "RMSProp_2" (the mean gradient).
+class RMSPropOptimizer : public Optimizer {
+ public:
+  struct Options {
+    double decay = 0.9;
+    double momentum = 0.0;
+    double epsilon = 1e-10;
+    bool centered = false;
+  };
+  explicit RMSPropOptimizer(Hyperparameter learning_rate)
+      : RMSPropOptimizer(std::move(learning_rate), Options{}) {}
+  RMSPropOptimizer(Hyperparameter learning_rate, Options options)
+      : Optimizer("RMSProp"), learning_rate_(std::move(learning_rate)), options_(options) {}
+
+ protected:
+  Status prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) override;
+  Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
+
+ private:
+  Hyperparameter learning_rate_;
+  Options options_;
+};
+
+// Slots "Adadelta" (accumulated squared gradients) and "Adadelta_1" (squared updates).
+class AdadeltaOptimizer : public Optimizer {
+ public:
+  explicit AdadeltaOptimizer(Hyperparameter learning_rate = 0.001, double rho = 0.95,
+                             double epsilon = 1e-8)
+      : Optimizer("Adadelta"),
+        learning_rate_(std::move(learning_rate)),
+        rho_(rho),
+        epsilon_(epsilon) {}
+
+ protected:
+  Status prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) override;
+  Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
+
+ private:
+  Hyperparameter learning_rate_;
+  double rho_;
+  double epsilon_;
+};
+
+// Slots "Ftrl" (the accumulator, starting at initial_accumulator_value) and "Ftrl_1" (linear).
+// The kernel rejects (InvalidArgument) a learning rate <= 0, negative strengths, or a
+// learning_rate_power > 0.
+class FtrlOptimizer : public Optimizer {
+ public:
+  struct Options {
+    double learning_rate_power = -0.5;
+    double initial_accumulator_value = 0.1;
+    double l1_regularization_strength = 0.0;
+    double l2_regularization_strength = 0.0;
+    double l2_shrinkage_regularization_strength = 0.0;
+  };
+  explicit FtrlOptimizer(Hyperparameter learning_rate)
+      : FtrlOptimizer(std::move(learning_rate), Options{}) {}
+  FtrlOptimizer(Hyperparameter learning_rate, Options options)
+      : Optimizer("Ftrl"), learning_rate_(std::move(learning_rate)), options_(options) {}
+
+ protected:
+  Status prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) override;
+  Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
+
+ private:
+  Hyperparameter learning_rate_;
+  Options options_;
+};
+
+class ProximalGradientDescentOptimizer : public Optimizer {
+ public:
+  explicit ProximalGradientDescentOptimizer(Hyperparameter learning_rate, double l1 = 0.0,
+                                            double l2 = 0.0)
+      : Optimizer("ProximalGradientDescent"),
+        learning_rate_(std::move(learning_rate)),
+        l1_(l1),
+        l2_(l2) {}
+
+ protected:
+  Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
+
+ private:
+  Hyperparameter learning_rate_;
+  double l1_;
+  double l2_;
+};
+
+// Slot "ProximalAdagrad" (the accumulator, starting at initial_accumulator_value).
+class ProximalAdagradOptimizer : public Optimizer {
+ public:
+  explicit ProximalAdagradOptimizer(Hyperparameter learning_rate,
+                                    double initial_accumulator_value = 0.1, double l1 = 0.0,
+                                    double l2 = 0.0)
+      : Optimizer("ProximalAdagrad"),
+        learning_rate_(std::move(learning_rate)),
+        initial_accumulator_value_(initial_accumulator_value),
+        l1_(l1),
+        l2_(l2) {}
+
+ protected:
+  Status prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) override;
+  Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
+
+ private:
+  Hyperparameter learning_rate_;
+  double initial_accumulator_value_;
+  double l1_;
+  double l2_;
 };
 
 }  // namespace troupe

@@ -81,6 +81,86 @@ void register_training_ops(OpRegistry& r) {
                        .attr("use_nesterov: bool = false")
                        .stateful()
                        .shape_fn(update_shape({1, 2, 9}, {3, 4, 5, 6, 7, 8})));
+  must_register(r, OpDefBuilder("ApplyRMSProp")
+                       .input("var: Ref(T)")
+                       .input("ms: Ref(T)")
+                       .input("mom: Ref(T)")
+                       .input("lr: T")
+                       .input("rho: T")
+                       .input("momentum: T")
+                       .input("epsilon: T")
+                       .input("grad: T")
+                       .output("out: Ref(T)")
+                       .attr(kT)
+                       .attr("use_locking: bool = false")
+                       .stateful()
+                       .shape_fn(update_shape({1, 2, 7}, {3, 4, 5, 6})));
+  must_register(r, OpDefBuilder("ApplyCenteredRMSProp")
+                       .input("var: Ref(T)")
+                       .input("mg: Ref(T)")
+                       .input("ms: Ref(T)")
+                       .input("mom: Ref(T)")
+                       .input("lr: T")
+                       .input("rho: T")
+                       .input("momentum: T")
+                       .input("epsilon: T")
+                       .input("grad: T")
+                       .output("out: Ref(T)")
+                       .attr(kT)
+                       .attr("use_locking: bool = false")
+                       .stateful()
+                       .shape_fn(update_shape({1, 2, 3, 8}, {4, 5, 6, 7})));
+  must_register(r, OpDefBuilder("ApplyAdadelta")
+                       .input("var: Ref(T)")
+                       .input("accum: Ref(T)")
+                       .input("accum_update: Ref(T)")
+                       .input("lr: T")
+                       .input("rho: T")
+                       .input("epsilon: T")
+                       .input("grad: T")
+                       .output("out: Ref(T)")
+                       .attr(kT)
+                       .attr("use_locking: bool = false")
+                       .stateful()
+                       .shape_fn(update_shape({1, 2, 6}, {3, 4, 5})));
+  must_register(r, OpDefBuilder("ApplyFtrlV2")
+                       .input("var: Ref(T)")
+                       .input("accum: Ref(T)")
+                       .input("linear: Ref(T)")
+                       .input("grad: T")
+                       .input("lr: T")
+                       .input("l1: T")
+                       .input("l2: T")
+                       .input("l2_shrinkage: T")
+                       .input("lr_power: T")
+                       .output("out: Ref(T)")
+                       .attr(kT)
+                       .attr("use_locking: bool = false")
+                       .stateful()
+                       .shape_fn(update_shape({1, 2, 3}, {4, 5, 6, 7, 8})));
+  must_register(r, OpDefBuilder("ApplyProximalGradientDescent")
+                       .input("var: Ref(T)")
+                       .input("alpha: T")
+                       .input("l1: T")
+                       .input("l2: T")
+                       .input("delta: T")
+                       .output("out: Ref(T)")
+                       .attr(kT)
+                       .attr("use_locking: bool = false")
+                       .stateful()
+                       .shape_fn(update_shape({4}, {1, 2, 3})));
+  must_register(r, OpDefBuilder("ApplyProximalAdagrad")
+                       .input("var: Ref(T)")
+                       .input("accum: Ref(T)")
+                       .input("lr: T")
+                       .input("l1: T")
+                       .input("l2: T")
+                       .input("grad: T")
+                       .output("out: Ref(T)")
+                       .attr(kT)
+                       .attr("use_locking: bool = false")
+                       .stateful()
+                       .shape_fn(update_shape({1, 5}, {2, 3, 4})));
   must_register(r, OpDefBuilder("IsVariableInitialized")
                        .input("ref: Ref(dtype)")
                        .output("is_initialized: bool")
@@ -128,6 +208,52 @@ Output ApplyAdam(const Scope& s, const Input& var, const Input& m, const Input& 
       .input(epsilon)
       .input(grad)
       .finalize();
+}
+
+namespace {
+
+// Builds `op` with `inputs` in order.
+Output apply(const Scope& s, const char* op, std::initializer_list<Input> inputs) {
+  NodeBuilder builder(s, op);
+  for (const Input& input : inputs)
+    builder.input(input);
+  return builder.finalize();
+}
+
+}  // namespace
+
+Output ApplyRMSProp(const Scope& s, const Input& var, const Input& ms, const Input& mom,
+                    const Input& lr, const Input& rho, const Input& momentum, const Input& epsilon,
+                    const Input& grad) {
+  return apply(s, "ApplyRMSProp", {var, ms, mom, lr, rho, momentum, epsilon, grad});
+}
+
+Output ApplyCenteredRMSProp(const Scope& s, const Input& var, const Input& mg, const Input& ms,
+                            const Input& mom, const Input& lr, const Input& rho,
+                            const Input& momentum, const Input& epsilon, const Input& grad) {
+  return apply(s, "ApplyCenteredRMSProp", {var, mg, ms, mom, lr, rho, momentum, epsilon, grad});
+}
+
+Output ApplyAdadelta(const Scope& s, const Input& var, const Input& accum,
+                     const Input& accum_update, const Input& lr, const Input& rho,
+                     const Input& epsilon, const Input& grad) {
+  return apply(s, "ApplyAdadelta", {var, accum, accum_update, lr, rho, epsilon, grad});
+}
+
+Output ApplyFtrlV2(const Scope& s, const Input& var, const Input& accum, const Input& linear,
+                   const Input& grad, const Input& lr, const Input& l1, const Input& l2,
+                   const Input& l2_shrinkage, const Input& lr_power) {
+  return apply(s, "ApplyFtrlV2", {var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power});
+}
+
+Output ApplyProximalGradientDescent(const Scope& s, const Input& var, const Input& alpha,
+                                    const Input& l1, const Input& l2, const Input& delta) {
+  return apply(s, "ApplyProximalGradientDescent", {var, alpha, l1, l2, delta});
+}
+
+Output ApplyProximalAdagrad(const Scope& s, const Input& var, const Input& accum, const Input& lr,
+                            const Input& l1, const Input& l2, const Input& grad) {
+  return apply(s, "ApplyProximalAdagrad", {var, accum, lr, l1, l2, grad});
 }
 
 Output IsVariableInitialized(const Scope& s, const Input& ref) {

@@ -1,6 +1,8 @@
 // Builders for optimizer update ops. Each updates its variable (and slot variables) in place,
 // on the device that holds them, and outputs the variable reference — TensorFlow's
-// ApplyGradientDescent, ApplyMomentum, ApplyAdagrad and ApplyAdam.
+// ApplyGradientDescent, ApplyMomentum, ApplyAdagrad, ApplyAdam, ApplyRMSProp,
+// ApplyCenteredRMSProp, ApplyAdadelta, ApplyFtrlV2, ApplyProximalGradientDescent and
+// ApplyProximalAdagrad, with TensorFlow's formulas.
 #pragma once
 
 #include "troupe/graph/node_builder.hpp"
@@ -23,6 +25,39 @@ Output ApplyAdagrad(const Scope& scope, const Input& var, const Input& accum, co
 Output ApplyAdam(const Scope& scope, const Input& var, const Input& m, const Input& v,
                  const Input& beta1_power, const Input& beta2_power, const Input& lr,
                  const Input& beta1, const Input& beta2, const Input& epsilon, const Input& grad);
+
+// ms = rho * ms + (1 - rho) * grad^2; mom = momentum * mom + lr * grad / sqrt(ms + epsilon);
+// var -= mom
+Output ApplyRMSProp(const Scope& scope, const Input& var, const Input& ms, const Input& mom,
+                    const Input& lr, const Input& rho, const Input& momentum, const Input& epsilon,
+                    const Input& grad);
+// As ApplyRMSProp, with the gradient's mean mg = rho * mg + (1 - rho) * grad subtracted:
+// mom = momentum * mom + lr * grad / sqrt(ms - mg^2 + epsilon)
+Output ApplyCenteredRMSProp(const Scope& scope, const Input& var, const Input& mg, const Input& ms,
+                            const Input& mom, const Input& lr, const Input& rho,
+                            const Input& momentum, const Input& epsilon, const Input& grad);
+// accum = rho * accum + (1 - rho) * grad^2
+// update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad
+// accum_update = rho * accum_update + (1 - rho) * update^2; var -= lr * update
+Output ApplyAdadelta(const Scope& scope, const Input& var, const Input& accum,
+                     const Input& accum_update, const Input& lr, const Input& rho,
+                     const Input& epsilon, const Input& grad);
+// Follow the regularized leader (McMahan et al. 2013), with L2 shrinkage:
+// g' = grad + 2 * l2_shrinkage * var; new_accum = accum + grad^2
+// linear += g' - (new_accum^-lr_power - accum^-lr_power) / lr * var
+// var = |linear| > l1 ? (sign(linear) * l1 - linear) / (new_accum^-lr_power / lr + 2 * l2) : 0
+// accum = new_accum
+Output ApplyFtrlV2(const Scope& scope, const Input& var, const Input& accum, const Input& linear,
+                   const Input& grad, const Input& lr, const Input& l1, const Input& l2,
+                   const Input& l2_shrinkage, const Input& lr_power);
+// prox = var - alpha * delta
+// var = sign(prox) * max(|prox| - alpha * l1, 0) / (1 + alpha * l2)
+Output ApplyProximalGradientDescent(const Scope& scope, const Input& var, const Input& alpha,
+                                    const Input& l1, const Input& l2, const Input& delta);
+// accum += grad^2; rate = lr / sqrt(accum); prox = var - rate * grad
+// var = sign(prox) * max(|prox| - rate * l1, 0) / (1 + rate * l2)
+Output ApplyProximalAdagrad(const Scope& scope, const Input& var, const Input& accum,
+                            const Input& lr, const Input& l1, const Input& l2, const Input& grad);
 
 // Whether the variable has been assigned (bool scalar).
 Output IsVariableInitialized(const Scope& scope, const Input& ref);

@@ -11,6 +11,7 @@
 #include "tensor_conversion.hpp"
 #include "troupe/graph/device_setter.hpp"
 #include "troupe/graph/gradients.hpp"
+#include "troupe/graph/learning_rate_decay.hpp"
 #include "troupe/graph/node_builder.hpp"
 #include "troupe/graph/ops/ops.hpp"
 #include "troupe/graph/optimizers.hpp"
@@ -529,16 +530,76 @@ void bind_graph(py::module_& m) {
         raise_if_failed(s);
         return check(std::move(op));
       });
+  // A learning rate: a float, or an Output (a scalar tensor the graph computes each step).
+  py::class_<Hyperparameter>(m, "Hyperparameter").def(py::init<double>()).def(py::init<Output>());
+  py::implicitly_convertible<double, Hyperparameter>();
+  py::implicitly_convertible<Output, Hyperparameter>();
   py::class_<GradientDescentOptimizer, Optimizer, std::shared_ptr<GradientDescentOptimizer>>(
       m, "GradientDescentOptimizer")
-      .def(py::init<double>());
+      .def(py::init<Hyperparameter>());
   py::class_<MomentumOptimizer, Optimizer, std::shared_ptr<MomentumOptimizer>>(m,
                                                                                "MomentumOptimizer")
-      .def(py::init<double, double, bool>());
+      .def(py::init<Hyperparameter, Hyperparameter, bool>());
   py::class_<AdagradOptimizer, Optimizer, std::shared_ptr<AdagradOptimizer>>(m, "AdagradOptimizer")
-      .def(py::init<double, double>());
+      .def(py::init<Hyperparameter, double>());
   py::class_<AdamOptimizer, Optimizer, std::shared_ptr<AdamOptimizer>>(m, "AdamOptimizer")
-      .def(py::init<double, double, double, double>());
+      .def(py::init<Hyperparameter, double, double, double>());
+  py::class_<RMSPropOptimizer, Optimizer, std::shared_ptr<RMSPropOptimizer>>(m, "RMSPropOptimizer")
+      .def(py::init(
+          [](Hyperparameter lr, double decay, double momentum, double epsilon, bool centered) {
+            return std::make_shared<RMSPropOptimizer>(
+                std::move(lr), RMSPropOptimizer::Options{decay, momentum, epsilon, centered});
+          }));
+  py::class_<AdadeltaOptimizer, Optimizer, std::shared_ptr<AdadeltaOptimizer>>(m,
+                                                                               "AdadeltaOptimizer")
+      .def(py::init<Hyperparameter, double, double>());
+  py::class_<FtrlOptimizer, Optimizer, std::shared_ptr<FtrlOptimizer>>(m, "FtrlOptimizer")
+      .def(py::init([](Hyperparameter lr, double power, double initial, double l1, double l2,
+                       double shrinkage) {
+        return std::make_shared<FtrlOptimizer>(
+            std::move(lr), FtrlOptimizer::Options{power, initial, l1, l2, shrinkage});
+      }));
+  py::class_<ProximalGradientDescentOptimizer, Optimizer,
+             std::shared_ptr<ProximalGradientDescentOptimizer>>(m,
+                                                                "ProximalGradientDescentOptimizer")
+      .def(py::init<Hyperparameter, double, double>());
+  py::class_<ProximalAdagradOptimizer, Optimizer, std::shared_ptr<ProximalAdagradOptimizer>>(
+      m, "ProximalAdagradOptimizer")
+      .def(py::init<Hyperparameter, double, double, double>());
+
+  // Learning-rate schedules (graph/learning_rate_decay.hpp).
+  using Decay = StatusOr<Output> (*)(const Scope&, const Hyperparameter&, const Output&, double,
+                                     double, bool);
+  for (auto [name, fn] : std::initializer_list<std::pair<const char*, Decay>>{
+           {"exponential_decay", &exponential_decay},
+           {"natural_exp_decay", &natural_exp_decay},
+           {"inverse_time_decay", &inverse_time_decay}}) {
+    m.def(name, [fn = fn](const Scope& s, Hyperparameter lr, const Output& step, double steps,
+                          double rate, bool staircase) {
+      auto out = fn(s, lr, step, steps, rate, staircase);
+      raise_if_failed(s);
+      return check(std::move(out));
+    });
+  }
+  m.def("polynomial_decay", [](const Scope& s, Hyperparameter lr, const Output& step, double steps,
+                               double end, double power, bool cycle) {
+    auto out = polynomial_decay(s, lr, step, steps, {end, power, cycle});
+    raise_if_failed(s);
+    return check(std::move(out));
+  });
+  m.def("cosine_decay",
+        [](const Scope& s, Hyperparameter lr, const Output& step, double steps, double alpha) {
+          auto out = cosine_decay(s, lr, step, steps, alpha);
+          raise_if_failed(s);
+          return check(std::move(out));
+        });
+  m.def("piecewise_constant",
+        [](const Scope& s, const Output& x, const std::vector<double>& boundaries,
+           const std::vector<double>& values) {
+          auto out = piecewise_constant(s, x, boundaries, values);
+          raise_if_failed(s);
+          return check(std::move(out));
+        });
 
   py::class_<SyncReplicasOptimizer, std::shared_ptr<SyncReplicasOptimizer>>(m,
                                                                             "SyncReplicasOptimizer")

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "devices/run_graph.hpp"
+#include "troupe/graph/learning_rate_decay.hpp"
 #include "troupe/graph/optimizers.hpp"
 
 namespace troupe {
@@ -62,6 +63,17 @@ BOOST_AUTO_TEST_CASE(every_optimizer_reaches_the_minimum) {
       {"momentum", [] { return std::make_unique<MomentumOptimizer>(0.05, 0.9); }, 300},
       {"adagrad", [] { return std::make_unique<AdagradOptimizer>(0.5); }, 500},
       {"adam", [] { return std::make_unique<AdamOptimizer>(0.1); }, 500},
+      {"rmsprop", [] { return std::make_unique<RMSPropOptimizer>(0.01); }, 500},
+      {"rmsprop_centered_momentum",
+       [] {
+         return std::make_unique<RMSPropOptimizer>(
+             0.01, RMSPropOptimizer::Options{.momentum = 0.5, .centered = true});
+       },
+       500},
+      {"adadelta", [] { return std::make_unique<AdadeltaOptimizer>(50.0, 0.95, 1e-6); }, 500},
+      {"ftrl", [] { return std::make_unique<FtrlOptimizer>(1.0); }, 300},
+      {"proximal_sgd", [] { return std::make_unique<ProximalGradientDescentOptimizer>(0.1); }, 200},
+      {"proximal_adagrad", [] { return std::make_unique<ProximalAdagradOptimizer>(0.5); }, 500},
   };
   for (const Case& c : cases) {
     Quadratic q;
@@ -76,6 +88,41 @@ BOOST_AUTO_TEST_CASE(every_optimizer_reaches_the_minimum) {
     BOOST_TEST(std::abs(w[1] + 2) < 1e-2, c.name << " w1 = " << w[1]);
     BOOST_TEST(values[1].scalar<int64_t>() == c.steps, c.name);
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_learning_rate_tensor_is_read_every_step) {
+  Quadratic q;
+  auto rate = ops::Placeholder(q.s, DataType::kFloat);  // float32, cast to the variable's float64
+  GradientDescentOptimizer sgd(rate);
+  auto train = sgd.minimize(q.s, q.loss, q.step.ref);
+  BOOST_REQUIRE_MESSAGE(train.ok(), train.status().to_string());
+  q.init();
+  // grad = [-2, 4]: w = [0.5, -1] with 0.25; then grad = [-1, 2] and w moves by 0.
+  BOOST_REQUIRE(run_graph(q.s, {}, {{rate, Tensor(0.25f)}}, {*train}, &q.device).ok());
+  BOOST_REQUIRE(run_graph(q.s, {}, {{rate, Tensor(0.f)}}, {*train}, &q.device).ok());
+  BOOST_TEST(q.fetch({q.w.ref})[0].to_vector<double>() == (std::vector<double>{0.5, -1}));
+  // A decayed rate: 0.5 * 0.5^(step / 1), staircase; steps 2, 3 (rates 0.125, 0.0625).
+  Quadratic d;
+  auto decayed = exponential_decay(d.s, 0.5, d.step.ref, 1, 0.5, /*staircase=*/true);
+  BOOST_REQUIRE_MESSAGE(decayed.ok(), decayed.status().to_string());
+  auto decaying = GradientDescentOptimizer(*decayed).minimize(d.s, d.loss, d.step.ref);
+  BOOST_REQUIRE(decaying.ok());
+  d.init();
+  d.train(*decaying, 2);
+  // w0: 0 -> 0 + 0.5 * 2 * 1 = 1 (rate 0.5); then grad 0 at the minimum: stays 1.
+  BOOST_TEST(std::abs(d.fetch({d.w.ref})[0].to_vector<double>()[0] - 1) < 1e-6);
+  BOOST_TEST(d.fetch({*decayed})[0].scalar<float>() == 0.125f);
+}
+
+BOOST_AUTO_TEST_CASE(a_learning_rate_tensor_must_be_a_number_scalar) {
+  Quadratic q;
+  auto names = ops::Const(q.s.with_op_name("names"), Tensor::from_vector<std::string>({"a"}));
+  check_error(GradientDescentOptimizer(names).minimize(q.s, q.loss, q.step.ref).status(),
+              Code::kInvalidArgument, "learning_rate must be a number, but the tensor 'names:0'");
+  Quadratic r;
+  auto vector = ops::Const(r.s.with_op_name("rates"), {0.1f, 0.2f});
+  check_error(MomentumOptimizer(vector, 0.9).minimize(r.s, r.loss, r.step.ref).status(),
+              Code::kInvalidArgument, "learning_rate must be a scalar, but the tensor 'rates:0'");
 }
 
 BOOST_AUTO_TEST_CASE(slots_are_variables_next_to_their_variable) {

@@ -10,8 +10,12 @@ from .hooks import (CheckpointSaverHook, FinalOpsHook, LoggingTensorHook,
 from .monitored_session import MonitoredTrainingSession
 from ..summary import summary_iterator
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
-from .optimizer import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer,
-                        MomentumOptimizer, Optimizer, SyncReplicasOptimizer)
+from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,
+                                  natural_exp_decay, piecewise_constant, polynomial_decay)
+from .optimizer import (AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer,
+                        GradientDescentOptimizer, MomentumOptimizer, Optimizer,
+                        ProximalAdagradOptimizer, ProximalGradientDescentOptimizer,
+                        RMSPropOptimizer, SyncReplicasOptimizer)
 from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_mtimes,
                     get_checkpoint_state, latest_checkpoint)
 from .server_lib import ClusterDef, ClusterSpec, JobDef, Server, ServerDef

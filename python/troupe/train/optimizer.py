@@ -1,8 +1,12 @@
-"""tf.train's optimizers: GradientDescent, Momentum, Adagrad, Adam, and SyncReplicasOptimizer
-(graph/optimizers.hpp, graph/sync_replicas_optimizer.hpp). Each update is colocated with its
-variable, so it runs where the variable lives (a ps task)."""
+"""tf.train's optimizers: GradientDescent, Momentum, Adagrad, Adam, RMSProp, Adadelta, Ftrl,
+ProximalGradientDescent, ProximalAdagrad, and SyncReplicasOptimizer (graph/optimizers.hpp,
+graph/sync_replicas_optimizer.hpp). Each update is colocated with its variable, so it runs where
+the variable lives (a ps task). A learning rate may be a number, a scalar Tensor or Variable (a
+decayed rate, a placeholder), or a callable returning one, as TensorFlow's optimizers take."""
 
 import numbers
+
+import numpy as np
 
 from .. import _troupe
 from ..framework import Operation, Tensor, get_default_graph
@@ -12,10 +16,32 @@ from ..variables import Variable, global_variables
 def _number(value, what):
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return float(value)
-    if isinstance(value, Tensor):
-        raise TypeError("%s: troupe's optimizers take a Python number, not a Tensor (%s)"
+    if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "fiu":
+        return float(value)
+    if isinstance(value, (Tensor, Variable)):
+        raise TypeError("%s: troupe's optimizers take a Python number here, not a Tensor (%s); "
+                        "only learning rates (and Momentum's momentum) may be tensors"
                         % (what, value.name))
     raise TypeError("%s: expected a Python number, got %r" % (what, value))
+
+
+def _hyper(value, what):
+    """A learning rate for the native optimizer: a float, or a tensor's native output (checked
+    to be a number scalar when the update is built)."""
+    if callable(value) and not isinstance(value, (Tensor, Variable)):
+        value = value()
+    if isinstance(value, Variable):
+        value = value.value()
+    if isinstance(value, Tensor):
+        return value._output
+    return _number(value, what)
+
+
+def _non_negative(value, what):
+    value = _number(value, what)
+    if value < 0.0:
+        raise ValueError("%s %f needs to be positive or zero" % (what, value))
+    return value
 
 
 def _variable_for(graph, ref_output):
@@ -111,15 +137,15 @@ class Optimizer:
 
 class GradientDescentOptimizer(Optimizer):
     def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
-        super().__init__(_troupe.GradientDescentOptimizer(_number(learning_rate,
-                                                                  "learning_rate")), name)
+        super().__init__(_troupe.GradientDescentOptimizer(_hyper(learning_rate,
+                                                                 "learning_rate")), name)
 
 
 class MomentumOptimizer(Optimizer):
     def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum",
                  use_nesterov=False):
-        super().__init__(_troupe.MomentumOptimizer(_number(learning_rate, "learning_rate"),
-                                                   _number(momentum, "momentum"),
+        super().__init__(_troupe.MomentumOptimizer(_hyper(learning_rate, "learning_rate"),
+                                                   _hyper(momentum, "momentum"),
                                                    bool(use_nesterov)), name)
 
 
@@ -129,16 +155,82 @@ class AdagradOptimizer(Optimizer):
         value = _number(initial_accumulator_value, "initial_accumulator_value")
         if value <= 0.0:
             raise ValueError("initial_accumulator_value must be positive: %s" % value)
-        super().__init__(_troupe.AdagradOptimizer(_number(learning_rate, "learning_rate"),
+        super().__init__(_troupe.AdagradOptimizer(_hyper(learning_rate, "learning_rate"),
                                                   value), name)
 
 
 class AdamOptimizer(Optimizer):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
                  use_locking=False, name="Adam"):
-        super().__init__(_troupe.AdamOptimizer(_number(learning_rate, "learning_rate"),
+        super().__init__(_troupe.AdamOptimizer(_hyper(learning_rate, "learning_rate"),
                                                _number(beta1, "beta1"), _number(beta2, "beta2"),
                                                _number(epsilon, "epsilon")), name)
+
+
+class RMSPropOptimizer(Optimizer):
+    """ms = decay * ms + (1 - decay) * g^2 (ms starting at 1); mom = momentum * mom + lr * g /
+    sqrt(ms + epsilon); var -= mom. centered: the variance, ms - mean(g)^2, instead of ms."""
+
+    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, use_locking=False,
+                 centered=False, name="RMSProp"):
+        super().__init__(_troupe.RMSPropOptimizer(_hyper(learning_rate, "learning_rate"),
+                                                  _number(decay, "decay"),
+                                                  _number(momentum, "momentum"),
+                                                  _number(epsilon, "epsilon"), bool(centered)),
+                         name)
+
+
+class AdadeltaOptimizer(Optimizer):
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-08, use_locking=False,
+                 name="Adadelta"):
+        super().__init__(_troupe.AdadeltaOptimizer(_hyper(learning_rate, "learning_rate"),
+                                                   _number(rho, "rho"),
+                                                   _number(epsilon, "epsilon")), name)
+
+
+class FtrlOptimizer(Optimizer):
+    """Follow the regularized leader (McMahan et al., 2013), with L1, L2 and L2 shrinkage."""
+
+    def __init__(self, learning_rate, learning_rate_power=-0.5, initial_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0,
+                 use_locking=False, name="Ftrl", accum_name=None, linear_name=None,
+                 l2_shrinkage_regularization_strength=0.0):
+        initial = _non_negative(initial_accumulator_value, "initial_accumulator_value")
+        power = _number(learning_rate_power, "learning_rate_power")
+        if power > 0.0:
+            raise ValueError("learning_rate_power %f needs to be negative or zero" % power)
+        l1 = _non_negative(l1_regularization_strength, "l1_regularization_strength")
+        l2 = _non_negative(l2_regularization_strength, "l2_regularization_strength")
+        shrinkage = _non_negative(l2_shrinkage_regularization_strength,
+                                  "l2_shrinkage_regularization_strength")
+        if accum_name is not None or linear_name is not None:
+            raise ValueError("FtrlOptimizer: accum_name and linear_name are not supported by "
+                             "troupe (its slots are named <variable>/Ftrl and <variable>/Ftrl_1)")
+        super().__init__(_troupe.FtrlOptimizer(_hyper(learning_rate, "learning_rate"), power,
+                                               initial, l1, l2, shrinkage), name)
+
+
+class ProximalGradientDescentOptimizer(Optimizer):
+    def __init__(self, learning_rate, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, use_locking=False,
+                 name="ProximalGradientDescent"):
+        super().__init__(_troupe.ProximalGradientDescentOptimizer(
+            _hyper(learning_rate, "learning_rate"),
+            _non_negative(l1_regularization_strength, "l1_regularization_strength"),
+            _non_negative(l2_regularization_strength, "l2_regularization_strength")), name)
+
+
+class ProximalAdagradOptimizer(Optimizer):
+    def __init__(self, learning_rate, initial_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0,
+                 use_locking=False, name="ProximalAdagrad"):
+        value = _number(initial_accumulator_value, "initial_accumulator_value")
+        if value <= 0.0:
+            raise ValueError("initial_accumulator_value must be positive: %s" % value)
+        super().__init__(_troupe.ProximalAdagradOptimizer(
+            _hyper(learning_rate, "learning_rate"), value,
+            _non_negative(l1_regularization_strength, "l1_regularization_strength"),
+            _non_negative(l2_regularization_strength, "l2_regularization_strength")), name)
 
 
 class SyncReplicasOptimizer(Optimizer):
