@@ -1,7 +1,7 @@
 // Gradients of the array ops (Identity, EnsureShapeLike, Reshape, Fill's value, BroadcastTo,
-// Select) and
-// the array ops without a gradient: Const, Placeholder, NoOp, Shape, Size, ZerosLike, OnesLike,
-// BroadcastGradientArgs. The formulas are TensorFlow's (python/ops/array_grad.py).
+// Select) and the array ops without a gradient: Const, Placeholder, NoOp, Shape, Size, ZerosLike,
+// OnesLike, BroadcastGradientArgs, StopGradient. The formulas are TensorFlow's
+// (python/ops/array_grad.py).
 #include "troupe/graph/gradients/standard_gradients.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
@@ -69,7 +69,7 @@ void register_array_gradients(GradientRegistry& r) {
   must_register_gradient(r, "BroadcastTo", broadcast_to_grad);
   must_register_gradient(r, "Select", select_grad);
   for (const char* op : {"Const", "Placeholder", "NoOp", "Shape", "Size", "ZerosLike", "OnesLike",
-                         "BroadcastGradientArgs"}) {
+                         "BroadcastGradientArgs", "StopGradient"}) {
     must_declare_not_differentiable(r, op);
   }
 }

@@ -121,6 +121,11 @@ void register_array_ops(OpRegistry& r) {
                        .output("output: T")
                        .attr("T: type")
                        .shape_fn(shapes::unchanged));
+  must_register(r, OpDefBuilder("StopGradient")
+                       .input("input: T")
+                       .output("output: T")
+                       .attr("T: type")
+                       .shape_fn(shapes::unchanged));
   must_register(r, OpDefBuilder("EnsureShapeLike")
                        .input("input: T")
                        .input("like: U")
@@ -193,6 +198,10 @@ Output Placeholder(const Scope& scope, DataType dtype, const PartialShape& shape
 
 Output Identity(const Scope& scope, const Input& input) {
   return NodeBuilder(scope, "Identity").input(input).finalize();
+}
+
+Output StopGradient(const Scope& scope, const Input& input) {
+  return NodeBuilder(scope, "StopGradient").input(input).finalize();
 }
 
 Output EnsureShapeLike(const Scope& scope, const Input& input, const Input& like) {

@@ -15,6 +15,8 @@ Output Placeholder(const Scope& scope, DataType dtype,
                    const PartialShape& shape = PartialShape::unknown());
 
 Output Identity(const Scope& scope, const Input& input);
+// The input, as Identity, through which no gradient flows (tf.stop_gradient).
+Output StopGradient(const Scope& scope, const Input& input);
 // `input`, unchanged, if it has the shape of `like` (of any dtype); InvalidArgument otherwise,
 // when building where both shapes are known and when running where they are not.
 Output EnsureShapeLike(const Scope& scope, const Input& input, const Input& like);

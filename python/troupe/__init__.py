@@ -11,15 +11,15 @@ from .framework import (Graph, GraphKeys, Operation, Tensor, TensorShape, add_to
                         add_to_collections, colocate_with, control_dependencies,
                         convert_to_tensor, device, get_collection, get_collection_ref,
                         get_default_graph, name_scope, reset_default_graph)
-from .ops import (abs, add, argmax, assign, assign_add, assign_sub, boolean_mask, cast, ceil,
-                  clip_by_value, constant, cos, count_up_to, div, divide, equal, exp, expm1,
+from .ops import (abs, add, add_n, argmax, assign, assign_add, assign_sub, boolean_mask, cast,
+                  ceil, clip_by_value, constant, cos, count_up_to, div, divide, equal, exp, expm1,
                   FIFOQueue, fill, floor, gather, greater, greater_equal, group, identity,
                   is_variable_initialized, less, less_equal, log, log1p, logical_not, matmul,
                   maximum, minimum, multiply, negative, no_op, not_equal, ones, ones_like,
                   placeholder, pow, reciprocal, reduce_max, reduce_mean, reduce_min, reduce_sum,
-                  reshape, round, rsqrt, shape, sigmoid, sign, sin, sqrt, square,
-                  squared_difference, stack, sub, subtract, tanh, to_float, truediv, where, zeros,
-                  zeros_like)  # noqa: A004  (abs, pow, round: TensorFlow's names)
+                  reshape, round, rsqrt, shape, sigmoid, sign, sin, size, sqrt, square,
+                  squared_difference, stack, stop_gradient, sub, subtract, tanh, to_float,
+                  truediv, where, zeros, zeros_like)  # noqa: A004 - TensorFlow's names
 from .gradients import gradients
 from .random_ops import (get_seed, multinomial, random_normal, random_shuffle, random_uniform,
                          truncated_normal)
@@ -37,6 +37,7 @@ from .variables import (AUTO_REUSE, Variable, all_variables, constant_initialize
                         variance_scaling_initializer,
                         zeros_initializer)
 from . import nn
+from . import losses
 from . import train
 from . import app
 from . import flags

@@ -80,6 +80,32 @@ def softmax_cross_entropy_with_logits_v2(_sentinel=None, labels=None, logits=Non
 
 def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
                                       name=None, axis=None):
-    """As softmax_cross_entropy_with_logits_v2 (TensorFlow 1.x's v1 only differs in not
-    propagating gradients into labels, which troupe's labels, fed or constant, never need)."""
+    """As softmax_cross_entropy_with_logits_v2, but no gradient flows into labels (TensorFlow
+    1.x's v1)."""
+    if _sentinel is None and labels is not None and logits is not None:
+        from .framework import convert_to_tensor
+        from .ops import stop_gradient
+        logits = convert_to_tensor(logits)
+        labels = stop_gradient(convert_to_tensor(labels, dtype=logits.dtype))
     return softmax_cross_entropy_with_logits_v2(_sentinel, labels, logits, dim, name, axis)
+
+
+def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+    """Per element, the cross entropy of sigmoid(logits) against labels (probabilities):
+    max(x, 0) - x * z + log(1 + exp(-|x|)), which neither overflows nor loses digits."""
+    if _sentinel is not None:
+        raise ValueError("Only call `sigmoid_cross_entropy_with_logits` with named arguments "
+                         "(labels=..., logits=..., ...)")
+    if labels is None or logits is None:
+        raise ValueError("sigmoid_cross_entropy_with_logits: both labels and logits are "
+                         "required")
+    from .framework import convert_to_tensor, name_scope
+    from .ops import abs as _abs, exp, log1p, multiply, negative, subtract
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype=logits.dtype)
+    if logits.shape.is_compatible_with(labels.shape) is False:
+        raise ValueError("logits and labels must have the same shape (%s vs %s)"
+                         % (logits.shape, labels.shape))
+    with name_scope(name or "logistic_loss"):
+        return log1p(exp(negative(_abs(logits)))) + subtract(relu(logits),
+                                                              multiply(logits, labels))

@@ -124,6 +124,28 @@ def reshape(tensor, shape, name=None):
               g)
 
 
+def size(input, name=None, out_type=_dtypes.int32):  # noqa: A002 - TensorFlow's name
+    """The number of elements of `input` (a scalar of out_type)."""
+    attrs = {"out_type": _dtypes.as_dtype(out_type).as_datatype_enum}
+    return _make("Size", [input], attrs, name).outputs[0]
+
+
+def add_n(inputs, name=None):
+    """The element-wise sum of a list of tensors of one shape and dtype."""
+    if not isinstance(inputs, (list, tuple)) or not inputs:
+        raise ValueError("inputs must be a list of at least one Tensor with the same dtype and "
+                         "shape")
+    inputs = [t if isinstance(t, Tensor) else convert_to_tensor(t) for t in inputs]
+    if len(inputs) == 1:
+        return identity(inputs[0], name=name)
+    return _make("AddN", [list(inputs)], {}, name).outputs[0]
+
+
+def stop_gradient(input, name=None):  # noqa: A002 - TensorFlow's name
+    """`input`, through which tf.gradients passes no gradient."""
+    return _make("StopGradient", [input], {}, name).outputs[0]
+
+
 def shape(input, name=None, out_type=_dtypes.int32):  # noqa: A002
     g = _graph_of(input)
     return _t(_troupe.shape(_scope(g, name), _input(input, g, "shape input"),

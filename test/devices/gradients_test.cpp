@@ -256,6 +256,19 @@ BOOST_AUTO_TEST_CASE(select_routes_the_gradient_to_the_chosen_side) {
   check_gradient(elementwise, {TensorShape{2, 3}, TensorShape{2, 3}});
 }
 
+BOOST_AUTO_TEST_CASE(stop_gradient_passes_its_value_and_no_gradient) {
+  Scope s = Scope::new_root();
+  auto x = ops::Placeholder(s, DataType::kDouble);
+  auto stopped = ops::StopGradient(s, ops::Square(s, x));
+  auto y = ops::Sum(s, ops::Add(s, ops::Mul(s, stopped, x), x), 0);  // d/dx = x^2 + 1
+  auto grads = add_gradients(s, {y}, {x});
+  BOOST_REQUIRE_MESSAGE(grads.ok(), grads.status().to_string());
+  auto values = run_graph(s, {grads->at(0), stopped}, {{x, Tensor::from_vector<double>({2, -3})}});
+  BOOST_REQUIRE_MESSAGE(values.ok(), values.status().to_string());
+  check_tensor<double>(values->at(0), TensorShape{2}, {5, 10}, 0);
+  check_tensor<double>(values->at(1), TensorShape{2}, {4, 9}, 0);
+}
+
 BOOST_AUTO_TEST_CASE(floor_ceil_and_round_have_no_gradient) {
   for (auto op : {ops::Floor, ops::Ceil, ops::Round}) {
     Scope s = Scope::new_root();

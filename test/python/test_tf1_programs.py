@@ -68,10 +68,17 @@ def check_chief_directory(program, directory):
         assert tf.train.latest_checkpoint(directory) is not None, os.listdir(directory)
 
 
-def check_results(program, text, workers=2):
+def check_results(program, text, launched=False):
+    """Each worker's accuracy (sync_replicas_trainer: the chief's only) is above the floor.
+    Under troupe launch the job ends when the chief exits, which may cut another worker's final
+    evaluation short: there the chief's ("[worker0] ...") must be present."""
     accuracies = [float(a) for a in RESULTS[program].findall(text)]
-    expected = 1 if program == "sync_replicas_trainer.py" else workers  # only its chief tests
-    assert len(accuracies) == expected, text
+    if launched:
+        chief = [line for line in text.splitlines() if line.startswith("[worker0] ")]
+        assert RESULTS[program].findall("\n".join(chief)), text
+    else:
+        expected = 1 if program == "sync_replicas_trainer.py" else 2
+        assert len(accuracies) == expected, text
     assert min(accuracies) >= FLOOR[program], text
 
 
@@ -111,5 +118,5 @@ def test_under_troupe_launch_with_tls(tmp_path, program, flags):
     text = out.stdout + out.stderr
     assert out.returncode == 0, text
     assert "TLS with throwaway credentials" in text
-    check_results(program, text)
+    check_results(program, text, launched=True)
     check_chief_directory(program, str(tmp_path))
