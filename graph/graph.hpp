@@ -18,12 +18,15 @@
 
 namespace troupe {
 
-// A variable of the model: its Variable node, the node that assigns its initial value, and
-// whether optimizers train it (TensorFlow's GLOBAL_VARIABLES / TRAINABLE_VARIABLES).
+// A variable of the model: its Variable node, the node that assigns its initial value,
+// whether optimizers train it (TensorFlow's TRAINABLE_VARIABLES), and whether it is local to
+// each task (LOCAL_VARIABLES: not saved, not initialised by global_variables_initializer;
+// otherwise GLOBAL_VARIABLES).
 struct VariableRecord {
   std::string variable;
   std::string initializer;
   bool trainable = true;
+  bool local = false;
 };
 
 // A data input: output `index` of node `node` (an id in the same graph).

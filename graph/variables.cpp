@@ -9,7 +9,7 @@
 namespace troupe {
 
 ModelVariable make_variable(const Scope& scope, const std::string& name, const Input& initial_value,
-                            bool trainable) {
+                            bool trainable, VariableCollection collection) {
   if (!scope.ok()) return {};
   Output init = initial_value.is_value()
                     ? ops::Const(scope.with_op_name(name + "/initial_value"), initial_value)
@@ -28,13 +28,39 @@ ModelVariable make_variable(const Scope& scope, const std::string& name, const I
       ops::Assign(scope.colocate_with(var.ref.op()).with_op_name(name + "/Assign"), var.ref, init)
           .op();
   if (!var.initializer.valid()) return {};
-  scope.graph().add_variable_record(
-      VariableRecord{var.ref.node()->name(), var.initializer.name(), trainable});
+  scope.graph().add_variable_record(VariableRecord{var.ref.node()->name(), var.initializer.name(),
+                                                   trainable,
+                                                   collection == VariableCollection::kLocal});
   return var;
 }
 
+namespace {
+
+std::vector<VariableRecord> variables_if(const Graph& graph, bool local) {
+  std::vector<VariableRecord> out;
+  for (const VariableRecord& r : graph.variable_records()) {
+    if (r.local == local) out.push_back(r);
+  }
+  return out;
+}
+
+Operation initializer_of(const Scope& scope, const std::vector<VariableRecord>& variables,
+                         const std::string& name) {
+  std::vector<Operation> inits;
+  for (const VariableRecord& r : variables) {
+    inits.push_back(Operation(scope.graph().find(r.initializer)));
+  }
+  return ops::NoOp(scope.with_op_name(name).with_control_dependencies(inits));
+}
+
+}  // namespace
+
 std::vector<VariableRecord> global_variables(const Graph& graph) {
-  return graph.variable_records();
+  return variables_if(graph, /*local=*/false);
+}
+
+std::vector<VariableRecord> local_variables(const Graph& graph) {
+  return variables_if(graph, /*local=*/true);
 }
 
 std::vector<VariableRecord> trainable_variables(const Graph& graph) {
@@ -54,15 +80,15 @@ StatusOr<ModelVariable> find_variable(const Graph& graph, const std::string& nam
 }
 
 Operation global_variables_initializer(const Scope& scope) {
-  std::vector<Operation> inits;
-  for (const VariableRecord& r : scope.graph().variable_records()) {
-    inits.push_back(Operation(scope.graph().find(r.initializer)));
-  }
-  return ops::NoOp(scope.with_op_name("init").with_control_dependencies(inits));
+  return initializer_of(scope, global_variables(scope.graph()), "init");
+}
+
+Operation local_variables_initializer(const Scope& scope) {
+  return initializer_of(scope, local_variables(scope.graph()), "init_local");
 }
 
 ModelVariable get_or_create_global_step(const Scope& scope) {
-  for (const VariableRecord& r : scope.graph().variable_records()) {
+  for (const VariableRecord& r : global_variables(scope.graph())) {
     if (r.variable == "global_step" || r.variable.ends_with("/global_step")) {
       return *find_variable(scope.graph(), r.variable);
     }

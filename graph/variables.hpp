@@ -19,20 +19,28 @@ struct ModelVariable {
   bool valid() const { return ref.valid() && initializer.valid(); }
 };
 
+// Which collection a variable belongs to: the model's (saved in checkpoints, initialised once
+// by the chief) or each task's own (TensorFlow's local variables: counters, metrics).
+enum class VariableCollection { kGlobal, kLocal };
+
 // A variable named `name` (in `scope`'s name scope), of the dtype and shape of
 // `initial_value`, whose shape must be fully known; its initializer runs with the variable.
 // Errors go to the scope, as for every builder call.
 ModelVariable make_variable(const Scope& scope, const std::string& name, const Input& initial_value,
-                            bool trainable = true);
+                            bool trainable = true,
+                            VariableCollection collection = VariableCollection::kGlobal);
 
-// The recorded variables (all, or the trainable ones), in creation order.
+// The recorded variables (the global ones, the local ones, or the trainable ones of either),
+// in creation order.
 std::vector<VariableRecord> global_variables(const Graph& graph);
+std::vector<VariableRecord> local_variables(const Graph& graph);
 std::vector<VariableRecord> trainable_variables(const Graph& graph);
 // The variable (and initializer) recorded for Variable node `name`.
 StatusOr<ModelVariable> find_variable(const Graph& graph, const std::string& name);
 
-// A NoOp that runs every recorded variable's initializer.
+// A NoOp that runs every global (local) variable's initializer.
 Operation global_variables_initializer(const Scope& scope);
+Operation local_variables_initializer(const Scope& scope);
 
 // The int64 scalar variable "global_step" (0 at first), created on first call, not trainable;
 // later calls return it, whatever name scope they use. It is placed like any variable built in

@@ -4,6 +4,9 @@
 #include <condition_variable>
 #include <thread>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "troupe/graph/core/logging.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
@@ -27,32 +30,57 @@ StatusOr<std::unique_ptr<MonitoredTrainingSession>> MonitoredTrainingSession::cr
   mts->options_ = std::move(options);
   const auto& opt = mts->options_;
   Scope root = scope.root();
-  ModelVariable global_step = get_or_create_global_step(root);
-  TROUPE_RETURN_IF_ERROR(root.status());
-
-  // Ready when every variable is initialised; the checks run where the variables are.
-  for (const VariableRecord& r : global_variables(root.graph())) {
-    Output var(root.graph().find(r.variable), 0);
-    mts->ready_checks_.push_back(
-        ops::IsVariableInitialized(root.sub_scope("ready").colocate_with(var.op()), var));
+  const std::string& summary_dir = opt.summary_dir.empty() ? opt.checkpoint_dir : opt.summary_dir;
+  const bool saves_checkpoints = opt.is_chief && !opt.checkpoint_dir.empty() &&
+                                 (opt.save_checkpoint_steps > 0 || opt.save_checkpoint_secs > 0);
+  const bool saves_summaries = opt.is_chief && !summary_dir.empty() &&
+                               (opt.save_summaries_steps > 0 || opt.save_summaries_secs > 0);
+  // Only what is saved needs the global step (as TensorFlow's, a MonitoredSession that saves
+  // nothing leaves the graph without one).
+  ModelVariable global_step;
+  if (saves_checkpoints || saves_summaries) {
+    global_step = get_or_create_global_step(root);
+    TROUPE_RETURN_IF_ERROR(root.status());
   }
-  mts->init_op_ = global_variables_initializer(root.sub_scope("init"));
+
+  // Ready when every variable is initialised (unless the scaffold says otherwise); the checks
+  // run where the variables are.
+  if (!opt.scaffold.ready_op) {
+    for (const VariableRecord& r : global_variables(root.graph())) {
+      Output var(root.graph().find(r.variable), 0);
+      mts->ready_checks_.push_back(
+          ops::IsVariableInitialized(root.sub_scope("ready").colocate_with(var.op()), var));
+      mts->ready_names_.push_back(r.variable);
+    }
+  }
+  mts->init_op_ = opt.scaffold.init_op ? *opt.scaffold.init_op
+                                       : global_variables_initializer(root.sub_scope("init"));
   mts->hooks_ = opt.hooks;
   if (opt.is_chief) {
     mts->hooks_.insert(mts->hooks_.end(), opt.chief_only_hooks.begin(), opt.chief_only_hooks.end());
-    if (!opt.checkpoint_dir.empty()) {
-      TROUPE_RETURN_IF_ERROR(prepare_checkpoint_directory(opt.checkpoint_dir));
-      TROUPE_ASSIGN_OR_RETURN(Saver saver,
-                              Saver::create(root, {.max_to_keep = opt.max_checkpoints_to_keep}));
-      mts->saver_ = std::make_shared<Saver>(std::move(saver));
-      if (opt.save_checkpoint_steps > 0 || opt.save_checkpoint_secs > 0) {
-        mts->hooks_.push_back(std::make_shared<CheckpointSaverHook>(
-            opt.checkpoint_dir, mts->saver_, global_step.ref,
-            std::max<int64_t>(opt.save_checkpoint_steps, 0), opt.save_checkpoint_secs));
+    if (!opt.checkpoint_dir.empty() || !opt.checkpoint_filename_with_path.empty()) {
+      if (!opt.checkpoint_dir.empty() && !opt.checkpoint_filename_with_path.empty()) {
+        return errors::InvalidArgument(
+            "give checkpoint_dir ('{}') or checkpoint_filename_with_path ('{}'), not both",
+            opt.checkpoint_dir, opt.checkpoint_filename_with_path);
+      }
+      if (!opt.checkpoint_dir.empty()) {
+        TROUPE_RETURN_IF_ERROR(prepare_checkpoint_directory(opt.checkpoint_dir));
+      }
+      if (opt.scaffold.saver) {
+        mts->saver_ = opt.scaffold.saver;
+      } else {
+        TROUPE_ASSIGN_OR_RETURN(Saver saver,
+                                Saver::create(root, {.max_to_keep = opt.max_checkpoints_to_keep}));
+        mts->saver_ = std::make_shared<Saver>(std::move(saver));
       }
     }
-    const std::string& summary_dir = opt.summary_dir.empty() ? opt.checkpoint_dir : opt.summary_dir;
-    if (!summary_dir.empty() && (opt.save_summaries_steps > 0 || opt.save_summaries_secs > 0)) {
+    if (saves_checkpoints) {
+      mts->hooks_.push_back(std::make_shared<CheckpointSaverHook>(
+          opt.checkpoint_dir, mts->saver_, global_step.ref,
+          std::max<int64_t>(opt.save_checkpoint_steps, 0), opt.save_checkpoint_secs));
+    }
+    if (saves_summaries) {
       mts->hooks_.push_back(std::make_shared<SummarySaverHook>(
           summary_dir, global_step.ref, opt.summaries, opt.summary_op,
           SummarySaverHook::Cadence{.steps = std::max<int64_t>(opt.save_summaries_steps, 0),
@@ -78,34 +106,94 @@ StatusOr<std::unique_ptr<MonitoredTrainingSession>> MonitoredTrainingSession::cr
   return mts;
 }
 
-Status MonitoredTrainingSession::prepare(bool recovering) {
-  // Whether every variable is initialised.
-  auto ready = [&]() -> StatusOr<bool> {
-    TROUPE_ASSIGN_OR_RETURN(std::vector<Tensor> checks, session_->run(ready_checks_));
-    for (const Tensor& t : checks) {
-      if (!t.scalar<bool>()) return false;
+StatusOr<std::vector<std::string>> MonitoredTrainingSession::not_ready(
+    const std::optional<Output>& op, bool default_checks) {
+  std::vector<std::string> names;
+  if (op) {
+    TROUPE_ASSIGN_OR_RETURN(Tensor value, session_->run(*op));
+    if (value.dtype() != DataType::kString) {
+      return errors::InvalidArgument(
+          "the ready op '{}' must give strings (the names of what "
+          "is not ready), got {}",
+          op->name(), dtype_name(value.dtype()));
     }
-    return true;
+    for (const std::string& name : value.flat<std::string>())
+      names.push_back(name);
+    return names;
+  }
+  if (!default_checks || ready_checks_.empty()) return names;
+  TROUPE_ASSIGN_OR_RETURN(std::vector<Tensor> checks, session_->run(ready_checks_));
+  for (size_t i = 0; i < checks.size(); ++i) {
+    if (!checks[i].scalar<bool>()) names.push_back(ready_names_[i]);
+  }
+  return names;
+}
+
+namespace {
+
+// "w is not initialised", "w, b are not initialised".
+std::string describe_not_ready(const std::vector<std::string>& missing) {
+  return fmt::format("{} {} not initialised", fmt::join(missing, ", "),
+                     missing.size() == 1 ? "is" : "are");
+}
+
+}  // namespace
+
+StatusOr<bool> MonitoredTrainingSession::try_local_init(std::string* why) {
+  const Scaffold& scaffold = options_.scaffold;
+  if (!scaffold.local_init_op) return true;
+  TROUPE_ASSIGN_OR_RETURN(auto missing,
+                          not_ready(scaffold.ready_for_local_init_op, /*default_checks=*/false));
+  if (!missing.empty()) {
+    *why = describe_not_ready(missing);
+    return false;
+  }
+  TROUPE_RETURN_IF_ERROR(session_->run_targets({*scaffold.local_init_op}));
+  return true;
+}
+
+Status MonitoredTrainingSession::prepare(bool recovering) {
+  const Scaffold& scaffold = options_.scaffold;
+  auto is_ready = [&]() -> StatusOr<bool> {
+    TROUPE_ASSIGN_OR_RETURN(auto missing, not_ready(scaffold.ready_op, /*default_checks=*/true));
+    return missing.empty();
   };
   if (options_.is_chief) {
-    std::optional<bool> initialised;  // whether every variable is; asked at most once
+    std::optional<bool> initialised;  // whether the model is ready; asked at most once
     if (recovering) {
-      TROUPE_ASSIGN_OR_RETURN(initialised, ready());
-      if (*initialised) return Status::OK();  // the lost task held no variables
+      TROUPE_ASSIGN_OR_RETURN(initialised, is_ready());
     }
-    std::optional<std::string> checkpoint;
-    if (!options_.checkpoint_dir.empty()) {
-      TROUPE_ASSIGN_OR_RETURN(checkpoint, latest_checkpoint(options_.checkpoint_dir));
+    if (!initialised || !*initialised) {
+      std::optional<std::string> checkpoint;
+      if (!options_.checkpoint_filename_with_path.empty()) {
+        checkpoint = options_.checkpoint_filename_with_path;
+      } else if (!options_.checkpoint_dir.empty()) {
+        TROUPE_ASSIGN_OR_RETURN(checkpoint, latest_checkpoint(options_.checkpoint_dir));
+      }
+      if (checkpoint) {
+        TROUPE_RETURN_IF_ERROR(saver_->restore(*session_, *checkpoint));
+        restored_from_ = checkpoint;
+      } else {
+        if (!initialised) {
+          TROUPE_ASSIGN_OR_RETURN(initialised, is_ready());
+        }
+        if (!*initialised) {
+          TROUPE_RETURN_IF_ERROR(session_->run(scaffold.init_feed_dict, {}, {init_op_}).status());
+          if (scaffold.init_fn) TROUPE_RETURN_IF_ERROR(scaffold.init_fn(*session_));
+        }
+      }
     }
-    if (checkpoint) {
-      TROUPE_RETURN_IF_ERROR(saver_->restore(*session_, *checkpoint));
-      restored_from_ = checkpoint;
-      return Status::OK();
+    std::string why;
+    TROUPE_ASSIGN_OR_RETURN(bool local_done, try_local_init(&why));
+    if (!local_done) {
+      return errors::FailedPrecondition(
+          "init operations did not make the model ready for local_init: {}", why);
     }
-    if (!initialised) {
-      TROUPE_ASSIGN_OR_RETURN(initialised, ready());
+    TROUPE_ASSIGN_OR_RETURN(auto missing, not_ready(scaffold.ready_op, /*default_checks=*/true));
+    if (!missing.empty()) {
+      return errors::FailedPrecondition("init operations did not make the model ready: {}",
+                                        describe_not_ready(missing));
     }
-    if (!*initialised) TROUPE_RETURN_IF_ERROR(session_->run_targets({init_op_}));
     return Status::OK();
   }
   auto deadline =
@@ -115,8 +203,12 @@ Status MonitoredTrainingSession::prepare(bool recovering) {
     if (options_.stop.stop_requested()) {
       return errors::Cancelled("stopped while waiting for the chief to initialise the model");
     }
-    TROUPE_ASSIGN_OR_RETURN(bool initialised, ready());
-    if (initialised) return Status::OK();
+    std::string why;
+    TROUPE_ASSIGN_OR_RETURN(bool local_done, try_local_init(&why));
+    if (local_done) {
+      TROUPE_ASSIGN_OR_RETURN(bool initialised, is_ready());
+      if (initialised) return Status::OK();
+    }
     if (!said_waiting) {
       log_info("waiting for the chief to initialise the model (up to {} ms)",
                options_.ready_timeout_ms);

@@ -12,7 +12,8 @@
 //
 // Start-up: the chief restores the newest checkpoint of checkpoint_dir, or runs the variables'
 // initializers if there is none; every other worker waits until the chief has made the model
-// ready (all variables initialised), up to ready_timeout_ms. The chief first removes the
+// ready (all variables initialised), up to ready_timeout_ms. A Scaffold (scaffold.hpp) replaces
+// any of these steps, as TensorFlow's does. The chief first removes the
 // unfinished files a chief killed mid-save left behind; it also saves checkpoints
 // (every save_checkpoint_steps, or save_checkpoint_secs) and summaries.
 #pragma once
@@ -30,6 +31,7 @@
 #include "troupe/actors/session.hpp"
 #include "troupe/apps/training/hooks.hpp"
 #include "troupe/apps/training/saver.hpp"
+#include "troupe/apps/training/scaffold.hpp"
 
 namespace troupe {
 
@@ -42,6 +44,10 @@ struct MonitoredTrainingSessionOptions {
   // only restores, as TensorFlow's with both None).
   int64_t save_checkpoint_steps = 0;
   double save_checkpoint_secs = 600;
+  // The checkpoint the chief restores instead of checkpoint_dir's newest (TensorFlow's
+  // checkpoint_filename_with_path); "" = none. A missing file is NotFound at start-up.
+  std::string checkpoint_filename_with_path;
+  Scaffold scaffold;
   // The chief writes summaries to summary_dir ("" = checkpoint_dir; both "": none) every
   // save_summaries_steps, or save_summaries_secs when that is 0 (both 0: none): global_step/sec
   // and the scalars and summary_op below (SummarySaverHook).
@@ -75,7 +81,8 @@ struct MonitoredTrainingSessionOptions {
 
 class MonitoredTrainingSession {
  public:
-  // Adds the nodes it needs (global step if missing, ready check, saver) to `scope`'s graph,
+  // Adds the nodes it needs (ready checks, a saver, and the global step if it is missing and
+  // the chief saves checkpoints or summaries) to `scope`'s graph,
   // opens the session and prepares the model. `scope` is the model's root scope.
   static StatusOr<std::unique_ptr<MonitoredTrainingSession>> create(
       const Scope& scope, MonitoredTrainingSessionOptions options);
@@ -115,8 +122,15 @@ class MonitoredTrainingSession {
  private:
   MonitoredTrainingSession() = default;
   // Makes the model ready: restore or initialise (chief; when `recovering`, a model that is
-  // still ready is kept), or wait for the chief.
+  // still ready is kept), or wait for the chief; then the local init (scaffold.hpp).
   Status prepare(bool recovering);
+  // What `op` names as not ready (op unset: the variables not initialised, or nothing when
+  // `default_checks` is false).
+  StatusOr<std::vector<std::string>> not_ready(const std::optional<Output>& op,
+                                               bool default_checks);
+  // Runs the local init once ready_for_local_init_op names nothing; false (and `why`) when it
+  // still names something.
+  StatusOr<bool> try_local_init(std::string* why);
   // Replaces a session that failed with `cause` by a new, prepared one (bounded). When that
   // fails (in time, or by a stop request) the session is broken: later calls return why.
   Status recover(const Status& cause);
@@ -133,7 +147,8 @@ class MonitoredTrainingSession {
   std::vector<std::shared_ptr<SessionRunHook>> hooks_;
   std::shared_ptr<Saver> saver_;
   Operation init_op_;
-  std::vector<Output> ready_checks_;
+  std::vector<Output> ready_checks_;      // one per global variable (no scaffold ready_op)
+  std::vector<std::string> ready_names_;  // their variables
   std::optional<std::string> restored_from_;
   bool stop_ = false;
   bool closed_ = false;

@@ -461,15 +461,17 @@ void bind_graph(py::module_& m) {
 
   // Variables.
   m.def("make_variable", [](const Scope& s, const std::string& name, py::handle initial_value,
-                            bool trainable) {
-    ModelVariable v = make_variable(s, name, to_input(initial_value, "initial_value"), trainable);
+                            bool trainable, bool local) {
+    ModelVariable v =
+        make_variable(s, name, to_input(initial_value, "initial_value"), trainable,
+                      local ? VariableCollection::kLocal : VariableCollection::kGlobal);
     raise_if_failed(s);
     return std::pair(v.ref, v.initializer);
   });
   m.def("variable_records", [](const Scope& s) {
-    std::vector<std::tuple<std::string, std::string, bool>> records;
+    std::vector<std::tuple<std::string, std::string, bool, bool>> records;
     for (const auto& r : s.graph().variable_records()) {
-      records.emplace_back(r.variable, r.initializer, r.trainable);
+      records.emplace_back(r.variable, r.initializer, r.trainable, r.local);
     }
     return records;
   });

@@ -39,6 +39,37 @@ struct HookError {
   }
 };
 
+// Runs body with the GIL; a Python exception it raises is kept in `sink` (the first one
+// wins) and becomes an Unknown status.
+template <class Body>
+Status call_python(HookError& sink, const char* what, Body body) {
+  py::gil_scoped_acquire gil;
+  try {
+    body();
+    return Status::OK();
+  } catch (py::error_already_set& raised) {
+    std::string message = raised.what();
+    std::lock_guard lock(sink.mutex);
+    if (!sink.error) sink.error.emplace(std::move(raised));
+    return errors::Unknown("{} raised: {}", what, message);
+  } catch (const std::exception& raised) {
+    return errors::Internal("{} failed: {}", what, raised.what());
+  }
+}
+
+// Calls body(handle) with `session` lent as a SessionHandle, cut off afterwards (the GIL held).
+template <class Body>
+void with_lent(Session& session, Body body) {
+  py::object handle = py::cast(SessionHandle{nullptr, &session});
+  try {
+    body(handle);
+  } catch (...) {
+    handle.cast<SessionHandle&>().session = nullptr;
+    throw;
+  }
+  handle.cast<SessionHandle&>().session = nullptr;
+}
+
 class PythonHook : public SessionRunHook {
  public:
   PythonHook(py::object hook, std::shared_ptr<HookError> errors)
@@ -87,31 +118,7 @@ class PythonHook : public SessionRunHook {
  private:
   template <class Body>
   Status call(Body body) {
-    py::gil_scoped_acquire gil;
-    try {
-      body();
-      return Status::OK();
-    } catch (py::error_already_set& raised) {
-      std::string what = raised.what();
-      std::lock_guard lock(errors_->mutex);
-      if (!errors_->error) errors_->error.emplace(std::move(raised));
-      return errors::Unknown("a Python hook raised: {}", what);
-    } catch (const std::exception& raised) {
-      return errors::Internal("a Python hook's call failed: {}", raised.what());
-    }
-  }
-
-  // Calls body(handle) with `session` lent as a SessionHandle, cut off afterwards.
-  template <class Body>
-  static void with_lent(Session& session, Body body) {
-    py::object handle = py::cast(SessionHandle{nullptr, &session});
-    try {
-      body(handle);
-    } catch (...) {
-      handle.cast<SessionHandle&>().session = nullptr;
-      throw;
-    }
-    handle.cast<SessionHandle&>().session = nullptr;
+    return call_python(*errors_, "a Python hook", body);
   }
 
   Status lend(const char* method, Session& session) {
@@ -136,6 +143,29 @@ class OwningSyncReplicasHook : public SyncReplicasHook {
  private:
   std::shared_ptr<SyncReplicasOptimizer> optimizer_;
 };
+
+// A Python callable the C++ side may outlive the GIL with: released with the GIL held.
+struct PythonCallable {
+  py::object function;
+  ~PythonCallable() {
+    py::gil_scoped_acquire gil;
+    function = py::object();
+  }
+};
+
+// Scaffold::init_fn from a Python callable f(session) (troupe/train/monitored_session.py adapts
+// TensorFlow's init_fn(scaffold, session) to it).
+std::function<Status(Session&)> init_fn_from_python(py::object function,
+                                                    std::shared_ptr<HookError> sink) {
+  if (function.is_none()) return {};
+  auto callable = std::make_shared<PythonCallable>();
+  callable->function = std::move(function);
+  return [callable, sink](Session& session) {
+    return call_python(*sink, "the scaffold's init_fn", [&] {
+      with_lent(session, [&](py::object handle) { callable->function(handle); });
+    });
+  };
+}
 
 struct MonitoredSession {
   std::unique_ptr<MonitoredTrainingSession> session;
@@ -162,7 +192,11 @@ void bind_training(py::module_& m) {
              const std::vector<py::object>& python_hooks,
              const std::vector<std::shared_ptr<SessionRunHook>>& native_hooks,
              const std::string& summary_dir, double save_summaries_secs,
-             std::optional<Output> summary_op) {
+             std::optional<Output> summary_op, std::optional<Operation> init_op,
+             const std::vector<std::pair<Output, py::array>>& init_feeds, py::object init_fn,
+             std::optional<Output> ready_op, std::optional<Output> ready_for_local_init_op,
+             std::optional<Operation> local_init_op, std::shared_ptr<Saver> saver,
+             const std::string& checkpoint_filename_with_path, int64_t recovery_timeout_ms) {
             MonitoredSession result;
             MonitoredTrainingSessionOptions options;
             options.master = master;
@@ -176,6 +210,16 @@ void bind_training(py::module_& m) {
             options.summary_dir = summary_dir;
             options.save_summaries_secs = save_summaries_secs;
             options.summary_op = std::move(summary_op);
+            options.checkpoint_filename_with_path = checkpoint_filename_with_path;
+            options.recovery_timeout_ms = recovery_timeout_ms;
+            Scaffold& scaffold = options.scaffold;
+            scaffold.init_op = init_op;
+            scaffold.init_feed_dict = feeds_from_python(init_feeds);
+            scaffold.init_fn = init_fn_from_python(std::move(init_fn), result.errors);
+            scaffold.ready_op = std::move(ready_op);
+            scaffold.ready_for_local_init_op = std::move(ready_for_local_init_op);
+            scaffold.local_init_op = local_init_op;
+            scaffold.saver = std::move(saver);
             for (const auto& hook : native_hooks)
               options.hooks.push_back(hook);
             for (const py::object& hook : python_hooks) {
@@ -204,6 +248,19 @@ void bind_training(py::module_& m) {
              call_interruptibly([&] { result = session.run(fetches, feed_dict, targets, options); },
                                 [&] { (void)session.cancel_step(options.step_tag); });
              self.errors->raise_pending();
+             return fetches_to_python(check(std::move(result)));
+           })
+      // A step on the session itself, without hooks or recovery (SingularMonitoredSession's
+      // raw_session()).
+      .def("run_raw",
+           [](const MonitoredSession& self, const std::vector<std::pair<Output, py::array>>& feeds,
+              const std::vector<Output>& fetches, const std::vector<Operation>& targets) {
+             Session& session = self.get().session();
+             FeedDict feed_dict = feeds_from_python(feeds);
+             RunOptions options{0, next_step_tag()};
+             StatusOr<std::vector<Tensor>> result = Status::OK();
+             call_interruptibly([&] { result = session.run(feed_dict, fetches, targets, options); },
+                                [&] { (void)session.cancel_step(options.step_tag); });
              return fetches_to_python(check(std::move(result)));
            })
       .def("should_stop", [](const MonitoredSession& self) { return self.get().should_stop(); })

@@ -53,7 +53,11 @@ class Variable:
                                  % (name or "Variable"))
             g._check_not_finalized()
             scope = g._scope if _name_prefix is None else g._scope.with_name_prefix(_name_prefix)
-            ref, init = _troupe.make_variable(scope, name or "Variable", value, bool(trainable))
+            # Outside GLOBAL_VARIABLES it is the task's own: not saved, not initialised by
+            # global_variables_initializer() (graph/variables.hpp).
+            local = collections is not None and GLOBAL_VARIABLES not in collections
+            ref, init = _troupe.make_variable(scope, name or "Variable", value, bool(trainable),
+                                              local)
         self._ref = Tensor(ref, g)
         self._initializer = Operation(init, g)
         self._trainable = trainable
@@ -156,13 +160,13 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
 def _variables_of(graph, trainable_only):
     records = _troupe.variable_records(graph._root)
     result = []
-    for variable, _, trainable in records:
-        if trainable_only and not trainable:
+    for variable, initializer, trainable, local in records:
+        if (not trainable) if trainable_only else local:
             continue
         v = graph._variables.get(variable)
         if v is None:  # made by the C++ layer (an optimizer's slot, the global step)
             ref = graph.get_operation_by_name(variable).outputs[0]
-            init = graph.get_operation_by_name(_)
+            init = graph.get_operation_by_name(initializer)
             v = Variable.__new__(Variable)
             v._graph, v._ref, v._initializer, v._trainable = graph, ref, init, trainable
             graph._variables[variable] = v

@@ -7,7 +7,9 @@ from .hooks import (CheckpointSaverHook, FinalOpsHook, LoggingTensorHook,
                     NanLossDuringTrainingError, NanTensorHook, SessionRunArgs,
                     SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook,
                     StopAtStepHook)
-from .monitored_session import MonitoredTrainingSession
+from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,
+                                SessionCreator, SingularMonitoredSession, WorkerSessionCreator)
+from .scaffold import Scaffold
 from ..summary import summary_iterator
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,

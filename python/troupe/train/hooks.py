@@ -87,7 +87,8 @@ class _HookAdapter:
 
     def _begin(self):
         self._graph._preparer = threading.get_ident()  # this thread may build (framework.py)
-        self._hook.begin()
+        with self._graph.as_default():  # the thread's own default graph may be another
+            self._hook.begin()
 
     def _after_create_session(self, handle):
         self._hook.after_create_session(_LentSession(handle, self._graph), None)

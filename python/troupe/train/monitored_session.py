@@ -1,22 +1,29 @@
-"""tf.train.MonitoredTrainingSession: a session that initialises or restores the model (the
-chief) or waits for it (the others), runs hooks around every step, saves checkpoints, and
-recovers from a lost ps task by opening a new session and restoring the newest checkpoint
+"""tf.train.MonitoredTrainingSession, MonitoredSession, SingularMonitoredSession and the
+session creators (ChiefSessionCreator, WorkerSessionCreator): a session that initialises or
+restores the model (the chief) or waits for it (the others) as its Scaffold says, runs hooks
+around every step, saves checkpoints and summaries (MonitoredTrainingSession only), and recovers
+from a lost task by opening a new session and making the model ready again
 (apps/training/monitored_session.hpp). Use it in a `with` block."""
 
 from .. import _troupe
 from .. import errors
 from ..framework import get_default_graph
-from ..session import ConfigProto, _FetchMapper, _feeds, _local_server
+from ..session import ConfigProto, _FetchMapper, _feeds, _LentSession, _local_server
 from .hooks import SessionRunArgs, _HookAdapter
 from .optimizer import _SyncReplicasHookSpec
+from .scaffold import Scaffold
 
 USE_DEFAULT = object()
 
 
 class _MonitoredTrainingSession:
     def __init__(self, master, is_chief, checkpoint_dir, hooks, chief_only_hooks, checkpoints,
-                 summary_dir, summaries, config, max_wait_secs):
+                 summary_dir, summaries, config, max_wait_secs, scaffold=None,
+                 checkpoint_filename_with_path=None, recovers=True, create_global_step=True):
         self._graph = get_default_graph()
+        self._scaffold = scaffold = scaffold if scaffold is not None else Scaffold()
+        if not isinstance(scaffold, Scaffold):
+            raise TypeError("scaffold must be a tf.train.Scaffold, got %r" % (scaffold,))
         self._current_args = None
         python_hooks, native_hooks = [], []
         native_config = config._to_native() if config is not None else None
@@ -32,8 +39,19 @@ class _MonitoredTrainingSession:
                 raise TypeError("hooks: expected SessionRunHook instances, got %r" % (hook,))
         from .training_util import get_or_create_global_step
         with self._graph.as_default():
-            get_or_create_global_step()
-            summary_op = _summary_op(self._graph) if is_chief and summary_dir else None
+            if create_global_step:
+                get_or_create_global_step()
+            scaffold._create_defaults()
+            scaffold._check_types()
+            summary_op = scaffold.summary_op if is_chief and summary_dir else None
+            init_feeds = _feeds(self._graph, scaffold.init_feed_dict)
+        init_fn = scaffold.init_fn
+        graph = self._graph
+        native_init_fn = ((lambda handle: init_fn(_LentSession(handle, graph)))
+                          if init_fn is not None else None)
+        op = (lambda o: o._op if o is not None else None)  # noqa: E731
+        output = (lambda t: t._output if t is not None else None)  # noqa: E731
+        saver = scaffold.saver._native if scaffold.saver is not None else None
         # The C++ session adds nodes (ready checks, saver) without the GIL: meanwhile only the
         # hooks' begin() may build; afterwards the graph is finalized, as TensorFlow's is.
         self._graph._preparing = True
@@ -42,7 +60,10 @@ class _MonitoredTrainingSession:
                 self._graph._scope.root(), target, bool(is_chief), checkpoint_dir or "",
                 checkpoints[0], checkpoints[1], summaries[0], native_config,
                 int(max_wait_secs * 1000), python_hooks, native_hooks, summary_dir or "",
-                summaries[1], summary_op._output if summary_op is not None else None)
+                summaries[1], output(summary_op), op(scaffold.init_op), init_feeds,
+                native_init_fn, output(scaffold.ready_op),
+                output(scaffold.ready_for_local_init_op), op(scaffold.local_init_op), saver,
+                checkpoint_filename_with_path or "", 300000 if recovers else 0)
         except BaseException:
             if self._server is not None:
                 self._server.stop()
@@ -69,6 +90,10 @@ class _MonitoredTrainingSession:
     def should_stop(self):
         return self._native is None or self._native.should_stop()
 
+    @property
+    def scaffold(self):
+        return self._scaffold
+
     def close(self):
         self._close(run_end_hooks=True)
 
@@ -90,20 +115,6 @@ class _MonitoredTrainingSession:
             exception_type = None
         self._close(run_end_hooks=exception_type is None)
         return exception_type is None
-
-
-def _summary_op(graph):
-    """As TensorFlow's Scaffold: the graph's SUMMARY_OP, else merge_all() of its summaries
-    (recorded as SUMMARY_OP); None when it has none."""
-    from ..framework import GraphKeys
-    from ..summary import merge_all
-    ops = graph.get_collection(GraphKeys.SUMMARY_OP)
-    if ops:
-        return ops[0]
-    op = merge_all()
-    if op is not None:
-        graph.add_to_collection(GraphKeys.SUMMARY_OP, op)
-    return op
 
 
 def _cadence(what, steps, secs, steps_default, secs_default):
@@ -143,8 +154,6 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
     (100 when neither that nor save_summaries_secs is given) or save_summaries_secs. None or 0
     turns either off. A non-chief waits up to max_wait_secs for the chief to make the model
     ready."""
-    if scaffold is not None:
-        raise ValueError("MonitoredTrainingSession: scaffold is not supported by troupe")
     if not isinstance(master, str):
         raise TypeError("master must be a string, got %r" % (master,))
     if config is not None and not isinstance(config, ConfigProto):
@@ -157,4 +166,134 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
     summaries = _cadence("summaries", save_summaries_steps, save_summaries_secs, 100, None)
     return _MonitoredTrainingSession(master, is_chief, checkpoint_dir, hooks, chief_only_hooks,
                                      checkpoints, summary_dir or checkpoint_dir, summaries,
-                                     config, max_wait_secs)
+                                     config, max_wait_secs, scaffold)
+
+
+class SessionCreator:
+    """tf.train.SessionCreator. troupe's monitored sessions take its two implementations,
+    ChiefSessionCreator and WorkerSessionCreator, not subclasses of your own."""
+
+    def create_session(self):
+        raise NotImplementedError("create_session is not implemented for %s" % type(self))
+
+
+class ChiefSessionCreator(SessionCreator):
+    """Makes the model ready as a chief: restores checkpoint_filename_with_path, or the newest
+    checkpoint of checkpoint_dir, or else runs the scaffold's init_op and init_fn; then its
+    local_init_op. create_session() alone gives a tf.Session so prepared
+    (tf.train.SessionManager); MonitoredSession does the same and recovers."""
+
+    def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
+                 checkpoint_filename_with_path=None):
+        _check_creator_args(scaffold, master, config)
+        self._checkpoint_dir = checkpoint_dir
+        self._checkpoint_filename_with_path = checkpoint_filename_with_path
+        self._scaffold = scaffold or Scaffold()
+        self._master = master
+        self._config = config
+        self._is_chief = True
+        self._max_wait_secs = 7200
+
+    def create_session(self):
+        from .session_manager import SessionManager
+        self._scaffold.finalize()
+        return SessionManager(
+            local_init_op=self._scaffold.local_init_op, ready_op=self._scaffold.ready_op,
+            ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
+            graph=get_default_graph()).prepare_session(
+                self._master, saver=self._scaffold.saver,
+                checkpoint_dir=self._checkpoint_dir,
+                checkpoint_filename_with_path=self._checkpoint_filename_with_path,
+                config=self._config, init_op=self._scaffold.init_op,
+                init_feed_dict=self._scaffold.init_feed_dict, init_fn=self._scaffold.init_fn)
+
+
+class WorkerSessionCreator(SessionCreator):
+    """Waits, up to max_wait_secs, until the chief has made the model ready, running the
+    scaffold's local_init_op once ready_for_local_init_op is empty."""
+
+    def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):
+        _check_creator_args(scaffold, master, config)
+        self._scaffold = scaffold or Scaffold()
+        self._master = master
+        self._config = config
+        self._max_wait_secs = max_wait_secs
+        self._is_chief = False
+        self._checkpoint_dir = None
+        self._checkpoint_filename_with_path = None
+
+    def create_session(self):
+        from .session_manager import SessionManager
+        self._scaffold.finalize()
+        return SessionManager(
+            local_init_op=self._scaffold.local_init_op, ready_op=self._scaffold.ready_op,
+            ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
+            graph=get_default_graph()).wait_for_session(
+                self._master, config=self._config, max_wait_secs=self._max_wait_secs)
+
+
+def _check_creator_args(scaffold, master, config):
+    if scaffold is not None and not isinstance(scaffold, Scaffold):
+        raise TypeError("scaffold must be a tf.train.Scaffold, got %r" % (scaffold,))
+    if not isinstance(master, str):
+        raise TypeError("master must be a string, got %r" % (master,))
+    if config is not None and not isinstance(config, ConfigProto):
+        raise TypeError("config must be a tf.ConfigProto, got %r" % (config,))
+
+
+def _creator_args(session_creator, hooks, recovers):
+    """_MonitoredTrainingSession's arguments for a session made by session_creator, with no
+    checkpoints or summaries saved."""
+    if session_creator is None:
+        session_creator = ChiefSessionCreator()
+    if not isinstance(session_creator, (ChiefSessionCreator, WorkerSessionCreator)):
+        raise TypeError("session_creator: troupe's monitored sessions take a "
+                        "ChiefSessionCreator or a WorkerSessionCreator, got %r"
+                        % (session_creator,))
+    c = session_creator
+    return (c._master, c._is_chief, c._checkpoint_dir, hooks, None, (0, 0.0), None, (0, 0.0),
+            c._config, c._max_wait_secs, c._scaffold, c._checkpoint_filename_with_path, recovers,
+            False)
+
+
+class MonitoredSession(_MonitoredTrainingSession):
+    """tf.train.MonitoredSession: a session made by session_creator (ChiefSessionCreator()
+    by default) that runs `hooks` around every step and recovers from a lost task (a new
+    session, the model made ready again, the step run again). Unlike MonitoredTrainingSession
+    it adds no hooks of its own: no checkpoints or summaries are saved."""
+
+    def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
+        super().__init__(*_creator_args(session_creator, hooks, recovers=True))
+
+
+class SingularMonitoredSession(_MonitoredTrainingSession):
+    """tf.train.SingularMonitoredSession: a chief's MonitoredSession that does not recover
+    (a lost task ends it with the error), with raw_session() for steps without hooks."""
+
+    def __init__(self, hooks=None, scaffold=None, master="", config=None, checkpoint_dir=None,
+                 stop_grace_period_secs=120, checkpoint_filename_with_path=None):
+        creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=config,
+                                      checkpoint_dir=checkpoint_dir,
+                                      checkpoint_filename_with_path=checkpoint_filename_with_path)
+        super().__init__(*_creator_args(creator, hooks, recovers=False))
+
+    def raw_session(self):
+        """The session itself: run() without hooks (until this session is closed)."""
+        return _RawSession(self)
+
+
+class _RawSession:
+    def __init__(self, monitored):
+        self._monitored = monitored
+
+    @property
+    def graph(self):
+        return self._monitored.graph
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        native = self._monitored._native
+        if native is None:
+            raise RuntimeError("Attempted to use a closed Session.")
+        mapper = _FetchMapper(self.graph, fetches)
+        values = native.run_raw(_feeds(self.graph, feed_dict), mapper.tensors, mapper.targets)
+        return mapper.build(values)

@@ -135,6 +135,55 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(monitored_session)
 
+BOOST_AUTO_TEST_CASE(a_scaffold_replaces_each_start_up_step) {
+  auto server = value_or_throw(Server::create_local_server());
+  Regression m;
+  // A variable outside the model's (not a global variable): local_init_op sets it, once the
+  // ready_for_local_init_op (here: "is w initialised?") names nothing.
+  Output local =
+      ops::Variable(m.root.with_op_name("local_counter"), TensorShape{}, DataType::kInt64);
+  auto w_missing = [&](const Scope& s) {  // as tf.report_uninitialized_variables([w])
+    auto uninitialised = ops::LogicalNot(s, ops::Pack(s, {ops::IsVariableInitialized(s, m.w.ref)}));
+    auto where = ops::Reshape(s, ops::Where(s, uninitialised), {-1});
+    return ops::GatherV2(s, Tensor::from_vector<std::string>({"w"}), where, 0);
+  };
+  MonitoredTrainingSessionOptions options;
+  options.master = server->target();
+  options.scaffold.init_op =
+      ops::Assign(m.root, m.w.ref, value_or_throw(Tensor::from_vector<double>({1, 2, 3}, {3, 1})))
+          .op();
+  int init_fn_calls = 0;
+  options.scaffold.init_fn = [&](Session& session) {
+    ++init_fn_calls;
+    return session.run_targets({ops::Assign(m.root, m.step.ref, Tensor(int64_t{40})).op()});
+  };
+  options.scaffold.ready_for_local_init_op = w_missing(m.root);
+  options.scaffold.local_init_op = ops::Assign(m.root, local, Tensor(int64_t{7})).op();
+  auto session = value_or_throw(MonitoredTrainingSession::create(m.root, options));
+  BOOST_TEST(init_fn_calls == 1);
+  BOOST_TEST(values_of(session->session(), m.w.ref) == (std::vector<double>{1, 2, 3}));
+  BOOST_TEST(value_or_throw(session->session().run(m.step.ref)).scalar<int64_t>() == 40);
+  BOOST_TEST(value_or_throw(session->session().run(local)).scalar<int64_t>() == 7);
+  BOOST_REQUIRE(session->close().ok());
+
+  // An init op that leaves the model unready: start-up fails naming what is not ready.
+  auto other = value_or_throw(Server::create_local_server());
+  Regression n;
+  MonitoredTrainingSessionOptions bad;
+  bad.master = other->target();
+  bad.scaffold.init_op = ops::NoOp(n.root);
+  check_error(MonitoredTrainingSession::create(n.root, bad).status(), Code::kFailedPrecondition,
+              "init operations did not make the model ready: w, global_step are not initialised");
+  // checkpoint_filename_with_path must exist; it and checkpoint_dir exclude each other.
+  MonitoredTrainingSessionOptions missing;
+  missing.master = other->target();
+  missing.checkpoint_filename_with_path = "/nonexistent/model.ckpt-1.npz";
+  BOOST_TEST(!MonitoredTrainingSession::create(n.root, missing).ok());
+  missing.checkpoint_dir = "/tmp";
+  check_error(MonitoredTrainingSession::create(n.root, missing).status(), Code::kInvalidArgument,
+              "give checkpoint_dir ('/tmp') or checkpoint_filename_with_path");
+}
+
 BOOST_AUTO_TEST_CASE(trains_checkpoints_and_resumes) {
   TempDir dir;
   auto server = value_or_throw(Server::create_local_server());
