@@ -1,7 +1,9 @@
-// CPU kernels for array ops: Const, Placeholder, Identity, NoOp, Reshape, Shape, Fill, and the
-// runtime's _Arg / _Retval.
+// CPU kernels for array ops: Const, Placeholder, Identity, NoOp, Reshape, Shape, Fill, the
+// runtime's _Arg / _Retval, and the ops that only change a shape (ExpandDims, Squeeze; their
+// output shares the input's buffer) or read it (Rank).
 #include <limits>
 
+#include "troupe/devices/cpu/array_layout.hpp"
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 
 namespace troupe {
@@ -79,15 +81,6 @@ class RetvalKernel : public OpKernel {
  private:
   int64_t index_;
 };
-
-// Reads a rank-1 int32/int64 tensor (a shape or a list of axes) as int64 values.
-std::vector<int64_t> int_values(const Tensor& t) {
-  if (t.dtype() == DataType::kInt32) {
-    auto v = t.flat<int32_t>();
-    return std::vector<int64_t>(v.begin(), v.end());
-  }
-  return t.to_vector<int64_t>();
-}
 
 class ReshapeKernel : public OpKernel {
  public:
@@ -175,9 +168,87 @@ class FillKernel : public OpKernel {
   }
 };
 
+// Sets output 0 to the input with dimensions `dims` (same elements, same buffer).
+void set_reshaped(OpKernelContext& ctx, const std::vector<int64_t>& dims) {
+  auto reshaped = ctx.input(0).reshaped(TensorShape(dims));
+  if (!reshaped.ok()) {
+    ctx.set_status(reshaped.status());
+    return;
+  }
+  ctx.set_output(0, std::move(*reshaped));
+}
+
+class ExpandDimsKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    if (ctx.input(1).num_elements() != 1) {
+      ctx.fail_invalid("'dim' must be a tensor with a single value, got shape {}",
+                       ctx.input(1).shape().to_string());
+      return;
+    }
+    const int64_t rank = input.rank();
+    int64_t axis = int_values(ctx.input(1))[0];
+    if (axis < -1 - rank || axis > rank) {
+      ctx.fail_invalid("tried to expand dim index {} for a tensor with {} dimensions", axis, rank);
+      return;
+    }
+    if (axis < 0) axis += rank + 1;
+    std::vector<int64_t> dims = input.shape().dims();
+    dims.insert(dims.begin() + axis, 1);
+    set_reshaped(ctx, dims);
+  }
+};
+
+class SqueezeKernel : public OpKernel {
+ public:
+  explicit SqueezeKernel(const OpKernelConstruction& c)
+      : OpKernel(c), axes_(c.attr<std::vector<int64_t>>("squeeze_dims")) {}
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    const int64_t rank = input.rank();
+    std::vector<bool> squeeze(rank, axes_.empty());
+    for (int64_t a : axes_) {
+      const int64_t d = a < 0 ? a + rank : a;
+      if (d < 0 || d >= rank) {
+        ctx.fail_invalid("tried to squeeze dim index {} for a tensor with {} dimensions", a, rank);
+        return;
+      }
+      if (input.dim(static_cast<int>(d)) != 1) {
+        ctx.fail_invalid("can not squeeze dim[{}], expected a dimension of 1, got {}", d,
+                         input.dim(static_cast<int>(d)));
+        return;
+      }
+      squeeze[d] = true;
+    }
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < rank; ++d) {
+      const int64_t v = input.dim(static_cast<int>(d));
+      if (!(squeeze[d] && v == 1)) dims.push_back(v);
+    }
+    set_reshaped(ctx, dims);
+  }
+
+ private:
+  std::vector<int64_t> axes_;
+};
+
+class RankKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    ctx.set_output(0, Tensor(static_cast<int32_t>(ctx.input(0).rank())));
+  }
+};
+
 }  // namespace
 
 void register_array_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "ExpandDims", kCpu, simple_kernel<ExpandDimsKernel>());
+  must_add_kernel(r, "Squeeze", kCpu, simple_kernel<SqueezeKernel>());
+  must_add_kernel(r, "Rank", kCpu, simple_kernel<RankKernel>());
   must_add_kernel(r, "Const", kCpu, simple_kernel<ConstKernel>());
   must_add_kernel(r, "Placeholder", kCpu, simple_kernel<PlaceholderKernel>());
   must_add_kernel(r, "Identity", kCpu, simple_kernel<IdentityKernel>());

@@ -23,6 +23,10 @@ void register_accumulator_kernels(KernelRegistry& registry);
 void register_summary_kernels(KernelRegistry& registry);
 void register_selection_kernels(KernelRegistry& registry);
 void register_random_kernels(KernelRegistry& registry);
+void register_join_split_kernels(KernelRegistry& registry);
+void register_slice_kernels(KernelRegistry& registry);
+void register_reorder_kernels(KernelRegistry& registry);
+void register_sequence_kernels(KernelRegistry& registry);
 
 inline void register_cpu_kernels(KernelRegistry& registry) {
   register_array_kernels(registry);
@@ -41,6 +45,10 @@ inline void register_cpu_kernels(KernelRegistry& registry) {
   register_summary_kernels(registry);
   register_selection_kernels(registry);
   register_random_kernels(registry);
+  register_join_split_kernels(registry);
+  register_slice_kernels(registry);
+  register_reorder_kernels(registry);
+  register_sequence_kernels(registry);
 }
 
 }  // namespace troupe

@@ -8,21 +8,13 @@
 
 #include <fmt/ranges.h>
 
+#include "troupe/devices/cpu/array_layout.hpp"
 #include "troupe/devices/cpu/broadcast.hpp"
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/cpu/parallel.hpp"
 
 namespace troupe {
 namespace {
-
-// Reads a rank-1 int32/int64 tensor (a shape) as int64 values.
-std::vector<int64_t> int_values(const Tensor& t) {
-  if (t.dtype() == DataType::kInt32) {
-    auto v = t.flat<int32_t>();
-    return std::vector<int64_t>(v.begin(), v.end());
-  }
-  return t.to_vector<int64_t>();
-}
 
 template <class T>
 class AddNKernel : public OpKernel {

@@ -6,6 +6,7 @@
 //   auto product = ops::MatMul(root, a, b);   // [[4]] once run
 #pragma once
 
+#include "troupe/graph/ops/array_manipulation_ops.hpp"
 #include "troupe/graph/ops/array_ops.hpp"
 #include "troupe/graph/ops/data_flow_ops.hpp"
 #include "troupe/graph/ops/grad_ops.hpp"

@@ -17,6 +17,7 @@ void register_internal_ops(OpRegistry& registry);
 void register_summary_ops(OpRegistry& registry);
 void register_selection_ops(OpRegistry& registry);
 void register_random_ops(OpRegistry& registry);
+void register_array_manipulation_ops(OpRegistry& registry);
 
 inline void register_standard_ops(OpRegistry& registry) {
   register_array_ops(registry);
@@ -30,6 +31,7 @@ inline void register_standard_ops(OpRegistry& registry) {
   register_summary_ops(registry);
   register_selection_ops(registry);
   register_random_ops(registry);
+  register_array_manipulation_ops(registry);
 }
 
 // Registers `builder`; a failure here is a bug in troupe, so it ends the process

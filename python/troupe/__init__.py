@@ -21,6 +21,9 @@ from .ops import (abs, add, add_n, argmax, assign, assign_add, assign_sub, boole
                   squared_difference, stack, stop_gradient, sub, subtract, tanh, to_float,
                   truediv, where, zeros, zeros_like)  # noqa: A004 - TensorFlow's names
 from .gradients import gradients
+from .array_ops import (concat, expand_dims, invert_permutation, newaxis, one_hot, pad,  # noqa: A004
+                        range, rank, reverse, reverse_v2, slice, split, squeeze, strided_slice,
+                        tile, transpose, unstack)
 from .random_ops import (get_seed, multinomial, random_normal, random_shuffle, random_uniform,
                          truncated_normal)
 from .config import GPUOptions, GraphOptions, OptimizerOptions, RPCOptions

@@ -1,9 +1,11 @@
 """Shared fixtures of the Python module's tests: a fresh default graph per test, free ports,
-and the paths of the troupe binary and the examples."""
+a gradient check against finite differences, and the paths of the troupe binary and the
+examples."""
 
 import os
 import socket
 
+import numpy as np
 import pytest
 
 import troupe as tf
@@ -30,6 +32,32 @@ def free_ports(count):
     for s in sockets:
         s.close()
     return ports
+
+
+def numeric_gradient(f, x, eps=1e-6):
+    """The gradient of the scalar function f at x by central differences."""
+    grad = np.zeros_like(x)
+    it = np.nditer(x, flags=["multi_index"])
+    for _ in it:
+        i = it.multi_index
+        up, down = x.copy(), x.copy()
+        up[i] += eps
+        down[i] -= eps
+        grad[i] = (f(up) - f(down)) / (2 * eps)
+    return grad
+
+
+def check_gradient(build, shape, seed=0):
+    """tf.gradients of build(x) (a scalar) against finite differences, x float64 of `shape`."""
+    rng = np.random.default_rng(seed)
+    value = rng.normal(size=shape)
+    x = tf.placeholder(tf.float64, shape)
+    y = build(x)
+    (dx,) = tf.gradients(y, [x])
+    with tf.Session() as sess:
+        symbolic = sess.run(dx, {x: value})
+        numeric = numeric_gradient(lambda v: float(sess.run(y, {x: v})), value)
+    np.testing.assert_allclose(symbolic, numeric, rtol=1e-5, atol=1e-6)
 
 
 @pytest.fixture

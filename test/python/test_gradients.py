@@ -5,29 +5,7 @@ import pytest
 
 import troupe as tf
 
-
-def numeric_gradient(f, x, eps=1e-6):
-    grad = np.zeros_like(x)
-    it = np.nditer(x, flags=["multi_index"])
-    for _ in it:
-        i = it.multi_index
-        up, down = x.copy(), x.copy()
-        up[i] += eps
-        down[i] -= eps
-        grad[i] = (f(up) - f(down)) / (2 * eps)
-    return grad
-
-
-def check(build, shape, seed=0):
-    rng = np.random.default_rng(seed)
-    value = rng.normal(size=shape)
-    x = tf.placeholder(tf.float64, shape)
-    y = build(x)
-    (dx,) = tf.gradients(y, [x])
-    with tf.Session() as sess:
-        symbolic = sess.run(dx, {x: value})
-        numeric = numeric_gradient(lambda v: float(sess.run(y, {x: v})), value)
-    np.testing.assert_allclose(symbolic, numeric, rtol=1e-5, atol=1e-6)
+from conftest import check_gradient as check
 
 
 W = np.random.default_rng(5).normal(size=(3, 4))

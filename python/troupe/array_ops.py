@@ -1,0 +1,337 @@
+"""TensorFlow 1.x's array manipulation functions: concat, split, unstack, slice,
+strided_slice and Tensor indexing (t[1:, ..., tf.newaxis]), pad, transpose, reverse, tile,
+expand_dims, squeeze, one_hot, range, rank. Each builds the op of TensorFlow's name
+(graph/ops/array_manipulation_ops.hpp) with its shape checks and gradient."""
+
+import builtins
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from .framework import Tensor, convert_to_tensor
+from .ops import _graph_of, _make
+
+newaxis = None
+
+
+def _tensor(value):
+    if isinstance(value, Tensor):
+        return value
+    if hasattr(value, "_as_graph_element"):
+        return value._as_graph_element()
+    return convert_to_tensor(value)
+
+
+def _int_input(value, what):
+    """An int32/int64 tensor or a numpy integer array for an index-like argument."""
+    if isinstance(value, Tensor) or hasattr(value, "_as_graph_element"):
+        tensor = value if isinstance(value, Tensor) else value._as_graph_element()
+        if tensor.dtype not in (_dtypes.int32, _dtypes.int64):
+            raise TypeError("%s must be int32 or int64, got %s" % (what, tensor.dtype.name))
+        return tensor
+    array = np.asarray(value)
+    if array.dtype.kind not in ("i", "u") and array.size:
+        raise TypeError("%s must be integers, got %r" % (what, value))
+    if array.size and (array.max() > 2**31 - 1 or array.min() < -2**31):
+        return array.astype(np.int64)
+    return array.astype(np.int32)
+
+
+def _check_int(value, what):
+    if isinstance(value, builtins.bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError("%s must be an int, got %r" % (what, value))
+    return int(value)
+
+
+def concat(values, axis, name="concat"):
+    """tf.concat: the tensors of `values` joined along `axis` (one tensor: itself)."""
+    if not isinstance(values, (list, tuple)) or not values:
+        raise ValueError("concat: values must be a non-empty list of tensors, got %r" % (values,))
+    if len(values) == 1:
+        from .ops import identity
+        axis_value = axis if isinstance(axis, Tensor) else _check_int(axis, "concat: axis")
+        tensor = _tensor(values[0])
+        rank = tensor.shape.ndims
+        if not isinstance(axis_value, Tensor) and rank is not None and \
+                not -rank <= axis_value < rank:
+            raise ValueError("concat: axis %d is out of range for a tensor of rank %d"
+                             % (axis_value, rank))
+        return identity(tensor, name=name)
+    g = _graph_of(*values)
+    return _make("ConcatV2", [list(values), _int_input(axis, "concat: axis")], {}, name,
+                 g).outputs[0]
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    """tf.split: `value` cut along `axis` into num_or_size_splits equal parts (an int), or into
+    parts of the sizes it lists (one may be -1)."""
+    value = _tensor(value)
+    if isinstance(num_or_size_splits, (int, np.integer)) and \
+            not isinstance(num_or_size_splits, builtins.bool):
+        if num_or_size_splits < 1:
+            raise ValueError("split: num_or_size_splits must be >= 1, got %d"
+                             % num_or_size_splits)
+        return _make("Split", [_int_input(axis, "split: axis"), value],
+                     {"num_split": int(num_or_size_splits)}, name).outputs
+    sizes = _int_input(num_or_size_splits, "split: size_splits")
+    if num is None:
+        shape = sizes.shape
+        num = shape[0] if len(shape) == 1 else None
+        if num is None:
+            raise ValueError("Cannot infer num from shape %s" % (shape,))
+    return _make("SplitV", [value, sizes, _int_input(axis, "split: axis")],
+                 {"num_split": int(num)}, name).outputs
+
+
+def unstack(value, num=None, axis=0, name="unstack"):
+    """tf.unstack: the tensors along dimension `axis` of `value` (num from its shape if not
+    given)."""
+    value = _tensor(value)
+    axis = _check_int(axis, "unstack: axis")
+    if num is None:
+        shape = value.shape
+        if shape.ndims is None:
+            raise ValueError("Cannot infer num from shape %s" % (shape,))
+        if not -shape.ndims <= axis < shape.ndims:
+            raise ValueError("axis = %d not in [%d, %d)" % (axis, -shape.ndims, shape.ndims))
+        num = shape[axis]
+        if num is None:
+            raise ValueError("Cannot infer num from shape %s" % (shape,))
+    return _make("Unpack", [value], {"num": int(num), "axis": axis}, name).outputs
+
+
+def slice(input_, begin, size, name=None):  # noqa: A001 - TensorFlow's name
+    """tf.slice: size[i] elements of dimension i from begin[i] (-1: the rest)."""
+    begin = _int_input(begin, "slice: begin")
+    size = _int_input(size, "slice: size")
+    begin, size = _one_index_dtype(begin, size)
+    return _make("Slice", [_tensor(input_), begin, size], {}, name).outputs[0]
+
+
+def _one_index_dtype(*values):
+    """Index arguments of one op share a dtype: a tensor's, else int64 if one needs it."""
+    tensors = [v for v in values if isinstance(v, Tensor)]
+    if tensors:
+        dtype = tensors[0].dtype.as_numpy_dtype
+    else:
+        dtype = np.int64 if any(v.dtype == np.int64 for v in values) else np.int32
+    return [v if isinstance(v, Tensor) else v.astype(dtype) for v in values]
+
+
+def _index_vector(values):
+    """begin/end/strides: a constant, or a stack of them when some are tensors."""
+    if any(isinstance(v, Tensor) for v in values):
+        from .ops import stack
+        dtype = next(v.dtype for v in values if isinstance(v, Tensor))
+        return stack([v if isinstance(v, Tensor) else convert_to_tensor(v, dtype=dtype)
+                      for v in values])
+    return _int_input(list(values), "index")
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0,
+                  ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
+    """tf.strided_slice: TensorFlow's StridedSlice with its five masks."""
+    begin = _int_input(begin, "strided_slice: begin")
+    end = _int_input(end, "strided_slice: end")
+    if strides is None:
+        strides = np.ones(np.shape(begin) if not isinstance(begin, Tensor) else
+                          [begin.shape[0]], dtype=np.int32)
+    strides = _int_input(strides, "strided_slice: strides")
+    attrs = {"begin_mask": _check_int(begin_mask, "begin_mask"),
+             "end_mask": _check_int(end_mask, "end_mask"),
+             "ellipsis_mask": _check_int(ellipsis_mask, "ellipsis_mask"),
+             "new_axis_mask": _check_int(new_axis_mask, "new_axis_mask"),
+             "shrink_axis_mask": _check_int(shrink_axis_mask, "shrink_axis_mask")}
+    begin, end, strides = _one_index_dtype(begin, end, strides)
+    return _make("StridedSlice", [_tensor(input_), begin, end, strides],
+                 attrs, name).outputs[0]
+
+
+def _slice_helper(tensor, slice_spec, var=None):
+    """Tensor.__getitem__: ints, slices (with steps), Ellipsis, tf.newaxis (None) and scalar
+    int32/int64 tensors, as TensorFlow 1.x's _slice_helper reads them."""
+    if not isinstance(slice_spec, tuple):
+        slice_spec = (slice_spec,)
+    begin, end, strides = [], [], []
+    masks = {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0,
+             "shrink_axis_mask": 0}
+    for index, s in enumerate(slice_spec):
+        bit = 1 << index
+        if isinstance(s, builtins.slice):
+            for part in (s.start, s.stop, s.step):
+                _check_index(part, allow_none=True)
+            begin.append(s.start if s.start is not None else 0)
+            end.append(s.stop if s.stop is not None else 0)
+            strides.append(s.step if s.step is not None else 1)
+            if s.start is None:
+                masks["begin_mask"] |= bit
+            if s.stop is None:
+                masks["end_mask"] |= bit
+        elif s is Ellipsis:
+            begin.append(0), end.append(0), strides.append(1)
+            masks["ellipsis_mask"] |= bit
+        elif s is None:
+            begin.append(0), end.append(0), strides.append(1)
+            masks["new_axis_mask"] |= bit
+        else:
+            _check_index(s, allow_none=False)
+            begin.append(s)
+            end.append(s + 1)
+            strides.append(1)
+            masks["shrink_axis_mask"] |= bit
+    return strided_slice(tensor, _index_vector(begin), _index_vector(end),
+                         _index_vector(strides), **masks)
+
+
+def _check_index(s, allow_none):
+    if s is None and allow_none:
+        return
+    if isinstance(s, Tensor):
+        if s.dtype in (_dtypes.int32, _dtypes.int64) and s.shape.ndims in (0, None):
+            return
+    elif isinstance(s, (int, np.integer)) and not isinstance(s, builtins.bool):
+        return
+    raise TypeError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and "
+                    "scalar tf.int32/tf.int64 tensors are valid indices, got %r" % (s,))
+
+
+def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
+    """tf.pad: paddings[i] = [before, after] elements added around dimension i, filled with
+    constant_values (mode "CONSTANT"; "REFLECT" and "SYMMETRIC" are not supported)."""
+    if not isinstance(mode, str) or mode.upper() != "CONSTANT":
+        if isinstance(mode, str) and mode.upper() in ("REFLECT", "SYMMETRIC"):
+            raise ValueError("pad: mode %r (MirrorPad) is not supported by troupe" % mode)
+        raise ValueError("Unknown padding mode: %s" % (mode,))
+    tensor = _tensor(tensor)
+    paddings = _int_input(paddings, "pad: paddings")
+    if isinstance(constant_values, (int, float)) and constant_values == 0:
+        return _make("Pad", [tensor, paddings], {}, name).outputs[0]
+    value = constant_values if isinstance(constant_values, Tensor) else \
+        convert_to_tensor(constant_values, dtype=tensor.dtype)
+    return _make("PadV2", [tensor, paddings, value], {}, name).outputs[0]
+
+
+def transpose(a, perm=None, name="transpose", conjugate=False):
+    """tf.transpose: dimension i of the result is dimension perm[i] of `a` (default: the
+    dimensions reversed)."""
+    a = _tensor(a)
+    if perm is None:
+        ndims = a.shape.ndims
+        if ndims is not None:
+            perm = np.arange(ndims - 1, -1, -1, dtype=np.int32)
+        else:
+            from .ops import subtract
+            r = rank(a)
+            perm = subtract(subtract(r, 1), range(0, r))
+    return _make("Transpose", [a, _int_input(perm, "transpose: perm")], {}, name).outputs[0]
+
+
+def invert_permutation(x, name=None):
+    return _make("InvertPermutation", [_int_input(x, "invert_permutation: x")], {},
+                 name).outputs[0]
+
+
+def reverse(tensor, axis, name=None):
+    """tf.reverse (= tf.reverse_v2): `tensor` with the dimensions in `axis` reversed."""
+    return _make("ReverseV2", [_tensor(tensor),
+                               _int_input(axis, "reverse: axis")], {}, name).outputs[0]
+
+
+reverse_v2 = reverse
+
+
+def tile(input, multiples, name=None):  # noqa: A002 - TensorFlow's name
+    """tf.tile: `input` repeated multiples[i] times along dimension i."""
+    return _make("Tile", [_tensor(input), _int_input(multiples, "tile: multiples")],
+                 {}, name).outputs[0]
+
+
+def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
+    """tf.expand_dims: a dimension of size 1 inserted at `axis` (`dim` is its old name)."""
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("can't specify both 'dim' and 'axis'")
+        axis = dim
+    if axis is None:
+        raise ValueError("Must specify an axis argument to tf.expand_dims()")
+    return _make("ExpandDims", [_tensor(input),
+                                _int_input(axis, "expand_dims: axis")], {}, name).outputs[0]
+
+
+def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
+    """tf.squeeze: the dimensions of size 1 removed (all of them, or those in `axis`)."""
+    if squeeze_dims is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'squeeze_dims' and 'axis'")
+        axis = squeeze_dims
+    if axis is None:
+        axis = []
+    elif isinstance(axis, (int, np.integer)):
+        axis = [axis]
+    axis = [_check_int(a, "squeeze: axis") for a in axis]
+    return _make("Squeeze", [_tensor(input)], {"squeeze_dims": axis},
+                 name).outputs[0]
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """tf.one_hot: on_value (1) where an index points along a new dimension of size depth,
+    off_value (0) elsewhere; indices outside [0, depth) give a row of off_value."""
+    indices = _int_input(indices, "one_hot: indices")
+    # As TensorFlow: the dtype of on_value (else off_value) when given, else `dtype`, else
+    # float32; a given dtype must agree with them.
+    given = [_tensor(v) for v in (on_value, off_value) if v is not None]
+    if given:
+        value_dtype = given[0].dtype
+        if dtype is not None and _dtypes.as_dtype(dtype) != value_dtype:
+            raise TypeError("dtype {0} of on_value does not match dtype parameter {1}"
+                            .format(value_dtype.name, _dtypes.as_dtype(dtype).name))
+        dtype = value_dtype
+    dtype = _dtypes.as_dtype(dtype if dtype is not None else _dtypes.float32)
+    on = _tensor(on_value) if on_value is not None else convert_to_tensor(1, dtype=dtype)
+    off = _tensor(off_value) if off_value is not None else convert_to_tensor(0, dtype=dtype)
+    if on.dtype != dtype or off.dtype != dtype:
+        raise TypeError("one_hot: on_value (%s) and off_value (%s) must have one dtype"
+                        % (on.dtype.name, off.dtype.name))
+    depth = depth if isinstance(depth, Tensor) else np.int32(_check_int(depth, "depth"))
+    axis = -1 if axis is None else _check_int(axis, "one_hot: axis")
+    if not isinstance(indices, Tensor):
+        indices = convert_to_tensor(indices)
+    return _make("OneHot", [indices, depth, on, off], {"axis": axis}, name).outputs[0]
+
+
+_RANGE_ORDER = [_dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64]
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
+    """tf.range: start, start + delta, ... up to (not including) limit; range(n) counts from
+    0. The dtype is the widest of the arguments' unless given."""
+    if limit is None:
+        start, limit = 0, start
+    values = [start, limit, delta]
+    if dtype is None:
+        kinds = []
+        for v in values:
+            if isinstance(v, Tensor):
+                kinds.append(v.dtype)
+            elif isinstance(v, (float, np.floating)):
+                kinds.append(_dtypes.float32)
+            else:
+                kinds.append(_dtypes.int32)
+        dtype = max(kinds, key=_RANGE_ORDER.index)
+    dtype = _dtypes.as_dtype(dtype)
+    if dtype not in _RANGE_ORDER:
+        raise TypeError("range: dtype must be int32, int64, float32 or float64, got %s"
+                        % dtype.name)
+    from .ops import cast
+    tensors = [cast(v, dtype) if isinstance(v, Tensor) and v.dtype != dtype else
+               (v if isinstance(v, Tensor) else convert_to_tensor(v, dtype=dtype))
+               for v in values]
+    return _make("Range", tensors, {}, name).outputs[0]
+
+
+def rank(input, name=None):  # noqa: A002
+    """tf.rank: the number of dimensions of `input`, an int32 scalar."""
+    return _make("Rank", [_tensor(input)], {}, name).outputs[0]
+
+
+Tensor.__getitem__ = _slice_helper
