@@ -27,6 +27,8 @@ void register_join_split_kernels(KernelRegistry& registry);
 void register_slice_kernels(KernelRegistry& registry);
 void register_reorder_kernels(KernelRegistry& registry);
 void register_sequence_kernels(KernelRegistry& registry);
+void register_conv_kernels(KernelRegistry& registry);
+void register_pooling_kernels(KernelRegistry& registry);
 
 inline void register_cpu_kernels(KernelRegistry& registry) {
   register_array_kernels(registry);
@@ -49,6 +51,8 @@ inline void register_cpu_kernels(KernelRegistry& registry) {
   register_slice_kernels(registry);
   register_reorder_kernels(registry);
   register_sequence_kernels(registry);
+  register_conv_kernels(registry);
+  register_pooling_kernels(registry);
 }
 
 }  // namespace troupe

@@ -18,6 +18,7 @@ void register_summary_ops(OpRegistry& registry);
 void register_selection_ops(OpRegistry& registry);
 void register_random_ops(OpRegistry& registry);
 void register_array_manipulation_ops(OpRegistry& registry);
+void register_conv_ops(OpRegistry& registry);
 
 inline void register_standard_ops(OpRegistry& registry) {
   register_array_ops(registry);
@@ -32,6 +33,7 @@ inline void register_standard_ops(OpRegistry& registry) {
   register_selection_ops(registry);
   register_random_ops(registry);
   register_array_manipulation_ops(registry);
+  register_conv_ops(registry);
 }
 
 // Registers `builder`; a failure here is a bug in troupe, so it ends the process

@@ -41,6 +41,7 @@ from .variables import (AUTO_REUSE, Variable, all_variables, constant_initialize
                         zeros_initializer)
 from . import nn
 from . import losses
+from . import layers
 from . import train
 from . import app
 from . import flags

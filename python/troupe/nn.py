@@ -109,3 +109,112 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     with name_scope(name or "logistic_loss"):
         return log1p(exp(negative(_abs(logits)))) + subtract(relu(logits),
                                                               multiply(logits, labels))
+
+
+# --- convolution, pooling, dropout ---
+
+def _nhwc(data_format, what):
+    if data_format not in (None, "NHWC"):
+        raise ValueError("%s: data_format %r is not supported; troupe's CPU kernels take NHWC "
+                         "(as TensorFlow's)" % (what, data_format))
+
+
+def _four(values, what):
+    try:
+        values = [int(v) for v in values]
+    except TypeError:
+        raise TypeError("%s must be a list of 4 ints, got %r" % (what, values)) from None
+    if len(values) != 4:
+        raise ValueError("%s must have 4 entries (NHWC), got %r" % (what, values))
+    return values
+
+
+def _padding(padding, what):
+    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
+        raise ValueError("%s: padding must be 'SAME' or 'VALID', got %r" % (what, padding))
+    return padding.upper()
+
+
+def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002
+           data_format="NHWC", dilations=(1, 1, 1, 1), name=None, filters=None):
+    """tf.nn.conv2d: NHWC `input` convolved with `filter` [height, width, in, out]."""
+    from .ops import _make
+    filter = filter if filter is not None else filters  # noqa: A001
+    _nhwc(data_format, "conv2d")
+    attrs = {"strides": _four(strides, "conv2d: strides"),
+             "padding": _padding(padding, "conv2d"),
+             "dilations": _four(dilations, "conv2d: dilations")}
+    return _make("Conv2D", [input, filter], attrs, name).outputs[0]
+
+
+def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
+                          use_cudnn_on_gpu=True, data_format="NHWC", dilations=(1, 1, 1, 1),
+                          name=None):
+    from .ops import _make
+    _nhwc(data_format, "conv2d_backprop_input")
+    attrs = {"strides": _four(strides, "strides"), "padding": _padding(padding, "conv2d"),
+             "dilations": _four(dilations, "dilations")}
+    return _make("Conv2DBackpropInput", [input_sizes, filter, out_backprop], attrs,
+                 name).outputs[0]
+
+
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                           use_cudnn_on_gpu=True, data_format="NHWC", dilations=(1, 1, 1, 1),
+                           name=None):
+    from .ops import _make
+    _nhwc(data_format, "conv2d_backprop_filter")
+    attrs = {"strides": _four(strides, "strides"), "padding": _padding(padding, "conv2d"),
+             "dilations": _four(dilations, "dilations")}
+    return _make("Conv2DBackpropFilter", [input, filter_sizes, out_backprop], attrs,
+                 name).outputs[0]
+
+
+def _pool(op_type, value, ksize, strides, padding, data_format, name):
+    from .ops import _make
+    _nhwc(data_format, op_type)
+    attrs = {"ksize": _four(ksize, "%s: ksize" % op_type),
+             "strides": _four(strides, "%s: strides" % op_type),
+             "padding": _padding(padding, op_type)}
+    return _make(op_type, [value], attrs, name).outputs[0]
+
+
+def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None):
+    """tf.nn.max_pool: the maximum of each window (padding excluded)."""
+    return _pool("MaxPool", value, ksize, strides, padding, data_format, name)
+
+
+def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None):
+    """tf.nn.avg_pool: the mean of each window over its elements inside the input."""
+    return _pool("AvgPool", value, ksize, strides, padding, data_format, name)
+
+
+def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
+    """tf.nn.dropout: each element kept with probability keep_prob and scaled by 1/keep_prob,
+    else 0 (noise_shape: elements sharing a draw along the dimensions where it is 1)."""
+    from .framework import Tensor, convert_to_tensor, name_scope
+    from .ops import cast, floor, multiply, divide, shape as shape_of
+    from .random_ops import random_uniform
+    if rate is not None:
+        if keep_prob is not None:
+            raise ValueError("Cannot specify both 'rate' and 'keep_prob'")
+        keep_prob = 1 - rate
+    if keep_prob is None:
+        raise ValueError("dropout: keep_prob (or rate) is required")
+    if isinstance(keep_prob, (int, float)) and not 0 < keep_prob <= 1:
+        raise ValueError("keep_prob must be a scalar tensor or a float in the range (0, 1], "
+                         "got %g" % keep_prob)
+    with name_scope(name, "dropout", [x]):
+        x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+        if not x.dtype.is_floating:
+            raise ValueError("x has to be a floating point tensor since it's going to be "
+                             "scaled. Got a %s tensor instead." % x.dtype.name)
+        if isinstance(keep_prob, (int, float)) and keep_prob == 1:
+            return x
+        keep = keep_prob if isinstance(keep_prob, Tensor) else \
+            convert_to_tensor(keep_prob, dtype=x.dtype)
+        if keep.dtype != x.dtype:
+            keep = cast(keep, x.dtype)
+        noise = shape_of(x) if noise_shape is None else noise_shape
+        random = random_uniform(noise, seed=seed, dtype=x.dtype)
+        # floor(keep + U[0, 1)) is 1 with probability keep, else 0.
+        return multiply(divide(x, keep), floor(keep + random))

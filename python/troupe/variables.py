@@ -467,4 +467,10 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     v = Variable(value, trainable=True if trainable is None else trainable,
                  collections=collections, name=name, dtype=dtype, _name_prefix=prefix)
     state.store[full_name] = v
+    if regularizer is not None:  # as TensorFlow: its loss joins REGULARIZATION_LOSSES
+        from .framework import GraphKeys, name_scope
+        with name_scope(name + "/Regularizer"):
+            loss = regularizer(v)
+        if loss is not None:
+            g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
     return v

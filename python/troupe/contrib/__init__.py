@@ -1,3 +1,4 @@
-"""tf.contrib: the names of it the seed programs use (contrib.framework)."""
+"""tf.contrib: the names of it TF1 programs use (contrib.framework, contrib.layers)."""
 
 from . import framework  # noqa: F401
+from . import layers  # noqa: F401

@@ -1,0 +1,312 @@
+// CPU kernels for Conv2D and its backprops (graph/ops/conv_ops.hpp), float and double, NHWC.
+//
+// Each is a matrix product through OpenBLAS (blas_gemm.hpp) on im2col patches: the patches of a
+// group of images are a [positions, filter_rows * filter_cols * in_depth] matrix (one row per
+// output position, zeros where the window hangs over the padding), and the filter
+// [filter_rows, filter_cols, in_depth, out_depth] is already that matrix's partner, [K, out].
+//   Conv2D:               out[positions, out]  = patches x filter
+//   Conv2DBackpropFilter: dfilter[K, out]     += patches^T x dy        (summed over the groups)
+//   Conv2DBackpropInput:  dpatches[positions, K] = dy x filter^T, then added back into the image
+// Images are taken in groups so that a group's patches stay within kPatchBudgetBytes.
+#include <algorithm>
+#include <cstring>
+
+#include "troupe/devices/cpu/array_layout.hpp"
+#include "troupe/devices/cpu/blas_gemm.hpp"
+#include "troupe/devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/cpu/parallel.hpp"
+#include "troupe/graph/ops/window_geometry.hpp"
+
+namespace troupe {
+namespace {
+
+constexpr int64_t kPatchBudgetBytes = int64_t{32} << 20;
+
+struct ConvGeometry {
+  int64_t batch = 0, in_rows = 0, in_cols = 0, in_depth = 0;
+  int64_t filter_rows = 0, filter_cols = 0, out_depth = 0;
+  int64_t out_rows = 0, out_cols = 0;
+  int64_t stride_rows = 1, stride_cols = 1, dilation_rows = 1, dilation_cols = 1;
+  int64_t pad_top = 0, pad_left = 0;
+
+  int64_t positions() const { return out_rows * out_cols; }
+  int64_t patch_size() const { return filter_rows * filter_cols * in_depth; }
+};
+
+struct ConvAttributes {
+  std::vector<int64_t> strides, dilations;
+  Padding padding = Padding::kValid;
+};
+
+// The geometry of a convolution of an input of `input` dims by a filter of `filter` dims; fails
+// the kernel (naming the shapes) when they do not fit.
+bool make_geometry(OpKernelContext& ctx, const ConvAttributes& a, const std::vector<int64_t>& input,
+                   const std::vector<int64_t>& filter, ConvGeometry* g) {
+  if (input.size() != 4 || filter.size() != 4) {
+    ctx.fail_invalid("input and filter must be 4-dimensional, got [{}] and [{}]",
+                     fmt::join(input, ","), fmt::join(filter, ","));
+    return false;
+  }
+  if (input[3] != filter[2]) {
+    ctx.fail_invalid(
+        "the input has {} channels but the filter expects {} (input [{}], filter [{}])", input[3],
+        filter[2], fmt::join(input, ","), fmt::join(filter, ","));
+    return false;
+  }
+  *g = {.batch = input[0],
+        .in_rows = input[1],
+        .in_cols = input[2],
+        .in_depth = input[3],
+        .filter_rows = filter[0],
+        .filter_cols = filter[1],
+        .out_depth = filter[3],
+        .stride_rows = a.strides[1],
+        .stride_cols = a.strides[2],
+        .dilation_rows = a.dilations[1],
+        .dilation_cols = a.dilations[2]};
+  auto rows =
+      window_geometry(g->in_rows, g->filter_rows, g->stride_rows, g->dilation_rows, a.padding);
+  auto cols =
+      window_geometry(g->in_cols, g->filter_cols, g->stride_cols, g->dilation_cols, a.padding);
+  if (!rows.ok() || !cols.ok()) {
+    ctx.fail_invalid("{} (input [{}], filter [{}])",
+                     (rows.ok() ? cols.status() : rows.status()).message(), fmt::join(input, ","),
+                     fmt::join(filter, ","));
+    return false;
+  }
+  g->out_rows = rows->output;
+  g->out_cols = cols->output;
+  g->pad_top = rows->pad_before;
+  g->pad_left = cols->pad_before;
+  return true;
+}
+
+// Images per group so that a group's patches stay within the budget (at least one).
+int64_t images_per_group(const ConvGeometry& g, size_t element_size) {
+  const int64_t per_image =
+      std::max<int64_t>(g.positions() * g.patch_size(), 1) * static_cast<int64_t>(element_size);
+  return std::clamp<int64_t>(kPatchBudgetBytes / per_image, 1, std::max<int64_t>(g.batch, 1));
+}
+
+// The patches of images [first, first + count) into `patches` ([count * positions, K]).
+template <class T>
+void im2col(const Device& device, const ConvGeometry& g, const T* input, int64_t first,
+            int64_t count, T* patches) {
+  const int64_t k = g.patch_size(), depth = g.in_depth;
+  parallel_for(device, count * g.out_rows, static_cast<double>(g.out_cols * k),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t r = begin; r < end; ++r) {
+                   const int64_t n = first + r / g.out_rows, oy = r % g.out_rows;
+                   const T* image = input + n * g.in_rows * g.in_cols * depth;
+                   for (int64_t ox = 0; ox < g.out_cols; ++ox) {
+                     T* row = patches + (r * g.out_cols + ox) * k;
+                     for (int64_t ky = 0; ky < g.filter_rows; ++ky) {
+                       const int64_t iy = oy * g.stride_rows - g.pad_top + ky * g.dilation_rows;
+                       for (int64_t kx = 0; kx < g.filter_cols; ++kx) {
+                         const int64_t ix = ox * g.stride_cols - g.pad_left + kx * g.dilation_cols;
+                         T* to = row + (ky * g.filter_cols + kx) * depth;
+                         if (iy < 0 || iy >= g.in_rows || ix < 0 || ix >= g.in_cols) {
+                           std::fill_n(to, depth, T(0));
+                         } else {
+                           std::copy_n(image + (iy * g.in_cols + ix) * depth, depth, to);
+                         }
+                       }
+                     }
+                   }
+                 }
+               });
+}
+
+// Adds the patches of images [first, first + count) back into their places in `image_grad`.
+template <class T>
+void col2im(const Device& device, const ConvGeometry& g, const T* patches, int64_t first,
+            int64_t count, T* image_grad) {
+  const int64_t k = g.patch_size(), depth = g.in_depth;
+  // One image per task: windows of one image overlap, those of two images do not.
+  parallel_for(device, count, static_cast<double>(g.positions() * k),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t i = begin; i < end; ++i) {
+                   T* image = image_grad + (first + i) * g.in_rows * g.in_cols * depth;
+                   for (int64_t p = 0; p < g.positions(); ++p) {
+                     const int64_t oy = p / g.out_cols, ox = p % g.out_cols;
+                     const T* row = patches + (i * g.positions() + p) * k;
+                     for (int64_t ky = 0; ky < g.filter_rows; ++ky) {
+                       const int64_t iy = oy * g.stride_rows - g.pad_top + ky * g.dilation_rows;
+                       if (iy < 0 || iy >= g.in_rows) continue;
+                       for (int64_t kx = 0; kx < g.filter_cols; ++kx) {
+                         const int64_t ix = ox * g.stride_cols - g.pad_left + kx * g.dilation_cols;
+                         if (ix < 0 || ix >= g.in_cols) continue;
+                         const T* from = row + (ky * g.filter_cols + kx) * depth;
+                         T* to = image + (iy * g.in_cols + ix) * depth;
+                         for (int64_t c = 0; c < depth; ++c)
+                           to[c] += from[c];
+                       }
+                     }
+                   }
+                 }
+               });
+}
+
+// out = op(a) x op(b), or zeros when the inner dimension is empty; false (the kernel failed)
+// when the matrices are too large for BLAS.
+template <class T>
+bool gemm(OpKernelContext& ctx, const GemmShape& shape, const T* a, const T* b, T* out) {
+  if (shape.rows == 0 || shape.cols == 0) return true;
+  if (shape.inner == 0) {
+    std::fill_n(out, shape.rows * shape.cols, T(0));
+    return true;
+  }
+  if (!blas_gemm_fits(shape)) {
+    ctx.fail_invalid("a product of [{}, {}] by [{}, {}] is too large for BLAS", shape.rows,
+                     shape.inner, shape.inner, shape.cols);
+    return false;
+  }
+  blas_gemm(shape, a, b, out);
+  return true;
+}
+
+class ConvKernelBase : public OpKernel {
+ public:
+  explicit ConvKernelBase(const OpKernelConstruction& c) : OpKernel(c) {
+    attrs_.strides = c.attr<std::vector<int64_t>>("strides");
+    attrs_.dilations = c.attr<std::vector<int64_t>>("dilations");
+    attrs_.padding = *parse_padding(c.attr<std::string>("padding"));  // checked by the op
+  }
+
+ protected:
+  ConvAttributes attrs_;
+};
+
+template <class T>
+class Conv2DKernel : public ConvKernelBase {
+ public:
+  using ConvKernelBase::ConvKernelBase;
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    const Tensor& filter = ctx.input(1);
+    ConvGeometry g;
+    if (!make_geometry(ctx, attrs_, input.shape().dims(), filter.shape().dims(), &g)) return;
+    Tensor& out = ctx.allocate_output(0, TensorShape{g.batch, g.out_rows, g.out_cols, g.out_depth});
+    const int64_t group = images_per_group(g, sizeof(T));
+    std::vector<T> patches(static_cast<size_t>(group * g.positions() * g.patch_size()));
+    for (int64_t first = 0; first < g.batch; first += group) {
+      const int64_t count = std::min(group, g.batch - first);
+      im2col(ctx.device(), g, input.data<T>(), first, count, patches.data());
+      const GemmShape shape{count * g.positions(), g.patch_size(), g.out_depth};
+      if (!gemm(ctx, shape, patches.data(), filter.data<T>(),
+                out.data<T>() + first * g.positions() * g.out_depth)) {
+        return;
+      }
+    }
+  }
+};
+
+// The int32 sizes of input `i` (4 entries).
+bool read_sizes(OpKernelContext& ctx, int i, std::vector<int64_t>* sizes) {
+  *sizes = int_values(ctx.input(i));
+  if (sizes->size() != 4) {
+    ctx.fail_invalid("the sizes must have 4 entries, got shape {}",
+                     ctx.input(i).shape().to_string());
+    return false;
+  }
+  for (int64_t s : *sizes) {
+    if (s < 0) {
+      ctx.fail_invalid("the sizes [{}] must be non-negative", fmt::join(*sizes, ","));
+      return false;
+    }
+  }
+  return true;
+}
+
+// out_backprop must have the convolution's output shape.
+bool check_out_backprop(OpKernelContext& ctx, const ConvGeometry& g, const Tensor& dy) {
+  const TensorShape expected{g.batch, g.out_rows, g.out_cols, g.out_depth};
+  if (dy.shape() != expected) {
+    ctx.fail_invalid("out_backprop has shape {} but the convolution's output has shape {}",
+                     dy.shape().to_string(), expected.to_string());
+    return false;
+  }
+  return true;
+}
+
+template <class T>
+class Conv2DBackpropInputKernel : public ConvKernelBase {
+ public:
+  using ConvKernelBase::ConvKernelBase;
+
+  void compute(OpKernelContext& ctx) override {
+    std::vector<int64_t> sizes;
+    if (!read_sizes(ctx, 0, &sizes)) return;
+    const Tensor& filter = ctx.input(1);
+    const Tensor& dy = ctx.input(2);
+    ConvGeometry g;
+    if (!make_geometry(ctx, attrs_, sizes, filter.shape().dims(), &g)) return;
+    if (!check_out_backprop(ctx, g, dy)) return;
+    Tensor& dx = ctx.allocate_output(0, TensorShape(sizes));
+    fill_with(dx, nullptr);
+    const int64_t group = images_per_group(g, sizeof(T));
+    std::vector<T> patches(static_cast<size_t>(group * g.positions() * g.patch_size()));
+    for (int64_t first = 0; first < g.batch; first += group) {
+      const int64_t count = std::min(group, g.batch - first);
+      const GemmShape shape{.rows = count * g.positions(),
+                            .inner = g.out_depth,
+                            .cols = g.patch_size(),
+                            .transpose_b = true};
+      if (!gemm(ctx, shape, dy.data<T>() + first * g.positions() * g.out_depth, filter.data<T>(),
+                patches.data())) {
+        return;
+      }
+      col2im(ctx.device(), g, patches.data(), first, count, dx.data<T>());
+    }
+  }
+};
+
+template <class T>
+class Conv2DBackpropFilterKernel : public ConvKernelBase {
+ public:
+  using ConvKernelBase::ConvKernelBase;
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    std::vector<int64_t> sizes;
+    if (!read_sizes(ctx, 1, &sizes)) return;
+    const Tensor& dy = ctx.input(2);
+    ConvGeometry g;
+    if (!make_geometry(ctx, attrs_, input.shape().dims(), sizes, &g)) return;
+    if (!check_out_backprop(ctx, g, dy)) return;
+    Tensor& dfilter = ctx.allocate_output(0, TensorShape(sizes));
+    fill_with(dfilter, nullptr);
+    const int64_t group = images_per_group(g, sizeof(T));
+    std::vector<T> patches(static_cast<size_t>(group * g.positions() * g.patch_size()));
+    std::vector<T> partial(static_cast<size_t>(g.patch_size() * g.out_depth));
+    T* total = dfilter.data<T>();
+    for (int64_t first = 0; first < g.batch; first += group) {
+      const int64_t count = std::min(group, g.batch - first);
+      im2col(ctx.device(), g, input.data<T>(), first, count, patches.data());
+      const GemmShape shape{.rows = g.patch_size(),
+                            .inner = count * g.positions(),
+                            .cols = g.out_depth,
+                            .transpose_a = true};
+      T* into = first == 0 ? total : partial.data();
+      if (!gemm(ctx, shape, patches.data(), dy.data<T>() + first * g.positions() * g.out_depth,
+                into)) {
+        return;
+      }
+      if (into != total) {
+        for (size_t i = 0; i < partial.size(); ++i)
+          total[i] += partial[i];
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void register_conv_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "Conv2D", kCpu, floating_kernel<Conv2DKernel>());
+  must_add_kernel(r, "Conv2DBackpropInput", kCpu, floating_kernel<Conv2DBackpropInputKernel>());
+  must_add_kernel(r, "Conv2DBackpropFilter", kCpu, floating_kernel<Conv2DBackpropFilterKernel>());
+}
+
+}  // namespace troupe

@@ -1,0 +1,163 @@
+"""tf.contrib.layers: the names TF1 programs use from it — fully_connected, conv2d, flatten,
+max_pool2d, avg_pool2d, xavier_initializer(_conv2d), l1_regularizer, l2_regularizer. Variables
+are named as TensorFlow names them ("fully_connected/weights", "Conv/biases", ...)."""
+
+import numbers
+
+from .. import layers as _layers
+from ..framework import name_scope
+from ..variables import (get_variable, glorot_normal_initializer, glorot_uniform_initializer,
+                         variable_scope, zeros_initializer)
+
+
+def xavier_initializer(uniform=True, seed=None, dtype=None):
+    """Glorot's initializer: uniform (the default) or truncated normal."""
+    from .. import dtypes
+    dtype = dtype or dtypes.float32
+    if uniform:
+        return glorot_uniform_initializer(seed=seed, dtype=dtype)
+    return glorot_normal_initializer(seed=seed, dtype=dtype)
+
+
+xavier_initializer_conv2d = xavier_initializer
+
+
+def _check_scale(scale, what):
+    if isinstance(scale, numbers.Integral):
+        raise ValueError("scale cannot be an integer: %s" % (scale,))
+    if isinstance(scale, numbers.Real):
+        if scale < 0.0:
+            raise ValueError("Setting a scale less than 0 on a regularizer: %g" % scale)
+        return float(scale)
+    raise TypeError("%s: scale must be a float, got %r" % (what, scale))
+
+
+def l2_regularizer(scale, scope=None):
+    """A function of a weight tensor: scale * tf.nn.l2_loss(weights) (None when scale is 0)."""
+    scale = _check_scale(scale, "l2_regularizer")
+    if scale == 0.0:
+        return lambda _: None
+
+    def l2(weights):
+        from ..nn import l2_loss
+        from ..ops import multiply
+        with name_scope(scope, "l2_regularizer"):
+            return multiply(l2_loss(weights), scale, name="value")
+    return l2
+
+
+def l1_regularizer(scale, scope=None):
+    """A function of a weight tensor: scale * sum(|weights|) (None when scale is 0)."""
+    scale = _check_scale(scale, "l1_regularizer")
+    if scale == 0.0:
+        return lambda _: None
+
+    def l1(weights):
+        from ..ops import abs as abs_, multiply, reduce_sum
+        with name_scope(scope, "l1_regularizer"):
+            return multiply(reduce_sum(abs_(weights)), scale, name="value")
+    return l1
+
+
+def _relu(x):
+    from ..nn import relu
+    return relu(x)
+
+
+def _unsupported(**given):
+    for name, value in given.items():
+        if value is not None:
+            raise ValueError("%s is not supported by troupe's contrib.layers" % name)
+
+
+def fully_connected(inputs, num_outputs, activation_fn=_relu, normalizer_fn=None,
+                    normalizer_params=None, weights_initializer=xavier_initializer(),
+                    weights_regularizer=None, biases_initializer=zeros_initializer(),
+                    biases_regularizer=None, reuse=None, variables_collections=None,
+                    outputs_collections=None, trainable=True, scope=None):
+    """activation_fn(inputs @ weights + biases) (no biases when biases_initializer is None)."""
+    _unsupported(normalizer_fn=normalizer_fn, variables_collections=variables_collections,
+                 outputs_collections=outputs_collections)
+    scope = scope or _layers._unique_scope("fully_connected")
+    with variable_scope(scope, reuse=reuse):
+        inputs = _layers._as_tensor(inputs, "fully_connected")
+        depth = inputs.shape[-1] if inputs.shape.ndims else None
+        if depth is None:
+            raise ValueError("fully_connected: the last dimension of inputs must be known, got "
+                             "shape %s" % (inputs.shape,))
+        from ..ops import matmul
+        weights = get_variable("weights", [depth, int(num_outputs)], dtype=inputs.dtype,
+                               initializer=weights_initializer,
+                               regularizer=weights_regularizer, trainable=trainable)
+        if inputs.shape.ndims != 2:
+            raise ValueError("fully_connected: troupe takes inputs of rank 2, got shape %s"
+                             % (inputs.shape,))
+        outputs = matmul(inputs, weights)
+        if biases_initializer is not None:
+            from ..nn import bias_add
+            biases = get_variable("biases", [int(num_outputs)], dtype=inputs.dtype,
+                                  initializer=biases_initializer,
+                                  regularizer=biases_regularizer, trainable=trainable)
+            outputs = bias_add(outputs, biases)
+        return activation_fn(outputs) if activation_fn is not None else outputs
+
+
+def conv2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format=None,
+           rate=1, activation_fn=_relu, normalizer_fn=None, normalizer_params=None,
+           weights_initializer=xavier_initializer(), weights_regularizer=None,
+           biases_initializer=zeros_initializer(), biases_regularizer=None, reuse=None,
+           variables_collections=None, outputs_collections=None, trainable=True, scope=None):
+    """A 2-D convolution of NHWC inputs: variables "Conv/weights" and "Conv/biases"."""
+    from ..nn import bias_add, conv2d as nn_conv2d
+    _unsupported(normalizer_fn=normalizer_fn, variables_collections=variables_collections,
+                 outputs_collections=outputs_collections)
+    if data_format not in (None, "NHWC"):
+        raise ValueError("contrib.layers.conv2d: data_format %r is not supported (NHWC only)"
+                         % (data_format,))
+    kh, kw = _layers._pair(kernel_size, "kernel_size")
+    sh, sw = _layers._pair(stride, "stride")
+    dh, dw = _layers._pair(rate, "rate")
+    scope = scope or _layers._unique_scope("Conv")
+    with variable_scope(scope, reuse=reuse):
+        inputs = _layers._as_tensor(inputs, "conv2d")
+        if inputs.shape.ndims != 4 or inputs.shape[-1] is None:
+            raise ValueError("contrib.layers.conv2d: inputs must be NHWC with known channels, "
+                             "got shape %s" % (inputs.shape,))
+        weights = get_variable("weights", [kh, kw, inputs.shape[-1], int(num_outputs)],
+                               dtype=inputs.dtype, initializer=weights_initializer,
+                               regularizer=weights_regularizer, trainable=trainable)
+        outputs = nn_conv2d(inputs, weights, [1, sh, sw, 1], _layers._padding(padding),
+                            dilations=[1, dh, dw, 1])
+        if biases_initializer is not None:
+            biases = get_variable("biases", [int(num_outputs)], dtype=inputs.dtype,
+                                  initializer=biases_initializer,
+                                  regularizer=biases_regularizer, trainable=trainable)
+            outputs = bias_add(outputs, biases)
+        return activation_fn(outputs) if activation_fn is not None else outputs
+
+
+def flatten(inputs, outputs_collections=None, scope=None):
+    _unsupported(outputs_collections=outputs_collections)
+    return _layers.flatten(inputs, name=scope or _layers._unique_scope("Flatten"))
+
+
+def max_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC",
+               outputs_collections=None, scope=None):
+    from ..nn import max_pool
+    _unsupported(outputs_collections=outputs_collections)
+    kh, kw = _layers._pair(kernel_size, "kernel_size")
+    sh, sw = _layers._pair(stride, "stride")
+    with name_scope(scope, "MaxPool2D"):
+        return max_pool(inputs, [1, kh, kw, 1], [1, sh, sw, 1], _layers._padding(padding),
+                        data_format=data_format)
+
+
+def avg_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC",
+               outputs_collections=None, scope=None):
+    from ..nn import avg_pool
+    _unsupported(outputs_collections=outputs_collections)
+    kh, kw = _layers._pair(kernel_size, "kernel_size")
+    sh, sw = _layers._pair(stride, "stride")
+    with name_scope(scope, "AvgPool2D"):
+        return avg_pool(inputs, [1, kh, kw, 1], [1, sh, sw, 1], _layers._padding(padding),
+                        data_format=data_format)

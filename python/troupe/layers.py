@@ -1,0 +1,212 @@
+"""tf.layers, the functional API of TensorFlow 1.x: dense, conv2d, max_pooling2d,
+average_pooling2d, flatten, dropout. Each layer makes its variables with tf.get_variable under
+a variable scope named after it ("dense", "dense_1", ... unless `name` is given; `reuse=True`
+shares an existing layer's variables): "<scope>/kernel" and "<scope>/bias", as TensorFlow names
+them, so checkpoints of the same program line up. Only channels_last (NHWC) data is supported."""
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from .framework import GraphKeys, Tensor, convert_to_tensor, get_default_graph, name_scope
+from .variables import _state, get_variable, variable_scope, zeros_initializer
+
+
+def _unique_scope(base):
+    """"base", then "base_1", "base_2", ... within the enclosing variable scope of this
+    graph."""
+    graph = get_default_graph()
+    counts = graph.__dict__.setdefault("_layer_name_counts", {})
+    key = "/".join(_state(graph).names + [base])
+    count = counts.get(key, 0)
+    counts[key] = count + 1
+    return base if count == 0 else "%s_%d" % (base, count)
+
+
+def _as_tensor(inputs, what):
+    if isinstance(inputs, Tensor):
+        return inputs
+    if hasattr(inputs, "_as_graph_element"):
+        return inputs._as_graph_element()
+    try:
+        return convert_to_tensor(inputs)
+    except TypeError as e:
+        raise TypeError("%s: inputs must be a Tensor, got %r (%s)" % (what, inputs, e)) from None
+
+
+def _pair(value, what):
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value), int(value)
+    try:
+        values = tuple(int(v) for v in value)
+    except TypeError:
+        raise ValueError("The `%s` argument must be a tuple of 2 integers. Received: %r"
+                         % (what, value)) from None
+    if len(values) != 2:
+        raise ValueError("The `%s` argument must be a tuple of 2 integers. Received: %r"
+                         % (what, value))
+    return values
+
+
+def _padding(padding):
+    if not isinstance(padding, str) or padding.lower() not in ("valid", "same"):
+        raise ValueError("The `padding` argument must be one of \"valid\", \"same\". "
+                         "Received: %r" % (padding,))
+    return padding.upper()
+
+
+def _channels_last(data_format):
+    if data_format not in ("channels_last", None):
+        raise ValueError("data_format %r is not supported by troupe: channels_last only "
+                         "(NHWC, as TensorFlow's CPU kernels)" % (data_format,))
+
+
+def _activity(outputs, activity_regularizer):
+    if activity_regularizer is not None:
+        loss = activity_regularizer(outputs)
+        if loss is not None:
+            get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+    return outputs
+
+
+def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
+          bias_initializer=zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+          activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
+          trainable=True, name=None, reuse=None):
+    """tf.layers.dense: activation(inputs @ kernel + bias), over the last dimension of inputs
+    (rank >= 2; its size must be known)."""
+    from .ops import matmul, reshape, shape
+    from .nn import bias_add
+    inputs = _as_tensor(inputs, "dense")
+    if isinstance(units, bool) or not isinstance(units, (int, np.integer)) or units <= 0:
+        raise ValueError("dense: units must be a positive integer, got %r" % (units,))
+    for what, c in (("kernel_constraint", kernel_constraint), ("bias_constraint", bias_constraint)):
+        if c is not None:
+            raise ValueError("dense: %s is not supported by troupe" % what)
+    rank = inputs.shape.ndims
+    if rank is not None and rank < 2:
+        raise ValueError("Input 0 of layer dense is incompatible with the layer: expected "
+                         "min_ndim=2, found ndim=%d" % rank)
+    depth = inputs.shape[-1] if rank is not None else None
+    if depth is None:
+        raise ValueError("The last dimension of the inputs to `Dense` should be defined. "
+                         "Found `None`.")
+    scope = name or _unique_scope("dense")
+    with variable_scope(scope, reuse=reuse):
+        kernel = get_variable("kernel", [depth, int(units)], dtype=inputs.dtype,
+                              initializer=kernel_initializer, regularizer=kernel_regularizer,
+                              trainable=trainable)
+        bias = get_variable("bias", [int(units)], dtype=inputs.dtype,
+                            initializer=bias_initializer, regularizer=bias_regularizer,
+                            trainable=trainable) if use_bias else None
+        if rank == 2:
+            outputs = matmul(inputs, kernel)
+        else:  # a matrix product over the last dimension, the others kept
+            flat = matmul(reshape(inputs, [-1, depth]), kernel)
+            from .array_ops import concat
+            outputs = reshape(flat, concat([shape(inputs)[:-1], [int(units)]], 0))
+        if bias is not None:
+            outputs = bias_add(outputs, bias)
+        if activation is not None:
+            outputs = activation(outputs)
+        return _activity(outputs, activity_regularizer)
+
+
+def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
+           data_format="channels_last", dilation_rate=(1, 1), activation=None, use_bias=True,
+           kernel_initializer=None, bias_initializer=zeros_initializer(),
+           kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+           kernel_constraint=None, bias_constraint=None, trainable=True, name=None, reuse=None):
+    """tf.layers.conv2d: a 2-D convolution of NHWC inputs with `filters` output channels."""
+    from .nn import bias_add, conv2d as nn_conv2d
+    inputs = _as_tensor(inputs, "conv2d")
+    _channels_last(data_format)
+    if isinstance(filters, bool) or not isinstance(filters, (int, np.integer)) or filters <= 0:
+        raise ValueError("conv2d: filters must be a positive integer, got %r" % (filters,))
+    for what, c in (("kernel_constraint", kernel_constraint), ("bias_constraint", bias_constraint)):
+        if c is not None:
+            raise ValueError("conv2d: %s is not supported by troupe" % what)
+    kh, kw = _pair(kernel_size, "kernel_size")
+    sh, sw = _pair(strides, "strides")
+    dh, dw = _pair(dilation_rate, "dilation_rate")
+    if inputs.shape.ndims != 4:
+        raise ValueError("Input 0 of layer conv2d is incompatible with the layer: expected "
+                         "ndim=4, found ndim=%s. Full shape received: %s"
+                         % (inputs.shape.ndims, inputs.shape))
+    channels = inputs.shape[-1]
+    if channels is None:
+        raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+    scope = name or _unique_scope("conv2d")
+    with variable_scope(scope, reuse=reuse):
+        kernel = get_variable("kernel", [kh, kw, channels, int(filters)], dtype=inputs.dtype,
+                              initializer=kernel_initializer, regularizer=kernel_regularizer,
+                              trainable=trainable)
+        outputs = nn_conv2d(inputs, kernel, [1, sh, sw, 1], _padding(padding),
+                            dilations=[1, dh, dw, 1])
+        if use_bias:
+            bias = get_variable("bias", [int(filters)], dtype=inputs.dtype,
+                                initializer=bias_initializer, regularizer=bias_regularizer,
+                                trainable=trainable)
+            outputs = bias_add(outputs, bias)
+        if activation is not None:
+            outputs = activation(outputs)
+        return _activity(outputs, activity_regularizer)
+
+
+def _pooling(op, base, inputs, pool_size, strides, padding, data_format, name):
+    inputs = _as_tensor(inputs, base)
+    _channels_last(data_format)
+    ph, pw = _pair(pool_size, "pool_size")
+    sh, sw = _pair(strides, "strides")
+    with name_scope(name or _unique_scope(base)):
+        return op(inputs, [1, ph, pw, 1], [1, sh, sw, 1], _padding(padding))
+
+
+def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                  name=None):
+    """tf.layers.max_pooling2d: the maximum of each pool_size window of NHWC inputs."""
+    from .nn import max_pool
+    return _pooling(max_pool, "max_pooling2d", inputs, pool_size, strides, padding, data_format,
+                    name)
+
+
+def average_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                      name=None):
+    """tf.layers.average_pooling2d: the mean of each pool_size window of NHWC inputs."""
+    from .nn import avg_pool
+    return _pooling(avg_pool, "average_pooling2d", inputs, pool_size, strides, padding,
+                    data_format, name)
+
+
+def flatten(inputs, name=None, data_format="channels_last"):
+    """tf.layers.flatten: [batch, everything else]."""
+    from .ops import reshape, shape, stack
+    inputs = _as_tensor(inputs, "flatten")
+    _channels_last(data_format)
+    with name_scope(name or _unique_scope("flatten")):
+        dims = inputs.shape.as_list() if inputs.shape.ndims is not None else None
+        if dims is not None and len(dims) < 1:
+            raise ValueError("flatten: inputs must have a batch dimension, got a scalar")
+        if dims is not None and all(d is not None for d in dims[1:]):
+            return reshape(inputs, [-1, int(np.prod(dims[1:], dtype=np.int64))])
+        return reshape(inputs, stack([shape(inputs)[0], -1]))
+
+
+def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
+    """tf.layers.dropout: while `training` (a bool or a bool scalar tensor), each element is
+    dropped with probability `rate` and the rest scaled by 1 / (1 - rate); otherwise the
+    inputs unchanged."""
+    from .nn import dropout as nn_dropout
+    from .ops import identity, where
+    inputs = _as_tensor(inputs, "dropout")
+    if isinstance(rate, (int, float)) and not 0 <= rate < 1:
+        raise ValueError("dropout: rate must be in [0, 1), got %r" % (rate,))
+    with name_scope(name or _unique_scope("dropout")):
+        if isinstance(training, Tensor):
+            if training.dtype != _dtypes.bool:
+                raise TypeError("dropout: training must be a bool, got a %s tensor"
+                                % training.dtype.name)
+            dropped = nn_dropout(inputs, rate=rate, noise_shape=noise_shape, seed=seed)
+            return where(training, dropped, inputs)
+        if training:
+            return nn_dropout(inputs, rate=rate, noise_shape=noise_shape, seed=seed)
+        return identity(inputs)

@@ -1,0 +1,230 @@
+"""Convolution, pooling, dropout and the layers built on them (tf.nn.conv2d, max_pool,
+avg_pool, dropout; tf.layers and tf.contrib.layers): values against a direct numpy
+computation, gradients against finite differences (float64), TensorFlow's variable names, and
+the errors for bad input."""
+
+import numpy as np
+import pytest
+
+import troupe as tf
+
+from conftest import check_gradient
+
+RNG = np.random.default_rng(11)
+
+
+def run(fetches, feed_dict=None, init=False):
+    with tf.Session() as sess:
+        if init:
+            sess.run(tf.global_variables_initializer())
+        return sess.run(fetches, feed_dict)
+
+
+def geometry(size, window, stride, dilation, padding):
+    effective = (window - 1) * dilation + 1
+    if padding == "VALID":
+        return (size - effective + stride) // stride, 0
+    out = (size + stride - 1) // stride
+    return out, max((out - 1) * stride + effective - size, 0) // 2
+
+
+def reference_conv(x, w, strides, padding, dilations=(1, 1)):
+    n, h, wd, c = x.shape
+    kh, kw, _, o = w.shape
+    oh, top = geometry(h, kh, strides[0], dilations[0], padding)
+    ow, left = geometry(wd, kw, strides[1], dilations[1], padding)
+    out = np.zeros((n, oh, ow, o), dtype=x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            for ky in range(kh):
+                for kx in range(kw):
+                    y = i * strides[0] - top + ky * dilations[0]
+                    xx = j * strides[1] - left + kx * dilations[1]
+                    if 0 <= y < h and 0 <= xx < wd:
+                        out[:, i, j, :] += x[:, y, xx, :] @ w[ky, kx]
+    return out
+
+
+def reference_pool(x, k, s, padding, reduce):
+    n, h, wd, c = x.shape
+    oh, top = geometry(h, k[0], s[0], 1, padding)
+    ow, left = geometry(wd, k[1], s[1], 1, padding)
+    out = np.zeros((n, oh, ow, c), dtype=x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            y0, x0 = max(i * s[0] - top, 0), max(j * s[1] - left, 0)
+            y1, x1 = min(i * s[0] - top + k[0], h), min(j * s[1] - left + k[1], wd)
+            out[:, i, j, :] = reduce(x[:, y0:y1, x0:x1, :], axis=(1, 2))
+    return out
+
+
+@pytest.mark.parametrize("shape, filt, strides, padding, dilations", [
+    ((2, 7, 6, 3), (3, 3, 3, 4), (1, 1), "SAME", (1, 1)),
+    ((2, 7, 6, 3), (3, 2, 3, 2), (2, 2), "VALID", (1, 1)),
+    ((1, 9, 9, 2), (3, 3, 2, 2), (2, 1), "SAME", (1, 1)),
+    ((1, 9, 8, 1), (2, 3, 1, 3), (1, 1), "VALID", (2, 2)),
+    ((3, 5, 5, 4), (1, 1, 4, 5), (1, 1), "SAME", (1, 1)),
+])
+def test_conv2d_against_a_direct_computation(shape, filt, strides, padding, dilations):
+    x = RNG.normal(size=shape)
+    w = RNG.normal(size=filt)
+    y = tf.nn.conv2d(x, w, [1, *strides, 1], padding, dilations=[1, *dilations, 1])
+    expected = reference_conv(x, w, strides, padding, dilations)
+    assert y.shape.as_list() == list(expected.shape)
+    np.testing.assert_allclose(run(y), expected, rtol=1e-10, atol=1e-10)
+    y32 = tf.nn.conv2d(x.astype(np.float32), w.astype(np.float32), [1, *strides, 1], padding,
+                       dilations=[1, *dilations, 1])
+    np.testing.assert_allclose(run(y32), expected, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("k, s, padding", [((2, 2), (2, 2), "VALID"), ((3, 3), (2, 2), "SAME"),
+                                           ((3, 2), (1, 2), "SAME"), ((2, 3), (3, 1), "VALID")])
+def test_pooling_against_a_direct_computation(k, s, padding):
+    x = RNG.normal(size=(2, 7, 6, 3))
+    for op, reduce in ((tf.nn.max_pool, np.max), (tf.nn.avg_pool, np.mean)):
+        y = op(x, [1, *k, 1], [1, *s, 1], padding)
+        expected = reference_pool(x, k, s, padding, reduce)
+        assert y.shape.as_list() == list(expected.shape)
+        np.testing.assert_allclose(run(y), expected, rtol=1e-12)
+
+
+W = RNG.normal(size=(3, 3, 2, 3))
+
+
+@pytest.mark.parametrize("name, build, shape", [
+    ("conv_input_same", lambda x: tf.reduce_sum(tf.square(
+        tf.nn.conv2d(x, W, [1, 1, 1, 1], "SAME"))), (2, 4, 5, 2)),
+    ("conv_input_strided_valid", lambda x: tf.reduce_sum(tf.square(
+        tf.nn.conv2d(x, W, [1, 2, 2, 1], "VALID"))), (1, 6, 7, 2)),
+    ("conv_input_dilated", lambda x: tf.reduce_sum(tf.square(
+        tf.nn.conv2d(x, W, [1, 1, 1, 1], "SAME", dilations=[1, 2, 2, 1]))), (1, 5, 5, 2)),
+    ("conv_filter", lambda w: tf.reduce_sum(tf.square(tf.nn.conv2d(
+        RNG.normal(size=(2, 5, 4, 2)), w, [1, 2, 1, 1], "SAME"))), (3, 2, 2, 2)),
+    ("max_pool", lambda x: tf.reduce_sum(tf.square(
+        tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"))), (2, 5, 4, 2)),
+    ("max_pool_overlapping", lambda x: tf.reduce_sum(
+        tf.nn.max_pool(x, [1, 3, 3, 1], [1, 1, 1, 1], "VALID") * 1.5), (1, 5, 5, 1)),
+    ("avg_pool", lambda x: tf.reduce_sum(tf.square(
+        tf.nn.avg_pool(x, [1, 3, 2, 1], [1, 2, 1, 1], "SAME"))), (2, 5, 4, 2)),
+])
+def test_gradient_matches_finite_differences(name, build, shape):
+    check_gradient(build, shape)
+
+
+def test_dropout_keeps_the_expected_fraction_scaled():
+    x = np.ones((200, 100), np.float32)
+    y = run(tf.nn.dropout(x, keep_prob=0.25, seed=3))
+    kept = y != 0
+    assert 0.22 < kept.mean() < 0.28
+    np.testing.assert_allclose(y[kept], 4.0)
+    np.testing.assert_array_equal(run(tf.nn.dropout(x, 1.0)), x)
+    shared = run(tf.nn.dropout(x, 0.5, noise_shape=[200, 1], seed=1))
+    assert all(len(set(row)) == 1 for row in shared)
+    with pytest.raises(ValueError, match=r"range \(0, 1\]"):
+        tf.nn.dropout(x, 1.5)
+    with pytest.raises(ValueError, match="floating point"):
+        tf.nn.dropout(np.ones(3, np.int32), 0.5)
+
+
+def test_layers_name_share_and_regularize_as_tensorflow():
+    x = tf.placeholder(tf.float32, [None, 8, 8, 1])
+    h = tf.layers.conv2d(x, 4, 3, padding="same", activation=tf.nn.relu,
+                         kernel_regularizer=tf.contrib.layers.l2_regularizer(0.1))
+    h = tf.layers.max_pooling2d(h, 2, 2)
+    h = tf.layers.conv2d(h, 6, (3, 3), strides=2)
+    h = tf.layers.flatten(h)
+    assert h.shape.as_list() == [None, 6]
+    training = tf.placeholder(tf.bool, [])
+    h = tf.layers.dropout(h, 0.5, training=training)
+    logits = tf.layers.dense(h, 3, name="logits")
+    shared = tf.layers.dense(h, 3, name="logits", reuse=True)
+    names = [v.op.name for v in tf.trainable_variables()]
+    assert names == ["conv2d/kernel", "conv2d/bias", "conv2d_1/kernel", "conv2d_1/bias",
+                     "logits/kernel", "logits/bias"]
+    losses = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
+    assert len(losses) == 1
+    batch = RNG.normal(size=(5, 8, 8, 1)).astype(np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        a, b = sess.run([logits, shared], {x: batch, training: False})
+        np.testing.assert_array_equal(a, b)
+        kernel = sess.run(tf.trainable_variables()[0])
+        np.testing.assert_allclose(sess.run(losses[0]), 0.1 * np.sum(kernel ** 2) / 2,
+                                   rtol=1e-5)
+        # Dropout while training changes the logits; otherwise the inputs pass unchanged.
+        assert not np.array_equal(sess.run(logits, {x: batch, training: True}), a)
+    with pytest.raises(ValueError, match="already exists"):
+        tf.layers.dense(h, 3, name="logits")
+
+
+def test_contrib_layers_names():
+    x = tf.placeholder(tf.float32, [None, 6, 6, 2])
+    h = tf.contrib.layers.conv2d(x, 3, 3)
+    h = tf.contrib.layers.max_pool2d(h, 2)
+    h = tf.contrib.layers.flatten(h)
+    out = tf.contrib.layers.fully_connected(h, 4, activation_fn=None,
+                                            weights_regularizer=tf.contrib.layers.l1_regularizer(
+                                                0.5))
+    assert [v.op.name for v in tf.trainable_variables()] == [
+        "Conv/weights", "Conv/biases", "fully_connected/weights", "fully_connected/biases"]
+    assert out.shape.as_list() == [None, 4]
+    assert len(tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)) == 1
+    value = run(out, {x: np.ones((2, 6, 6, 2), np.float32)}, init=True)
+    assert value.shape == (2, 4)
+    with pytest.raises(ValueError, match="scale cannot be an integer"):
+        tf.contrib.layers.l2_regularizer(1)
+
+
+def test_a_small_cnn_learns():
+    rng = np.random.default_rng(0)
+    # Two classes: a bright vertical or horizontal bar somewhere in a noisy 8x8 image.
+    def batch(n):
+        images = rng.normal(0, 0.3, size=(n, 8, 8, 1)).astype(np.float32)
+        labels = rng.integers(0, 2, size=n)
+        for i, label in enumerate(labels):
+            k = rng.integers(1, 7)
+            if label:
+                images[i, :, k, 0] += 1.5
+            else:
+                images[i, k, :, 0] += 1.5
+        return images, labels
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [None, 8, 8, 1])
+    y = tf.placeholder(tf.int64, [None])
+    h = tf.layers.conv2d(x, 4, 3, padding="same", activation=tf.nn.relu)
+    h = tf.layers.max_pooling2d(h, 2, 2)
+    logits = tf.layers.dense(tf.layers.flatten(h), 2)
+    loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
+    train = tf.train.AdamOptimizer(0.01).minimize(loss)
+    accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), y), tf.float32))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(150):
+            images, labels = batch(32)
+            sess.run(train, {x: images, y: labels})
+        images, labels = batch(500)
+        assert sess.run(accuracy, {x: images, y: labels}) > 0.95
+
+
+def test_bad_input_names_the_node_or_argument():
+    x = np.zeros((1, 5, 5, 2), np.float32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="channels but the filter expects"):
+        tf.nn.conv2d(x, np.zeros((3, 3, 4, 1), np.float32), [1, 1, 1, 1], "SAME")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="larger than the input"):
+        tf.nn.conv2d(x, np.zeros((7, 1, 2, 1), np.float32), [1, 1, 1, 1], "VALID")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="batch or the channels"):
+        tf.nn.max_pool(x, [2, 2, 2, 1], [1, 1, 1, 1], "VALID")
+    with pytest.raises(ValueError, match="padding must be 'SAME' or 'VALID'"):
+        tf.nn.conv2d(x, np.zeros((1, 1, 2, 1), np.float32), [1, 1, 1, 1], "FULL")
+    with pytest.raises(ValueError, match="NHWC"):
+        tf.nn.avg_pool(x, [1, 2, 2, 1], [1, 1, 1, 1], "SAME", data_format="NCHW")
+    with pytest.raises(ValueError, match="expected ndim=4"):
+        tf.layers.conv2d(np.zeros((2, 3), np.float32), 2, 3)
+    with pytest.raises(ValueError, match="last dimension of the inputs"):
+        tf.layers.dense(tf.placeholder(tf.float32, [None, None]), 2)
+    images = tf.placeholder(tf.float32, [None, None, None, 2])
+    small = tf.nn.conv2d(images, np.zeros((3, 3, 2, 1), np.float32), [1, 1, 1, 1], "VALID",
+                         name="late")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"'late' \(Conv2D\).*larger than the input"):
+        run(small, {images: np.zeros((1, 2, 2, 2), np.float32)})
