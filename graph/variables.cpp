@@ -98,8 +98,13 @@ ModelVariable get_or_create_global_step(const Scope& scope) {
 
 Tensor glorot_uniform(const TensorShape& shape, uint64_t seed) {
   Tensor t(DataType::kFloat, shape);
-  int64_t fan_in = shape.rank() >= 2 ? shape.dim(shape.rank() - 2) : shape.num_elements();
-  int64_t fan_out = shape.rank() >= 1 ? shape.dim(shape.rank() - 1) : 1;
+  // As TensorFlow's fans: a convolution's filter [..., in, out] counts its window too.
+  const int rank = shape.rank();
+  int64_t receptive_field = 1;
+  for (int d = 0; d + 2 < rank; ++d)
+    receptive_field *= shape.dim(d);
+  int64_t fan_in = rank >= 2 ? shape.dim(rank - 2) * receptive_field : shape.num_elements();
+  int64_t fan_out = rank >= 1 ? shape.dim(rank - 1) * receptive_field : 1;
   double limit = std::sqrt(6.0 / static_cast<double>(std::max<int64_t>(fan_in + fan_out, 1)));
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uniform(-limit, limit);

@@ -48,7 +48,8 @@ Operation local_variables_initializer(const Scope& scope);
 ModelVariable get_or_create_global_step(const Scope& scope);
 
 // Initial values, computed here with a seeded generator so every replica builds the same ones.
-Tensor glorot_uniform(const TensorShape& shape, uint64_t seed);  // float32, for [fan_in, fan_out]
+// float32, for [fan_in, fan_out], or a convolution's filter [height, width, in, out].
+Tensor glorot_uniform(const TensorShape& shape, uint64_t seed);
 Tensor zeros(DataType dtype, const TensorShape& shape);
 
 }  // namespace troupe

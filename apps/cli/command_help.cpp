@@ -36,7 +36,8 @@ const std::vector<CommandHelp>& all_command_help() {
        "train the Fashion-MNIST classifier: a ps or worker task, or all in one process",
        "troupe train [flags]",
        {"troupe train --epochs=1    # in one process",
-        "troupe launch --workers=2 -- troupe train    # 1 ps and 2 workers, as processes"}},
+        "troupe launch --workers=2 -- troupe train    # 1 ps and 2 workers, as processes",
+        "troupe launch --workers=2 -- troupe train --model=cnn --epochs=4    # a CNN"}},
   };
   return table;
 }

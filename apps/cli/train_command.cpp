@@ -43,6 +43,7 @@ namespace {
 struct Model {
   Output images;    // float32 [batch, 784]
   Output labels;    // int64 [batch]
+  Output training;  // bool scalar, false unless fed: dropout is on while training (cnn)
   Output loss;      // mean cross entropy
   Output accuracy;  // fraction of the batch classified right
   ModelVariable global_step;
@@ -63,12 +64,69 @@ StatusOr<std::vector<int64_t>> parse_hidden(const std::string& text) {
   return sizes;
 }
 
-// The MLP: [784] -> hidden ReLU layers -> [10] logits, built under `scope`'s devices.
-Model build_model(const Scope& scope, const std::vector<int64_t>& hidden, uint64_t seed) {
+// The loss, accuracy and global step of a model whose logits are `logits`.
+void finish_model(const Scope& scope, const Output& logits, Model* m) {
+  m->loss = ops::Mean(scope.with_op_name("loss"),
+                      ops::SparseSoftmaxCrossEntropyWithLogits(scope, logits, m->labels).loss, {0});
+  Output right = ops::Equal(scope, ops::ArgMax(scope, logits, 1), m->labels);
+  m->accuracy =
+      ops::Mean(scope.with_op_name("accuracy"), ops::Cast(scope, right, DataType::kFloat), {0});
+  m->global_step = get_or_create_global_step(scope);
+}
+
+Model inputs(const Scope& scope) {
   Model m;
   m.images = ops::Placeholder(scope.with_op_name("images"), DataType::kFloat,
                               PartialShape({-1, kFashionMnistPixels}));
   m.labels = ops::Placeholder(scope.with_op_name("labels"), DataType::kInt64, PartialShape({-1}));
+  m.training = ops::PlaceholderWithDefault(scope.with_op_name("training"), Tensor(false),
+                                           PartialShape::scalar());
+  return m;
+}
+
+// ReLU(x * w + b) of a layer named `name`: a convolution (5x5, SAME) when x is NHWC, else a
+// matrix product. Initial weights: Glorot uniform; biases: zeros.
+Output layer(const Scope& scope, const std::string& name, const Output& x, int64_t units,
+             uint64_t seed, bool relu) {
+  Scope s = scope.sub_scope(name);
+  const int64_t depth = x.shape().dim(x.shape().rank() - 1);
+  const bool conv = x.shape().rank() == 4;
+  const TensorShape shape = conv ? TensorShape{5, 5, depth, units} : TensorShape{depth, units};
+  auto weights = make_variable(s, "weights", glorot_uniform(shape, seed));
+  auto biases = make_variable(s, "biases", zeros(DataType::kFloat, {units}));
+  Output h =
+      conv ? ops::Conv2D(s, x, weights.ref, {.padding = "SAME"}) : ops::MatMul(s, x, weights.ref);
+  h = ops::BiasAdd(s, h, biases.ref);
+  return relu ? ops::Relu(s, h) : h;
+}
+
+// The CNN of TensorFlow's tutorial: conv 5x5 (filters) + max pool, conv 5x5 (2 x filters) + max
+// pool, dense (dense_units) with dropout while training, logits.
+Model build_cnn(const Scope& scope, int64_t filters, int64_t dense_units, double dropout,
+                uint64_t seed) {
+  Model m = inputs(scope);
+  const ops::PoolAttrs pool{.ksize = {1, 2, 2, 1}, .strides = {1, 2, 2, 1}, .padding = "SAME"};
+  Output x = ops::Reshape(scope, m.images, {-1, 28, 28, 1});
+  x = ops::MaxPool(scope, layer(scope, "conv1", x, filters, seed, true), pool);
+  x = ops::MaxPool(scope, layer(scope, "conv2", x, 2 * filters, seed + 1, true), pool);
+  x = ops::Reshape(scope, x, {int64_t{-1}, 7 * 7 * 2 * filters});
+  x = layer(scope, "dense", x, dense_units, seed + 2, true);
+  if (dropout > 0) {
+    // Kept with probability keep, scaled by 1 / keep: floor(keep + U[0, 1)) is 1 or 0.
+    Scope s = scope.sub_scope("dropout");
+    const float keep = static_cast<float>(1 - dropout);
+    Output random = ops::RandomUniform(s, ops::Shape(s, x), DataType::kFloat,
+                                       {.seed = static_cast<int64_t>(seed), .seed2 = 3});
+    Output dropped = ops::Mul(s, ops::Div(s, x, keep), ops::Floor(s, ops::Add(s, random, keep)));
+    x = ops::Select(s, m.training, dropped, x);
+  }
+  finish_model(scope, layer(scope, "logits", x, kFashionMnistClasses, seed + 3, false), &m);
+  return m;
+}
+
+// The MLP: [784] -> hidden ReLU layers -> [10] logits, built under `scope`'s devices.
+Model build_model(const Scope& scope, const std::vector<int64_t>& hidden, uint64_t seed) {
+  Model m = inputs(scope);
   Output h = m.images;
   int64_t width = kFashionMnistPixels;
   std::vector<int64_t> sizes = hidden;
@@ -83,12 +141,7 @@ Model build_model(const Scope& scope, const std::vector<int64_t>& hidden, uint64
     if (!last) h = ops::Relu(s, h);
     width = sizes[i];
   }
-  m.loss = ops::Mean(scope.with_op_name("loss"),
-                     ops::SparseSoftmaxCrossEntropyWithLogits(scope, h, m.labels).loss, {0});
-  Output right = ops::Equal(scope, ops::ArgMax(scope, h, 1), m.labels);
-  m.accuracy =
-      ops::Mean(scope.with_op_name("accuracy"), ops::Cast(scope, right, DataType::kFloat), {0});
-  m.global_step = get_or_create_global_step(scope);
+  finish_model(scope, h, &m);
   return m;
 }
 
@@ -133,7 +186,11 @@ FlagSet train_flags() {
   add_health_port_flag(flags);
   flags.add_string("data_dir", kDefaultFashionMnistDir, "where the Fashion-MNIST .gz files are");
   flags.add_string("checkpoint_dir", "train_logs", "checkpoints and TensorBoard logs");
+  flags.add_string("model", "mlp", "mlp (--hidden) or cnn (--filters, --dense_units, --dropout)");
   flags.add_string("hidden", "256,256", "hidden layer sizes");
+  flags.add_int("filters", 32, "cnn: filters of the first convolution (the second has twice)");
+  flags.add_int("dense_units", 1024, "cnn: units of the dense layer");
+  flags.add_string("dropout", "0.4", "cnn: the dense layer's dropout rate while training");
   flags.add_string("optimizer", "adam", "adam, sgd, momentum or adagrad");
   flags.add_string("learning_rate", "0.0005", "the optimizer's learning rate");
   flags.add_int("batch_size", 128, "examples per step and worker");
@@ -226,6 +283,26 @@ static int run_train(const Args& args) {
                                         flags.get_string("learning_rate")),
                 2);
   }
+  const std::string model_name = flags.get_string("model");
+  if (model_name != "mlp" && model_name != "cnn") {
+    return fail(errors::InvalidArgument("--model={}: expected mlp or cnn", model_name), 2);
+  }
+  double dropout = 0;
+  try {
+    dropout = std::stod(flags.get_string("dropout"));
+  } catch (const std::exception&) {
+    dropout = -1;
+  }
+  if (!(dropout >= 0 && dropout < 1)) {
+    return fail(errors::InvalidArgument("--dropout={}: expected a rate in [0, 1)",
+                                        flags.get_string("dropout")),
+                2);
+  }
+  if (flags.get_int("filters") < 1 || flags.get_int("dense_units") < 1) {
+    return fail(errors::InvalidArgument("--filters={} and --dense_units={} must be >= 1",
+                                        flags.get_int("filters"), flags.get_int("dense_units")),
+                2);
+  }
   auto optimizer = make_optimizer(flags.get_string("optimizer"), learning_rate);
   if (!optimizer.ok()) return fail(optimizer.status(), 2);
   int64_t batch_size = flags.get_int("batch_size"), epochs = flags.get_int("epochs");
@@ -291,7 +368,10 @@ static int run_train(const Args& args) {
     if (!setter.ok()) return fail(setter.status());
     placed = root.with_device_function(*setter);
   }
-  Model m = build_model(placed, *hidden, static_cast<uint64_t>(flags.get_int("seed")));
+  const uint64_t seed = static_cast<uint64_t>(flags.get_int("seed"));
+  Model m = model_name == "cnn" ? build_cnn(placed, flags.get_int("filters"),
+                                            flags.get_int("dense_units"), dropout, seed)
+                                : build_model(placed, *hidden, seed);
   bool sync = flags.get_bool("sync_replicas");
   int replicas = flags.get_int("replicas_to_aggregate") > 0
                      ? static_cast<int>(flags.get_int("replicas_to_aggregate"))
@@ -395,7 +475,8 @@ static int run_train(const Args& args) {
   Tensor images, labels;
   while (start_step < last_step && !mts.should_stop() && stop_signal.load() == 0) {
     batches.next(&images, &labels);
-    auto ran = mts.run({}, {{m.images, images}, {m.labels, labels}}, {train_op});
+    auto ran = mts.run({}, {{m.images, images}, {m.labels, labels}, {m.training, Tensor(true)}},
+                       {train_op});
     // A stop signal also ends a recovery's wait for the chief.
     if (!ran.ok() && !cancelled_by_stop_signal(ran.status())) return fail(ran.status());
   }

@@ -252,6 +252,7 @@ void register_array_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Const", kCpu, simple_kernel<ConstKernel>());
   must_add_kernel(r, "Placeholder", kCpu, simple_kernel<PlaceholderKernel>());
   must_add_kernel(r, "Identity", kCpu, simple_kernel<IdentityKernel>());
+  must_add_kernel(r, "PlaceholderWithDefault", kCpu, simple_kernel<IdentityKernel>());
   must_add_kernel(r, "StopGradient", kCpu, simple_kernel<IdentityKernel>());
   must_add_kernel(r, "EnsureShapeLike", kCpu, simple_kernel<EnsureShapeLikeKernel>());
   must_add_kernel(r, "NoOp", kCpu, simple_kernel<NoOpKernel>());

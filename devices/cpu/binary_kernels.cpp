@@ -1,5 +1,5 @@
-// CPU kernels for element-wise binary ops with numpy broadcasting: Add, Sub, Mul, Div,
-// Maximum, Minimum, Pow, SquaredDifference, and the comparisons.
+// CPU kernels for element-wise binary ops with numpy broadcasting: Add, Sub, Mul, Div, FloorDiv,
+// FloorMod, Maximum, Minimum, Pow, SquaredDifference, the comparisons, LogicalAnd and LogicalOr.
 #include <algorithm>
 #include <cmath>
 
@@ -37,6 +37,39 @@ struct DivFn {
     }
     return a / b;
   }
+};
+// Division rounded toward negative infinity (Python's //).
+struct FloorDivFn {
+  template <class T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      if (b == T(-1)) return static_cast<T>(-static_cast<std::make_unsigned_t<T>>(a));
+      const T q = a / b;
+      return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+    } else {
+      return std::floor(a / b);
+    }
+  }
+};
+// The remainder of FloorDiv: the sign of the divisor (Python's %).
+struct FloorModFn {
+  template <class T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      if (b == T(-1)) return T(0);
+      const T r = a % b;
+      return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+    } else {
+      const T r = std::fmod(a, b);
+      return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+    }
+  }
+};
+struct LogicalAndFn {
+  bool operator()(bool a, bool b) const { return a && b; }
+};
+struct LogicalOrFn {
+  bool operator()(bool a, bool b) const { return a || b; }
 };
 // NaN wins from either side, as in TensorFlow.
 struct MaximumFn {
@@ -114,7 +147,8 @@ class BinaryKernel : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
-    if constexpr (std::is_same_v<Fn, DivFn> && std::is_integral_v<T>) {
+    if constexpr ((std::is_same_v<Fn, DivFn> || std::is_same_v<Fn, FloorDivFn> ||
+                   std::is_same_v<Fn, FloorModFn>)&&std::is_integral_v<T>) {
       auto divisors = b.flat<T>();
       if (std::find(divisors.begin(), divisors.end(), T{0}) != divisors.end()) {
         ctx.fail_invalid("integer division by zero");
@@ -172,6 +206,10 @@ using MulKernel = BinaryKernel<T, MulFn>;
 template <class T>
 using DivKernel = BinaryKernel<T, DivFn>;
 template <class T>
+using FloorDivKernel = BinaryKernel<T, FloorDivFn>;
+template <class T>
+using FloorModKernel = BinaryKernel<T, FloorModFn>;
+template <class T>
 using MaximumKernel = BinaryKernel<T, MaximumFn>;
 template <class T>
 using MinimumKernel = BinaryKernel<T, MinimumFn>;
@@ -199,6 +237,10 @@ void register_binary_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Sub", kCpu, numeric_kernel<SubKernel>());
   must_add_kernel(r, "Mul", kCpu, numeric_kernel<MulKernel>());
   must_add_kernel(r, "Div", kCpu, numeric_kernel<DivKernel>());
+  must_add_kernel(r, "FloorDiv", kCpu, numeric_kernel<FloorDivKernel>());
+  must_add_kernel(r, "FloorMod", kCpu, numeric_kernel<FloorModKernel>());
+  must_add_kernel(r, "LogicalAnd", kCpu, simple_kernel<BinaryKernel<bool, LogicalAndFn>>());
+  must_add_kernel(r, "LogicalOr", kCpu, simple_kernel<BinaryKernel<bool, LogicalOrFn>>());
   must_add_kernel(r, "Maximum", kCpu, numeric_kernel<MaximumKernel>());
   must_add_kernel(r, "Minimum", kCpu, numeric_kernel<MinimumKernel>());
   must_add_kernel(r, "Pow", kCpu, floating_kernel<PowKernel>());

@@ -7,7 +7,9 @@
 //   Conv2D:               out[positions, out]  = patches x filter
 //   Conv2DBackpropFilter: dfilter[K, out]     += patches^T x dy        (summed over the groups)
 //   Conv2DBackpropInput:  dpatches[positions, K] = dy x filter^T, then added back into the image
-// Images are taken in groups so that a group's patches stay within kPatchBudgetBytes.
+// Images are taken in groups so that a group's patches stay within kPatchBudgetBytes, in a
+// buffer each kernel keeps between steps (a fresh one per step costs page faults: the kernel
+// zeroing 30 MB of new pages took more time than the products).
 #include <algorithm>
 #include <cstring>
 
@@ -20,7 +22,7 @@
 namespace troupe {
 namespace {
 
-constexpr int64_t kPatchBudgetBytes = int64_t{32} << 20;
+constexpr int64_t kPatchBudgetBytes = int64_t{8} << 20;
 
 struct ConvGeometry {
   int64_t batch = 0, in_rows = 0, in_cols = 0, in_depth = 0;
@@ -165,6 +167,7 @@ bool gemm(OpKernelContext& ctx, const GemmShape& shape, const T* a, const T* b, 
   return true;
 }
 
+template <class T>
 class ConvKernelBase : public OpKernel {
  public:
   explicit ConvKernelBase(const OpKernelConstruction& c) : OpKernel(c) {
@@ -174,27 +177,38 @@ class ConvKernelBase : public OpKernel {
   }
 
  protected:
+  // This kernel's buffer `which` (0 or 1) of at least `size` elements, kept for later steps
+  // (a kernel computes on one thread at a time).
+  T* scratch(int which, int64_t size) {
+    std::vector<T>& buffer = scratch_[which];
+    if (static_cast<int64_t>(buffer.size()) < size) buffer.resize(static_cast<size_t>(size));
+    return buffer.data();
+  }
+
   ConvAttributes attrs_;
+
+ private:
+  std::vector<T> scratch_[2];
 };
 
 template <class T>
-class Conv2DKernel : public ConvKernelBase {
+class Conv2DKernel : public ConvKernelBase<T> {
  public:
-  using ConvKernelBase::ConvKernelBase;
+  using ConvKernelBase<T>::ConvKernelBase;
 
   void compute(OpKernelContext& ctx) override {
     const Tensor& input = ctx.input(0);
     const Tensor& filter = ctx.input(1);
     ConvGeometry g;
-    if (!make_geometry(ctx, attrs_, input.shape().dims(), filter.shape().dims(), &g)) return;
+    if (!make_geometry(ctx, this->attrs_, input.shape().dims(), filter.shape().dims(), &g)) return;
     Tensor& out = ctx.allocate_output(0, TensorShape{g.batch, g.out_rows, g.out_cols, g.out_depth});
     const int64_t group = images_per_group(g, sizeof(T));
-    std::vector<T> patches(static_cast<size_t>(group * g.positions() * g.patch_size()));
+    T* patches = this->scratch(0, group * g.positions() * g.patch_size());
     for (int64_t first = 0; first < g.batch; first += group) {
       const int64_t count = std::min(group, g.batch - first);
-      im2col(ctx.device(), g, input.data<T>(), first, count, patches.data());
+      im2col(ctx.device(), g, input.data<T>(), first, count, patches);
       const GemmShape shape{count * g.positions(), g.patch_size(), g.out_depth};
-      if (!gemm(ctx, shape, patches.data(), filter.data<T>(),
+      if (!gemm(ctx, shape, patches, filter.data<T>(),
                 out.data<T>() + first * g.positions() * g.out_depth)) {
         return;
       }
@@ -231,9 +245,9 @@ bool check_out_backprop(OpKernelContext& ctx, const ConvGeometry& g, const Tenso
 }
 
 template <class T>
-class Conv2DBackpropInputKernel : public ConvKernelBase {
+class Conv2DBackpropInputKernel : public ConvKernelBase<T> {
  public:
-  using ConvKernelBase::ConvKernelBase;
+  using ConvKernelBase<T>::ConvKernelBase;
 
   void compute(OpKernelContext& ctx) override {
     std::vector<int64_t> sizes;
@@ -241,12 +255,12 @@ class Conv2DBackpropInputKernel : public ConvKernelBase {
     const Tensor& filter = ctx.input(1);
     const Tensor& dy = ctx.input(2);
     ConvGeometry g;
-    if (!make_geometry(ctx, attrs_, sizes, filter.shape().dims(), &g)) return;
+    if (!make_geometry(ctx, this->attrs_, sizes, filter.shape().dims(), &g)) return;
     if (!check_out_backprop(ctx, g, dy)) return;
     Tensor& dx = ctx.allocate_output(0, TensorShape(sizes));
     fill_with(dx, nullptr);
     const int64_t group = images_per_group(g, sizeof(T));
-    std::vector<T> patches(static_cast<size_t>(group * g.positions() * g.patch_size()));
+    T* patches = this->scratch(0, group * g.positions() * g.patch_size());
     for (int64_t first = 0; first < g.batch; first += group) {
       const int64_t count = std::min(group, g.batch - first);
       const GemmShape shape{.rows = count * g.positions(),
@@ -254,18 +268,18 @@ class Conv2DBackpropInputKernel : public ConvKernelBase {
                             .cols = g.patch_size(),
                             .transpose_b = true};
       if (!gemm(ctx, shape, dy.data<T>() + first * g.positions() * g.out_depth, filter.data<T>(),
-                patches.data())) {
+                patches)) {
         return;
       }
-      col2im(ctx.device(), g, patches.data(), first, count, dx.data<T>());
+      col2im(ctx.device(), g, patches, first, count, dx.data<T>());
     }
   }
 };
 
 template <class T>
-class Conv2DBackpropFilterKernel : public ConvKernelBase {
+class Conv2DBackpropFilterKernel : public ConvKernelBase<T> {
  public:
-  using ConvKernelBase::ConvKernelBase;
+  using ConvKernelBase<T>::ConvKernelBase;
 
   void compute(OpKernelContext& ctx) override {
     const Tensor& input = ctx.input(0);
@@ -273,28 +287,27 @@ class Conv2DBackpropFilterKernel : public ConvKernelBase {
     if (!read_sizes(ctx, 1, &sizes)) return;
     const Tensor& dy = ctx.input(2);
     ConvGeometry g;
-    if (!make_geometry(ctx, attrs_, input.shape().dims(), sizes, &g)) return;
+    if (!make_geometry(ctx, this->attrs_, input.shape().dims(), sizes, &g)) return;
     if (!check_out_backprop(ctx, g, dy)) return;
     Tensor& dfilter = ctx.allocate_output(0, TensorShape(sizes));
     fill_with(dfilter, nullptr);
     const int64_t group = images_per_group(g, sizeof(T));
-    std::vector<T> patches(static_cast<size_t>(group * g.positions() * g.patch_size()));
-    std::vector<T> partial(static_cast<size_t>(g.patch_size() * g.out_depth));
+    T* patches = this->scratch(0, group * g.positions() * g.patch_size());
+    T* partial = this->scratch(1, g.patch_size() * g.out_depth);
     T* total = dfilter.data<T>();
     for (int64_t first = 0; first < g.batch; first += group) {
       const int64_t count = std::min(group, g.batch - first);
-      im2col(ctx.device(), g, input.data<T>(), first, count, patches.data());
+      im2col(ctx.device(), g, input.data<T>(), first, count, patches);
       const GemmShape shape{.rows = g.patch_size(),
                             .inner = count * g.positions(),
                             .cols = g.out_depth,
                             .transpose_a = true};
-      T* into = first == 0 ? total : partial.data();
-      if (!gemm(ctx, shape, patches.data(), dy.data<T>() + first * g.positions() * g.out_depth,
-                into)) {
+      T* into = first == 0 ? total : partial;
+      if (!gemm(ctx, shape, patches, dy.data<T>() + first * g.positions() * g.out_depth, into)) {
         return;
       }
       if (into != total) {
-        for (size_t i = 0; i < partial.size(); ++i)
+        for (int64_t i = 0; i < g.patch_size() * g.out_depth; ++i)
           total[i] += partial[i];
       }
     }

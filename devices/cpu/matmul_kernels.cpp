@@ -1,5 +1,6 @@
-// CPU kernel for MatMul: OpenBLAS for float and double (devices/cpu/blas_gemm.hpp), an Eigen
-// tensor contraction on the device's thread pool for the other types.
+// CPU kernels for MatMul: OpenBLAS for float and double (devices/cpu/blas_gemm.hpp), an Eigen
+// tensor contraction on the device's thread pool for the other types; and BatchMatMul (float
+// and double), one OpenBLAS product per matrix of the batch.
 #include "troupe/devices/cpu/blas_gemm.hpp"
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/eigen.hpp"
@@ -57,10 +58,62 @@ class MatMulKernel : public OpKernel {
   bool transpose_b_;
 };
 
+template <class T>
+class BatchMatMulKernel : public OpKernel {
+ public:
+  explicit BatchMatMulKernel(const OpKernelConstruction& c)
+      : OpKernel(c), adj_x_(c.attr<bool>("adj_x")), adj_y_(c.attr<bool>("adj_y")) {}
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& y = ctx.input(1);
+    const int rank = x.rank();
+    bool ok = rank >= 2 && y.rank() == rank;
+    for (int d = 0; ok && d + 2 < rank; ++d)
+      ok = x.dim(d) == y.dim(d);
+    const int64_t rows = ok ? x.dim(rank - (adj_x_ ? 1 : 2)) : 0;
+    const int64_t inner = ok ? x.dim(rank - (adj_x_ ? 2 : 1)) : 0;
+    const int64_t cols = ok ? y.dim(rank - (adj_y_ ? 2 : 1)) : 0;
+    if (!ok || inner != y.dim(rank - (adj_y_ ? 1 : 2))) {
+      ctx.fail_invalid(
+          "expected matrices of one rank, equal batch dimensions and matching inner dimensions, "
+          "got shapes {} and {}",
+          x.shape().to_string(), y.shape().to_string());
+      return;
+    }
+    std::vector<int64_t> dims(x.shape().dims().begin(), x.shape().dims().end() - 2);
+    int64_t batch = 1;
+    for (int64_t d : dims)
+      batch *= d;
+    dims.push_back(rows);
+    dims.push_back(cols);
+    Tensor& out = ctx.allocate_output(0, TensorShape(dims));
+    const GemmShape shape{rows, inner, cols, adj_x_, adj_y_};
+    if (rows * cols == 0) return;
+    if (inner == 0) {
+      std::fill_n(out.data<T>(), out.num_elements(), T(0));
+      return;
+    }
+    if (!blas_gemm_fits(shape)) {
+      ctx.fail_invalid("matrices of {} x {} x {} are too large for BLAS", rows, inner, cols);
+      return;
+    }
+    for (int64_t b = 0; b < batch; ++b) {
+      blas_gemm(shape, x.data<T>() + b * rows * inner, y.data<T>() + b * inner * cols,
+                out.data<T>() + b * rows * cols);
+    }
+  }
+
+ private:
+  bool adj_x_;
+  bool adj_y_;
+};
+
 }  // namespace
 
 void register_matmul_kernels(KernelRegistry& r) {
   must_add_kernel(r, "MatMul", kCpu, numeric_kernel<MatMulKernel>());
+  must_add_kernel(r, "BatchMatMul", kCpu, floating_kernel<BatchMatMulKernel>());
 }
 
 }  // namespace troupe

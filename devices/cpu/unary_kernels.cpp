@@ -1,5 +1,6 @@
 // CPU kernels for element-wise unary ops: Neg, Square, Abs, Sign, Sqrt, Rsqrt, Reciprocal, Exp,
-// Expm1, Log, Log1p, Floor, Ceil, Round, Cos, Sin, Relu, Sigmoid, Tanh.
+// Expm1, Log, Log1p, Floor, Ceil, Round, Cos, Sin, Erf, Relu, Relu6, Elu, Selu, Softplus,
+// Softsign, Sigmoid, Tanh.
 // IEEE semantics throughout, as in TensorFlow: Sqrt and Log of a negative number give NaN, Log
 // of 0 gives -inf; none of them is an error.
 #include <cmath>
@@ -129,6 +130,56 @@ struct SinFn {
     return std::sin(x);
   }
 };
+struct ErfFn {
+  static constexpr double kCost = 20;
+  template <class T>
+  T operator()(T x) const {
+    return std::erf(x);
+  }
+};
+// min(max(x, 0), 6).
+struct Relu6Fn {
+  static constexpr double kCost = 1;
+  template <class T>
+  T operator()(T x) const {
+    return x > T(6) ? T(6) : (x > T(0) ? x : (x != x ? x : T(0)));
+  }
+};
+// x for x > 0, else e^x - 1.
+struct EluFn {
+  static constexpr double kCost = 20;
+  template <class T>
+  T operator()(T x) const {
+    return x > T(0) ? x : std::expm1(x);
+  }
+};
+// scale * (x for x > 0, else alpha * (e^x - 1)), with the constants of Klambauer et al. that
+// TensorFlow uses.
+struct SeluFn {
+  static constexpr double kCost = 20;
+  static constexpr double kScale = 1.0507009873554804934193349852946;
+  static constexpr double kAlpha = 1.6732632423543772848170429916717;
+  template <class T>
+  T operator()(T x) const {
+    return x > T(0) ? T(kScale) * x : T(kScale * kAlpha) * std::expm1(x);
+  }
+};
+// log(1 + e^x), computed without overflow.
+struct SoftplusFn {
+  static constexpr double kCost = 40;
+  template <class T>
+  T operator()(T x) const {
+    return std::max(x, T(0)) + std::log1p(std::exp(-std::abs(x)));
+  }
+};
+// x / (1 + |x|).
+struct SoftsignFn {
+  static constexpr double kCost = 4;
+  template <class T>
+  T operator()(T x) const {
+    return x / (T(1) + std::abs(x));
+  }
+};
 // max(x, 0); NaN stays NaN.
 struct ReluFn {
   static constexpr double kCost = 1;
@@ -205,6 +256,18 @@ using CosKernel = UnaryKernel<T, CosFn>;
 template <class T>
 using SinKernel = UnaryKernel<T, SinFn>;
 template <class T>
+using ErfKernel = UnaryKernel<T, ErfFn>;
+template <class T>
+using Relu6Kernel = UnaryKernel<T, Relu6Fn>;
+template <class T>
+using EluKernel = UnaryKernel<T, EluFn>;
+template <class T>
+using SeluKernel = UnaryKernel<T, SeluFn>;
+template <class T>
+using SoftplusKernel = UnaryKernel<T, SoftplusFn>;
+template <class T>
+using SoftsignKernel = UnaryKernel<T, SoftsignFn>;
+template <class T>
 using ReluKernel = UnaryKernel<T, ReluFn>;
 template <class T>
 using SigmoidKernel = UnaryKernel<T, SigmoidFn>;
@@ -231,6 +294,12 @@ void register_unary_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Cos", kCpu, floating_kernel<CosKernel>());
   must_add_kernel(r, "Sin", kCpu, floating_kernel<SinKernel>());
   must_add_kernel(r, "Relu", kCpu, numeric_kernel<ReluKernel>());
+  must_add_kernel(r, "Erf", kCpu, floating_kernel<ErfKernel>());
+  must_add_kernel(r, "Relu6", kCpu, floating_kernel<Relu6Kernel>());
+  must_add_kernel(r, "Elu", kCpu, floating_kernel<EluKernel>());
+  must_add_kernel(r, "Selu", kCpu, floating_kernel<SeluKernel>());
+  must_add_kernel(r, "Softplus", kCpu, floating_kernel<SoftplusKernel>());
+  must_add_kernel(r, "Softsign", kCpu, floating_kernel<SoftsignKernel>());
   must_add_kernel(r, "Sigmoid", kCpu, floating_kernel<SigmoidKernel>());
   must_add_kernel(r, "Tanh", kCpu, floating_kernel<TanhKernel>());
 }

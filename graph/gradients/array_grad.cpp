@@ -63,6 +63,7 @@ Output shape_of(const Scope& s, const Output& x, DataType out_type) {
 
 void register_array_gradients(GradientRegistry& r) {
   must_register_gradient(r, "Identity", identity_grad);
+  must_register_gradient(r, "PlaceholderWithDefault", identity_grad);
   must_register_gradient(r, "EnsureShapeLike", ensure_shape_like_grad);
   must_register_gradient(r, "Reshape", reshape_grad);
   must_register_gradient(r, "Fill", fill_grad);

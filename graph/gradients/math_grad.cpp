@@ -122,6 +122,73 @@ Status log1p_grad(const Scope& s, const Operation& op, const Outputs& dy, Output
   return s.status();
 }
 
+// d(erf x) = dy * 2 / sqrt(pi) * e^(-x^2).
+Status erf_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output x = op_input(op, 0);
+  *dx = {ops::Mul(s, ops::Mul(s, dy[0], 1.1283791670955126),
+                  ops::Exp(s, ops::Neg(s, ops::Square(s, x))))};
+  return s.status();
+}
+
+// dy where 0 < x < 6, else 0.
+Status relu6_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output x = op_input(op, 0);
+  const Output inside = ops::LogicalAnd(s, ops::Greater(s, x, 0.0), ops::Less(s, x, 6.0));
+  *dx = {ops::Select(s, inside, dy[0], ops::ZerosLike(s, dy[0]))};
+  return s.status();
+}
+
+// dy for x > 0, else dy * (y + 1) (= dy * e^x).
+Status elu_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output x = op_input(op, 0), y(op, 0);
+  *dx = {ops::Select(s, ops::Greater(s, x, 0.0), dy[0], ops::Mul(s, dy[0], ops::Add(s, y, 1.0)))};
+  return s.status();
+}
+
+// scale * dy for x > 0, else dy * (y + scale * alpha).
+Status selu_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output x = op_input(op, 0), y(op, 0);
+  constexpr double kScale = 1.0507009873554804934193349852946;
+  constexpr double kScaleAlpha = kScale * 1.6732632423543772848170429916717;
+  *dx = {ops::Select(s, ops::Greater(s, x, 0.0), ops::Mul(s, dy[0], kScale),
+                     ops::Mul(s, dy[0], ops::Add(s, y, kScaleAlpha)))};
+  return s.status();
+}
+
+// d(log(1 + e^x)) = dy * sigmoid(x).
+Status softplus_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  *dx = {ops::Mul(s, dy[0], ops::Sigmoid(s, op_input(op, 0)))};
+  return s.status();
+}
+
+// d(x / (1 + |x|)) = dy / (1 + |x|)^2.
+Status softsign_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  *dx = {ops::Div(s, dy[0], ops::Square(s, ops::Add(s, ops::Abs(s, op_input(op, 0)), 1.0)))};
+  return s.status();
+}
+
+// x mod y = x - floor(x / y) * y: dx = dy, dy_y = -dy * floor(x / y), each summed to its shape.
+Status floor_mod_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output x = op_input(op, 0), y = op_input(op, 1);
+  return binary_grad(s, op, dy[0], ops::Mul(s, ops::Neg(s, dy[0]), ops::FloorDiv(s, x, y)), dx);
+}
+
+// TensorFlow's four cases of adj_x and adj_y.
+Status batch_matmul_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output x = op_input(op, 0), y = op_input(op, 1), g = dy[0];
+  const bool ax = op_attr<bool>(op, "adj_x"), ay = op_attr<bool>(op, "adj_y");
+  if (!ax && !ay) {
+    *dx = {ops::BatchMatMul(s, g, y, false, true), ops::BatchMatMul(s, x, g, true, false)};
+  } else if (!ax && ay) {
+    *dx = {ops::BatchMatMul(s, g, y, false, false), ops::BatchMatMul(s, g, x, true, false)};
+  } else if (ax && !ay) {
+    *dx = {ops::BatchMatMul(s, y, g, false, true), ops::BatchMatMul(s, x, g, false, false)};
+  } else {
+    *dx = {ops::BatchMatMul(s, y, g, true, true), ops::BatchMatMul(s, g, x, true, true)};
+  }
+  return s.status();
+}
+
 // d(cos x) = -dy * sin x.
 Status cos_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
   *dx = {ops::Neg(s, ops::Mul(s, dy[0], ops::Sin(s, op_input(op, 0))))};
@@ -327,6 +394,16 @@ void register_math_gradients(GradientRegistry& r) {
   must_register_gradient(r, "Expm1", expm1_grad);
   must_register_gradient(r, "Log1p", log1p_grad);
   must_register_gradient(r, "Cos", cos_grad);
+  must_register_gradient(r, "Erf", erf_grad);
+  must_register_gradient(r, "BatchMatMul", batch_matmul_grad);
+  must_register_gradient(r, "Relu6", relu6_grad);
+  must_register_gradient(r, "Elu", elu_grad);
+  must_register_gradient(r, "Selu", selu_grad);
+  must_register_gradient(r, "Softplus", softplus_grad);
+  must_register_gradient(r, "Softsign", softsign_grad);
+  must_register_gradient(r, "FloorMod", floor_mod_grad);
+  for (const char* op : {"FloorDiv", "LogicalAnd", "LogicalOr"})
+    must_declare_not_differentiable(r, op);
   must_register_gradient(r, "Sin", sin_grad);
   must_register_gradient(r, "Neg", neg_grad);
   must_register_gradient(r, "Square", square_grad);

@@ -11,6 +11,7 @@ namespace troupe {
 void register_array_gradients(GradientRegistry& registry);
 void register_array_manipulation_gradients(GradientRegistry& registry);
 void register_conv_gradients(GradientRegistry& registry);
+void register_selection_gradients(GradientRegistry& registry);
 void register_math_gradients(GradientRegistry& registry);
 void register_nn_gradients(GradientRegistry& registry);
 // State, queue and runtime-internal ops: none of them has a gradient.
@@ -24,6 +25,7 @@ inline void register_standard_gradients(GradientRegistry& registry) {
   register_array_gradients(registry);
   register_array_manipulation_gradients(registry);
   register_conv_gradients(registry);
+  register_selection_gradients(registry);
   register_math_gradients(registry);
   register_nn_gradients(registry);
   register_state_gradients(registry);

@@ -29,6 +29,17 @@ Status ensure_shape_like_shape(InferenceContext& c) {
   return Status::OK();
 }
 
+// The declared shape, which the default value must have (a feed may be any value of it).
+Status placeholder_with_default_shape(InferenceContext& c) {
+  const PartialShape& declared = c.attr<PartialShape>("shape");
+  if (!c.input(0).merge(declared).ok()) {
+    return c.invalid("the default value has shape {}, which is not of the declared shape {}",
+                     c.input(0).to_string(), declared.to_string());
+  }
+  c.set_output(0, declared);
+  return Status::OK();
+}
+
 Status placeholder_shape(InferenceContext& c) {
   c.set_output(0, c.attr<PartialShape>("shape"));
   return Status::OK();
@@ -116,6 +127,12 @@ void register_array_ops(OpRegistry& r) {
                        .attr("dtype: type")
                        .attr("shape: shape = <unknown>")
                        .shape_fn(placeholder_shape));
+  must_register(r, OpDefBuilder("PlaceholderWithDefault")
+                       .input("input: dtype")
+                       .output("output: dtype")
+                       .attr("dtype: type")
+                       .attr("shape: shape")
+                       .shape_fn(placeholder_with_default_shape));
   must_register(r, OpDefBuilder("Identity")
                        .input("input: T")
                        .output("output: T")
@@ -190,6 +207,10 @@ Output Const(const Scope& scope, const Input& value, const TensorShape& shape) {
   TROUPE_SWITCH_ALL(one.dtype(), T,
                     { std::fill_n(filled.data<T>(), filled.num_elements(), *one.data<T>()); });
   return make_const(scope, filled);
+}
+
+Output PlaceholderWithDefault(const Scope& scope, const Input& input, const PartialShape& shape) {
+  return NodeBuilder(scope, "PlaceholderWithDefault").input(input).attr("shape", shape).finalize();
 }
 
 Output Placeholder(const Scope& scope, DataType dtype, const PartialShape& shape) {

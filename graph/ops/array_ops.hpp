@@ -14,6 +14,9 @@ Output Const(const Scope& scope, const Input& value, const TensorShape& shape);
 Output Placeholder(const Scope& scope, DataType dtype,
                    const PartialShape& shape = PartialShape::unknown());
 
+// `input` unless the step feeds this node another value of `shape`.
+Output PlaceholderWithDefault(const Scope& scope, const Input& input, const PartialShape& shape);
+
 Output Identity(const Scope& scope, const Input& input);
 // The input, as Identity, through which no gradient flows (tf.stop_gradient).
 Output StopGradient(const Scope& scope, const Input& input);

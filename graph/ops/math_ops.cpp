@@ -35,6 +35,43 @@ Status matmul_shape(InferenceContext& c) {
   return Status::OK();
 }
 
+// Matrices [..., rows, inner] x [..., inner, cols] with equal batch dimensions (TensorFlow 1.x's
+// BatchMatMul does not broadcast them); adj_x/adj_y transpose the matrices.
+Status batch_matmul_shape(InferenceContext& c) {
+  const PartialShape& a = c.input(0);
+  const PartialShape& b = c.input(1);
+  for (int i = 0; i < 2; ++i) {
+    if (c.input(i).rank_known() && c.input(i).rank() < 2) {
+      return c.invalid("input {} must have rank >= 2, got shape {}", i, c.input(i).to_string());
+    }
+  }
+  if (!a.rank_known() || !b.rank_known()) return shapes::unknown(c);
+  if (a.rank() != b.rank()) {
+    return c.invalid("inputs must have the same rank, got shapes {} and {}", a.to_string(),
+                     b.to_string());
+  }
+  const int rank = a.rank();
+  std::vector<int64_t> dims;
+  for (int d = 0; d + 2 < rank; ++d) {
+    const int64_t x = a.dim(d), y = b.dim(d);
+    if (x >= 0 && y >= 0 && x != y) {
+      return c.invalid("batch dimensions must be equal, got shapes {} and {}", a.to_string(),
+                       b.to_string());
+    }
+    dims.push_back(x >= 0 ? x : y);
+  }
+  const bool ax = c.attr<bool>("adj_x"), ay = c.attr<bool>("adj_y");
+  const int64_t inner_a = a.dim(rank - (ax ? 2 : 1)), inner_b = b.dim(rank - (ay ? 1 : 2));
+  if (inner_a >= 0 && inner_b >= 0 && inner_a != inner_b) {
+    return c.invalid("inner dimensions differ: {} x {} (shapes {} and {})", inner_a, inner_b,
+                     a.to_string(), b.to_string());
+  }
+  dims.push_back(a.dim(rank - (ax ? 1 : 2)));
+  dims.push_back(b.dim(rank - (ay ? 2 : 1)));
+  c.set_output(0, PartialShape(dims));
+  return Status::OK();
+}
+
 Status reduction_shape(InferenceContext& c) {
   const PartialShape& in = c.input(0);
   bool keep_dims = c.attr<bool>("keep_dims");
@@ -118,8 +155,14 @@ void register_reduction(OpRegistry& r, const char* name) {
 }  // namespace
 
 void register_math_ops(OpRegistry& r) {
-  for (const char* name : {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "SquaredDifference"})
+  for (const char* name : {"Add", "Sub", "Mul", "Div", "FloorDiv", "FloorMod", "Maximum", "Minimum",
+                           "SquaredDifference"})
     register_binary(r, name, kNumeric);
+  for (const char* name : {"LogicalAnd", "LogicalOr"}) {
+    must_register(r,
+                  OpDefBuilder(name).input("x: bool").input("y: bool").output("z: bool").shape_fn(
+                      shapes::broadcast_binary));
+  }
   register_binary(r, "Pow", kFloating);
   for (const char* name : {"Equal", "NotEqual"}) {
     must_register(r, OpDefBuilder(name)
@@ -139,8 +182,9 @@ void register_math_ops(OpRegistry& r) {
   }
   for (const char* name : {"Neg", "Square", "Abs", "Sign"})
     register_unary(r, name, kNumeric);
-  for (const char* name : {"Sqrt", "Rsqrt", "Reciprocal", "Exp", "Expm1", "Log", "Log1p", "Floor",
-                           "Ceil", "Round", "Cos", "Sin"})
+  for (const char* name :
+       {"Sqrt", "Rsqrt", "Reciprocal", "Exp", "Expm1", "Log", "Log1p", "Floor", "Ceil", "Round",
+        "Cos", "Sin", "Erf", "Relu6", "Elu", "Selu", "Softplus", "Softsign"})
     register_unary(r, name, kFloating);
   must_register(r, OpDefBuilder("MatMul")
                        .input("a: T")
@@ -150,6 +194,14 @@ void register_math_ops(OpRegistry& r) {
                        .attr("transpose_a: bool = false")
                        .attr("transpose_b: bool = false")
                        .shape_fn(matmul_shape));
+  must_register(r, OpDefBuilder("BatchMatMul")
+                       .input("x: T")
+                       .input("y: T")
+                       .output("output: T")
+                       .attr(kFloating)
+                       .attr("adj_x: bool = false")
+                       .attr("adj_y: bool = false")
+                       .shape_fn(batch_matmul_shape));
   for (const char* name : {"Sum", "Mean", "Min", "Max"})
     register_reduction(r, name);
   must_register(r, OpDefBuilder("Cast")
@@ -281,6 +333,45 @@ Output Cos(const Scope& s, const Input& x) {
 }
 Output Sin(const Scope& s, const Input& x) {
   return unary("Sin", s, x);
+}
+Output Erf(const Scope& s, const Input& x) {
+  return unary("Erf", s, x);
+}
+Output Relu6(const Scope& s, const Input& x) {
+  return unary("Relu6", s, x);
+}
+Output Elu(const Scope& s, const Input& x) {
+  return unary("Elu", s, x);
+}
+Output Selu(const Scope& s, const Input& x) {
+  return unary("Selu", s, x);
+}
+Output Softplus(const Scope& s, const Input& x) {
+  return unary("Softplus", s, x);
+}
+Output Softsign(const Scope& s, const Input& x) {
+  return unary("Softsign", s, x);
+}
+Output BatchMatMul(const Scope& s, const Input& x, const Input& y, bool adj_x, bool adj_y) {
+  return NodeBuilder(s, "BatchMatMul")
+      .input(x)
+      .input(y)
+      .attr("adj_x", adj_x)
+      .attr("adj_y", adj_y)
+      .finalize();
+}
+
+Output FloorDiv(const Scope& s, const Input& x, const Input& y) {
+  return binary("FloorDiv", s, x, y);
+}
+Output FloorMod(const Scope& s, const Input& x, const Input& y) {
+  return binary("FloorMod", s, x, y);
+}
+Output LogicalAnd(const Scope& s, const Input& x, const Input& y) {
+  return binary("LogicalAnd", s, x, y);
+}
+Output LogicalOr(const Scope& s, const Input& x, const Input& y) {
+  return binary("LogicalOr", s, x, y);
 }
 
 Output MatMul(const Scope& s, const Input& a, const Input& b, MatMulOptions options) {

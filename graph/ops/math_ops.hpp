@@ -42,6 +42,24 @@ Output Ceil(const Scope& scope, const Input& x);
 Output Round(const Scope& scope, const Input& x);  // halves to even, as TensorFlow's
 Output Cos(const Scope& scope, const Input& x);
 Output Sin(const Scope& scope, const Input& x);
+Output Erf(const Scope& scope, const Input& x);
+// Activations, as TensorFlow's nn ops: min(max(x, 0), 6); x or e^x - 1 (x <= 0); Selu (scaled
+// Elu with Klambauer et al.'s constants); log(1 + e^x); x / (1 + |x|).
+Output Relu6(const Scope& scope, const Input& x);
+Output Elu(const Scope& scope, const Input& x);
+Output Selu(const Scope& scope, const Input& x);
+Output Softplus(const Scope& scope, const Input& x);
+Output Softsign(const Scope& scope, const Input& x);
+// Python's // and % (rounded toward negative infinity; the remainder has the divisor's sign);
+// an integer divisor of 0 is an error.
+Output FloorDiv(const Scope& scope, const Input& x, const Input& y);
+Output FloorMod(const Scope& scope, const Input& x, const Input& y);
+// Matrix products of [..., rows, inner] by [..., inner, cols] with equal batch dimensions;
+// float and double. adj_x/adj_y transpose the last two dimensions first.
+Output BatchMatMul(const Scope& scope, const Input& x, const Input& y, bool adj_x = false,
+                   bool adj_y = false);
+Output LogicalAnd(const Scope& scope, const Input& x, const Input& y);  // bools
+Output LogicalOr(const Scope& scope, const Input& x, const Input& y);
 
 struct MatMulOptions {
   bool transpose_a = false;

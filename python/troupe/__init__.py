@@ -12,18 +12,22 @@ from .framework import (Graph, GraphKeys, Operation, Tensor, TensorShape, add_to
                         convert_to_tensor, device, get_collection, get_collection_ref,
                         get_default_graph, name_scope, reset_default_graph)
 from .ops import (abs, add, add_n, argmax, assign, assign_add, assign_sub, boolean_mask, cast,
-                  ceil, clip_by_value, constant, cos, count_up_to, div, divide, equal, exp, expm1,
-                  FIFOQueue, fill, floor, gather, greater, greater_equal, group, identity,
+                  ceil, clip_by_value, constant, cos, count_up_to, div, divide, equal, exp,
+                  expm1, FIFOQueue, fill, floor, gather, greater, greater_equal, group, identity,
                   is_variable_initialized, less, less_equal, log, log1p, logical_not, matmul,
                   maximum, minimum, multiply, negative, no_op, not_equal, ones, ones_like,
-                  placeholder, pow, reciprocal, reduce_max, reduce_mean, reduce_min, reduce_sum,
-                  reshape, round, rsqrt, shape, sigmoid, sign, sin, size, sqrt, square,
-                  squared_difference, stack, stop_gradient, sub, subtract, tanh, to_float,
-                  truediv, where, zeros, zeros_like)  # noqa: A004 - TensorFlow's names
+                  placeholder, placeholder_with_default, pow, reciprocal, reduce_max,
+                  reduce_mean, reduce_min, reduce_sum, reshape, round, rsqrt, shape, sigmoid,
+                  sign, sin, size, sqrt, square, squared_difference, stack, stop_gradient, sub,
+                  subtract, tanh, to_float, truediv, unsorted_segment_sum, where, zeros,
+                  zeros_like)  # noqa: A004 - TensorFlow's names
 from .gradients import gradients
-from .array_ops import (concat, expand_dims, invert_permutation, newaxis, one_hot, pad,  # noqa: A004
+from .math_ops import (clip_by_global_norm, clip_by_norm, erf, floor_div, floordiv, floormod,
+                       global_norm, logical_and, logical_or, logical_xor, matmul, mod,
+                       reduce_logsumexp, tensordot)
+from .array_ops import (concat, expand_dims, invert_permutation, newaxis, one_hot, pad,
                         range, rank, reverse, reverse_v2, slice, split, squeeze, strided_slice,
-                        tile, transpose, unstack)
+                        tile, transpose, unstack)  # noqa: A004 - TensorFlow's names
 from .random_ops import (get_seed, multinomial, random_normal, random_shuffle, random_uniform,
                          truncated_normal)
 from .config import GPUOptions, GraphOptions, OptimizerOptions, RPCOptions

@@ -79,7 +79,8 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
     inputs = _as_tensor(inputs, "dense")
     if isinstance(units, bool) or not isinstance(units, (int, np.integer)) or units <= 0:
         raise ValueError("dense: units must be a positive integer, got %r" % (units,))
-    for what, c in (("kernel_constraint", kernel_constraint), ("bias_constraint", bias_constraint)):
+    for what, c in (("kernel_constraint", kernel_constraint),
+                    ("bias_constraint", bias_constraint)):
         if c is not None:
             raise ValueError("dense: %s is not supported by troupe" % what)
     rank = inputs.shape.ndims
@@ -122,7 +123,8 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
     _channels_last(data_format)
     if isinstance(filters, bool) or not isinstance(filters, (int, np.integer)) or filters <= 0:
         raise ValueError("conv2d: filters must be a positive integer, got %r" % (filters,))
-    for what, c in (("kernel_constraint", kernel_constraint), ("bias_constraint", bias_constraint)):
+    for what, c in (("kernel_constraint", kernel_constraint),
+                    ("bias_constraint", bias_constraint)):
         if c is not None:
             raise ValueError("conv2d: %s is not supported by troupe" % what)
     kh, kw = _pair(kernel_size, "kernel_size")

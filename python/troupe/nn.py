@@ -111,6 +111,35 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
                                                               multiply(logits, labels))
 
 
+# --- activations ---
+
+def _activation(op_type):
+    def activation(features, name=None):
+        from .framework import Tensor, convert_to_tensor
+        from .ops import _make
+        if not isinstance(features, Tensor):
+            features = convert_to_tensor(features)
+        return _make(op_type, [features], {}, name).outputs[0]
+    activation.__name__ = activation.__qualname__ = op_type.lower()
+    return activation
+
+
+relu6 = _activation("Relu6")
+elu = _activation("Elu")
+selu = _activation("Selu")
+softplus = _activation("Softplus")
+softsign = _activation("Softsign")
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """max(alpha * features, features), as TensorFlow 1.x computes it."""
+    from .framework import Tensor, convert_to_tensor, name_scope
+    from .ops import maximum, multiply
+    with name_scope(name, "LeakyRelu"):
+        features = features if isinstance(features, Tensor) else convert_to_tensor(features)
+        return maximum(multiply(features, alpha), features)
+
+
 # --- convolution, pooling, dropout ---
 
 def _nhwc(data_format, what):
@@ -218,3 +247,34 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         random = random_uniform(noise, seed=seed, dtype=x.dtype)
         # floor(keep + U[0, 1)) is 1 with probability keep, else 0.
         return multiply(divide(x, keep), floor(keep + random))
+
+
+# --- embeddings ---
+
+def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
+                     max_norm=None):
+    """The rows of `params` at `ids` (tf.gather along axis 0), each clipped to L2 norm
+    max_norm when given. `params` is one tensor or variable (or a list of one); its gradient
+    is dense, summed over the ids. Partitioned params (a list of several) are not supported
+    yet."""
+    from .framework import Tensor, convert_to_tensor, name_scope
+    from .ops import gather
+    if partition_strategy not in ("mod", "div"):
+        raise ValueError("Unrecognized partition_strategy: %s" % partition_strategy)
+    if isinstance(params, (list, tuple)):
+        if not params:
+            raise ValueError("Need at least one param")
+        if len(params) > 1:
+            raise ValueError("embedding_lookup: params partitioned into %d tensors are not "
+                             "supported by troupe yet; pass one tensor" % len(params))
+        params = params[0]
+    with name_scope(name, "embedding_lookup"):
+        ids = ids if isinstance(ids, Tensor) else convert_to_tensor(ids)
+        result = gather(params, ids)
+        if max_norm is not None:
+            from .math_ops import clip_by_norm
+            rank, ids_rank = result.shape.ndims, ids.shape.ndims
+            if rank is None or ids_rank is None:
+                raise ValueError("embedding_lookup: max_norm needs ids and params of known rank")
+            result = clip_by_norm(result, max_norm, axes=list(range(ids_rank, rank)))
+        return result

@@ -87,6 +87,14 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     return _t(_troupe.const(_scope(g, name), array), g)
 
 
+def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TensorFlow's name
+    """`input`, unless a step feeds this tensor another value of `shape` (None entries: any
+    size)."""
+    value = input if isinstance(input, Tensor) else convert_to_tensor(input)
+    shape = None if shape is None else [None if d is None else int(d) for d in shape]
+    return _make("PlaceholderWithDefault", [value], {"shape": shape}, name).outputs[0]
+
+
 def placeholder(dtype, shape=None, name=None):
     """A Placeholder of `dtype` and `shape` (None: any; None entries: any size); a step that
     needs it must feed it."""
@@ -357,6 +365,18 @@ def gather(params, indices, validate_indices=None, name=None, axis=0):
         raise TypeError("gather: indices must be int32 or int64, got %s" % indices.dtype.name)
     axis = axis if isinstance(axis, Tensor) else np.array(axis, dtype=np.int32)
     return _make("GatherV2", [params, indices, axis], {}, name, g).outputs[0]
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    """Sums of the slices of `data` by segment id (a prefix of data's shape): result[i] sums
+    the slices whose id is i; negative ids are dropped."""
+    data = data if isinstance(data, Tensor) else convert_to_tensor(data)
+    ids = segment_ids if isinstance(segment_ids, Tensor) else convert_to_tensor(segment_ids)
+    if ids.dtype not in (_dtypes.int32, _dtypes.int64):
+        raise TypeError("unsorted_segment_sum: segment_ids must be int32 or int64, got %s"
+                        % ids.dtype.name)
+    num = num_segments if isinstance(num_segments, Tensor) else np.int32(num_segments)
+    return _make("UnsortedSegmentSum", [data, ids, num], {}, name).outputs[0]
 
 
 def where(condition, x=None, y=None, name=None):

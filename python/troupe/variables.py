@@ -153,7 +153,8 @@ def _delegate(op_name):
 
 for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
               "__truediv__", "__rtruediv__", "__matmul__", "__rmatmul__", "__neg__", "__lt__",
-              "__le__", "__gt__", "__ge__", "__getitem__", "__pow__", "__rpow__", "__abs__"):
+              "__le__", "__gt__", "__ge__", "__getitem__", "__pow__", "__rpow__", "__abs__",
+              "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__"):
     setattr(Variable, _name, _delegate(_name))
 
 

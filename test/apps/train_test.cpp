@@ -132,6 +132,21 @@ BOOST_AUTO_TEST_CASE(in_one_process) {
   BOOST_TEST(result.out.find("troupe-progress") == std::string::npos, result.out);
 }
 
+// A small CNN (8 and 16 filters, 64 dense units, dropout) learns well above chance in one
+// epoch; the dropout placeholder is fed only by the training steps (the evaluation runs
+// without it).
+BOOST_AUTO_TEST_CASE(a_convolutional_network_in_one_process) {
+  if (!have_data()) return;
+  TempDir dir;
+  auto result = run_process({TROUPE_CLI, "train", "--model=cnn", "--filters=8", "--dense_units=64",
+                             "--batch_size=100", "--epochs=1", "--learning_rate=0.002",
+                             "--log_every=1000", "--checkpoint_dir=" + dir.path().string()},
+                            kTimeoutMs);
+  BOOST_TEST(result.exit_code == 0, result.out);
+  BOOST_TEST(accuracy_in(result.out) > 0.8, result.out);
+  BOOST_TEST(fs::exists(dir.path() / "model.ckpt-600.npz"));
+}
+
 BOOST_AUTO_TEST_CASE(as_a_launched_cluster_and_resumed) {
   if (!have_data()) return;
   TempDir dir;
@@ -346,6 +361,9 @@ BOOST_AUTO_TEST_CASE(bad_inputs_are_one_line_errors) {
   };
   refused({"--optimizer=rmsprop"}, "--optimizer=rmsprop: expected adam, sgd, momentum or adagrad");
   refused({"--hidden=256,0"}, "--hidden=256,0: '0' is not a layer size >= 1");
+  refused({"--model=resnet"}, "--model=resnet: expected mlp or cnn");
+  refused({"--model=cnn", "--dropout=1"}, "--dropout=1: expected a rate in [0, 1)");
+  refused({"--model=cnn", "--filters=0"}, "--filters=0 and --dense_units=1024 must be >= 1");
   refused({"--learning_rate=fast"}, "--learning_rate=fast is not a number");
   refused({"--epochs=0"}, "--batch_size and --epochs must be >= 1");
   refused({"--eval_every_steps=-1"},

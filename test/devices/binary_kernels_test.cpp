@@ -118,6 +118,27 @@ BOOST_AUTO_TEST_CASE(integer_min_divided_by_minus_one_wraps) {
   check_tensor<int32_t>(run_one(s, q), TensorShape{2}, {kMin, -6});
 }
 
+BOOST_AUTO_TEST_CASE(floor_division_and_remainder_round_toward_negative_infinity) {
+  Scope s = Scope::new_root();
+  auto a = ops::Const(s, {7, -7, 7, -7});
+  auto b = ops::Const(s, {2, 2, -2, -2});
+  check_tensor<int32_t>(run_one(s, ops::FloorDiv(s, a, b)), TensorShape{4}, {3, -4, -4, 3});
+  check_tensor<int32_t>(run_one(s, ops::FloorMod(s, a, b)), TensorShape{4}, {1, 1, -1, -1});
+  check_tensor<double>(run_one(s, ops::FloorMod(s, {-1.5, 1.5}, 1.0)), TensorShape{2}, {0.5, 0.5});
+  auto zero = ops::FloorMod(s.with_op_name("by_zero"), a, 0);
+  check_error(testing::run_graph(s, {zero}).status(), Code::kInvalidArgument,
+              "node 'by_zero' (FloorMod): integer division by zero");
+}
+
+BOOST_AUTO_TEST_CASE(logical_and_or_broadcast) {
+  Scope s = Scope::new_root();
+  auto p = ops::Const(s, {true, true, false, false});
+  check_tensor<bool>(run_one(s, ops::LogicalAnd(s, p, {true, false, true, false})), TensorShape{4},
+                     {true, false, false, false});
+  check_tensor<bool>(run_one(s, ops::LogicalOr(s, p, false)), TensorShape{4},
+                     {true, true, false, false});
+}
+
 BOOST_AUTO_TEST_CASE(maximum) {
   Scope s = Scope::new_root();
   auto m = ops::Maximum(s, ops::Const(s, {1.f, 5.f, -2.f}), ops::Const(s, {3.f, 4.f, -1.f}));

@@ -162,6 +162,23 @@ BOOST_AUTO_TEST_CASE(larger_product_on_the_thread_pool) {
                       std::vector<float>(64 * 32, 128.f));
 }
 
+BOOST_AUTO_TEST_CASE(batch_matmul_multiplies_each_matrix_of_the_batch) {
+  Scope s = Scope::new_root();
+  auto x = ops::Const(s, value_or_throw(Tensor::from_vector<float>({1, 2, 3, 4, 1, 0, 0, 1},
+                                                                   TensorShape{2, 2, 2})));
+  auto y = ops::Const(s, value_or_throw(Tensor::from_vector<float>({1, 1, 0, 1, 5, 6, 7, 8},
+                                                                   TensorShape{2, 2, 2})));
+  auto product = ops::BatchMatMul(s, x, y);
+  BOOST_TEST(product.shape().to_string() == "[2,2,2]");
+  check_tensor<float>(run_one(s, product), TensorShape{2, 2, 2}, {1, 3, 3, 7, 5, 6, 7, 8});
+  check_tensor<float>(run_one(s, ops::BatchMatMul(s, x, y, true, false)), TensorShape{2, 2, 2},
+                      {1, 4, 2, 6, 5, 6, 7, 8});
+  ops::BatchMatMul(s.with_op_name("mismatch"), x,
+                   ops::Const(s, Tensor(DataType::kFloat, TensorShape{3, 2, 2})));
+  check_error(s.status(), Code::kInvalidArgument,
+              "node 'mismatch' (BatchMatMul): batch dimensions must be equal");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe

@@ -103,6 +103,22 @@ BOOST_AUTO_TEST_CASE(cos_and_sin) {
                       {0, 1}, 1e-6);
 }
 
+BOOST_AUTO_TEST_CASE(activations_and_erf) {
+  Scope s = Scope::new_root();
+  check_tensor<float>(run_one(s, ops::Relu6(s, {-1.f, 3.f, 7.f})), TensorShape{3}, {0, 3, 6});
+  check_tensor<double>(run_one(s, ops::Elu(s, {-1.0, 2.0})), TensorShape{2},
+                       {std::expm1(-1.0), 2.0}, 1e-12);
+  check_tensor<double>(
+      run_one(s, ops::Selu(s, {-1.0, 2.0})), TensorShape{2},
+      {1.0507009873554805 * 1.6732632423543772 * std::expm1(-1.0), 2 * 1.0507009873554805}, 1e-12);
+  // Softplus does not overflow for large inputs.
+  check_tensor<float>(run_one(s, ops::Softplus(s, {0.f, 100.f, -100.f})), TensorShape{3},
+                      {std::log(2.f), 100.f, 0.f}, 1e-6);
+  check_tensor<float>(run_one(s, ops::Softsign(s, {-3.f, 1.f})), TensorShape{2}, {-0.75f, 0.5f});
+  check_tensor<double>(run_one(s, ops::Erf(s, {0.0, 0.5})), TensorShape{2}, {0.0, std::erf(0.5)},
+                       1e-12);
+}
+
 BOOST_AUTO_TEST_CASE(empty_input_gives_empty_output) {
   Scope s = Scope::new_root();
   auto empty = ops::Const(s, value_or_throw(Tensor::from_vector<float>({}, {2, 0})));

@@ -182,3 +182,38 @@ def test_bad_input_is_an_error_naming_the_node_before_or_during_the_step():
     i = tf.placeholder(tf.int32, [])
     with pytest.raises(tf.errors.InvalidArgumentError, match="out of bounds"):
         run(tf.constant(X)[i], {i: 2})
+
+
+def test_gather_gradient_and_unsorted_segment_sum():
+    data = RNG.normal(size=(5, 2))
+    ids = np.array([0, 2, 0, -1, 1])
+    expected = np.zeros((3, 2))
+    for row, i in zip(data, ids):
+        if i >= 0:
+            expected[i] += row
+    check_forward(tf.unsorted_segment_sum(data, ids, 3), expected)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"out of range \[0, 3\)"):
+        run(tf.unsorted_segment_sum(data, [0, 1, 2, 3, 0], 3))
+    # The gradient of a lookup sums the rows' gradients by index, repeated ids included.
+    table = tf.Variable(np.arange(12.0).reshape(4, 3))
+    looked_up = tf.nn.embedding_lookup(table, [[1, 3], [1, 1]])
+    (grad,) = tf.gradients(tf.reduce_sum(looked_up * 2.0), [table])
+    with tf.Session() as sess:
+        sess.run(table.initializer)
+        np.testing.assert_array_equal(sess.run(looked_up)[0], [[3, 4, 5], [9, 10, 11]])
+        np.testing.assert_array_equal(sess.run(grad), [[0] * 3, [6] * 3, [0] * 3, [2] * 3])
+    clipped = tf.nn.embedding_lookup(np.array([[3.0, 4.0], [0.3, 0.4]]), [0, 1], max_norm=1.0)
+    np.testing.assert_allclose(run(clipped), [[0.6, 0.8], [0.3, 0.4]])
+    with pytest.raises(ValueError, match="partitioned into 2 tensors"):
+        tf.nn.embedding_lookup([table, table], [0])
+
+
+@pytest.mark.parametrize("name, build, shape", [
+    ("gather_rows", lambda x: tf.reduce_sum(tf.square(tf.gather(x, [2, 0, 2]))), (3, 2)),
+    ("gather_axis1", lambda x: tf.reduce_sum(tf.gather(x, [[1], [0]], axis=1) *
+                                             np.arange(8.0).reshape(2, 2, 1, 2)), (2, 3, 2)),
+    ("segment_sum", lambda x: tf.reduce_sum(tf.square(
+        tf.unsorted_segment_sum(x, [1, -1, 1, 0], 2))), (4, 2)),
+])
+def test_selection_gradients_match_finite_differences(name, build, shape):
+    check_gradient(build, shape)

@@ -1,0 +1,208 @@
+"""More of TensorFlow 1.x's math: floordiv and floormod (the `//` and `%` operators),
+logical_and/or/xor (`&`, `|`, `^`, `~` on bool tensors), erf, matmul of batches of matrices
+(BatchMatMul), and the functions TensorFlow itself writes in Python from other ops:
+clip_by_norm, global_norm, clip_by_global_norm, reduce_logsumexp, tensordot."""
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from .framework import Tensor, convert_to_tensor, name_scope
+from .ops import (_binary_op, _by_type, _make, _unary_op, add_n, cast, exp, log, logical_not,
+                  maximum, minimum, multiply, reduce_max, reduce_sum, reshape, shape, sqrt,
+                  square, stop_gradient, subtract)
+from . import ops as _ops
+
+floordiv = _binary_op(_by_type("FloorDiv"), "floordiv")
+floor_div = floordiv
+floormod = _binary_op(_by_type("FloorMod"), "floormod")
+mod = floormod
+erf = _unary_op(_by_type("Erf"), "erf")
+
+
+def _bools(x, what=None):
+    return x if isinstance(x, Tensor) else convert_to_tensor(x, dtype=_dtypes.bool)
+
+
+def logical_and(x, y, name=None):
+    return _make("LogicalAnd", [_bools(x), _bools(y)], {}, name).outputs[0]
+
+
+def logical_or(x, y, name=None):
+    return _make("LogicalOr", [_bools(x), _bools(y)], {}, name).outputs[0]
+
+
+def logical_xor(x, y, name="LogicalXor"):
+    """x XOR y: (x | y) & ~(x & y), as TensorFlow computes it."""
+    with name_scope(name):
+        return logical_and(logical_or(x, y), logical_not(logical_and(x, y)))
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           a_is_sparse=False, b_is_sparse=False, name=None):
+    """tf.matmul: matrices, or batches of them ([..., rows, inner] x [..., inner, cols] with
+    equal batch dimensions). adjoint_* is transpose_* for troupe's real dtypes."""
+    if transpose_a and adjoint_a:
+        raise ValueError("Only one of transpose_a and adjoint_a can be True.")
+    if transpose_b and adjoint_b:
+        raise ValueError("Only one of transpose_b and adjoint_b can be True.")
+    ta, tb = bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b)
+    a = a if isinstance(a, Tensor) else convert_to_tensor(a, dtype=getattr(b, "dtype", None))
+    b = b if isinstance(b, Tensor) else convert_to_tensor(b, dtype=a.dtype)
+    ranks = (a.shape.ndims, b.shape.ndims)
+    if ranks == (2, 2) or None in ranks and 2 in ranks:
+        return _ops.matmul(a, b, ta, tb, name=name)
+    return _make("BatchMatMul", [a, b], {"adj_x": ta, "adj_y": tb}, name).outputs[0]
+
+
+def global_norm(t_list, name=None):
+    """sqrt(sum of the squared L2 norms of the tensors of t_list); None entries are skipped."""
+    from .nn import l2_loss
+    if not isinstance(t_list, (list, tuple)):
+        raise TypeError("t_list should be a sequence")
+    tensors = [t if isinstance(t, Tensor) else convert_to_tensor(t) for t in t_list
+               if t is not None]
+    with name_scope(name, "global_norm"):
+        if not tensors:
+            return convert_to_tensor(0.0)
+        half_squared = [l2_loss(t) for t in tensors]
+        total = add_n(half_squared) if len(half_squared) > 1 else half_squared[0]
+        return sqrt(multiply(total, 2.0), name="global_norm")
+
+
+def clip_by_norm(t, clip_norm, axes=None, name=None):
+    """t * clip_norm / max(l2norm(t, axes), clip_norm): unchanged unless its norm exceeds
+    clip_norm."""
+    with name_scope(name, "clip_by_norm"):
+        t = t if isinstance(t, Tensor) else convert_to_tensor(t)
+        clip_norm = clip_norm if isinstance(clip_norm, Tensor) else \
+            convert_to_tensor(clip_norm, dtype=t.dtype)
+        l2sum = reduce_sum(square(t), axes, keepdims=True)
+        # sqrt's gradient is infinite at 0: take it only where the sum is positive.
+        positive = _ops.greater(l2sum, 0)
+        norm = _ops.where(positive, sqrt(_ops.where(positive, l2sum, _ops.ones_like(l2sum))),
+                          l2sum)
+        return _ops.identity(_ops.divide(multiply(t, clip_norm), maximum(norm, clip_norm)),
+                             name="clipped")
+
+
+def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+    """Each tensor of t_list scaled by clip_norm / max(global_norm, clip_norm); returns the
+    clipped list and the global norm (an infinite norm gives NaN tensors, as TensorFlow's)."""
+    if not isinstance(t_list, (list, tuple)):
+        raise TypeError("t_list should be a sequence")
+    with name_scope(name, "clip_by_global_norm"):
+        norm = global_norm(t_list) if use_norm is None else use_norm
+        clip = clip_norm if isinstance(clip_norm, Tensor) else \
+            convert_to_tensor(clip_norm, dtype=norm.dtype)
+        scale = multiply(clip, minimum(_ops.divide(1.0, norm), _ops.divide(1.0, clip)))
+        clipped = [None if t is None else _ops.identity(multiply(t, cast(scale, t.dtype)))
+                   for t in t_list]
+        return clipped, norm
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                     keep_dims=None):
+    """log(sum(exp(input))) over `axis`, computed around the (finite) maximum so that it
+    neither overflows nor loses precision."""
+    if keepdims is None:
+        keepdims = bool(keep_dims)
+    if axis is None:
+        axis = reduction_indices
+    with name_scope(name, "ReduceLogSumExp"):
+        x = input_tensor if isinstance(input_tensor, Tensor) else convert_to_tensor(input_tensor)
+        raw_max = reduce_max(x, axis, keepdims=True)
+        finite = _ops.less(_ops.abs(raw_max), np.inf)
+        top = stop_gradient(_ops.where(finite, raw_max, _ops.zeros_like(raw_max)))
+        result = log(reduce_sum(exp(subtract(x, top)), axis, keepdims=keepdims))
+        if not keepdims:
+            top = reshape(top, shape(result))
+        return _ops.add(result, top)
+
+
+def _product(shape_tensor, static, indices):
+    """The product of the dimensions `indices`: a Python int when they are known."""
+    dims = [static[i] for i in indices]
+    if all(d is not None for d in dims):
+        return int(np.prod(dims, dtype=np.int64))
+    total = None
+    for i in indices:
+        total = shape_tensor[i] if total is None else multiply(total, shape_tensor[i])
+    return total
+
+
+def tensordot(a, b, axes, name=None):
+    """Sums the products of a's and b's elements over the given axes: an int n (a's last n
+    with b's first n) or a pair of axis lists; a matrix product of the transposed and reshaped
+    tensors, as TensorFlow computes it."""
+    from .array_ops import concat, transpose
+    with name_scope(name, "Tensordot"):
+        a = a if isinstance(a, Tensor) else convert_to_tensor(a)
+        b = b if isinstance(b, Tensor) else convert_to_tensor(b, dtype=a.dtype)
+        ra, rb = a.shape.ndims, b.shape.ndims
+        if ra is None or rb is None:
+            raise ValueError("tensordot: troupe needs inputs of known rank, got %s and %s"
+                             % (a.shape, b.shape))
+        if isinstance(axes, (int, np.integer)):
+            if axes < 0:
+                raise ValueError("'axes' must be at least 0.")
+            if axes > min(ra, rb):
+                raise ValueError("'axes' must not be larger than the number of dimensions of "
+                                 "tensor %s." % (a if axes > ra else b).name)
+            a_axes, b_axes = list(range(ra - axes, ra)), list(range(axes))
+        else:
+            if len(axes) != 2:
+                raise ValueError("'axes' must be an integer or have length 2.")
+            a_axes, b_axes = axes
+            a_axes = [a_axes] if isinstance(a_axes, int) else list(a_axes)
+            b_axes = [b_axes] if isinstance(b_axes, int) else list(b_axes)
+            if len(a_axes) != len(b_axes):
+                raise ValueError("Different number of contraction axes 'a' and 'b', %d != %d."
+                                 % (len(a_axes), len(b_axes)))
+        a_axes = [x % ra for x in a_axes]
+        b_axes = [x % rb for x in b_axes]
+        a_free = [i for i in range(ra) if i not in a_axes]
+        b_free = [i for i in range(rb) if i not in b_axes]
+        a_static, b_static = a.shape.as_list(), b.shape.as_list()
+        for i, j in zip(a_axes, b_axes):
+            if a_static[i] is not None and b_static[j] is not None and \
+                    a_static[i] != b_static[j]:
+                raise ValueError("tensordot: dimension %d of a (%d) differs from dimension %d "
+                                 "of b (%d)" % (i, a_static[i], j, b_static[j]))
+        a_shape, b_shape = shape(a), shape(b)
+        inner = _product(a_shape, a_static, a_axes)
+        a2 = reshape(transpose(a, a_free + a_axes),
+                     _ops.stack([_product(a_shape, a_static, a_free), inner]))
+        b2 = reshape(transpose(b, b_axes + b_free),
+                     _ops.stack([inner, _product(b_shape, b_static, b_free)]))
+        product = _ops.matmul(a2, b2)
+        free = [a_shape[i] for i in a_free] + [b_shape[i] for i in b_free]
+        if all(d is not None for d in [a_static[i] for i in a_free] +
+               [b_static[i] for i in b_free]):
+            return reshape(product, [a_static[i] for i in a_free] +
+                           [b_static[i] for i in b_free])
+        return reshape(product, _ops.stack(free) if free else np.zeros([0], np.int32))
+
+
+def _reverse(fn):
+    return lambda a, b: fn(b, a)
+
+
+def _invert(x):
+    if x.dtype != _dtypes.bool:
+        raise TypeError("~ takes bool tensors (logical_not), got %s" % x.dtype.name)
+    return logical_not(x)
+
+
+Tensor.__matmul__ = matmul
+Tensor.__rmatmul__ = _reverse(matmul)
+Tensor.__floordiv__ = floordiv
+Tensor.__rfloordiv__ = _reverse(floordiv)
+Tensor.__mod__ = floormod
+Tensor.__rmod__ = _reverse(floormod)
+Tensor.__and__ = logical_and
+Tensor.__rand__ = _reverse(logical_and)
+Tensor.__or__ = logical_or
+Tensor.__ror__ = _reverse(logical_or)
+Tensor.__xor__ = logical_xor
+Tensor.__rxor__ = _reverse(logical_xor)
+Tensor.__invert__ = _invert

@@ -1,0 +1,144 @@
+"""The math functions beyond the basics: floordiv/floormod (and `//`, `%`), the logical ops
+(and `&`, `|`, `^`, `~`), erf, the activations (relu6, elu, selu, softplus, softsign,
+leaky_relu), batched matmul, clip_by_norm, global_norm, clip_by_global_norm,
+reduce_logsumexp and tensordot: values against numpy and TensorFlow's formulas, gradients
+against finite differences (float64), and their errors."""
+
+import math
+
+import numpy as np
+import pytest
+
+import troupe as tf
+
+from conftest import check_gradient
+
+RNG = np.random.default_rng(3)
+
+
+def run(fetches, feed_dict=None):
+    with tf.Session() as sess:
+        return sess.run(fetches, feed_dict)
+
+
+def test_floor_division_and_remainder_as_python():
+    a = np.array([7, -7, 7, -7, 0, 5], np.int32)
+    b = np.array([2, 2, -2, -2, 3, 1], np.int32)
+    x, y = tf.constant(a), tf.constant(b)
+    quotient, remainder = run([x // y, x % y])
+    np.testing.assert_array_equal(quotient, a // b)
+    np.testing.assert_array_equal(remainder, a % b)
+    f = RNG.normal(size=8) * 10
+    g = RNG.normal(size=8)
+    np.testing.assert_allclose(run(tf.floordiv(f, g)), np.floor_divide(f, g))
+    np.testing.assert_allclose(run(tf.floormod(f, g)), np.mod(f, g), atol=1e-12)
+    np.testing.assert_array_equal(run(7 // tf.constant(2)), 3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="integer division by zero"):
+        run(tf.constant(1) // tf.constant(0))
+
+
+def test_logical_ops_and_their_operators():
+    p = tf.constant([True, True, False, False])
+    q = tf.constant([True, False, True, False])
+    values = run([p & q, p | q, p ^ q, ~p, tf.logical_and(p, [True] * 4)])
+    np.testing.assert_array_equal(values[0], [True, False, False, False])
+    np.testing.assert_array_equal(values[1], [True, True, True, False])
+    np.testing.assert_array_equal(values[2], [False, True, True, False])
+    np.testing.assert_array_equal(values[3], [False, False, True, True])
+    np.testing.assert_array_equal(values[4], [True, True, False, False])
+    with pytest.raises(TypeError, match="bool tensors"):
+        ~tf.constant([1, 2])
+
+
+def test_activations_and_erf_against_their_formulas():
+    x = np.linspace(-8, 8, 33)
+    scale, alpha = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
+    expected = {
+        "relu6": np.clip(x, 0, 6),
+        "elu": np.where(x > 0, x, np.expm1(x)),
+        "selu": scale * np.where(x > 0, x, alpha * np.expm1(x)),
+        "softplus": np.log1p(np.exp(x)),
+        "softsign": x / (1 + np.abs(x)),
+        "leaky_relu": np.where(x > 0, x, 0.2 * x),
+    }
+    for name, want in expected.items():
+        np.testing.assert_allclose(run(getattr(tf.nn, name)(x)), want, rtol=1e-12, atol=1e-12,
+                                   err_msg=name)
+    np.testing.assert_allclose(run(tf.erf(x)), [math.erf(v) for v in x], rtol=1e-12)
+    big = run(tf.nn.softplus(np.float32([100.0, -100.0])))
+    np.testing.assert_allclose(big, [100.0, 0.0], atol=1e-30)
+
+
+def test_batched_matmul_and_tensordot_against_numpy():
+    a = RNG.normal(size=(2, 3, 4, 5))
+    b = RNG.normal(size=(2, 3, 5, 2))
+    np.testing.assert_allclose(run(tf.matmul(a, b)), np.matmul(a, b), rtol=1e-12)
+    np.testing.assert_allclose(run(tf.matmul(b, a, transpose_a=True, transpose_b=True)),
+                               np.matmul(np.swapaxes(b, -1, -2), np.swapaxes(a, -1, -2)),
+                               rtol=1e-12)
+    np.testing.assert_allclose(run(tf.constant(a) @ b), np.matmul(a, b), rtol=1e-12)
+    x = RNG.normal(size=(3, 4, 5))
+    y = RNG.normal(size=(5, 4, 2))
+    np.testing.assert_allclose(run(tf.tensordot(x, y, [[1, 2], [1, 0]])),
+                               np.tensordot(x, y, [[1, 2], [1, 0]]), rtol=1e-12)
+    np.testing.assert_allclose(run(tf.tensordot(x, RNG.normal(size=(5, 6)), 1)).shape, (3, 4, 6))
+    unknown = tf.placeholder(tf.float64, [None, 5])
+    dotted = tf.tensordot(unknown, np.ones((5, 2)), 1)
+    assert run(dotted, {unknown: np.ones((3, 5))}).shape == (3, 2)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="batch dimensions must be equal"):
+        tf.matmul(a, RNG.normal(size=(2, 4, 5, 2)))
+    with pytest.raises(ValueError, match="Different number of contraction axes"):
+        tf.tensordot(x, y, [[1], [0, 1]])
+
+
+def test_clipping_and_norms_as_tensorflow():
+    t1, t2 = np.array([3.0, 4.0]), np.array([[0.0, 12.0]])
+    np.testing.assert_allclose(run(tf.global_norm([t1, None, t2])), 13.0)
+    clipped, norm = run(tf.clip_by_global_norm([t1, t2], 6.5))
+    np.testing.assert_allclose(norm, 13.0)
+    np.testing.assert_allclose(clipped[0], t1 / 2)
+    np.testing.assert_allclose(clipped[1], t2 / 2)
+    unchanged, _ = run(tf.clip_by_global_norm([t1], 100.0))
+    np.testing.assert_allclose(unchanged[0], t1)
+    np.testing.assert_allclose(run(tf.clip_by_norm(t1, 1.0)), [0.6, 0.8])
+    np.testing.assert_allclose(run(tf.clip_by_norm(np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0,
+                                                   axes=[1])), [[0.6, 0.8], [0.3, 0.4]])
+    np.testing.assert_allclose(run(tf.clip_by_norm(np.zeros(3), 1.0)), np.zeros(3))
+    with pytest.raises(TypeError, match="t_list should be a sequence"):
+        tf.global_norm(tf.constant(t1))
+
+
+def test_reduce_logsumexp_is_stable():
+    x = np.array([[1000.0, 1000.0], [-1000.0, -1000.0], [0.0, np.log(3.0)]])
+    np.testing.assert_allclose(run(tf.reduce_logsumexp(x, 1)),
+                               [1000 + np.log(2), -1000 + np.log(2), np.log(4.0)])
+    assert run(tf.reduce_logsumexp(x, 1, keepdims=True)).shape == (3, 1)
+    np.testing.assert_allclose(run(tf.reduce_logsumexp(np.array([1.0, 2.0]))),
+                               np.log(np.exp(1) + np.exp(2)))
+    np.testing.assert_array_equal(run(tf.reduce_logsumexp(np.array([-np.inf, -np.inf]))),
+                                  -np.inf)
+
+
+W = RNG.normal(size=(3, 4))
+
+
+@pytest.mark.parametrize("name, build, shape", [
+    ("relu6", lambda x: tf.reduce_sum(tf.nn.relu6(x * 4.0) * W[:2, :3]), (2, 3)),
+    ("elu", lambda x: tf.reduce_sum(tf.square(tf.nn.elu(x))), (3, 3)),
+    ("selu", lambda x: tf.reduce_sum(tf.square(tf.nn.selu(x))), (3, 3)),
+    ("softplus", lambda x: tf.reduce_sum(tf.nn.softplus(x) * W[:2, :3]), (2, 3)),
+    ("softsign", lambda x: tf.reduce_sum(tf.square(tf.nn.softsign(x))), (2, 3)),
+    ("leaky_relu", lambda x: tf.reduce_sum(tf.nn.leaky_relu(x) * W[:2, :3]), (2, 3)),
+    ("erf", lambda x: tf.reduce_sum(tf.erf(x) * W[:2, :3]), (2, 3)),
+    ("floormod", lambda x: tf.reduce_sum(tf.floormod(x, 0.7) * W[:2, :3]), (2, 3)),
+    ("batch_matmul", lambda x: tf.reduce_sum(tf.square(tf.matmul(x, np.ones((2, 4, 3))))),
+     (2, 3, 4)),
+    ("batch_matmul_adjoint", lambda x: tf.reduce_sum(tf.square(
+        tf.matmul(np.ones((2, 4, 3)), x, adjoint_a=True, adjoint_b=True))), (2, 5, 4)),
+    ("tensordot", lambda x: tf.reduce_sum(tf.square(tf.tensordot(x, W, [[1], [0]]))), (2, 3)),
+    ("logsumexp", lambda x: tf.reduce_sum(tf.reduce_logsumexp(x, 1) * [1.0, 2.0]), (2, 3)),
+    ("clip_by_norm", lambda x: tf.reduce_sum(tf.clip_by_norm(x, 0.5) * W[:2, :3]), (2, 3)),
+    ("global_norm", lambda x: tf.global_norm([x, x * 2.0]), (2, 3)),
+])
+def test_gradient_matches_finite_differences(name, build, shape):
+    check_gradient(build, shape)
