@@ -232,14 +232,30 @@ StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Ou
   RunContext context(*session_);
   std::vector<Output> all = fetches;
   std::vector<size_t> begin;
+  FeedDict all_feeds = feeds;
+  std::vector<Operation> all_targets = targets;
   for (const auto& hook : hooks_) {
     begin.push_back(all.size());
     auto extra = hook->before_run(context);
     all.insert(all.end(), extra.begin(), extra.end());
+    for (auto& [output, value] : context.feeds_) {
+      for (const auto& [fed, _] : all_feeds) {
+        if (fed.node() == output.node() && fed.index() == output.index()) {
+          stop_ = true;
+          return errors::InvalidArgument(
+              "same tensor is fed by a SessionRunHook and the caller, or by two hooks: '{}'",
+              output.name());
+        }
+      }
+      all_feeds.emplace_back(output, std::move(value));
+    }
+    context.feeds_.clear();
+    all_targets.insert(all_targets.end(), context.targets_.begin(), context.targets_.end());
+    context.targets_.clear();
   }
   std::vector<Tensor> values;
   for (;;) {
-    StatusOr<std::vector<Tensor>> ran = session_->run(feeds, all, targets, options);
+    StatusOr<std::vector<Tensor>> ran = session_->run(all_feeds, all, all_targets, options);
     if (ran.ok()) {
       values = std::move(ran).value();
       break;

@@ -21,11 +21,21 @@ class RunContext {
   void request_stop() { stop_requested_ = true; }
   bool stop_requested() const { return stop_requested_; }
 
+  // In before_run: a value to feed in the coming step, and an operation to run in it
+  // (TensorFlow's SessionRunArgs feed_dict and fetched operations). A tensor fed by the caller
+  // and a hook, or by two hooks, fails the step with InvalidArgument.
+  void add_feed(const Output& output, Tensor value) {
+    feeds_.emplace_back(output, std::move(value));
+  }
+  void add_target(const Operation& target) { targets_.push_back(target); }
+
  private:
   friend class MonitoredTrainingSession;
   void rebind(Session& session) { session_ = &session; }
   Session* session_;
   bool stop_requested_ = false;
+  FeedDict feeds_;
+  std::vector<Operation> targets_;
 };
 
 class SessionRunHook {

@@ -1,8 +1,9 @@
 // troupe._troupe's MonitoredTrainingSession, and hooks written in Python.
 //
 // A Python hook is an object with the methods _begin(), _after_create_session(session),
-// _before_run(session) -> [Output], _after_run(values, session) -> bool (stop requested) and
-// _end(session), each session lent for the call
+// _before_run(session) -> ([Output] fetches, [(Output, array)] feeds, [Operation] targets),
+// _after_run(values, session) -> bool (stop requested) and _end(session), each session lent
+// for the call
 // (troupe/train/hooks.py adapts tf.train.SessionRunHook subclasses to them). The session runs
 // its steps without the GIL; each hook call takes it. An exception a hook raises ends training:
 // the session's call fails, and the binding raises that exception.
@@ -92,7 +93,14 @@ class PythonHook : public SessionRunHook {
     std::vector<Output> fetches;
     Status s = call([&] {
       with_lent(context.session(), [&](py::object handle) {
-        fetches = hook_.attr("_before_run")(handle).cast<std::vector<Output>>();
+        py::tuple args = hook_.attr("_before_run")(handle);
+        fetches = args[0].cast<std::vector<Output>>();
+        for (auto& [output, value] :
+             feeds_from_python(args[1].cast<std::vector<std::pair<Output, py::array>>>())) {
+          context.add_feed(output, std::move(value));
+        }
+        for (const Operation& target : args[2].cast<std::vector<Operation>>())
+          context.add_target(target);
       });
     });
     // A hook that raised fails the step before it runs: an invalid fetch is InvalidArgument

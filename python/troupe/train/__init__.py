@@ -3,10 +3,11 @@
 from . import queue_runner
 from .coordinator import Coordinator, LooperThread
 from .device_setter import replica_device_setter
-from .hooks import (CheckpointSaverHook, FinalOpsHook, LoggingTensorHook,
-                    NanLossDuringTrainingError, NanTensorHook, SessionRunArgs,
-                    SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook,
-                    StopAtStepHook)
+from .hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
+                    GlobalStepWaiterHook, LoggingTensorHook, NanLossDuringTrainingError,
+                    NanTensorHook, SecondOrStepTimer, SessionRunArgs, SessionRunContext,
+                    SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook,
+                    SummarySaverHook)
 from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,
                                 SessionCreator, SingularMonitoredSession, WorkerSessionCreator)
 from .scaffold import Scaffold

@@ -1,12 +1,14 @@
-"""tf.train.SessionRunHook and the standard hooks: StopAtStepHook, CheckpointSaverHook,
-LoggingTensorHook, StepCounterHook, NanTensorHook, FinalOpsHook.
+"""tf.train.SessionRunHook and the standard hooks: StopAtStepHook, CheckpointSaverHook (with
+CheckpointSaverListener), LoggingTensorHook, StepCounterHook, NanTensorHook, SummarySaverHook,
+GlobalStepWaiterHook, FeedFnHook, FinalOpsHook, and SecondOrStepTimer.
 
 Hooks written in Python run around each step of a MonitoredTrainingSession as TensorFlow's do:
 begin() before the session exists (add ops then), after_create_session(session, coord),
 before_run(run_context) -> SessionRunArgs or None, after_run(run_context, run_values), and
-end(session). In troupe a hook's SessionRunArgs fetch Tensors (any structure) but no Operations
-or feeds; run_context.session and the sessions given to after_create_session and end work for
-the length of that call.
+end(session). SessionRunArgs may fetch Tensors and Operations (any structure) and feed values
+(a tensor fed by the caller and a hook, or by two hooks, is InvalidArgumentError);
+run_context.session and the sessions given to after_create_session and end work for the length
+of that call.
 """
 
 import collections
@@ -94,27 +96,23 @@ class _HookAdapter:
         self._hook.after_create_session(_LentSession(handle, self._graph), None)
 
     def _before_run(self, handle):
+        """(fetched tensors, feeds, operations to run) for the coming step."""
+        from ..session import _feeds
         self._context = SessionRunContext(self._monitored._current_args,
                                           _LentSession(handle, self._graph))
         args = self._hook.before_run(self._context)
         self._mapper = None
         if args is None:
-            return []
+            return [], [], []
         if not isinstance(args, SessionRunArgs):
             raise TypeError("%s.before_run must return a SessionRunArgs or None, got %r"
                             % (type(self._hook).__name__, args))
-        if args.feed_dict:
-            raise ValueError("%s.before_run: troupe's hooks may not add feeds"
-                             % type(self._hook).__name__)
+        feeds = _feeds(self._graph, args.feed_dict)
         if args.fetches is None:
-            return []
+            return [], feeds, []
         mapper = _FetchMapper(self._graph, args.fetches)
-        if mapper.targets:
-            raise ValueError("%s.before_run: troupe's hooks fetch Tensors, not Operations (%s)"
-                             % (type(self._hook).__name__,
-                                ", ".join(op.name for op in mapper.targets)))
         self._mapper = mapper
-        return mapper.tensors
+        return mapper.tensors, feeds, list(mapper.targets)
 
     def _after_run(self, values, handle):
         context = self._context
@@ -135,6 +133,58 @@ def _as_tensor(value, what):
     if isinstance(value, str):
         return get_default_graph().get_tensor_by_name(value)
     raise TypeError("%s: expected a Tensor or tensor name, got %r" % (what, value))
+
+
+class SecondOrStepTimer:
+    """Triggers every every_secs seconds or every every_steps steps (exactly one of them), as
+    TensorFlow's timer of the same name: always at the first step asked about."""
+
+    def __init__(self, every_secs=None, every_steps=None):
+        if every_secs is None and every_steps is None:
+            raise ValueError("Either every_secs or every_steps should be provided.")
+        if every_secs is not None and every_steps is not None:
+            raise ValueError("Can not provide both every_secs and every_steps.")
+        self._every_secs = every_secs
+        self._every_steps = every_steps
+        self.reset()
+
+    def reset(self):
+        self._last_triggered_step = None
+        self._last_triggered_time = None
+
+    def should_trigger_for_step(self, step):
+        if self._last_triggered_step is None:
+            return True
+        if self._last_triggered_step == step:
+            return False
+        if self._every_secs is not None and \
+                time.time() >= self._last_triggered_time + self._every_secs:
+            return True
+        if self._every_steps is not None and \
+                step >= self._last_triggered_step + self._every_steps:
+            return True
+        return False
+
+    def update_last_triggered_step(self, step):
+        """(seconds, steps) since the last trigger (None, None the first time)."""
+        now = time.time()
+        if self._last_triggered_time is None:
+            elapsed = (None, None)
+        else:
+            elapsed = (now - self._last_triggered_time, step - self._last_triggered_step)
+        self._last_triggered_time, self._last_triggered_step = now, step
+        return elapsed
+
+    def last_triggered_step(self):
+        return self._last_triggered_step
+
+
+def _global_step_or_raise(hook):
+    from .training_util import get_global_step
+    step = get_global_step()
+    if step is None:
+        raise RuntimeError("Global step should be created to use %s." % hook)
+    return step
 
 
 class StopAtStepHook(SessionRunHook):
@@ -174,6 +224,24 @@ class StopAtStepHook(SessionRunHook):
                 run_context.request_stop()
 
 
+class CheckpointSaverListener:
+    """Called around the saves of a CheckpointSaverHook: begin(), before_save(session,
+    global_step_value), after_save(session, global_step_value) (returning True requests a
+    stop), end(session, global_step_value). Subclass and override."""
+
+    def begin(self):
+        pass
+
+    def before_save(self, session, global_step_value):
+        pass
+
+    def after_save(self, session, global_step_value):
+        pass
+
+    def end(self, session, global_step_value):
+        pass
+
+
 class CheckpointSaverHook(SessionRunHook):
     """Saves "<checkpoint_dir>/model.ckpt-<step>.npz" at the start, every save_steps or
     save_secs, and at the end (docs/checkpoints.md)."""
@@ -186,10 +254,14 @@ class CheckpointSaverHook(SessionRunHook):
             raise ValueError("CheckpointSaverHook: troupe names checkpoints model.ckpt-<step>")
         if not isinstance(checkpoint_dir, str) or not checkpoint_dir:
             raise ValueError("CheckpointSaverHook: checkpoint_dir must be a directory name")
+        if saver is not None and scaffold is not None:
+            raise ValueError("You cannot provide both saver and scaffold.")
         self._dir = checkpoint_dir
         self._save_secs = save_secs
         self._save_steps = save_steps
         self._saver = saver
+        self._scaffold = scaffold
+        self._listeners = list(listeners or [])
         self._last_step = None
         self._last_time = None
 
@@ -198,13 +270,25 @@ class CheckpointSaverHook(SessionRunHook):
         self._global_step_tensor = get_global_step()
         if self._global_step_tensor is None:
             raise RuntimeError("Global step should be created to use CheckpointSaverHook.")
-        if self._saver is None:
+        if self._saver is None and self._scaffold is None:
+            from ..framework import GraphKeys
             from .saver import Saver
-            self._saver = Saver()
+            savers = get_default_graph().get_collection(GraphKeys.SAVERS)
+            self._saver = savers[0] if savers else Saver()
+        for listener in self._listeners:
+            listener.begin()
 
     def _save(self, session, step):
-        self._saver._save_handle(session, self._dir, step)
+        """Saves; True when a listener asked to stop."""
+        saver = self._saver if self._saver is not None else self._scaffold.saver
+        for listener in self._listeners:
+            listener.before_save(session, step)
+        saver._save_handle(session, self._dir, step)
         self._last_step, self._last_time = step, time.time()
+        stop = False
+        for listener in self._listeners:
+            stop = bool(listener.after_save(session, step)) or stop
+        return stop
 
     def after_create_session(self, session, coord):
         self._save(session, int(session.run(self._global_step_tensor)))
@@ -216,14 +300,16 @@ class CheckpointSaverHook(SessionRunHook):
         step = int(run_values.results) + 1
         due = (self._save_steps is not None and step >= self._last_step + self._save_steps) or \
             (self._save_secs is not None and time.time() >= self._last_time + self._save_secs)
-        if due:
-            self._save(run_context.session, int(run_context.session.run(
-                self._global_step_tensor)))
+        if due and self._save(run_context.session, int(run_context.session.run(
+                self._global_step_tensor))):
+            run_context.request_stop()
 
     def end(self, session):
         step = int(session.run(self._global_step_tensor))
         if step != self._last_step:
             self._save(session, step)
+        for listener in self._listeners:
+            listener.end(session, step)
 
 
 class LoggingTensorHook(SessionRunHook):
@@ -308,28 +394,130 @@ class NanLossDuringTrainingError(RuntimeError):
 
 
 class StepCounterHook(SessionRunHook):
-    """Logs global_step/sec every every_n_steps steps."""
+    """Logs global_step/sec every every_n_steps steps or every_n_secs seconds, and writes it
+    as a summary when given output_dir or summary_writer."""
 
     def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None,
                  summary_writer=None):
-        self._every = every_n_steps
-        self._last = None
+        if (every_n_steps is None) == (every_n_secs is None):
+            raise ValueError("exactly one of every_n_steps and every_n_secs should be provided.")
+        self._timer = SecondOrStepTimer(every_steps=every_n_steps, every_secs=every_n_secs)
+        self._output_dir = output_dir
+        self._writer = summary_writer
 
     def begin(self):
-        from .training_util import get_global_step
-        self._global_step_tensor = get_global_step()
+        if self._writer is None and self._output_dir:
+            from ..summary import FileWriterCache
+            self._writer = FileWriterCache.get(self._output_dir)
+        self._global_step_tensor = _global_step_or_raise("StepCounterHook")
+        self._summary_tag = self._global_step_tensor.op.name + "/sec"
 
     def before_run(self, run_context):
         return SessionRunArgs(self._global_step_tensor)
 
     def after_run(self, run_context, run_values):
-        step, now = int(run_values.results), time.time()
-        if self._last is None:
-            self._last = (step, now)
-        elif step - self._last[0] >= self._every:
-            rate = (step - self._last[0]) / max(now - self._last[1], 1e-9)
-            logger.info("global_step/sec: %g", rate)
-            self._last = (step, now)
+        step = int(run_values.results) + 1
+        if self._timer.should_trigger_for_step(step):
+            secs, steps = self._timer.update_last_triggered_step(step)
+            if secs is not None and secs > 0:
+                rate = steps / secs
+                logger.info("%s: %g", self._summary_tag, rate)
+                if self._writer is not None:
+                    from ..summary_pb import Summary
+                    summary = Summary(value=[Summary.Value(tag=self._summary_tag,
+                                                           simple_value=rate)])
+                    self._writer.add_summary(summary, step)
+
+
+class SummarySaverHook(SessionRunHook):
+    """Runs summary_op (or the scaffold's) every save_steps steps or save_secs seconds and
+    writes it, with the global step, to output_dir (or summary_writer)."""
+
+    def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None,
+                 scaffold=None, summary_op=None):
+        if (scaffold is None) == (summary_op is None):
+            raise ValueError("Exactly one of scaffold or summary_op must be provided.")
+        self._summary_op = summary_op
+        self._scaffold = scaffold
+        self._output_dir = output_dir
+        self._writer = summary_writer
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+
+    def begin(self):
+        if self._writer is None and self._output_dir:
+            from ..summary import FileWriterCache
+            self._writer = FileWriterCache.get(self._output_dir)
+        self._global_step_tensor = _global_step_or_raise("SummarySaver")
+        self._next_step = None
+
+    def _ops(self):
+        op = self._summary_op if self._summary_op is not None else self._scaffold.summary_op
+        if op is None:
+            return []
+        return list(op) if isinstance(op, (list, tuple)) else [op]
+
+    def before_run(self, run_context):
+        self._request = self._next_step is None or \
+            self._timer.should_trigger_for_step(self._next_step)
+        fetches = {"global_step": self._global_step_tensor}
+        if self._request:
+            fetches["summary"] = self._ops()
+        return SessionRunArgs(fetches)
+
+    def after_run(self, run_context, run_values):
+        if self._writer is None:
+            return
+        step = int(run_values.results["global_step"])
+        if self._next_step is None:
+            from ..summary_pb import SessionLog
+            self._writer.add_session_log(SessionLog(status=SessionLog.START), step)
+        if self._request:
+            self._timer.update_last_triggered_step(step)
+            for summary in run_values.results.get("summary", []):
+                self._writer.add_summary(summary, step)
+        self._next_step = step + 1
+
+    def end(self, session=None):
+        if self._writer is not None:
+            self._writer.flush()
+
+
+class GlobalStepWaiterHook(SessionRunHook):
+    """Delays the first step until the global step reaches wait_until_step (a worker that
+    should start once the model has trained a little, as TensorFlow's)."""
+
+    def __init__(self, wait_until_step):
+        self._wait_until_step = wait_until_step
+
+    def begin(self):
+        self._worker_is_started = False
+        self._global_step_tensor = _global_step_or_raise("GlobalStepWaiterHook")
+
+    def before_run(self, run_context):
+        if self._worker_is_started or self._wait_until_step <= 0:
+            self._worker_is_started = True
+            return None
+        last_logged = None
+        while True:
+            step = int(run_context.session.run(self._global_step_tensor))
+            if step >= self._wait_until_step:
+                self._worker_is_started = True
+                return None
+            if last_logged != step:
+                logger.info("Waiting for global step %d before starting training; now %d.",
+                            self._wait_until_step, step)
+                last_logged = step
+            time.sleep(0.5)
+
+
+class FeedFnHook(SessionRunHook):
+    """Feeds feed_fn()'s dict to every step."""
+
+    def __init__(self, feed_fn):
+        self.feed_fn = feed_fn
+
+    def before_run(self, run_context):
+        return SessionRunArgs(fetches=None, feed_dict=self.feed_fn())
 
 
 class FinalOpsHook(SessionRunHook):

@@ -135,6 +135,41 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(monitored_session)
 
+// A hook that feeds `x` and runs `op` in every step (TensorFlow's SessionRunArgs feed_dict and
+// fetched operations).
+class FeedingHook : public SessionRunHook {
+ public:
+  FeedingHook(Output x, Operation op) : x_(std::move(x)), op_(std::move(op)) {}
+  std::vector<Output> before_run(RunContext& context) override {
+    context.add_feed(x_, Tensor(static_cast<double>(++fed_)));
+    context.add_target(op_);
+    return {};
+  }
+
+ private:
+  Output x_;
+  Operation op_;
+  int fed_ = 0;
+};
+
+BOOST_AUTO_TEST_CASE(hooks_feed_tensors_and_run_operations) {
+  auto server = value_or_throw(Server::create_local_server());
+  Regression m;
+  Output x = ops::Placeholder(m.root.with_op_name("fed"), DataType::kDouble, PartialShape({}));
+  Output twice = ops::Mul(m.root, x, 2.0);
+  Operation bump = ops::AssignAdd(m.root, m.step.ref, Tensor(int64_t{1})).op();
+  MonitoredTrainingSessionOptions options;
+  options.master = server->target();
+  options.hooks = {std::make_shared<FeedingHook>(x, bump)};
+  auto session = value_or_throw(MonitoredTrainingSession::create(m.root, options));
+  BOOST_TEST(value_or_throw(session->run({twice})).at(0).scalar<double>() == 2.0);
+  BOOST_TEST(value_or_throw(session->run({twice})).at(0).scalar<double>() == 4.0);
+  BOOST_TEST(value_or_throw(session->session().run(m.step.ref)).scalar<int64_t>() == 2);
+  // The caller feeding the hook's tensor too is an error naming it.
+  check_error(session->run({twice}, {{x, Tensor(1.0)}}).status(), Code::kInvalidArgument,
+              "same tensor is fed by a SessionRunHook and the caller, or by two hooks: 'fed:0'");
+}
+
 BOOST_AUTO_TEST_CASE(a_scaffold_replaces_each_start_up_step) {
   auto server = value_or_throw(Server::create_local_server());
   Regression m;
