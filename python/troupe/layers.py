@@ -1,5 +1,5 @@
 """tf.layers, the functional API of TensorFlow 1.x: dense, conv2d, max_pooling2d,
-average_pooling2d, flatten, dropout. Each layer makes its variables with tf.get_variable under
+average_pooling2d, flatten, dropout, batch_normalization. Each layer makes its variables with tf.get_variable under
 a variable scope named after it ("dense", "dense_1", ... unless `name` is given; `reuse=True`
 shares an existing layer's variables): "<scope>/kernel" and "<scope>/bias", as TensorFlow names
 them, so checkpoints of the same program line up. Only channels_last (NHWC) data is supported."""
@@ -8,7 +8,8 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from .framework import GraphKeys, Tensor, convert_to_tensor, get_default_graph, name_scope
-from .variables import _state, get_variable, variable_scope, zeros_initializer
+from .variables import (_state, get_variable, ones_initializer, variable_scope,
+                        zeros_initializer)
 
 
 def _unique_scope(base):
@@ -212,3 +213,71 @@ def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=
         if training:
             return nn_dropout(inputs, rate=rate, noise_shape=noise_shape, seed=seed)
         return identity(inputs)
+
+
+def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                        beta_initializer=zeros_initializer(), gamma_initializer=ones_initializer(),
+                        moving_mean_initializer=zeros_initializer(),
+                        moving_variance_initializer=ones_initializer(), beta_regularizer=None,
+                        gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                        training=False, trainable=True, name=None, reuse=None, renorm=False,
+                        renorm_clipping=None, renorm_momentum=0.99, fused=None,
+                        virtual_batch_size=None, adjustment=None):
+    """tf.layers.batch_normalization over the dimension `axis` (the channels): while training
+    (a bool or a bool tensor), normalizes by the batch's moments and adds the updates of
+    moving_mean and moving_variance (by `momentum`) to GraphKeys.UPDATE_OPS — run them with the
+    train op, as TensorFlow requires; otherwise normalizes by the moving averages. Variables
+    "<scope>/gamma", "beta", "moving_mean", "moving_variance" (the last two not trainable)."""
+    from .nn import batch_normalization as normalize, moments
+    from .ops import assign_sub, multiply, subtract, where
+    for what, value in (("renorm", renorm), ("virtual_batch_size", virtual_batch_size),
+                        ("adjustment", adjustment), ("beta_constraint", beta_constraint),
+                        ("gamma_constraint", gamma_constraint)):
+        if value:
+            raise ValueError("batch_normalization: %s is not supported by troupe" % what)
+    inputs = _as_tensor(inputs, "batch_normalization")
+    rank = inputs.shape.ndims
+    if rank is None:
+        raise ValueError("batch_normalization: inputs must have a known rank")
+    if not isinstance(axis, int) or not -rank <= axis < rank:
+        raise ValueError("Invalid axis: %r for inputs of rank %d" % (axis, rank))
+    axis %= rank
+    depth = inputs.shape[axis]
+    if depth is None:
+        raise ValueError("Input has undefined `axis` dimension. Input shape: %s" % inputs.shape)
+    reduce_axes = [d for d in range(rank) if d != axis]
+    param_shape = [depth]
+    graph = get_default_graph()
+    with variable_scope(name or _unique_scope("batch_normalization"), reuse=reuse):
+        gamma = get_variable("gamma", param_shape, dtype=inputs.dtype,
+                             initializer=gamma_initializer, regularizer=gamma_regularizer,
+                             trainable=trainable) if scale else None
+        beta = get_variable("beta", param_shape, dtype=inputs.dtype,
+                            initializer=beta_initializer, regularizer=beta_regularizer,
+                            trainable=trainable) if center else None
+        moving_mean = get_variable("moving_mean", param_shape, dtype=inputs.dtype,
+                                   initializer=moving_mean_initializer, trainable=False)
+        moving_variance = get_variable("moving_variance", param_shape, dtype=inputs.dtype,
+                                       initializer=moving_variance_initializer, trainable=False)
+        # Broadcast the [depth] parameters along `axis` (channels last: as they are).
+        def along_axis(t):
+            if axis == rank - 1:
+                return t
+            from .ops import reshape
+            return reshape(t, [depth if d == axis else 1 for d in range(rank)])
+        batch_mean, batch_variance = moments(inputs, reduce_axes)
+        if isinstance(training, Tensor) or training:
+            is_training = training
+            mean = where(is_training, batch_mean, moving_mean) \
+                if isinstance(training, Tensor) else batch_mean
+            variance = where(is_training, batch_variance, moving_variance) \
+                if isinstance(training, Tensor) else batch_variance
+            decay = 1.0 - momentum
+            for var, value in ((moving_mean, mean), (moving_variance, variance)):
+                update = assign_sub(var, multiply(subtract(var, value), decay))
+                graph.add_to_collection(GraphKeys.UPDATE_OPS, update)
+        else:
+            mean, variance = moving_mean, moving_variance
+        return normalize(inputs, along_axis(mean), along_axis(variance),
+                         along_axis(beta) if beta is not None else None,
+                         along_axis(gamma) if gamma is not None else None, epsilon)

@@ -183,6 +183,38 @@ def tensordot(a, b, axes, name=None):
         return reshape(product, _ops.stack(free) if free else np.zeros([0], np.int32))
 
 
+def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    """Whether any element over `axis` is true (bool tensors)."""
+    with name_scope(name, "Any"):
+        x = _bools(input_tensor)
+        ints = cast(x, _dtypes.int32)
+        return _ops.greater(_ops.reduce_max(ints, axis, keepdims, None, reduction_indices,
+                                            keep_dims), 0)
+
+
+def reduce_all(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    """Whether every element over `axis` is true (bool tensors)."""
+    with name_scope(name, "All"):
+        x = _bools(input_tensor)
+        ints = cast(x, _dtypes.int32)
+        return _ops.greater(_ops.reduce_min(ints, axis, keepdims, None, reduction_indices,
+                                            keep_dims), 0)
+
+
+def argmin(input, axis=None, name=None, dimension=None,  # noqa: A002 - TensorFlow's names
+           output_type=_dtypes.int64):
+    """The index of the smallest value along `axis` (the first one among ties)."""
+    x = input if isinstance(input, Tensor) else convert_to_tensor(input)
+    if x.dtype not in (_dtypes.float32, _dtypes.float64, _dtypes.int32, _dtypes.int64):
+        raise TypeError("argmin: expected a number tensor, got %s" % x.dtype.name)
+    with name_scope(name, "ArgMin"):
+        # -1 - x reverses the order of integers without overflowing (-x would at the minimum).
+        flipped = _ops.negative(x) if x.dtype.is_floating else subtract(-1, x)
+        return _ops.argmax(flipped, axis, dimension=dimension, output_type=output_type)
+
+
 def _reverse(fn):
     return lambda a, b: fn(b, a)
 

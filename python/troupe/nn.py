@@ -278,3 +278,61 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
                 raise ValueError("embedding_lookup: max_norm needs ids and params of known rank")
             result = clip_by_norm(result, max_norm, axes=list(range(ids_rank, rank)))
         return result
+
+
+# --- normalization ---
+
+def moments(x, axes, shift=None, name=None, keep_dims=False, keepdims=None):
+    """(mean, variance) of x over `axes` (variance about the mean, as TensorFlow computes it
+    with a stopped-gradient mean)."""
+    from .framework import Tensor, convert_to_tensor, name_scope
+    from .ops import reduce_mean, squared_difference, stop_gradient
+    from .array_ops import squeeze
+    keep = keep_dims if keepdims is None else keepdims
+    with name_scope(name, "moments"):
+        x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+        mean = reduce_mean(x, axes, keepdims=True, name="mean")
+        variance = reduce_mean(squared_difference(x, stop_gradient(mean)), axes, keepdims=True,
+                               name="variance")
+        if not keep:
+            mean, variance = squeeze(mean, axes), squeeze(variance, axes)
+        return mean, variance
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """(x - mean) * scale / sqrt(variance + epsilon) + offset (offset, scale may be None)."""
+    from .framework import name_scope
+    from .ops import add, multiply, rsqrt, subtract
+    with name_scope(name, "batchnorm"):
+        inv = rsqrt(add(variance, variance_epsilon))
+        if scale is not None:
+            inv = multiply(inv, scale)
+        shifted = subtract(offset, multiply(mean, inv)) if offset is not None else \
+            multiply(mean, -1.0) * inv
+        return add(multiply(x, inv), shifted)
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """x / sqrt(max(sum(x^2, axis), epsilon))."""
+    from .framework import Tensor, convert_to_tensor, name_scope
+    from .ops import maximum, multiply, reduce_sum, rsqrt, square
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'dim' and 'axis'")
+        axis = dim
+    with name_scope(name, "l2_normalize"):
+        x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+        square_sum = reduce_sum(square(x), axis, keepdims=True)
+        return multiply(x, rsqrt(maximum(square_sum, epsilon)))
+
+
+def log_softmax(logits, axis=None, name=None, dim=None):
+    """logits - log(sum(exp(logits))) over the last axis, computed stably."""
+    from .framework import name_scope
+    from .math_ops import reduce_logsumexp
+    from .ops import subtract
+    axis = dim if axis is None else axis
+    if axis not in (None, -1):
+        raise ValueError("log_softmax: troupe computes it over the last axis only (axis=-1)")
+    with name_scope(name, "LogSoftmax"):
+        return subtract(logits, reduce_logsumexp(logits, -1, keepdims=True))
