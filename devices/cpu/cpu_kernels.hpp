@@ -29,6 +29,7 @@ void register_reorder_kernels(KernelRegistry& registry);
 void register_sequence_kernels(KernelRegistry& registry);
 void register_conv_kernels(KernelRegistry& registry);
 void register_pooling_kernels(KernelRegistry& registry);
+void register_scan_kernels(KernelRegistry& registry);
 
 inline void register_cpu_kernels(KernelRegistry& registry) {
   register_array_kernels(registry);
@@ -53,6 +54,7 @@ inline void register_cpu_kernels(KernelRegistry& registry) {
   register_sequence_kernels(registry);
   register_conv_kernels(registry);
   register_pooling_kernels(registry);
+  register_scan_kernels(registry);
 }
 
 }  // namespace troupe

@@ -189,6 +189,50 @@ Status batch_matmul_grad(const Scope& s, const Operation& op, const Outputs& dy,
   return s.status();
 }
 
+// A running sum's gradient: the running sum of dy the other way (TensorFlow's _CumsumGrad).
+Status cumsum_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  *dx = {ops::Cumsum(s, dy[0], op_input(op, 1), op_attr<bool>(op, "exclusive"),
+                     !op_attr<bool>(op, "reverse")),
+         Output()};
+  return s.status();
+}
+
+// TensorFlow's _CumprodGrad: cumsum(y * dy) the other way, divided by x (undefined where x is
+// 0, as there).
+Status cumprod_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output x = op_input(op, 0), axis = op_input(op, 1), y(op, 0);
+  const bool exclusive = op_attr<bool>(op, "exclusive"), reverse = op_attr<bool>(op, "reverse");
+  const Output summed = ops::Cumsum(s, ops::Mul(s, y, dy[0]), axis, exclusive, !reverse);
+  *dx = {ops::Div(s, summed, x), Output()};
+  return s.status();
+}
+
+// Each value's gradient goes back to where it came from: dy's rows summed into zeros of the
+// input's shape at row * n + index (indices get none).
+Status top_k_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output input = op_input(op, 0), indices(op, 1);
+  const Output input_shape = shape_of(s, input);
+  const Output n = ops::StridedSlice(s, input_shape, {int32_t{-1}}, {int32_t{0}}, {int32_t{1}},
+                                     {.end_mask = 1, .shrink_axis_mask = 1});
+  const Output k = ops::StridedSlice(s, ops::Shape(s, indices), {int32_t{-1}}, {int32_t{0}},
+                                     {int32_t{1}}, {.end_mask = 1, .shrink_axis_mask = 1});
+  const Output rows = ops::Div(s, ops::Size(s, input), ops::Maximum(s, n, int32_t{1}));
+  const Output flat_indices = ops::Add(
+      s, ops::Reshape(s, indices, {int32_t{-1}, int32_t{1}}),
+      ops::Reshape(
+          s,
+          ops::Tile(s,
+                    ops::Reshape(s, ops::Mul(s, ops::Range(s, int32_t{0}, rows, int32_t{1}), n),
+                                 {int32_t{-1}, int32_t{1}}),
+                    ops::Pack(s, {int32_t{1}, k})),
+          {int32_t{-1}, int32_t{1}}));
+  const Output summed =
+      ops::UnsortedSegmentSum(s, ops::Reshape(s, dy[0], {int32_t{-1}}),
+                              ops::Reshape(s, flat_indices, {int32_t{-1}}), ops::Size(s, input));
+  *dx = {ops::Reshape(s, summed, input_shape), Output()};
+  return s.status();
+}
+
 // d(cos x) = -dy * sin x.
 Status cos_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
   *dx = {ops::Neg(s, ops::Mul(s, dy[0], ops::Sin(s, op_input(op, 0))))};
@@ -395,6 +439,9 @@ void register_math_gradients(GradientRegistry& r) {
   must_register_gradient(r, "Log1p", log1p_grad);
   must_register_gradient(r, "Cos", cos_grad);
   must_register_gradient(r, "Erf", erf_grad);
+  must_register_gradient(r, "Cumsum", cumsum_grad);
+  must_register_gradient(r, "Cumprod", cumprod_grad);
+  must_register_gradient(r, "TopKV2", top_k_grad);
   must_register_gradient(r, "BatchMatMul", batch_matmul_grad);
   must_register_gradient(r, "Relu6", relu6_grad);
   must_register_gradient(r, "Elu", elu_grad);

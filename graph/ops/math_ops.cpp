@@ -72,6 +72,46 @@ Status batch_matmul_shape(InferenceContext& c) {
   return Status::OK();
 }
 
+// Cumsum/Cumprod: the input's shape; the axis a scalar within its rank.
+Status scan_shape(InferenceContext& c) {
+  if (c.input(1).rank_known() && c.input(1).rank() != 0) {
+    return c.invalid("axis must be a scalar, got shape {}", c.input(1).to_string());
+  }
+  const PartialShape& x = c.input(0);
+  if (auto axis = c.input_as_ints(1); axis && x.rank_known()) {
+    const int64_t a = (*axis)[0];
+    if (a < -x.rank() || a >= x.rank() || x.rank() == 0) {
+      return c.invalid("axis {} is out of range for a tensor of rank {}", a, x.rank());
+    }
+  }
+  c.set_output(0, x);
+  return Status::OK();
+}
+
+// TopKV2: values and int32 indices, the last dimension replaced by k.
+Status top_k_shape(InferenceContext& c) {
+  if (c.input(1).rank_known() && c.input(1).rank() != 0) {
+    return c.invalid("k must be a scalar, got shape {}", c.input(1).to_string());
+  }
+  const PartialShape& x = c.input(0);
+  int64_t k = -1;
+  if (auto given = c.input_as_ints(1)) {
+    k = (*given)[0];
+    if (k < 0) return c.invalid("Need k >= 0, got {}", k);
+  }
+  if (!x.rank_known()) return shapes::unknown(c);
+  if (x.rank() < 1) return c.invalid("input must have rank >= 1, got a scalar");
+  const int64_t last = x.dim(x.rank() - 1);
+  if (k >= 0 && last >= 0 && last < k) {
+    return c.invalid("input must have at least k={} columns, got {}", k, last);
+  }
+  std::vector<int64_t> dims = x.dims();
+  dims.back() = k;
+  c.set_output(0, PartialShape(dims));
+  c.set_output(1, PartialShape(dims));
+  return Status::OK();
+}
+
 Status reduction_shape(InferenceContext& c) {
   const PartialShape& in = c.input(0);
   bool keep_dims = c.attr<bool>("keep_dims");
@@ -202,6 +242,25 @@ void register_math_ops(OpRegistry& r) {
                        .attr("adj_x: bool = false")
                        .attr("adj_y: bool = false")
                        .shape_fn(batch_matmul_shape));
+  for (const char* name : {"Cumsum", "Cumprod"}) {
+    must_register(r, OpDefBuilder(name)
+                         .input("x: T")
+                         .input("axis: Tidx")
+                         .output("out: T")
+                         .attr("exclusive: bool = false")
+                         .attr("reverse: bool = false")
+                         .attr(kNumeric)
+                         .attr("Tidx: {int32, int64} = int32")
+                         .shape_fn(scan_shape));
+  }
+  must_register(r, OpDefBuilder("TopKV2")
+                       .input("input: T")
+                       .input("k: int32")
+                       .output("values: T")
+                       .output("indices: int32")
+                       .attr("sorted: bool = true")
+                       .attr(kNumeric)
+                       .shape_fn(top_k_shape));
   for (const char* name : {"Sum", "Mean", "Min", "Max"})
     register_reduction(r, name);
   must_register(r, OpDefBuilder("Cast")
@@ -359,6 +418,30 @@ Output BatchMatMul(const Scope& s, const Input& x, const Input& y, bool adj_x, b
       .attr("adj_x", adj_x)
       .attr("adj_y", adj_y)
       .finalize();
+}
+
+Output Cumsum(const Scope& s, const Input& x, const Input& axis, bool exclusive, bool reverse) {
+  return NodeBuilder(s, "Cumsum")
+      .input(x)
+      .input(axis)
+      .attr("exclusive", exclusive)
+      .attr("reverse", reverse)
+      .finalize();
+}
+
+Output Cumprod(const Scope& s, const Input& x, const Input& axis, bool exclusive, bool reverse) {
+  return NodeBuilder(s, "Cumprod")
+      .input(x)
+      .input(axis)
+      .attr("exclusive", exclusive)
+      .attr("reverse", reverse)
+      .finalize();
+}
+
+TopK TopKV2(const Scope& s, const Input& input, const Input& k, bool sorted) {
+  Operation op = NodeBuilder(s, "TopKV2").input(input).input(k).attr("sorted", sorted).finalize();
+  if (!op.valid()) return {};
+  return {Output(op, 0), Output(op, 1)};
 }
 
 Output FloorDiv(const Scope& s, const Input& x, const Input& y) {

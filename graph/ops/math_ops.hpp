@@ -58,6 +58,17 @@ Output FloorMod(const Scope& scope, const Input& x, const Input& y);
 // float and double. adj_x/adj_y transpose the last two dimensions first.
 Output BatchMatMul(const Scope& scope, const Input& x, const Input& y, bool adj_x = false,
                    bool adj_y = false);
+// Running sums (products) along `axis`: exclusive leaves each element out of its own, reverse
+// runs from the end.
+Output Cumsum(const Scope& scope, const Input& x, const Input& axis, bool exclusive = false,
+              bool reverse = false);
+Output Cumprod(const Scope& scope, const Input& x, const Input& axis, bool exclusive = false,
+               bool reverse = false);
+struct TopK {
+  Output values;   // the k largest of each row (last dimension), largest first
+  Output indices;  // int32: where they are in the row (the lower index first among ties)
+};
+TopK TopKV2(const Scope& scope, const Input& input, const Input& k, bool sorted = true);
 Output LogicalAnd(const Scope& scope, const Input& x, const Input& y);  // bools
 Output LogicalOr(const Scope& scope, const Input& x, const Input& y);
 

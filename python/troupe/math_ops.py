@@ -183,6 +183,24 @@ def tensordot(a, b, axes, name=None):
         return reshape(product, _ops.stack(free) if free else np.zeros([0], np.int32))
 
 
+def _scan(op_type, x, axis, exclusive, reverse, name):
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    axis = axis if isinstance(axis, Tensor) else np.int32(axis)
+    return _make(op_type, [x, axis], {"exclusive": bool(exclusive), "reverse": bool(reverse)},
+                 name).outputs[0]
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running sums along `axis` (exclusive: each element left out of its own; reverse: from
+    the end)."""
+    return _scan("Cumsum", x, axis, exclusive, reverse, name)
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running products along `axis`, as cumsum."""
+    return _scan("Cumprod", x, axis, exclusive, reverse, name)
+
+
 def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
     """Whether any element over `axis` is true (bool tensors)."""

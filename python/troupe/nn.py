@@ -1,5 +1,9 @@
 """tf.nn: the neural-network ops troupe has kernels for."""
 
+import collections
+
+import numpy as np
+
 from . import _troupe
 from . import dtypes as _dtypes
 from .ops import _graph_of, _input, _scope, _t, sigmoid, tanh  # noqa: F401 - re-exported
@@ -278,6 +282,22 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
                 raise ValueError("embedding_lookup: max_norm needs ids and params of known rank")
             result = clip_by_norm(result, max_norm, axes=list(range(ids_rank, rank)))
         return result
+
+
+# --- top k ---
+
+def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TensorFlow's names
+    """The k largest entries of each row (the last dimension) and their int32 indices, largest
+    first (ties: the lower index first)."""
+    from .framework import Tensor, convert_to_tensor
+    from .ops import _make
+    x = input if isinstance(input, Tensor) else convert_to_tensor(input)
+    k = k if isinstance(k, Tensor) else np.int32(k)
+    op = _make("TopKV2", [x, k], {"sorted": bool(sorted)}, name)
+    return _TopK(op.outputs[0], op.outputs[1])
+
+
+_TopK = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
 # --- normalization ---

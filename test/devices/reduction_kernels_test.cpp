@@ -338,6 +338,23 @@ BOOST_AUTO_TEST_CASE(input_of_unknown_shape) {
       TensorShape{3, 1}, {3, 9, 8});
 }
 
+BOOST_AUTO_TEST_CASE(cumulative_sums_and_products_and_top_k) {
+  Scope s = Scope::new_root();
+  auto x = ops::Const(s, {{1, 2, 3}, {4, 5, 6}});
+  check_tensor<int32_t>(run_one(s, ops::Cumsum(s, x, 1)), TensorShape{2, 3}, {1, 3, 6, 4, 9, 15});
+  check_tensor<int32_t>(run_one(s, ops::Cumsum(s, x, 0, /*exclusive=*/true)), TensorShape{2, 3},
+                        {0, 0, 0, 1, 2, 3});
+  check_tensor<int32_t>(run_one(s, ops::Cumprod(s, x, -1, false, /*reverse=*/true)),
+                        TensorShape{2, 3}, {6, 6, 3, 120, 30, 6});
+  auto top = ops::TopKV2(s, ops::Const(s, {{3.f, 9.f, 1.f, 9.f}}), 3);
+  BOOST_TEST(top.values.shape().to_string() == "[1,3]");
+  check_tensor<float>(run_one(s, top.values), TensorShape{1, 3}, {9, 9, 3});
+  check_tensor<int32_t>(run_one(s, top.indices), TensorShape{1, 3}, {1, 3, 0});
+  ops::TopKV2(s.with_op_name("too_many"), ops::Const(s, {1.f, 2.f}), 3);
+  check_error(s.status(), Code::kInvalidArgument,
+              "node 'too_many' (TopKV2): input must have at least k=3 columns, got 2");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe

@@ -142,3 +142,33 @@ W = RNG.normal(size=(3, 4))
 ])
 def test_gradient_matches_finite_differences(name, build, shape):
     check_gradient(build, shape)
+
+
+def test_cumulative_sums_products_and_top_k():
+    x = RNG.normal(size=(2, 4, 3))
+    np.testing.assert_allclose(run(tf.cumsum(x, 1)), np.cumsum(x, 1))
+    np.testing.assert_allclose(run(tf.cumprod(x, -1)), np.cumprod(x, -1))
+    np.testing.assert_allclose(run(tf.cumsum([1.0, 2.0, 3.0], exclusive=True)), [0, 1, 3])
+    np.testing.assert_allclose(run(tf.cumsum([1.0, 2.0, 3.0], reverse=True)), [6, 5, 3])
+    np.testing.assert_allclose(run(tf.cumprod([2.0, 3.0, 4.0], exclusive=True, reverse=True)),
+                               [12, 4, 1])
+    values, indices = run(tf.nn.top_k([[1.0, 5.0, 3.0, 5.0], [0.0, -1.0, 2.0, 1.0]], k=2))
+    np.testing.assert_array_equal(values, [[5, 5], [2, 1]])
+    np.testing.assert_array_equal(indices, [[1, 3], [2, 3]])
+    assert indices.dtype == np.int32
+    with pytest.raises(tf.errors.InvalidArgumentError, match="at least k=5 columns"):
+        tf.nn.top_k(np.zeros((2, 4)), k=5)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="out of range"):
+        tf.cumsum(np.zeros(3), axis=1)
+
+
+@pytest.mark.parametrize("name, build, shape", [
+    ("cumsum", lambda x: tf.reduce_sum(tf.cumsum(x, 1, exclusive=True) * W[:2, :3]), (2, 3)),
+    ("cumsum_reverse", lambda x: tf.reduce_sum(tf.square(tf.cumsum(x, 0, reverse=True))),
+     (3, 2)),
+    ("cumprod", lambda x: tf.reduce_sum(tf.cumprod(x + 3.0, 1) * W[:2, :3]), (2, 3)),
+    ("top_k", lambda x: tf.reduce_sum(tf.square(tf.nn.top_k(x, 2).values) * [1.0, 3.0]),
+     (3, 4)),
+])
+def test_scan_and_top_k_gradients(name, build, shape):
+    check_gradient(build, shape)
