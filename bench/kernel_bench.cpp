@@ -2,6 +2,10 @@
 // GFLOP/s, through Session::run on a local server (the step's fixed cost is included; it is
 // microseconds against milliseconds). bench/peers/torch_mm.py measures torch.mm the same way;
 // scripts/bench.sh alternates rounds of the two (BenchOptions::rounds).
+// Then Conv2D and its two backprops for the second convolution of the CNN (a batch of 128
+// [14, 14, 32] images, a [5, 5, 32, 64] filter, SAME), against the one matrix product of the
+// same size (the im2col GEMM [128 * 196, 800] x [800, 64]) in the same run: how much im2col and
+// col2im cost over the product itself.
 #include <fmt/core.h>
 
 #include "benchmarks.hpp"
@@ -12,6 +16,61 @@
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe::bench {
+
+namespace {
+
+void conv_bench(const BenchOptions& options) {
+  constexpr int64_t kBatch = 128, kSide = 14, kIn = 32, kOut = 64, kWindow = 5;
+  const double flops = 2.0 * kBatch * kSide * kSide * kWindow * kWindow * kIn * kOut;
+  for (int threads : {1, 2}) {
+    SessionConfig config;
+    config.intra_op_threads = threads;
+    auto server = value_or_throw(Server::create_local_server(config));
+    Scope root = Scope::new_root();
+    auto filled = [&](const std::string& name, std::vector<int64_t> dims) {
+      Output v = ops::Variable(root.with_op_name(name), PartialShape(dims), DataType::kFloat);
+      auto init = ops::Assign(root, v, ops::Fill(root, Tensor::from_vector<int64_t>(dims), 0.5f));
+      return std::make_pair(v, init.op());
+    };
+    auto [images, init_images] = filled("images", {kBatch, kSide, kSide, kIn});
+    auto [filter, init_filter] = filled("filter", {kWindow, kWindow, kIn, kOut});
+    auto [dy, init_dy] = filled("dy", {kBatch, kSide, kSide, kOut});
+    auto [patches, init_patches] =
+        filled("patches", {kBatch * kSide * kSide, kWindow * kWindow * kIn});
+    auto [matrix, init_matrix] = filled("matrix", {kWindow * kWindow * kIn, kOut});
+    const ops::ConvAttrs same{.padding = "SAME"};
+    const std::vector<std::pair<std::string, Output>> cases = {
+        {"Conv2D", ops::Conv2D(root, images, filter, same)},
+        {"Conv2DBackpropInput",
+         ops::Conv2DBackpropInput(root, ops::Shape(root, images), filter, dy, same)},
+        {"Conv2DBackpropFilter",
+         ops::Conv2DBackpropFilter(root, images, ops::Shape(root, filter), dy, same)},
+        {"MatMul of the im2col size", ops::MatMul(root, patches, matrix)}};
+    Session session = value_or_throw(Session::create(server->target()));
+    throw_if_error(
+        session.run_targets({init_images, init_filter, init_dy, init_patches, init_matrix}));
+    const int total = options.quick ? 3 : 20;
+    const int samples = (total + options.rounds - 1) / options.rounds;
+    for (const auto& [name, output] : cases) {
+      // Fetch a small reduction of it (under a millisecond), so that the output is not copied
+      // back to the client: the kernel is what is timed.
+      Output probe = ops::Sum(root, output, {0, 1});
+      for (int i = 0; i < 2; ++i)
+        value_or_throw(session.run(probe));
+      std::vector<double> gflops;
+      for (int i = 0; i < samples; ++i) {
+        double s = seconds_of([&] { value_or_throw(session.run(probe)); });
+        gflops.push_back(flops / s / 1e9);
+      }
+      report({"kernels",
+              fmt::format("{} 128x14x14x32 * 5x5x32x64, {} thread{}", name, threads,
+                          threads == 1 ? "" : "s"),
+              "troupe", "GFLOP/s", gflops});
+    }
+  }
+}
+
+}  // namespace
 
 void kernel_bench(const BenchOptions& options) {
   for (int threads : {1, 2}) {
@@ -45,6 +104,7 @@ void kernel_bench(const BenchOptions& options) {
               "troupe", "GFLOP/s", gflops});
     }
   }
+  conv_bench(options);
 }
 
 }  // namespace troupe::bench

@@ -1,4 +1,4 @@
-// CPU kernels for reductions over a set of axes: Sum, Mean, Min, Max.
+// CPU kernels for reductions over a set of axes: Sum, Prod, Mean, Min, Max.
 //
 // The input's dimensions are collapsed into alternating groups of kept and reduced dimensions
 // (size-1 dimensions dropped, neighbours of the same kind merged). Each reduced group is then
@@ -33,6 +33,18 @@ struct SumReducer {
   template <class T>
   static T apply(T acc, T x) {
     return acc + x;
+  }
+};
+
+struct ProdReducer {
+  static constexpr bool kTracksNaN = false;
+  template <class T>
+  static T identity() {
+    return T(1);
+  }
+  template <class T>
+  static T apply(T acc, T x) {
+    return acc * x;
   }
 };
 
@@ -265,6 +277,8 @@ class ReductionKernel : public OpKernel {
 template <class T>
 using SumKernel = ReductionKernel<T, SumReducer, false>;
 template <class T>
+using ProdKernel = ReductionKernel<T, ProdReducer, false>;
+template <class T>
 using MeanKernel = ReductionKernel<T, SumReducer, true>;
 template <class T>
 using MinKernel = ReductionKernel<T, MinReducer, false>;
@@ -276,6 +290,7 @@ using MaxKernel = ReductionKernel<T, MaxReducer, false>;
 void register_reduction_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Sum", kCpu, numeric_kernel<SumKernel>());
   must_add_kernel(r, "Mean", kCpu, numeric_kernel<MeanKernel>());
+  must_add_kernel(r, "Prod", kCpu, numeric_kernel<ProdKernel>());
   must_add_kernel(r, "Min", kCpu, numeric_kernel<MinKernel>());
   must_add_kernel(r, "Max", kCpu, numeric_kernel<MaxKernel>());
 }

@@ -372,6 +372,42 @@ Status mean_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs
   return s.status();
 }
 
+// TensorFlow's _ProdGrad: with the reduced dimensions moved to the front and flattened, each
+// element's gradient is the product of all the others in its reduction — the exclusive
+// products from the left times those from the right (exact with zeros, no division).
+Status prod_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output x = op_input(op, 0);
+  const auto axes = constant_ints(op_input(op, 1));
+  const int rank = x.shape().rank();
+  if (!axes || rank < 0) {
+    return errors::Unimplemented(
+        "node '{}' (Prod): the gradient needs constant axes and an input of known rank", op.name());
+  }
+  std::vector<bool> is_reduced(rank, false);
+  for (int64_t a : *axes)
+    is_reduced[a < 0 ? a + rank : a] = true;
+  std::vector<int32_t> reduced, other, perm, inverse(rank);
+  for (int d = 0; d < rank; ++d)
+    (is_reduced[d] ? reduced : other).push_back(d);
+  perm = reduced;
+  perm.insert(perm.end(), other.begin(), other.end());
+  for (int i = 0; i < rank; ++i)
+    inverse[perm[i]] = i;
+  const Output shape = shape_of(s, x);
+  auto count = [&](const std::vector<int32_t>& dims) {
+    return ops::Prod(s, ops::GatherV2(s, shape, Tensor::from_vector(dims), int32_t{0}), int32_t{0});
+  };
+  const Output permuted = ops::Transpose(s, x, Tensor::from_vector(perm));
+  const Output matrix = ops::Reshape(s, permuted, ops::Pack(s, {count(reduced), count(other)}));
+  const Output left = ops::Cumprod(s, matrix, int32_t{0}, /*exclusive=*/true);
+  const Output right = ops::Cumprod(s, matrix, int32_t{0}, /*exclusive=*/true, /*reverse=*/true);
+  const Output others = ops::Reshape(s, ops::Mul(s, left, right), ops::Shape(s, permuted));
+  *dx = {ops::Mul(s, sum_grad_of(s, op, dy[0]),
+                  ops::Transpose(s, others, Tensor::from_vector(inverse))),
+         Output()};
+  return s.status();
+}
+
 // The gradient goes to the input elements equal to the minimum or maximum, split equally among
 // ties (as TensorFlow).
 Status min_max_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
@@ -440,6 +476,7 @@ void register_math_gradients(GradientRegistry& r) {
   must_register_gradient(r, "Cos", cos_grad);
   must_register_gradient(r, "Erf", erf_grad);
   must_register_gradient(r, "Cumsum", cumsum_grad);
+  must_register_gradient(r, "Prod", prod_grad);
   must_register_gradient(r, "Cumprod", cumprod_grad);
   must_register_gradient(r, "TopKV2", top_k_grad);
   must_register_gradient(r, "BatchMatMul", batch_matmul_grad);

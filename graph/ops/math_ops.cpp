@@ -261,7 +261,7 @@ void register_math_ops(OpRegistry& r) {
                        .attr("sorted: bool = true")
                        .attr(kNumeric)
                        .shape_fn(top_k_shape));
-  for (const char* name : {"Sum", "Mean", "Min", "Max"})
+  for (const char* name : {"Sum", "Prod", "Mean", "Min", "Max"})
     register_reduction(r, name);
   must_register(r, OpDefBuilder("Cast")
                        .input("x: SrcT")
@@ -468,6 +468,10 @@ Output MatMul(const Scope& s, const Input& a, const Input& b, MatMulOptions opti
 
 Output Sum(const Scope& s, const Input& in, const Input& axes, ReduceOptions o) {
   return reduction("Sum", s, in, axes, o);
+}
+
+Output Prod(const Scope& s, const Input& in, const Input& axes, ReduceOptions o) {
+  return reduction("Prod", s, in, axes, o);
 }
 Output Mean(const Scope& s, const Input& in, const Input& axes, ReduceOptions o) {
   return reduction("Mean", s, in, axes, o);

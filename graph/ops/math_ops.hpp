@@ -86,6 +86,8 @@ struct ReduceOptions {
 Output Sum(const Scope& scope, const Input& input, const Input& axes, ReduceOptions options = {});
 Output Mean(const Scope& scope, const Input& input, const Input& axes, ReduceOptions options = {});
 Output Min(const Scope& scope, const Input& input, const Input& axes, ReduceOptions options = {});
+// The product over `axes` (1 over an empty dimension).
+Output Prod(const Scope& scope, const Input& input, const Input& axes, ReduceOptions options = {});
 Output Max(const Scope& scope, const Input& input, const Input& axes, ReduceOptions options = {});
 
 Output Cast(const Scope& scope, const Input& x, DataType dtype);

@@ -17,7 +17,8 @@ from .ops import (abs, add, add_n, argmax, assign, assign_add, assign_sub, boole
                   is_variable_initialized, less, less_equal, log, log1p, logical_not, matmul,
                   maximum, minimum, multiply, negative, no_op, not_equal, ones, ones_like,
                   placeholder, placeholder_with_default, pow, reciprocal, reduce_max,
-                  reduce_mean, reduce_min, reduce_sum, reshape, round, rsqrt, shape, sigmoid,
+                  reduce_mean, reduce_min, reduce_prod, reduce_sum, reshape, round, rsqrt,
+                  shape, sigmoid,
                   sign, sin, size, sqrt, square, squared_difference, stack, stop_gradient, sub,
                   subtract, tanh, to_float, truediv, unsorted_segment_sum, where, zeros,
                   zeros_like)  # noqa: A004 - TensorFlow's names

@@ -299,6 +299,8 @@ def _reduce_op(native, what):
 reduce_sum = _reduce_op(_troupe.sum, "reduce_sum")
 reduce_mean = _reduce_op(_troupe.mean, "reduce_mean")
 reduce_max = _reduce_op(_troupe.max, "reduce_max")
+reduce_prod = _reduce_op(lambda scope, x, axes, keep: _troupe.make_op(
+    scope, "Prod", [x, axes], {"keep_dims": keep}).output(0), "reduce_prod")
 reduce_min = _reduce_op(_troupe.min, "reduce_min")
 
 

@@ -172,3 +172,26 @@ def test_cumulative_sums_products_and_top_k():
 ])
 def test_scan_and_top_k_gradients(name, build, shape):
     check_gradient(build, shape)
+
+
+def test_reduce_prod_and_its_gradient_with_zeros():
+    x = RNG.normal(size=(2, 3, 4))
+    np.testing.assert_allclose(run(tf.reduce_prod(x, [0, 2])), np.prod(x, (0, 2)))
+    np.testing.assert_allclose(run(tf.reduce_prod(x, 1, keepdims=True)),
+                               np.prod(x, 1, keepdims=True))
+    np.testing.assert_array_equal(run(tf.reduce_prod(np.array([[2, 3], [4, 0]], np.int32), 1)),
+                                  [6, 0])
+    assert run(tf.reduce_prod(np.zeros((0,)))) == 1.0
+    # The gradient is exact where an element is 0 (the product of the others).
+    v = tf.constant([[2.0, 0.0, 3.0]])
+    (grad,) = tf.gradients(tf.reduce_prod(v, 1), [v])
+    np.testing.assert_allclose(run(grad), [[0.0, 6.0, 0.0]])
+
+
+@pytest.mark.parametrize("name, build, shape", [
+    ("prod_all", lambda x: tf.reduce_prod(x), (2, 3)),
+    ("prod_axes", lambda x: tf.reduce_sum(tf.reduce_prod(x, [0, 2]) * [1.0, -2.0, 0.5]),
+     (2, 3, 2)),
+])
+def test_reduce_prod_gradient(name, build, shape):
+    check_gradient(build, shape)
