@@ -48,6 +48,7 @@ from .variables import (AUTO_REUSE, Variable, all_variables, constant_initialize
 from . import nn
 from . import losses
 from . import layers
+from . import metrics
 from . import train
 from . import app
 from . import flags
