@@ -26,6 +26,27 @@ Status conv2d_grad(const Scope& s, const Operation& op, const Outputs& dy, Outpu
   return s.status();
 }
 
+// TensorFlow's _Conv2DBackpropInputGrad (the gradients of a transposed convolution): none for
+// the sizes, the filter's from a backprop of the filter, the input's from a convolution.
+Status conv2d_backprop_input_grad(const Scope& s, const Operation& op, const Outputs& dy,
+                                  Outputs* dx) {
+  const Output filter = op_input(op, 1), out_backprop = op_input(op, 2);
+  const ops::ConvAttrs attrs = conv_attrs(op);
+  *dx = {Output(), ops::Conv2DBackpropFilter(s, dy[0], shape_of(s, filter), out_backprop, attrs),
+         ops::Conv2D(s, dy[0], filter, attrs)};
+  return s.status();
+}
+
+// TensorFlow's _Conv2DBackpropFilterGrad.
+Status conv2d_backprop_filter_grad(const Scope& s, const Operation& op, const Outputs& dy,
+                                   Outputs* dx) {
+  const Output input = op_input(op, 0), out_backprop = op_input(op, 2);
+  const ops::ConvAttrs attrs = conv_attrs(op);
+  *dx = {ops::Conv2DBackpropInput(s, shape_of(s, input), dy[0], out_backprop, attrs), Output(),
+         ops::Conv2D(s, input, dy[0], attrs)};
+  return s.status();
+}
+
 Status max_pool_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
   *dx = {ops::MaxPoolGrad(s, op_input(op, 0), Output(op, 0), dy[0], pool_attrs(op))};
   return s.status();
@@ -40,6 +61,8 @@ Status avg_pool_grad(const Scope& s, const Operation& op, const Outputs& dy, Out
 
 void register_conv_gradients(GradientRegistry& r) {
   must_register_gradient(r, "Conv2D", conv2d_grad);
+  must_register_gradient(r, "Conv2DBackpropInput", conv2d_backprop_input_grad);
+  must_register_gradient(r, "Conv2DBackpropFilter", conv2d_backprop_filter_grad);
   must_register_gradient(r, "MaxPool", max_pool_grad);
   must_register_gradient(r, "AvgPool", avg_pool_grad);
 }

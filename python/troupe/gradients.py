@@ -22,15 +22,35 @@ def _tensors(values, what, allow_none=False):
     return out, single
 
 
+def _grad_y(value, y):
+    """grad_ys' entry for y: a Tensor, else `value` converted to y's dtype (ones if None)."""
+    from .framework import convert_to_tensor
+    from .ops import ones_like
+    if hasattr(value, "_as_graph_element"):
+        value = value._as_graph_element()
+    if isinstance(value, Tensor):
+        return value
+    with y.graph.as_default():
+        if value is None:
+            return ones_like(y)
+        try:
+            return convert_to_tensor(value, dtype=y.dtype)
+        except (TypeError, ValueError) as e:
+            raise TypeError("gradients: grad_ys for %s must be a Tensor or a value of its dtype "
+                            "%s: %s" % (y.name, y.dtype.name, e)) from None
+
+
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
               gate_gradients=False, aggregation_method=None, stop_gradients=None):
-    """d(sum(ys))/d(x) for each x (None where ys do not depend on x), weighted by grad_ys."""
+    """d(sum(ys))/d(x) for each x (None where ys do not depend on x), weighted by grad_ys
+    (tensors or values of ys' shapes; None entries stand for ones, as TensorFlow's)."""
     ys, _ = _tensors(ys, "ys")
     xs, _ = _tensors(xs, "xs")
     if grad_ys is not None:
-        grad_ys, _ = _tensors(grad_ys, "grad_ys")
+        grad_ys = list(grad_ys) if isinstance(grad_ys, (list, tuple)) else [grad_ys]
         if len(grad_ys) != len(ys):
             raise ValueError("Passed %d grad_ys for %d ys" % (len(grad_ys), len(ys)))
+        grad_ys = [_grad_y(d, y) for d, y in zip(grad_ys, ys)]
     else:
         grad_ys = []
     if stop_gradients is not None:

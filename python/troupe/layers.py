@@ -1,5 +1,5 @@
 """tf.layers, the functional API of TensorFlow 1.x: dense, conv2d, max_pooling2d,
-average_pooling2d, flatten, dropout, batch_normalization. Each layer makes its variables with tf.get_variable under
+average_pooling2d, flatten, dropout, batch_normalization, conv2d_transpose. Each layer makes its variables with tf.get_variable under
 a variable scope named after it ("dense", "dense_1", ... unless `name` is given; `reuse=True`
 shares an existing layer's variables): "<scope>/kernel" and "<scope>/bias", as TensorFlow names
 them, so checkpoints of the same program line up. Only channels_last (NHWC) data is supported."""
@@ -281,3 +281,53 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
         return normalize(inputs, along_axis(mean), along_axis(variance),
                          along_axis(beta) if beta is not None else None,
                          along_axis(gamma) if gamma is not None else None, epsilon)
+
+
+def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
+                     data_format="channels_last", activation=None, use_bias=True,
+                     kernel_initializer=None, bias_initializer=zeros_initializer(),
+                     kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                     kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                     reuse=None):
+    """tf.layers.conv2d_transpose: the transpose of a convolution (upsampling by `strides`),
+    kernel [height, width, filters, in_channels]; VALID gives (in - 1) * stride + kernel
+    outputs per dimension, SAME in * stride."""
+    from .nn import bias_add, conv2d_transpose as nn_conv2d_transpose
+    from .ops import shape, stack
+    inputs = _as_tensor(inputs, "conv2d_transpose")
+    _channels_last(data_format)
+    if isinstance(filters, bool) or not isinstance(filters, (int, np.integer)) or filters <= 0:
+        raise ValueError("conv2d_transpose: filters must be a positive integer, got %r"
+                         % (filters,))
+    for what, c in (("kernel_constraint", kernel_constraint),
+                    ("bias_constraint", bias_constraint)):
+        if c is not None:
+            raise ValueError("conv2d_transpose: %s is not supported by troupe" % what)
+    kh, kw = _pair(kernel_size, "kernel_size")
+    sh, sw = _pair(strides, "strides")
+    pad = _padding(padding)
+    if inputs.shape.ndims != 4 or inputs.shape[-1] is None:
+        raise ValueError("conv2d_transpose: inputs must be NHWC with known channels, got "
+                         "shape %s" % (inputs.shape,))
+    height, width = inputs.shape[1], inputs.shape[2]
+    if height is None or width is None:
+        raise ValueError("conv2d_transpose: troupe needs the inputs' height and width known, "
+                         "got shape %s" % (inputs.shape,))
+
+    def out_size(size, k, s):
+        return size * s if pad == "SAME" else (size - 1) * s + k
+    with variable_scope(name or _unique_scope("conv2d_transpose"), reuse=reuse):
+        kernel = get_variable("kernel", [kh, kw, int(filters), inputs.shape[-1]],
+                              dtype=inputs.dtype, initializer=kernel_initializer,
+                              regularizer=kernel_regularizer, trainable=trainable)
+        output_shape = stack([shape(inputs)[0], out_size(height, kh, sh),
+                              out_size(width, kw, sw), int(filters)])
+        outputs = nn_conv2d_transpose(inputs, kernel, output_shape, [1, sh, sw, 1], pad)
+        if use_bias:
+            bias = get_variable("bias", [int(filters)], dtype=inputs.dtype,
+                                initializer=bias_initializer, regularizer=bias_regularizer,
+                                trainable=trainable)
+            outputs = bias_add(outputs, bias)
+        if activation is not None:
+            outputs = activation(outputs)
+        return _activity(outputs, activity_regularizer)

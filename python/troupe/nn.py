@@ -202,6 +202,46 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
                  name).outputs[0]
 
 
+def conv2d_transpose(value, filter, output_shape, strides, padding="SAME",  # noqa: A002
+                     data_format="NHWC", name=None, filters=None, dilations=None):
+    """The transpose (gradient) of conv2d: `value` [batch, h, w, out] spread by `filter`
+    [height, width, in, out] into a tensor of output_shape [batch, H, W, in]."""
+    from .framework import Tensor, convert_to_tensor
+    from .ops import _make
+    filter = filter if filter is not None else filters  # noqa: A001
+    _nhwc(data_format, "conv2d_transpose")
+    value = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    filt = filter if isinstance(filter, Tensor) or hasattr(filter, "_as_graph_element") else \
+        convert_to_tensor(filter, dtype=value.dtype)
+    sizes = output_shape if isinstance(output_shape, Tensor) else \
+        np.asarray(output_shape, dtype=np.int32)
+    attrs = {"strides": _four(strides, "conv2d_transpose: strides"),
+             "padding": _padding(padding, "conv2d_transpose"),
+             "dilations": _four(dilations or [1, 1, 1, 1], "conv2d_transpose: dilations")}
+    return _make("Conv2DBackpropInput", [sizes, filt, value], attrs, name).outputs[0]
+
+
+def in_top_k(predictions, targets, k, name=None):
+    """Whether each target class is among the k largest predictions of its row (a tie with the
+    k-th value counts as in, as TensorFlow's)."""
+    from .framework import Tensor, convert_to_tensor, name_scope
+    from .ops import cast, greater, greater_equal, less, multiply, reduce_sum, shape
+    from .array_ops import expand_dims, one_hot
+    from .math_ops import logical_and
+    with name_scope(name, "in_top_k"):
+        predictions = predictions if isinstance(predictions, Tensor) else \
+            convert_to_tensor(predictions)
+        targets = targets if isinstance(targets, Tensor) else convert_to_tensor(targets)
+        classes = shape(predictions)[1]
+        target_value = reduce_sum(multiply(predictions, one_hot(targets, classes,
+                                                                dtype=predictions.dtype)), 1)
+        above = reduce_sum(cast(greater(predictions, expand_dims(target_value, 1)),
+                                _dtypes.int32), 1)
+        valid = logical_and(greater_equal(targets, 0), less(targets, cast(classes,
+                                                                          targets.dtype)))
+        return logical_and(less(above, k), valid)
+
+
 def _pool(op_type, value, ksize, strides, padding, data_format, name):
     from .ops import _make
     _nhwc(data_format, op_type)

@@ -228,3 +228,40 @@ def test_bad_input_names_the_node_or_argument():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"'late' \(Conv2D\).*larger than the input"):
         run(small, {images: np.zeros((1, 2, 2, 2), np.float32)})
+
+
+def test_conv2d_transpose_is_the_gradient_of_conv2d():
+    x = RNG.normal(size=(2, 5, 5, 3))
+    w = RNG.normal(size=(3, 3, 3, 4))
+    dy = RNG.normal(size=(2, 3, 3, 4))
+    value = tf.constant(x)
+    y = tf.nn.conv2d(value, w, [1, 2, 2, 1], "SAME")
+    (grad,) = tf.gradients(y, [value], grad_ys=[dy])
+    transposed = tf.nn.conv2d_transpose(dy, w, [2, 5, 5, 3], [1, 2, 2, 1], "SAME")
+    np.testing.assert_allclose(run(transposed), run(grad), rtol=1e-12)
+    images = tf.placeholder(tf.float32, [None, 4, 4, 3])
+    up = tf.layers.conv2d_transpose(images, 5, 3, strides=2, padding="same")
+    valid = tf.layers.conv2d_transpose(images, 2, 3, strides=2)
+    assert [v.op.name for v in tf.trainable_variables()][:2] == ["conv2d_transpose/kernel",
+                                                                "conv2d_transpose/bias"]
+    shapes = run([tf.shape(up), tf.shape(valid)], {images: np.ones((2, 4, 4, 3))}, init=True)
+    np.testing.assert_array_equal(shapes[0], [2, 8, 8, 5])
+    np.testing.assert_array_equal(shapes[1], [2, 9, 9, 2])
+
+
+def test_in_top_k_counts_ties_as_in():
+    predictions = np.array([[0.1, 0.5, 0.5], [0.9, 0.0, 0.1], [0.2, 0.3, 0.1]], np.float32)
+    np.testing.assert_array_equal(run(tf.nn.in_top_k(predictions, [2, 2, 5], 1)),
+                                  [True, False, False])
+    np.testing.assert_array_equal(run(tf.nn.in_top_k(predictions, [0, 2, 0], 2)),
+                                  [False, True, True])
+
+
+@pytest.mark.parametrize("name, build, shape", [
+    ("transpose_value", lambda v: tf.reduce_sum(tf.square(tf.nn.conv2d_transpose(
+        v, W, [1, 5, 4, 2], [1, 2, 2, 1], "SAME"))), (1, 3, 2, 3)),
+    ("transpose_filter", lambda w: tf.reduce_sum(tf.square(tf.nn.conv2d_transpose(
+        RNG.normal(size=(1, 3, 2, 2)), w, [1, 5, 4, 2], [1, 2, 2, 1], "SAME"))), (3, 3, 2, 2)),
+])
+def test_conv2d_transpose_gradients(name, build, shape):
+    check_gradient(build, shape)

@@ -55,3 +55,15 @@ def test_grad_ys_weights_and_errors():
         tf.gradients(y, x, grad_ys=tf.constant([1.0, 2.0, 3.0]))
     with pytest.raises(TypeError, match="must be Tensors"):
         tf.gradients(y, [3])
+
+
+def test_grad_ys_take_values_and_none_as_tensorflow():
+    x = tf.constant([1.0, 2.0])
+    y, z = x * 3.0, x * x
+    gx, = tf.gradients([y, z], [x], grad_ys=[[1.0, 10.0], None])
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(gx), [3.0 + 2.0, 30.0 + 4.0])
+    with pytest.raises(ValueError, match="Passed 1 grad_ys for 2 ys"):
+        tf.gradients([y, z], [x], grad_ys=[None])
+    with pytest.raises(TypeError, match="grad_ys for Mul"):
+        tf.gradients([y], [x], grad_ys=["text"])
