@@ -1,5 +1,6 @@
-"""tf.layers, the functional API of TensorFlow 1.x: dense, conv2d, max_pooling2d,
-average_pooling2d, flatten, dropout, batch_normalization, conv2d_transpose. Each layer makes its variables with tf.get_variable under
+"""tf.layers of TensorFlow 1.x: the functions dense, conv2d, max_pooling2d, average_pooling2d,
+flatten, dropout, batch_normalization, conv2d_transpose, and the classes of the same layers
+(Dense, Conv2D, ...), which build on their first call and share their variables afterwards. Each layer makes its variables with tf.get_variable under
 a variable scope named after it ("dense", "dense_1", ... unless `name` is given; `reuse=True`
 shares an existing layer's variables): "<scope>/kernel" and "<scope>/bias", as TensorFlow names
 them, so checkpoints of the same program line up. Only channels_last (NHWC) data is supported."""
@@ -331,3 +332,166 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
         if activation is not None:
             outputs = activation(outputs)
         return _activity(outputs, activity_regularizer)
+
+
+# --- the layer classes: tf.layers.Dense(...)(inputs) ---
+
+class Layer:
+    """A layer object as TensorFlow 1.x's tf.layers classes are: built (its variables made) on
+    the first call, which fixes its name ("dense", "dense_1", ... unless given); later calls
+    share those variables. `variables`, `trainable_variables` (`trainable_weights`),
+    `non_trainable_variables` and `weights` list them."""
+
+    _base_name = "layer"
+
+    def __init__(self, name=None, trainable=True, **kwargs):
+        self._given_name = name
+        self.name = name
+        self.trainable = trainable
+        self._kwargs = kwargs
+        self.built = False
+        self._variables = []
+
+    def _apply(self, inputs, reuse, **call_kwargs):
+        raise NotImplementedError
+
+    def __call__(self, inputs, *args, **kwargs):
+        from .variables import global_variables, local_variables
+        if not self.built:
+            self.name = self._given_name or _unique_scope(self._base_name)
+            before = set(id(v) for v in global_variables() + local_variables())
+        outputs = self._apply(inputs, self.built, *args, **kwargs)
+        if not self.built:
+            self._variables = [v for v in global_variables() + local_variables()
+                               if id(v) not in before]
+            self.built = True
+        return outputs
+
+    apply = __call__
+
+    @property
+    def variables(self):
+        return list(self._variables)
+
+    weights = variables
+
+    @property
+    def trainable_variables(self):
+        from .variables import trainable_variables
+        trainable = set(id(v) for v in trainable_variables())
+        return [v for v in self._variables if id(v) in trainable]
+
+    trainable_weights = trainable_variables
+
+    @property
+    def non_trainable_variables(self):
+        trainable = set(id(v) for v in self.trainable_variables)
+        return [v for v in self._variables if id(v) not in trainable]
+
+    non_trainable_weights = non_trainable_variables
+
+    def _variable(self, suffix):
+        for v in self._variables:
+            if v.op.name == "%s/%s" % (self.name, suffix):
+                return v
+        return None
+
+
+class Dense(Layer):
+    _base_name = "dense"
+
+    def __init__(self, units, activation=None, use_bias=True, name=None, trainable=True,
+                 **kwargs):
+        super().__init__(name, trainable, **kwargs)
+        self.units, self.activation, self.use_bias = units, activation, use_bias
+
+    def _apply(self, inputs, reuse):
+        return dense(inputs, self.units, self.activation, self.use_bias, name=self.name,
+                     reuse=reuse or None, trainable=self.trainable, **self._kwargs)
+
+    kernel = property(lambda self: self._variable("kernel"))
+    bias = property(lambda self: self._variable("bias"))
+
+
+class Conv2D(Layer):
+    _base_name = "conv2d"
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", name=None,
+                 trainable=True, **kwargs):
+        super().__init__(name, trainable, **kwargs)
+        self.filters, self.kernel_size, self.strides, self.padding = (filters, kernel_size,
+                                                                      strides, padding)
+
+    def _apply(self, inputs, reuse):
+        return conv2d(inputs, self.filters, self.kernel_size, self.strides, self.padding,
+                      name=self.name, reuse=reuse or None, trainable=self.trainable,
+                      **self._kwargs)
+
+    kernel = property(lambda self: self._variable("kernel"))
+    bias = property(lambda self: self._variable("bias"))
+
+
+class Conv2DTranspose(Conv2D):
+    _base_name = "conv2d_transpose"
+
+    def _apply(self, inputs, reuse):
+        return conv2d_transpose(inputs, self.filters, self.kernel_size, self.strides,
+                                self.padding, name=self.name, reuse=reuse or None,
+                                trainable=self.trainable, **self._kwargs)
+
+
+class _Pooling2D(Layer):
+    _function = None
+
+    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
+                 name=None, **kwargs):
+        super().__init__(name, True, **kwargs)
+        self.pool_size, self.strides, self.padding = pool_size, strides, padding
+        self.data_format = data_format
+
+    def _apply(self, inputs, reuse):
+        return type(self)._function(inputs, self.pool_size, self.strides, self.padding,
+                                    self.data_format, name=self.name if not reuse else None)
+
+
+class MaxPooling2D(_Pooling2D):
+    _base_name = "max_pooling2d"
+    _function = staticmethod(max_pooling2d)
+
+
+class AveragePooling2D(_Pooling2D):
+    _base_name = "average_pooling2d"
+    _function = staticmethod(average_pooling2d)
+
+
+class Flatten(Layer):
+    _base_name = "flatten"
+
+    def _apply(self, inputs, reuse):
+        return flatten(inputs, name=self.name if not reuse else None, **self._kwargs)
+
+
+class Dropout(Layer):
+    _base_name = "dropout"
+
+    def __init__(self, rate=0.5, noise_shape=None, seed=None, name=None, **kwargs):
+        super().__init__(name, True, **kwargs)
+        self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
+
+    def _apply(self, inputs, reuse, training=False):
+        return dropout(inputs, self.rate, self.noise_shape, self.seed, training=training,
+                       name=self.name if not reuse else None)
+
+
+class BatchNormalization(Layer):
+    _base_name = "batch_normalization"
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, name=None, trainable=True,
+                 **kwargs):
+        super().__init__(name, trainable, **kwargs)
+        self.axis, self.momentum, self.epsilon = axis, momentum, epsilon
+
+    def _apply(self, inputs, reuse, training=False):
+        return batch_normalization(inputs, self.axis, self.momentum, self.epsilon,
+                                   training=training, trainable=self.trainable, name=self.name,
+                                   reuse=reuse or None, **self._kwargs)

@@ -265,3 +265,26 @@ def test_in_top_k_counts_ties_as_in():
 ])
 def test_conv2d_transpose_gradients(name, build, shape):
     check_gradient(build, shape)
+
+
+def test_layer_classes_build_once_and_share_their_variables():
+    x = tf.placeholder(tf.float32, [None, 8, 8, 1])
+    conv = tf.layers.Conv2D(4, 3, padding="same", activation=tf.nn.relu)
+    pool = tf.layers.MaxPooling2D(2, 2)
+    norm = tf.layers.BatchNormalization()
+    fc = tf.layers.Dense(3, name="logits")
+    assert not fc.built and fc.variables == []
+    features = tf.layers.Flatten()(pool(norm(conv(x), training=True)))
+    train_logits = fc(tf.layers.Dropout(0.5)(features, training=True))
+    eval_logits = fc(features)  # the same weights
+    assert conv.name == "conv2d" and fc.built
+    assert [v.op.name for v in fc.variables] == ["logits/kernel", "logits/bias"]
+    assert fc.kernel.op.name == "logits/kernel" and fc.bias.op.name == "logits/bias"
+    assert [v.op.name for v in norm.non_trainable_variables] == [
+        "batch_normalization/moving_mean", "batch_normalization/moving_variance"]
+    assert len(tf.trainable_variables()) == 6  # conv, batch norm, dense: 2 each
+    batch = RNG.normal(size=(2, 8, 8, 1)).astype(np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(train_logits, {x: batch}).shape == (2, 3)
+        assert sess.run(eval_logits, {x: batch}).shape == (2, 3)
