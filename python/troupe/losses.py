@@ -115,6 +115,44 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None,
         return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
 
 
+def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
+                                loss_collection=GraphKeys.LOSSES):
+    """For each example, the mean over pairs (i, j) of its elements of
+    ((pred_i - pred_j) - (label_i - label_j))^2, weighted per example and summed (TensorFlow
+    1.15's formula: 2 * sum(d^2) / (n - 1) - 2 * sum(d)^2 / (n (n - 1)) for the n present
+    elements); 0 when nothing is present."""
+    if labels is None:
+        raise ValueError("labels must not be None.")
+    if predictions is None:
+        raise ValueError("predictions must not be None.")
+    with name_scope(scope or "mean_pairwise_squared_error"):
+        predictions = _float(predictions, "predictions")
+        labels = _float(labels, "labels")
+        _check_shapes(labels, predictions)
+        weights = _ops.cast(_float(weights, "weights"), predictions.dtype)
+        diffs = _ops.subtract(predictions, labels)
+        rank = diffs.shape.ndims
+        if rank is None or rank < 2:
+            raise ValueError("mean_pairwise_squared_error: predictions must be [batch, ...] of "
+                             "known rank >= 2, got shape %s" % (diffs.shape,))
+        axis = list(range(1, rank))
+        if weights.shape.ndims == 1:  # one weight per example
+            weights = _ops.reshape(weights, [-1] + [1] * (rank - 1))
+        present = _ops.cast(_ops.not_equal(weights, _ops.zeros_like(weights)), diffs.dtype)
+        num_present = _ops.reduce_sum(_ops.multiply(present, _ops.ones_like(diffs)), axis,
+                                      keepdims=True)
+        sum_squares = _ops.reduce_sum(_ops.square(diffs), axis, keepdims=True)
+        term1 = 2.0 * _safe_div(sum_squares, _ops.maximum(num_present - 1.0, 0.0))
+        sum_diff = _ops.reduce_sum(diffs, axis, keepdims=True)
+        term2 = 2.0 * _safe_div(_ops.square(sum_diff),
+                                _ops.maximum(num_present * (num_present - 1.0), 0.0))
+        loss = _ops.reduce_sum(_ops.multiply(term1 - term2, weights))
+        mean_loss = _ops.where(_ops.greater(_ops.reduce_sum(num_present), 0.0), loss,
+                               _ops.zeros_like(loss), name="value")
+        add_loss(mean_loss, loss_collection)
+        return mean_loss
+
+
 def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
                loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """0.5 * error^2 where |error| <= delta, else delta * (|error| - 0.5 * delta)."""

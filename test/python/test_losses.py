@@ -129,3 +129,22 @@ def test_loss_argument_errors():
         tf.nn.sigmoid_cross_entropy_with_logits(LABELS, PREDICTIONS)
     loss = tf.losses.absolute_difference(LABELS, PREDICTIONS, loss_collection=None)
     assert tf.losses.get_losses() == [] and loss is not None
+
+
+def test_mean_pairwise_squared_error_averages_over_pairs():
+    labels = np.array([[0.0, 1.0, 2.0], [1.0, 1.0, 1.0]])
+    predictions = np.array([[4.0, 8.0, 12.0], [1.0, 2.0, 4.0]])
+    expected = []
+    for l, p in zip(labels, predictions):
+        d = p - l
+        expected.append(np.mean([(d[i] - d[j]) ** 2 for i in range(3) for j in range(i + 1, 3)]))
+    with tf.Session() as sess:
+        loss = tf.losses.mean_pairwise_squared_error(labels, predictions)
+        np.testing.assert_allclose(sess.run(loss), sum(expected))
+        weighted = tf.losses.mean_pairwise_squared_error(labels, predictions, weights=[2.0, 0.0])
+        np.testing.assert_allclose(sess.run(weighted), 2 * expected[0])
+        nothing = tf.losses.mean_pairwise_squared_error(labels, predictions, weights=0.0)
+        assert sess.run(nothing) == 0.0
+    assert loss in tf.losses.get_losses()
+    with pytest.raises(ValueError, match="rank >= 2"):
+        tf.losses.mean_pairwise_squared_error([1.0, 2.0], [1.0, 3.0])
