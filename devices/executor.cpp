@@ -70,6 +70,7 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
         snapshots_(executor.max_inputs_),
         refs_(executor.max_inputs_),
         ctx_(executor.device_, step) {
+    if (ex_.has_control_flow_) dead_nodes_.assign(ex_.items_.size(), 0);
     pending_.reserve(ex_.items_.size());
     for (const auto& item : ex_.items_)
       pending_.push_back(item.num_in_edges);
@@ -81,6 +82,7 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
     while (!ready_.empty() && status_.ok()) {
       const auto& item = ex_.items_[ready_.back()];
       ready_.pop_back();
+      if (ex_.has_control_flow_ && !run_live(item)) continue;
       Status prepared = prepare_inputs(item);
       if (!prepared.ok()) {
         fail(prepared);
@@ -104,6 +106,55 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
   }
 
  private:
+  // Deadness (executor.hpp): false when `item` was handled here (a Merge, or a dead node whose
+  // outputs are now dead) or failed the step; true when it should run as usual.
+  bool run_live(const Executor::NodeItem& item) {
+    auto input_dead = [&](int i) {
+      return entries_[ex_.input_entries_[item.input_begin + i]].dead;
+    };
+    if (item.is_merge) {
+      int live = -1;
+      for (int i = 0; i < item.num_inputs && live < 0; ++i) {
+        if (!input_dead(i)) live = i;
+      }
+      if (live < 0) {
+        kill(item);
+      } else {
+        entries_[item.output_begin] = entries_[ex_.input_entries_[item.input_begin + live]];
+        entries_[item.output_begin].dead = false;
+        entries_[item.output_begin + 1].value = Tensor(static_cast<int32_t>(live));
+      }
+      complete(item);
+      return false;
+    }
+    bool dead = false;
+    for (int i = 0; i < item.num_inputs && !dead; ++i)
+      dead = input_dead(i);
+    for (int c = 0; c < item.num_controls && !dead; ++c)
+      dead = dead_nodes_[ex_.control_preds_[item.control_begin + c]] != 0;
+    if (!dead) return true;
+    if (item.must_be_live) {
+      fail(errors::InvalidArgument(
+          "node '{}' ({}): its input was not computed — it comes from the branch of a cond "
+          "that was not taken{}",
+          item.node->name(), item.node->op_name(),
+          item.node->op_name() == "_Send"
+              ? " (a dead value cannot cross devices yet: place a cond and what uses it on one "
+                "task)"
+              : ""));
+      return false;
+    }
+    kill(item);
+    complete(item);
+    return false;
+  }
+
+  void kill(const Executor::NodeItem& item) {
+    dead_nodes_[item.id] = 1;
+    for (int o = 0; o < item.num_outputs; ++o)
+      entries_[item.output_begin + o].dead = true;
+  }
+
   // An async kernel's context owns copies of its inputs, since the shared scratch is reused.
   struct AsyncContext {
     AsyncContext(Device& device, StepContext& step) : ctx(device, step) {}
@@ -228,6 +279,7 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
   std::vector<const Tensor*> inputs_;
   std::vector<Tensor> snapshots_;
   std::vector<std::shared_ptr<Resource>> refs_;
+  std::vector<char> dead_nodes_;  // per node, when the graph has control flow
   OpKernelContext ctx_;
   int outstanding_ = 0;
   bool running_ = false;
@@ -262,6 +314,14 @@ StatusOr<std::unique_ptr<Executor>> Executor::create(std::shared_ptr<const Graph
     TROUPE_ASSIGN_OR_RETURN(auto kernel, kernels.create(node, device));
     NodeItem& item = ex->items_[id];
     item.node = &node;
+    item.id = id;
+    item.is_merge = node.op_name() == "Merge";
+    item.must_be_live = node.op_name() == "_Retval" || node.op_name() == "_Send";
+    if (node.op_name() == "Switch") ex->has_control_flow_ = true;
+    item.control_begin = static_cast<int>(ex->control_preds_.size());
+    item.num_controls = static_cast<int>(node.control_inputs().size());
+    for (int src : node.control_inputs())
+      ex->control_preds_.push_back(src);
     item.kernel = kernel.get();
     item.async = dynamic_cast<AsyncOpKernel*>(kernel.get());
     ex->kernels_.push_back(std::move(kernel));

@@ -7,6 +7,12 @@
 // through StepContext::schedule. Many steps may be in flight at once.
 // Feeds and fetches are _Arg and _Retval nodes (see graph/subgraph.hpp): _Arg i reads
 // step.args[i], _Retval j writes step.rets[j].
+// Conditionals (tf.cond), as TensorFlow's executor runs them within a partition: Switch marks
+// its untaken output dead; a node with a dead data input, or a dead node among its control
+// inputs, does not run and its outputs are dead in turn; Merge waits for all its inputs and
+// forwards the live one (its outputs are dead when none is). A dead value reaching _Retval
+// (a fetch) or _Send (another device) fails the step naming the node. Graphs without a Switch
+// skip all of this.
 // Not thread-safe: the owner (the device actor) calls it, and runs scheduled work, on one
 // thread at a time.
 #pragma once
@@ -61,6 +67,11 @@ class Executor {
     int consumer_begin = 0;  // into consumers_
     int num_consumers = 0;
     int num_in_edges = 0;  // data + control edges that must complete first
+    int id = 0;
+    int control_begin = 0;  // into control_preds_: the nodes of its control inputs
+    int num_controls = 0;
+    bool is_merge = false;      // forwards its first live input (executor.cpp)
+    bool must_be_live = false;  // _Retval, _Send: a dead input is an error
   };
 
   Executor(std::shared_ptr<const Graph> graph, Device& device);
@@ -70,6 +81,8 @@ class Executor {
   std::vector<std::unique_ptr<OpKernel>> kernels_;
   std::vector<NodeItem> items_;
   std::vector<int> input_entries_;
+  std::vector<int> control_preds_;
+  bool has_control_flow_ = false;  // a Switch is in the graph: deadness is tracked
   std::vector<char> input_is_ref_;
   std::vector<int> consumers_;
   std::vector<int> entry_uses_;  // data consumers per entry

@@ -44,10 +44,13 @@ class OpKernelConstruction {
   Device& device_;
 };
 
-// One value flowing along an edge during a step: a tensor, or a reference to a resource.
+// One value flowing along an edge during a step: a tensor, or a reference to a resource; or
+// dead — an output of a conditional branch that did not run (Switch's untaken side and
+// everything that depends on it; see Executor).
 struct Entry {
   Tensor value;
   std::shared_ptr<Resource> ref;
+  bool dead = false;
 };
 
 class OpKernel;
@@ -74,6 +77,8 @@ class OpKernelContext {
   void set_output_ref(int i, std::shared_ptr<Resource> resource) {
     outputs_[i].ref = std::move(resource);
   }
+  // Output i carries no value this step (Switch's untaken side).
+  void set_output_dead(int i) { outputs_[i].dead = true; }
 
   // Records an error; the step stops after this kernel returns.
   void set_status(Status status) {

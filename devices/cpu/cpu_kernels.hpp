@@ -30,6 +30,7 @@ void register_sequence_kernels(KernelRegistry& registry);
 void register_conv_kernels(KernelRegistry& registry);
 void register_pooling_kernels(KernelRegistry& registry);
 void register_scan_kernels(KernelRegistry& registry);
+void register_control_flow_kernels(KernelRegistry& registry);
 
 inline void register_cpu_kernels(KernelRegistry& registry) {
   register_array_kernels(registry);
@@ -55,6 +56,7 @@ inline void register_cpu_kernels(KernelRegistry& registry) {
   register_conv_kernels(registry);
   register_pooling_kernels(registry);
   register_scan_kernels(registry);
+  register_control_flow_kernels(registry);
 }
 
 }  // namespace troupe

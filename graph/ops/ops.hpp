@@ -8,6 +8,7 @@
 
 #include "troupe/graph/ops/array_manipulation_ops.hpp"
 #include "troupe/graph/ops/array_ops.hpp"
+#include "troupe/graph/ops/control_flow_ops.hpp"
 #include "troupe/graph/ops/conv_ops.hpp"
 #include "troupe/graph/ops/data_flow_ops.hpp"
 #include "troupe/graph/ops/grad_ops.hpp"

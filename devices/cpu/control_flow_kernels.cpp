@@ -1,0 +1,44 @@
+// CPU kernels for Switch and Merge (graph/ops/control_flow_ops.hpp). Switch forwards its data to
+// the taken side and marks the other dead. Merge never runs as a kernel: the executor forwards
+// its live input itself (devices/executor.hpp), so this kernel only reports a misuse.
+#include "troupe/devices/cpu/cpu_kernels.hpp"
+
+namespace troupe {
+namespace {
+
+class SwitchKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& pred = ctx.input(1);
+    if (pred.rank() != 0) {
+      ctx.fail_invalid("pred must be a scalar, got shape {}", pred.shape().to_string());
+      return;
+    }
+    const bool taken = pred.scalar<bool>();
+    ctx.set_output(taken ? 1 : 0, ctx.input(0));
+    ctx.set_output_dead(taken ? 0 : 1);
+  }
+};
+
+class MergeKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void compute(OpKernelContext& ctx) override {
+    ctx.set_status(
+        errors::Internal("node '{}' (Merge) ran as a kernel: the executor forwards "
+                         "Merge's live input",
+                         node().name()));
+  }
+};
+
+}  // namespace
+
+void register_control_flow_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "Switch", kCpu, simple_kernel<SwitchKernel>());
+  must_add_kernel(r, "Merge", kCpu, simple_kernel<MergeKernel>());
+}
+
+}  // namespace troupe

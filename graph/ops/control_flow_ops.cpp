@@ -1,0 +1,69 @@
+// Control flow ops: definitions, shape functions and builders.
+#include "troupe/graph/ops/control_flow_ops.hpp"
+
+#include "troupe/graph/ops/standard_ops.hpp"
+#include "troupe/graph/shape_inference.hpp"
+
+namespace troupe {
+namespace {
+
+Status switch_shape(InferenceContext& c) {
+  if (c.input(1).rank_known() && c.input(1).rank() != 0) {
+    return c.invalid("pred must be a scalar, got shape {}", c.input(1).to_string());
+  }
+  c.set_output(0, c.input(0));
+  c.set_output(1, c.input(0));
+  return Status::OK();
+}
+
+// The shape the inputs share, as far as they agree; unknown where they differ.
+Status merge_shape(InferenceContext& c) {
+  PartialShape shape = c.input(0);
+  for (int i = 1; i < c.num_inputs(); ++i) {
+    auto merged = shape.merge(c.input(i));
+    if (!merged.ok()) {
+      shape = PartialShape::unknown();
+      break;
+    }
+    shape = *merged;
+  }
+  c.set_output(0, shape);
+  c.set_output(1, PartialShape::scalar());
+  return Status::OK();
+}
+
+}  // namespace
+
+void register_control_flow_ops(OpRegistry& r) {
+  must_register(r, OpDefBuilder("Switch")
+                       .input("data: T")
+                       .input("pred: bool")
+                       .output("output_false: T")
+                       .output("output_true: T")
+                       .attr("T: type")
+                       .shape_fn(switch_shape));
+  must_register(r, OpDefBuilder("Merge")
+                       .input("inputs: N * T")
+                       .output("output: T")
+                       .output("value_index: int32")
+                       .attr("T: type")
+                       .attr("N: int >= 1")
+                       .shape_fn(merge_shape));
+}
+
+namespace ops {
+
+SwitchOutputs Switch(const Scope& s, const Input& data, const Input& pred) {
+  Operation op = NodeBuilder(s, "Switch").input(data).input(pred).finalize();
+  if (!op.valid()) return {};
+  return {Output(op, 0), Output(op, 1)};
+}
+
+MergeOutputs Merge(const Scope& s, const std::vector<Input>& inputs) {
+  Operation op = NodeBuilder(s, "Merge").input_list(inputs).finalize();
+  if (!op.valid()) return {};
+  return {Output(op, 0), Output(op, 1)};
+}
+
+}  // namespace ops
+}  // namespace troupe

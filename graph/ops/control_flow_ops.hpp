@@ -1,0 +1,25 @@
+// Control flow ops: Switch and Merge, from which tf.cond is built (python/troupe/
+// control_flow_ops.py). Switch forwards `data` to output_true when `pred` is true, else to
+// output_false; the other output is dead, and so is everything computed from it (the executor
+// does not run it). Merge forwards whichever of its inputs is live, and its index. See
+// devices/executor.hpp for how deadness flows; a dead value cannot cross devices yet.
+#pragma once
+
+#include <vector>
+
+#include "troupe/graph/node_builder.hpp"
+
+namespace troupe::ops {
+
+struct SwitchOutputs {
+  Output output_false, output_true;
+};
+SwitchOutputs Switch(const Scope& scope, const Input& data, const Input& pred);
+
+struct MergeOutputs {
+  Output output;       // the live input's value
+  Output value_index;  // int32: which input it was
+};
+MergeOutputs Merge(const Scope& scope, const std::vector<Input>& inputs);
+
+}  // namespace troupe::ops
