@@ -50,4 +50,13 @@ inline void write_file(const std::string& path, const std::string& bytes) {
   BOOST_REQUIRE_MESSAGE(out.good(), "cannot write " << path);
 }
 
+// Whether a DurableFile's temporary file of `path` ("<path>.tmp...") is left in its directory.
+inline bool has_temporary_files(const std::string& path) {
+  const std::filesystem::path p(path);
+  for (const auto& entry : std::filesystem::directory_iterator(p.parent_path())) {
+    if (entry.path().filename().string().starts_with(p.filename().string() + ".tmp")) return true;
+  }
+  return false;
+}
+
 }  // namespace troupe::testing

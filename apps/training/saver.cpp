@@ -166,7 +166,7 @@ Status prepare_checkpoint_directory(const std::string& dir) {
   fs::directory_iterator entries(dir, ec);
   if (ec == std::errc::no_such_file_or_directory) return Status::OK();
   if (ec) return errors::Unavailable("cannot list checkpoint directory {}: {}", dir, ec.message());
-  static const std::regex unfinished(R"(^(.+-[0-9]+\.npz|checkpoint)\.tmp$)");
+  static const std::regex unfinished(R"(^(.+-[0-9]+\.npz|checkpoint)\.tmp(\.[0-9]+\.[0-9]+)?$)");
   for (const auto& entry : entries) {
     if (!std::regex_match(entry.path().filename().string(), unfinished)) continue;
     fs::remove(entry.path(), ec);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -57,8 +58,18 @@ void set_durable_fault_for_testing(std::function<int(DurableStep, const std::str
   injected_fault = std::move(fault);
 }
 
+namespace {
+
+// A temporary name no other writer of `path` in any process uses.
+std::string temporary_name(const std::string& path) {
+  static std::atomic<uint64_t> next{0};
+  return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(next++);
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<DurableFile>> DurableFile::create(const std::string& path) {
-  const std::string tmp = path + ".tmp";
+  const std::string tmp = temporary_name(path);
   int err = injected(DurableStep::kCreate, path);
   int fd = -1;
   if (err == 0) {
@@ -69,11 +80,11 @@ StatusOr<std::unique_ptr<DurableFile>> DurableFile::create(const std::string& pa
     return errno_status(err, "cannot create", tmp,
                         err == ENOENT ? " (does its directory exist?)" : "");
   }
-  return std::unique_ptr<DurableFile>(new DurableFile(path, fd));
+  return std::unique_ptr<DurableFile>(new DurableFile(path, tmp, fd));
 }
 
-DurableFile::DurableFile(std::string path, int fd)
-    : path_(std::move(path)), tmp_(path_ + ".tmp"), fd_(fd) {}
+DurableFile::DurableFile(std::string path, std::string tmp, int fd)
+    : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
 
 DurableFile::~DurableFile() {
   if (!committed_) discard();

@@ -1,7 +1,7 @@
 // DurableFile: a file written the way a database writes one, so that neither a crash nor a
 // full disk ever leaves a partial file under its real name.
 //
-//   auto file = DurableFile::create("/ckpt/checkpoint");   // opens "/ckpt/checkpoint.tmp"
+//   auto file = DurableFile::create("/ckpt/checkpoint");   // opens "/ckpt/checkpoint.tmp.<n>"
 //   file->append(bytes);  ...                               // every write checked
 //   TROUPE_RETURN_IF_ERROR(file->commit());                 // fsync, close, rename, fsync dir
 //
@@ -12,8 +12,9 @@
 // naming the file and the step that failed; the real name then still holds its previous
 // contents and the .tmp file is removed (except when only the directory's fsync fails: the
 // new contents are then in place, complete, but the rename may not survive a power loss). A
-// DurableFile destroyed without commit() removes its .tmp file. Not thread-safe; one writer per
-// file.
+// DurableFile destroyed without commit() removes its .tmp file. Each DurableFile writes a .tmp
+// file of its own ("<path>.tmp.<pid>.<n>"), so two writers of one path (two saves of one step)
+// never write into each other's file: the last commit wins. A DurableFile is not thread-safe.
 #pragma once
 
 #include <functional>
@@ -27,7 +28,7 @@ namespace troupe {
 
 class DurableFile {
  public:
-  // Creates (truncates) `path` + ".tmp". NotFound when the directory does not exist.
+  // Creates `path` + ".tmp.<pid>.<n>". NotFound when the directory does not exist.
   static StatusOr<std::unique_ptr<DurableFile>> create(const std::string& path);
   ~DurableFile();
   DurableFile(const DurableFile&) = delete;
@@ -41,7 +42,7 @@ class DurableFile {
   const std::string& path() const { return path_; }
 
  private:
-  DurableFile(std::string path, int fd);
+  DurableFile(std::string path, std::string tmp, int fd);
   void discard();
 
   std::string path_;

@@ -11,6 +11,7 @@
 
 namespace troupe {
 using testing::check_error;
+using testing::has_temporary_files;
 using testing::read_file;
 using testing::TempDir;
 using testing::write_file;
@@ -39,13 +40,28 @@ Status write_durably(const std::string& path, const std::string& bytes) {
 
 BOOST_AUTO_TEST_SUITE(durable_file)
 
+// Two saves of one step at once (a Supervisor's checkpoint thread and its final save): each
+// writes a file of its own, both commit, the file holds one of them whole.
+BOOST_AUTO_TEST_CASE(two_writers_of_one_path_do_not_collide) {
+  TempDir dir;
+  std::string path = dir.file("model.ckpt-7.npz");
+  auto first = value_or_throw(DurableFile::create(path));
+  auto second = value_or_throw(DurableFile::create(path));
+  BOOST_REQUIRE(first->append("first").ok());
+  BOOST_REQUIRE(second->append("second").ok());
+  BOOST_TEST(first->commit().ok());
+  BOOST_TEST(second->commit().ok());
+  BOOST_TEST(read_file(path) == "second");
+  BOOST_TEST(!has_temporary_files(path));
+}
+
 BOOST_AUTO_TEST_CASE(commit_replaces_the_file_and_leaves_no_tmp) {
   TempDir dir;
   std::string path = dir.file("index");
   write_file(path, "old");
   BOOST_REQUIRE(write_durably(path, "new contents").ok());
   BOOST_TEST(read_file(path) == "new contents");
-  BOOST_TEST(!fs::exists(path + ".tmp"));
+  BOOST_TEST(!has_temporary_files(path));
 }
 
 BOOST_AUTO_TEST_CASE(a_failure_at_any_step_keeps_the_previous_contents) {
@@ -63,7 +79,7 @@ BOOST_AUTO_TEST_CASE(a_failure_at_any_step_keeps_the_previous_contents) {
       check_error(status, Code::kResourceExhausted, durable_step_name(step));
       BOOST_TEST(status.message().find("index") != std::string::npos, status.to_string());
       BOOST_TEST(read_file(path) == "old");
-      BOOST_TEST(!fs::exists(path + ".tmp"));
+      BOOST_TEST(!has_temporary_files(path));
     }
   }
 }
@@ -88,9 +104,9 @@ BOOST_AUTO_TEST_CASE(a_writer_dropped_without_commit_removes_its_tmp_file) {
   {
     auto file = value_or_throw(DurableFile::create(path));
     BOOST_REQUIRE(file->append("partial").ok());
-    BOOST_TEST(fs::exists(path + ".tmp"));
+    BOOST_TEST(has_temporary_files(path));
   }
-  BOOST_TEST(!fs::exists(path + ".tmp"));
+  BOOST_TEST(!has_temporary_files(path));
   BOOST_TEST(!fs::exists(path));
 }
 
