@@ -180,8 +180,10 @@ BOOST_AUTO_TEST_CASE(file_name_and_directory) {
 // A chief restarted within a second, in a container where its pid (the suffix troupe's hooks
 // use) is 1 again, used to fail with AlreadyExists; it now gets a file of its own.
 BOOST_AUTO_TEST_CASE(writers_of_one_second_get_files_of_their_own) {
-  TempDir dir;
   for (int attempt = 0; attempt < 5; ++attempt) {
+    // A directory per attempt: files left by an attempt the clock's second cut would
+    // otherwise shift the suffixes of the next attempts in the same second.
+    TempDir dir;
     auto first = EventWriter::create(dir.file("logs"), ".1");
     auto second = EventWriter::create(dir.file("logs"), ".1");
     auto third = EventWriter::create(dir.file("logs"), ".1");
