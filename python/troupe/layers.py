@@ -1,9 +1,10 @@
 """tf.layers of TensorFlow 1.x: the functions dense, conv2d, max_pooling2d, average_pooling2d,
 flatten, dropout, batch_normalization, conv2d_transpose, and the classes of the same layers
 (Dense, Conv2D, ...), which build on their first call and share their variables afterwards.
-Each layer makes its variables with tf.get_variable under a variable scope named after it ("dense", "dense_1", ... unless `name` is given; `reuse=True`
-shares an existing layer's variables): "<scope>/kernel" and "<scope>/bias", as TensorFlow names
-them, so checkpoints of the same program line up. Only channels_last (NHWC) data is supported."""
+Each layer makes its variables with tf.get_variable under a variable scope named after it
+("dense", "dense_1", ... unless `name` is given; `reuse=True` shares an existing layer's
+variables): "<scope>/kernel" and "<scope>/bias", as TensorFlow names them, so checkpoints of the
+same program line up. Only channels_last (NHWC) data is supported."""
 
 import numpy as np
 
