@@ -78,38 +78,40 @@ void for_each_output_row(const Device& device, const PoolGeometry& g, Fn fn) {
   });
 }
 
-template <class T>
-class MaxPoolKernel : public PoolKernelBase {
- public:
-  using PoolKernelBase::PoolKernelBase;
-
-  void compute(OpKernelContext& ctx) override {
-    const Tensor& input = ctx.input(0);
-    PoolGeometry g;
-    if (!geometry(ctx, input.shape().dims(), &g)) return;
-    Tensor& out = ctx.allocate_output(0, TensorShape{g.batch, g.out_rows, g.out_cols, g.depth});
-    const T* in = input.data<T>();
-    T* o = out.data<T>();
-    for_each_output_row(ctx.device(), g, [&](int64_t n, int64_t oy) {
-      for (int64_t ox = 0; ox < g.out_cols; ++ox) {
-        T* best = o + ((n * g.out_rows + oy) * g.out_cols + ox) * g.depth;
-        std::fill_n(best, g.depth, std::numeric_limits<T>::lowest());
-        int64_t y0, y1, x0, x1;
-        g.window(oy, ox, &y0, &y1, &x0, &x1);
-        for (int64_t y = y0; y < y1; ++y) {
-          for (int64_t x = x0; x < x1; ++x) {
-            const T* v = in + ((n * g.in_rows + y) * g.in_cols + x) * g.depth;
-            for (int64_t c = 0; c < g.depth; ++c)
-              best[c] = std::max(best[c], v[c]);
-          }
-        }
-      }
-    });
+// How MaxPool and AvgPool combine a window: each output channel starts at `init`, takes
+// `add(acc, x)` for every element of the window, and ends as `finish(acc, count)`.
+struct MaxReduce {
+  template <class T>
+  static T init() {
+    return std::numeric_limits<T>::lowest();
+  }
+  template <class T>
+  static T add(T acc, T x) {
+    return std::max(acc, x);
+  }
+  template <class T>
+  static T finish(T acc, int64_t) {
+    return acc;
   }
 };
 
-template <class T>
-class AvgPoolKernel : public PoolKernelBase {
+struct MeanReduce {
+  template <class T>
+  static T init() {
+    return T(0);
+  }
+  template <class T>
+  static T add(T acc, T x) {
+    return acc + x;
+  }
+  template <class T>
+  static T finish(T acc, int64_t count) {
+    return acc / static_cast<T>(count);
+  }
+};
+
+template <class T, class Reduce>
+class PoolKernel : public PoolKernelBase {
  public:
   using PoolKernelBase::PoolKernelBase;
 
@@ -122,24 +124,29 @@ class AvgPoolKernel : public PoolKernelBase {
     T* o = out.data<T>();
     for_each_output_row(ctx.device(), g, [&](int64_t n, int64_t oy) {
       for (int64_t ox = 0; ox < g.out_cols; ++ox) {
-        T* sum = o + ((n * g.out_rows + oy) * g.out_cols + ox) * g.depth;
-        std::fill_n(sum, g.depth, T(0));
+        T* acc = o + ((n * g.out_rows + oy) * g.out_cols + ox) * g.depth;
+        std::fill_n(acc, g.depth, Reduce::template init<T>());
         int64_t y0, y1, x0, x1;
         g.window(oy, ox, &y0, &y1, &x0, &x1);
         for (int64_t y = y0; y < y1; ++y) {
           for (int64_t x = x0; x < x1; ++x) {
             const T* v = in + ((n * g.in_rows + y) * g.in_cols + x) * g.depth;
             for (int64_t c = 0; c < g.depth; ++c)
-              sum[c] += v[c];
+              acc[c] = Reduce::add(acc[c], v[c]);
           }
         }
-        const T count = static_cast<T>((y1 - y0) * (x1 - x0));
+        const int64_t count = (y1 - y0) * (x1 - x0);
         for (int64_t c = 0; c < g.depth; ++c)
-          sum[c] /= count;
+          acc[c] = Reduce::finish(acc[c], count);
       }
     });
   }
 };
+
+template <class T>
+using MaxPoolKernel = PoolKernel<T, MaxReduce>;
+template <class T>
+using AvgPoolKernel = PoolKernel<T, MeanReduce>;
 
 // Checks that `grad` has the pooling's output shape.
 bool check_grad(OpKernelContext& ctx, const PoolGeometry& g, const Tensor& grad) {

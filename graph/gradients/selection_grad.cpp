@@ -49,8 +49,8 @@ Status gather_grad(const Scope& s, const Operation& op, const Outputs& dy, Outpu
   const int64_t axis = *given < 0 ? *given + rank : *given;
   const Output params_shape = shape_of(s, params);
   const Output flat_indices = ops::Reshape(s, indices, {int32_t{-1}});
-  const Output segments = ops::Reshape(s, dims_of(s, params_shape, axis, axis + 1),
-                                       Tensor::from_vector<int32_t>({}));
+  const Output segments =
+      ops::Reshape(s, dims_of(s, params_shape, axis, axis + 1), Tensor::from_vector<int32_t>({}));
   // dy: outer + indices + inner -> outer + [n] + inner.
   const Output values_shape =
       ops::ConcatV2(s,

@@ -464,7 +464,7 @@ class Tensor:
     def __iter__(self):
         raise TypeError("Tensor objects are only iterable when eager execution is enabled.")
 
-    # Operators: defined in ops.py (they need the op functions).
+    # Operators: defined in ops.py, math_ops.py and array_ops.py (they need the op functions).
 
 
 def _as_operation(value, what):

@@ -63,6 +63,19 @@ def _channels_last(data_format):
                          "(NHWC, as TensorFlow's CPU kernels)" % (data_format,))
 
 
+def _unsupported(layer, **given):
+    """ValueError naming the first argument given that troupe does not support."""
+    for what, value in given.items():
+        if value is not None and value is not False:
+            raise ValueError("%s: %s is not supported by troupe" % (layer, what))
+
+
+def _positive_int(layer, what, value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+        raise ValueError("%s: %s must be a positive integer, got %r" % (layer, what, value))
+    return int(value)
+
+
 def _activity(outputs, activity_regularizer):
     if activity_regularizer is not None:
         loss = activity_regularizer(outputs)
@@ -80,12 +93,8 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
     from .ops import matmul, reshape, shape
     from .nn import bias_add
     inputs = _as_tensor(inputs, "dense")
-    if isinstance(units, bool) or not isinstance(units, (int, np.integer)) or units <= 0:
-        raise ValueError("dense: units must be a positive integer, got %r" % (units,))
-    for what, c in (("kernel_constraint", kernel_constraint),
-                    ("bias_constraint", bias_constraint)):
-        if c is not None:
-            raise ValueError("dense: %s is not supported by troupe" % what)
+    _positive_int("dense", "units", units)
+    _unsupported("dense", kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
     rank = inputs.shape.ndims
     if rank is not None and rank < 2:
         raise ValueError("Input 0 of layer dense is incompatible with the layer: expected "
@@ -124,12 +133,8 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
     from .nn import bias_add, conv2d as nn_conv2d
     inputs = _as_tensor(inputs, "conv2d")
     _channels_last(data_format)
-    if isinstance(filters, bool) or not isinstance(filters, (int, np.integer)) or filters <= 0:
-        raise ValueError("conv2d: filters must be a positive integer, got %r" % (filters,))
-    for what, c in (("kernel_constraint", kernel_constraint),
-                    ("bias_constraint", bias_constraint)):
-        if c is not None:
-            raise ValueError("conv2d: %s is not supported by troupe" % what)
+    _positive_int("conv2d", "filters", filters)
+    _unsupported("conv2d", kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
     kh, kw = _pair(kernel_size, "kernel_size")
     sh, sw = _pair(strides, "strides")
     dh, dw = _pair(dilation_rate, "dilation_rate")
@@ -232,11 +237,9 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
     "<scope>/gamma", "beta", "moving_mean", "moving_variance" (the last two not trainable)."""
     from .nn import batch_normalization as normalize, moments
     from .ops import assign_sub, multiply, subtract, where
-    for what, value in (("renorm", renorm), ("virtual_batch_size", virtual_batch_size),
-                        ("adjustment", adjustment), ("beta_constraint", beta_constraint),
-                        ("gamma_constraint", gamma_constraint)):
-        if value:
-            raise ValueError("batch_normalization: %s is not supported by troupe" % what)
+    _unsupported("batch_normalization", renorm=renorm, virtual_batch_size=virtual_batch_size,
+                 adjustment=adjustment, beta_constraint=beta_constraint,
+                 gamma_constraint=gamma_constraint)
     inputs = _as_tensor(inputs, "batch_normalization")
     rank = inputs.shape.ndims
     if rank is None:
@@ -298,13 +301,9 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     from .ops import shape, stack
     inputs = _as_tensor(inputs, "conv2d_transpose")
     _channels_last(data_format)
-    if isinstance(filters, bool) or not isinstance(filters, (int, np.integer)) or filters <= 0:
-        raise ValueError("conv2d_transpose: filters must be a positive integer, got %r"
-                         % (filters,))
-    for what, c in (("kernel_constraint", kernel_constraint),
-                    ("bias_constraint", bias_constraint)):
-        if c is not None:
-            raise ValueError("conv2d_transpose: %s is not supported by troupe" % what)
+    _positive_int("conv2d_transpose", "filters", filters)
+    _unsupported("conv2d_transpose", kernel_constraint=kernel_constraint,
+                 bias_constraint=bias_constraint)
     kh, kw = _pair(kernel_size, "kernel_size")
     sh, sw = _pair(strides, "strides")
     pad = _padding(padding)

@@ -7,9 +7,9 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from .framework import Tensor, convert_to_tensor, name_scope
-from .ops import (_binary_op, _by_type, _make, _unary_op, add_n, cast, exp, log, logical_not,
-                  maximum, minimum, multiply, reduce_max, reduce_sum, reshape, shape, sqrt,
-                  square, stop_gradient, subtract)
+from .ops import (_binary_op, _by_type, _make, _reverse, _unary_op, add_n, cast, exp, log,
+                  logical_not, maximum, minimum, multiply, reduce_max, reduce_sum, reshape,
+                  shape, sqrt, square, stop_gradient, subtract)
 from . import ops as _ops
 
 floordiv = _binary_op(_by_type("FloorDiv"), "floordiv")
@@ -231,10 +231,6 @@ def argmin(input, axis=None, name=None, dimension=None,  # noqa: A002 - TensorFl
         # -1 - x reverses the order of integers without overflowing (-x would at the minimum).
         flipped = _ops.negative(x) if x.dtype.is_floating else subtract(-1, x)
         return _ops.argmax(flipped, axis, dimension=dimension, output_type=output_type)
-
-
-def _reverse(fn):
-    return lambda a, b: fn(b, a)
 
 
 def _invert(x):

@@ -168,15 +168,19 @@ def _padding(padding, what):
     return padding.upper()
 
 
+def _conv_attrs(what, strides, padding, dilations):
+    return {"strides": _four(strides, "%s: strides" % what),
+            "padding": _padding(padding, what),
+            "dilations": _four(dilations, "%s: dilations" % what)}
+
+
 def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002
            data_format="NHWC", dilations=(1, 1, 1, 1), name=None, filters=None):
     """tf.nn.conv2d: NHWC `input` convolved with `filter` [height, width, in, out]."""
     from .ops import _make
     filter = filter if filter is not None else filters  # noqa: A001
     _nhwc(data_format, "conv2d")
-    attrs = {"strides": _four(strides, "conv2d: strides"),
-             "padding": _padding(padding, "conv2d"),
-             "dilations": _four(dilations, "conv2d: dilations")}
+    attrs = _conv_attrs("conv2d", strides, padding, dilations)
     return _make("Conv2D", [input, filter], attrs, name).outputs[0]
 
 
@@ -185,8 +189,7 @@ def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  
                           name=None):
     from .ops import _make
     _nhwc(data_format, "conv2d_backprop_input")
-    attrs = {"strides": _four(strides, "strides"), "padding": _padding(padding, "conv2d"),
-             "dilations": _four(dilations, "dilations")}
+    attrs = _conv_attrs("conv2d_backprop_input", strides, padding, dilations)
     return _make("Conv2DBackpropInput", [input_sizes, filter, out_backprop], attrs,
                  name).outputs[0]
 
@@ -196,8 +199,7 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
                            name=None):
     from .ops import _make
     _nhwc(data_format, "conv2d_backprop_filter")
-    attrs = {"strides": _four(strides, "strides"), "padding": _padding(padding, "conv2d"),
-             "dilations": _four(dilations, "dilations")}
+    attrs = _conv_attrs("conv2d_backprop_filter", strides, padding, dilations)
     return _make("Conv2DBackpropFilter", [input, filter_sizes, out_backprop], attrs,
                  name).outputs[0]
 
@@ -215,9 +217,7 @@ def conv2d_transpose(value, filter, output_shape, strides, padding="SAME",  # no
         convert_to_tensor(filter, dtype=value.dtype)
     sizes = output_shape if isinstance(output_shape, Tensor) else \
         np.asarray(output_shape, dtype=np.int32)
-    attrs = {"strides": _four(strides, "conv2d_transpose: strides"),
-             "padding": _padding(padding, "conv2d_transpose"),
-             "dilations": _four(dilations or [1, 1, 1, 1], "conv2d_transpose: dilations")}
+    attrs = _conv_attrs("conv2d_transpose", strides, padding, dilations or [1, 1, 1, 1])
     return _make("Conv2DBackpropInput", [sizes, filt, value], attrs, name).outputs[0]
 
 

@@ -64,20 +64,15 @@ def _relu(x):
     return relu(x)
 
 
-def _unsupported(**given):
-    for name, value in given.items():
-        if value is not None:
-            raise ValueError("%s is not supported by troupe's contrib.layers" % name)
-
-
 def fully_connected(inputs, num_outputs, activation_fn=_relu, normalizer_fn=None,
                     normalizer_params=None, weights_initializer=xavier_initializer(),
                     weights_regularizer=None, biases_initializer=zeros_initializer(),
                     biases_regularizer=None, reuse=None, variables_collections=None,
                     outputs_collections=None, trainable=True, scope=None):
     """activation_fn(inputs @ weights + biases) (no biases when biases_initializer is None)."""
-    _unsupported(normalizer_fn=normalizer_fn, variables_collections=variables_collections,
-                 outputs_collections=outputs_collections)
+    _layers._unsupported("contrib.layers.fully_connected", normalizer_fn=normalizer_fn,
+                         variables_collections=variables_collections,
+                         outputs_collections=outputs_collections)
     scope = scope or _layers._unique_scope("fully_connected")
     with variable_scope(scope, reuse=reuse):
         inputs = _layers._as_tensor(inputs, "fully_connected")
@@ -109,8 +104,9 @@ def conv2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_form
            variables_collections=None, outputs_collections=None, trainable=True, scope=None):
     """A 2-D convolution of NHWC inputs: variables "Conv/weights" and "Conv/biases"."""
     from ..nn import bias_add, conv2d as nn_conv2d
-    _unsupported(normalizer_fn=normalizer_fn, variables_collections=variables_collections,
-                 outputs_collections=outputs_collections)
+    _layers._unsupported("contrib.layers.conv2d", normalizer_fn=normalizer_fn,
+                         variables_collections=variables_collections,
+                         outputs_collections=outputs_collections)
     if data_format not in (None, "NHWC"):
         raise ValueError("contrib.layers.conv2d: data_format %r is not supported (NHWC only)"
                          % (data_format,))
@@ -137,14 +133,14 @@ def conv2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_form
 
 
 def flatten(inputs, outputs_collections=None, scope=None):
-    _unsupported(outputs_collections=outputs_collections)
+    _layers._unsupported("contrib.layers.flatten", outputs_collections=outputs_collections)
     return _layers.flatten(inputs, name=scope or _layers._unique_scope("Flatten"))
 
 
 def max_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC",
                outputs_collections=None, scope=None):
     from ..nn import max_pool
-    _unsupported(outputs_collections=outputs_collections)
+    _layers._unsupported("contrib.layers.max_pool2d", outputs_collections=outputs_collections)
     kh, kw = _layers._pair(kernel_size, "kernel_size")
     sh, sw = _layers._pair(stride, "stride")
     with name_scope(scope, "MaxPool2D"):
@@ -155,7 +151,7 @@ def max_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC
 def avg_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC",
                outputs_collections=None, scope=None):
     from ..nn import avg_pool
-    _unsupported(outputs_collections=outputs_collections)
+    _layers._unsupported("contrib.layers.avg_pool2d", outputs_collections=outputs_collections)
     kh, kw = _layers._pair(kernel_size, "kernel_size")
     sh, sw = _layers._pair(stride, "stride")
     with name_scope(scope, "AvgPool2D"):
