@@ -42,6 +42,26 @@ Status GradientRegistry::not_differentiable(std::string op) {
   return Status::OK();
 }
 
+Status GradientRegistry::register_sparse_gradient(std::string op, SparseGradFn fn) {
+  if (!fn) return errors::InvalidArgument("the sparse gradient function for op '{}' is empty", op);
+  std::unique_lock lock(mutex_);
+  auto dense = fns_.find(op);
+  if (dense == fns_.end() || !dense->second) {
+    return errors::NotFound("op '{}' has no gradient to add a sparse one to", op);
+  }
+  if (sparse_fns_.count(op) > 0) {
+    return errors::AlreadyExists("op '{}' already has a sparse gradient", op);
+  }
+  sparse_fns_.emplace(std::move(op), std::move(fn));
+  return Status::OK();
+}
+
+SparseGradFn GradientRegistry::lookup_sparse(std::string_view op) const {
+  std::shared_lock lock(mutex_);
+  auto it = sparse_fns_.find(std::string(op));
+  return it == sparse_fns_.end() ? SparseGradFn() : it->second;
+}
+
 StatusOr<GradFn> GradientRegistry::lookup(std::string_view op) const {
   std::shared_lock lock(mutex_);
   auto it = fns_.find(std::string(op));
@@ -64,6 +84,10 @@ void must_register_gradient(GradientRegistry& registry, std::string op, GradFn f
 
 void must_declare_not_differentiable(GradientRegistry& registry, std::string op) {
   TROUPE_CHECK_OK(registry.not_differentiable(std::move(op)));
+}
+
+void must_register_sparse_gradient(GradientRegistry& registry, std::string op, SparseGradFn fn) {
+  TROUPE_CHECK_OK(registry.register_sparse_gradient(std::move(op), std::move(fn)));
 }
 
 Output op_input(const Operation& op, int i) {

@@ -22,6 +22,11 @@
 //   - it returns an error, or scope.status() after building.
 // An op declared not differentiable stops the flow: nothing flows back through it.
 //
+// A few ops also have a sparse gradient function (SparseGradFn), which takes and returns
+// Gradients (graph/indexed_slices.hpp): GatherV2 returns IndexedSlices for its params, Identity
+// passes them on. add_gradients calls it in preference to the GradFn; an op without one gets
+// its incoming IndexedSlices densified first.
+//
 // The global registry holds troupe's built-in gradients (graph/gradients/) and takes users'
 // own; it is safe to use from several threads.
 #pragma once
@@ -32,6 +37,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "troupe/graph/indexed_slices.hpp"
 #include "troupe/graph/scope.hpp"
 
 namespace troupe {
@@ -39,6 +45,13 @@ namespace troupe {
 using GradFn = std::function<Status(const Scope& scope, const Operation& op,
                                     const std::vector<Output>& grad_outputs,
                                     std::vector<Output>* grad_inputs)>;
+
+// The same contract, with Gradients: an entry of grad_outputs may be IndexedSlices, and so
+// may an entry of *grad_inputs (with values of the input's dtype, for a dense shape of the
+// input's shape).
+using SparseGradFn = std::function<Status(const Scope& scope, const Operation& op,
+                                          const std::vector<Gradient>& grad_outputs,
+                                          std::vector<Gradient>* grad_inputs)>;
 
 class GradientRegistry {
  public:
@@ -56,9 +69,16 @@ class GradientRegistry {
   // AlreadyExists as for register_gradient.
   Status not_differentiable(std::string op);
 
+  // Registers the sparse gradient of `op`, which must have a (dense) gradient already.
+  // AlreadyExists if it has a sparse one; NotFound if it has no gradient; InvalidArgument for
+  // an empty function.
+  Status register_sparse_gradient(std::string op, SparseGradFn fn);
+
   // The gradient function of `op`; an empty GradFn if it was declared not differentiable;
   // NotFound if neither was registered.
   StatusOr<GradFn> lookup(std::string_view op) const;
+  // The sparse gradient function of `op`, or an empty one if it has none.
+  SparseGradFn lookup_sparse(std::string_view op) const;
 
   // Every op with an entry, sorted.
   std::vector<std::string> op_names() const;
@@ -66,12 +86,14 @@ class GradientRegistry {
  private:
   mutable std::shared_mutex mutex_;
   std::unordered_map<std::string, GradFn> fns_;  // an empty GradFn: not differentiable
+  std::unordered_map<std::string, SparseGradFn> sparse_fns_;
 };
 
 // Registration that cannot fail unless troupe has a bug (a duplicate): a failure ends the
 // process (graph/core/check.hpp).
 void must_register_gradient(GradientRegistry& registry, std::string op, GradFn fn);
 void must_declare_not_differentiable(GradientRegistry& registry, std::string op);
+void must_register_sparse_gradient(GradientRegistry& registry, std::string op, SparseGradFn fn);
 
 // Data input `i` of `op` (inputs of a list argument counted one by one): the output feeding it.
 // For a reference input (a variable), the reference; a consumer reads its value.

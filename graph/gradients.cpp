@@ -39,12 +39,15 @@ class GradientBuilder {
         registry_(registry),
         num_nodes_(graph_.num_nodes()) {}
 
-  StatusOr<std::vector<Output>> build() {
+  // `g` as a dense tensor, built under the gradients' scope (after build()).
+  Output densify(const Gradient& g) const { return to_dense(grad_scope_, g); }
+
+  StatusOr<std::vector<Gradient>> build() {
     TROUPE_RETURN_IF_ERROR(check_arguments());
     find_nodes_between();
     grad_scope_ = scope_.sub_scope("gradients");
     TROUPE_RETURN_IF_ERROR(seed_ys());
-    std::vector<Output> result(xs_.size());
+    std::vector<Gradient> result(xs_.size());
     std::unordered_multimap<int, size_t> xs_by_node;
     for (size_t k = 0; k < xs_.size(); ++k)
       xs_by_node.emplace(xs_[k].node()->id(), k);
@@ -53,7 +56,7 @@ class GradientBuilder {
     for (int id = num_nodes_ - 1; id >= 0; --id) {
       if (!between_[id]) continue;
       const Node& node = graph_.node(id);
-      std::vector<Output> dy(node.num_outputs());
+      std::vector<Gradient> dy(node.num_outputs());
       bool any = false;
       for (int i = 0; i < node.num_outputs(); ++i) {
         dy[i] = sum_contributions(id, i);
@@ -154,26 +157,34 @@ class GradientBuilder {
     return Status::OK();
   }
 
-  void add_contribution(int id, int index, const Output& gradient) {
+  void add_contribution(int id, int index, const Gradient& gradient) {
     auto& per_output = contributions_[id];
     if (per_output.empty()) per_output.resize(graph_.node(id).num_outputs());
     per_output[index].push_back(gradient);
   }
 
-  // The sum of the gradients that reached output `index` of node `id`, or an invalid Output if
-  // none did.
-  Output sum_contributions(int id, int index) {
+  // The sum of the gradients that reached output `index` of node `id`, or an invalid Gradient
+  // if none did. IndexedSlices only are concatenated (still sparse); with a dense one among
+  // them, all are densified and added.
+  Gradient sum_contributions(int id, int index) {
     auto it = contributions_.find(id);
-    if (it == contributions_.end() || it->second[index].empty()) return Output();
-    std::vector<Output>& parts = it->second[index];
+    if (it == contributions_.end() || it->second[index].empty()) return Gradient();
+    std::vector<Gradient>& parts = it->second[index];
     if (parts.size() == 1) return parts[0];
-    std::vector<Input> inputs(parts.begin(), parts.end());
+    std::vector<IndexedSlices> slices;
+    for (const Gradient& part : parts) {
+      if (part.is_sparse()) slices.push_back(part.slices());
+    }
+    if (slices.size() == parts.size()) return concat_slices(grad_scope_, slices);
+    std::vector<Input> inputs;
+    for (const Gradient& part : parts)
+      inputs.emplace_back(to_dense(grad_scope_, part));
     return ops::AddN(grad_scope_, inputs);
   }
 
   // Calls the gradient function of `node`, whose outputs received the gradients `dy` (some
   // valid), and passes what it returns on to the inputs between the xs and the ys.
-  Status backprop_through(const Node& node, std::vector<Output> dy) {
+  Status backprop_through(const Node& node, std::vector<Gradient> dy) {
     bool needed = false;
     for (int i = 0; i < node.num_inputs() && !needed; ++i) {
       needed = between_[node.inputs()[i].node] && input_carries(node, i);
@@ -189,12 +200,20 @@ class GradientBuilder {
     Scope node_scope = grad_scope_.sub_scope(node.name() + "_grad");
     for (int i = 0; i < node.num_outputs(); ++i) {
       if (!dy[i].valid() && carries_gradient(node.output_type(i))) {
-        dy[i] = ops::ZerosLike(node_scope, Output(op, i));
+        dy[i] = Gradient(ops::ZerosLike(node_scope, Output(op, i)));
       }
     }
     TROUPE_RETURN_IF_ERROR(scope_.status());
-    std::vector<Output> dx;
-    TROUPE_RETURN_IF_ERROR((*fn)(node_scope, op, dy, &dx));
+    std::vector<Gradient> dx;
+    if (SparseGradFn sparse = registry_.lookup_sparse(node.op_name())) {
+      TROUPE_RETURN_IF_ERROR(sparse(node_scope, op, dy, &dx));
+    } else {
+      std::vector<Output> dense_dy, dense_dx;
+      for (const Gradient& g : dy)
+        dense_dy.push_back(to_dense(node_scope, g));
+      TROUPE_RETURN_IF_ERROR((*fn)(node_scope, op, dense_dy, &dense_dx));
+      dx.assign(dense_dx.begin(), dense_dx.end());
+    }
     TROUPE_RETURN_IF_ERROR(scope_.status());
     if (static_cast<int>(dx.size()) != node.num_inputs()) {
       return errors::Internal(
@@ -206,11 +225,13 @@ class GradientBuilder {
       if (!dx[i].valid() || !between_[e.node] || !input_carries(node, i)) continue;
       const Node& src = graph_.node(e.node);
       if (dx[i].dtype() != src.output_type(e.index) ||
-          !dx[i].shape().compatible_with(src.output_shape(e.index))) {
+          (!dx[i].is_sparse() &&
+           !dx[i].dense().shape().compatible_with(src.output_shape(e.index)))) {
         return errors::Internal(
             "node '{}' ({}): the gradient function returned {} {} for input {}, which is {} {}",
-            node.name(), node.op_name(), dtype_name(dx[i].dtype()), dx[i].shape().to_string(), i,
-            dtype_name(src.output_type(e.index)), src.output_shape(e.index).to_string());
+            node.name(), node.op_name(), dtype_name(dx[i].dtype()),
+            dx[i].values().shape().to_string(), i, dtype_name(src.output_type(e.index)),
+            src.output_shape(e.index).to_string());
       }
       add_contribution(e.node, e.index, dx[i]);
     }
@@ -227,22 +248,43 @@ class GradientBuilder {
   Scope grad_scope_ = scope_;
   std::vector<char> between_;
   // Per node id, per output: the gradients that reached it.
-  std::unordered_map<int, std::vector<std::vector<Output>>> contributions_;
+  std::unordered_map<int, std::vector<std::vector<Gradient>>> contributions_;
 };
 
 }  // namespace
+
+StatusOr<std::vector<Gradient>> add_gradients_or_slices(const Scope& scope,
+                                                        const std::vector<Output>& ys,
+                                                        const std::vector<Output>& xs,
+                                                        const std::vector<Output>& grad_ys,
+                                                        const GradientRegistry& registry) {
+  return GradientBuilder(scope, ys, xs, grad_ys, registry).build();
+}
 
 StatusOr<std::vector<Output>> add_gradients(const Scope& scope, const std::vector<Output>& ys,
                                             const std::vector<Output>& xs,
                                             const std::vector<Output>& grad_ys,
                                             const GradientRegistry& registry) {
-  return GradientBuilder(scope, ys, xs, grad_ys, registry).build();
+  GradientBuilder builder(scope, ys, xs, grad_ys, registry);
+  TROUPE_ASSIGN_OR_RETURN(std::vector<Gradient> grads, builder.build());
+  std::vector<Output> dense;
+  for (const Gradient& g : grads)
+    dense.push_back(builder.densify(g));
+  TROUPE_RETURN_IF_ERROR(scope.status());
+  return dense;
 }
 
 StatusOr<std::vector<Output>> add_gradients(const Scope& scope, const std::vector<Output>& ys,
                                             const std::vector<Output>& xs,
                                             const std::vector<Output>& grad_ys) {
   return add_gradients(scope, ys, xs, grad_ys, GradientRegistry::global());
+}
+
+StatusOr<std::vector<Gradient>> add_gradients_or_slices(const Scope& scope,
+                                                        const std::vector<Output>& ys,
+                                                        const std::vector<Output>& xs,
+                                                        const std::vector<Output>& grad_ys) {
+  return add_gradients_or_slices(scope, ys, xs, grad_ys, GradientRegistry::global());
 }
 
 }  // namespace troupe

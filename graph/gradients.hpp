@@ -53,4 +53,17 @@ StatusOr<std::vector<Output>> add_gradients(const Scope& scope, const std::vecto
                                             const std::vector<Output>& grad_ys,
                                             const GradientRegistry& registry);
 
+// The same, except that a gradient may stay IndexedSlices (graph/indexed_slices.hpp): that of a
+// variable read only through gathers (GatherV2 along axis 0, an embedding lookup) holds just the
+// gathered rows, several gathers' rows concatenated. (add_gradients densifies those.)
+StatusOr<std::vector<Gradient>> add_gradients_or_slices(const Scope& scope,
+                                                        const std::vector<Output>& ys,
+                                                        const std::vector<Output>& xs,
+                                                        const std::vector<Output>& grad_ys = {});
+StatusOr<std::vector<Gradient>> add_gradients_or_slices(const Scope& scope,
+                                                        const std::vector<Output>& ys,
+                                                        const std::vector<Output>& xs,
+                                                        const std::vector<Output>& grad_ys,
+                                                        const GradientRegistry& registry);
+
 }  // namespace troupe

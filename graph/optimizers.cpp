@@ -20,7 +20,8 @@ StatusOr<std::vector<GradientAndVariable>> Optimizer::compute_gradients(
   if (variables.empty()) {
     return errors::InvalidArgument("{}: there are no trainable variables to optimize", name_);
   }
-  TROUPE_ASSIGN_OR_RETURN(std::vector<Output> grads, add_gradients(scope, {loss}, variables));
+  TROUPE_ASSIGN_OR_RETURN(std::vector<Gradient> grads,
+                          add_gradients_or_slices(scope, {loss}, variables));
   std::vector<GradientAndVariable> out;
   for (size_t i = 0; i < variables.size(); ++i)
     out.push_back({grads[i], variables[i]});
@@ -46,7 +47,10 @@ StatusOr<Operation> Optimizer::apply_gradients(
   for (const auto& gv : updates) {
     Scope at_var =
         root.colocate_with(gv.variable.op()).with_op_name("update_" + gv.variable.node()->name());
-    applied.push_back(apply_dense(at_var, gv.gradient, gv.variable).op());
+    const Output update = gv.gradient.is_sparse()
+                              ? apply_sparse(at_var, gv.gradient.slices(), gv.variable)
+                              : apply_update(at_var, gv.gradient.dense(), Output(), gv.variable);
+    applied.push_back(update.op());
   }
   std::vector<Operation> done = finish(root, applied);
   TROUPE_RETURN_IF_ERROR(scope.status());
@@ -67,6 +71,11 @@ StatusOr<Operation> Optimizer::minimize(const Scope& scope, const Output& loss,
                                         const Output& global_step, std::vector<Output> variables) {
   TROUPE_ASSIGN_OR_RETURN(auto grads, compute_gradients(scope, loss, std::move(variables)));
   return apply_gradients(scope, grads, global_step);
+}
+
+Output Optimizer::apply_sparse(const Scope& scope, const IndexedSlices& grad, const Output& var) {
+  const IndexedSlices distinct = deduplicate(scope, grad);
+  return apply_update(scope, distinct.values, distinct.indices, var);
 }
 
 Output Optimizer::make_slot(const Scope& scope, const Output& var, const std::string& slot_name,
@@ -104,10 +113,17 @@ Tensor filled_like(const Output& var, double value) {
 
 }  // namespace
 
-Output GradientDescentOptimizer::apply_dense(const Scope& scope, const Output& grad,
-                                             const Output& var) {
-  return ops::ApplyGradientDescent(scope, var,
-                                   scalar_like(scope, var, learning_rate_, "learning_rate"), grad);
+Output GradientDescentOptimizer::apply_update(const Scope& scope, const Output& grad,
+                                              const Output& indices, const Output& var) {
+  const Output lr = scalar_like(scope, var, learning_rate_, "learning_rate");
+  if (indices.valid()) return ops::ScatterSub(scope, var, indices, ops::Mul(scope, grad, lr));
+  return ops::ApplyGradientDescent(scope, var, lr, grad);
+}
+
+// ScatterSub sums duplicate indices itself, as TensorFlow's GradientDescent.
+Output GradientDescentOptimizer::apply_sparse(const Scope& scope, const IndexedSlices& grad,
+                                              const Output& var) {
+  return apply_update(scope, grad.values, grad.indices, var);
 }
 
 Status MomentumOptimizer::prepare(const Scope& scope,
@@ -117,10 +133,13 @@ Status MomentumOptimizer::prepare(const Scope& scope,
   return scope.status();
 }
 
-Output MomentumOptimizer::apply_dense(const Scope& scope, const Output& grad, const Output& var) {
-  return ops::ApplyMomentum(scope, var, slot(var, name()),
-                            scalar_like(scope, var, learning_rate_, "learning_rate"), grad,
-                            scalar_like(scope, var, momentum_, "momentum"), use_nesterov_);
+Output MomentumOptimizer::apply_update(const Scope& scope, const Output& grad,
+                                       const Output& indices, const Output& var) {
+  return ops::ApplyUpdate(
+      scope, "Momentum",
+      {var, slot(var, name()), scalar_like(scope, var, learning_rate_, "learning_rate"), grad,
+       scalar_like(scope, var, momentum_, "momentum")},
+      indices, use_nesterov_);
 }
 
 Status AdagradOptimizer::prepare(const Scope& scope,
@@ -130,9 +149,12 @@ Status AdagradOptimizer::prepare(const Scope& scope,
   return scope.status();
 }
 
-Output AdagradOptimizer::apply_dense(const Scope& scope, const Output& grad, const Output& var) {
-  return ops::ApplyAdagrad(scope, var, slot(var, name()),
-                           scalar_like(scope, var, learning_rate_, "learning_rate"), grad);
+Output AdagradOptimizer::apply_update(const Scope& scope, const Output& grad, const Output& indices,
+                                      const Output& var) {
+  return ops::ApplyUpdate(
+      scope, "Adagrad",
+      {var, slot(var, name()), scalar_like(scope, var, learning_rate_, "learning_rate"), grad},
+      indices);
 }
 
 Status AdamOptimizer::prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) {
@@ -153,11 +175,33 @@ Status AdamOptimizer::prepare(const Scope& scope, const std::vector<GradientAndV
   return scope.status();
 }
 
-Output AdamOptimizer::apply_dense(const Scope& scope, const Output& grad, const Output& var) {
-  return ops::ApplyAdam(scope, var, slot(var, "Adam"), slot(var, "Adam_1"), beta1_power_,
-                        beta2_power_, scalar_like(scope, var, learning_rate_, "learning_rate"),
-                        scalar_like(scope, var, beta1_), scalar_like(scope, var, beta2_),
-                        scalar_like(scope, var, epsilon_), grad);
+Output AdamOptimizer::apply_update(const Scope& scope, const Output& grad, const Output& indices,
+                                   const Output& var) {
+  const Output lr = scalar_like(scope, var, learning_rate_, "learning_rate");
+  const Output beta1 = scalar_like(scope, var, beta1_), beta2 = scalar_like(scope, var, beta2_);
+  const Output epsilon = scalar_like(scope, var, epsilon_);
+  const Output m = slot(var, "Adam"), v = slot(var, "Adam_1");
+  if (!indices.valid() || lazy_) {
+    return ops::ApplyUpdate(
+        scope, "Adam", {var, m, v, beta1_power_, beta2_power_, lr, beta1, beta2, epsilon, grad},
+        indices, false);
+  }
+  // TensorFlow's AdamOptimizer._apply_sparse: the moments decay everywhere, the gradient is
+  // added to its rows, and every row of the variable moves.
+  const Output one = scalar_like(scope, var, 1.0);
+  const Output lr_t =
+      ops::Div(scope, ops::Mul(scope, lr, ops::Sqrt(scope, ops::Sub(scope, one, beta2_power_))),
+               ops::Sub(scope, one, beta1_power_));
+  const Output m_decayed = ops::Assign(scope, m, ops::Mul(scope, m, beta1));
+  const Output m_t = ops::ScatterAdd(scope.with_control_dependencies({m_decayed.op()}), m, indices,
+                                     ops::Mul(scope, grad, ops::Sub(scope, one, beta1)));
+  const Output v_decayed = ops::Assign(scope, v, ops::Mul(scope, v, beta2));
+  const Output v_t =
+      ops::ScatterAdd(scope.with_control_dependencies({v_decayed.op()}), v, indices,
+                      ops::Mul(scope, ops::Square(scope, grad), ops::Sub(scope, one, beta2)));
+  return ops::AssignSub(
+      scope, var,
+      ops::Div(scope, ops::Mul(scope, lr_t, m_t), ops::Add(scope, ops::Sqrt(scope, v_t), epsilon)));
 }
 
 std::vector<Operation> AdamOptimizer::finish(const Scope& scope,
@@ -179,17 +223,22 @@ Status RMSPropOptimizer::prepare(const Scope& scope,
   return scope.status();
 }
 
-Output RMSPropOptimizer::apply_dense(const Scope& scope, const Output& grad, const Output& var) {
+Output RMSPropOptimizer::apply_update(const Scope& scope, const Output& grad, const Output& indices,
+                                      const Output& var) {
   const Output lr = scalar_like(scope, var, learning_rate_, "learning_rate");
   const Output rho = scalar_like(scope, var, options_.decay);
   const Output momentum = scalar_like(scope, var, options_.momentum);
   const Output epsilon = scalar_like(scope, var, options_.epsilon);
   if (options_.centered) {
-    return ops::ApplyCenteredRMSProp(scope, var, slot(var, "RMSProp_2"), slot(var, "RMSProp"),
-                                     slot(var, "RMSProp_1"), lr, rho, momentum, epsilon, grad);
+    return ops::ApplyUpdate(scope, "CenteredRMSProp",
+                            {var, slot(var, "RMSProp_2"), slot(var, "RMSProp"),
+                             slot(var, "RMSProp_1"), lr, rho, momentum, epsilon, grad},
+                            indices);
   }
-  return ops::ApplyRMSProp(scope, var, slot(var, "RMSProp"), slot(var, "RMSProp_1"), lr, rho,
-                           momentum, epsilon, grad);
+  return ops::ApplyUpdate(
+      scope, "RMSProp",
+      {var, slot(var, "RMSProp"), slot(var, "RMSProp_1"), lr, rho, momentum, epsilon, grad},
+      indices);
 }
 
 Status AdadeltaOptimizer::prepare(const Scope& scope,
@@ -201,10 +250,13 @@ Status AdadeltaOptimizer::prepare(const Scope& scope,
   return scope.status();
 }
 
-Output AdadeltaOptimizer::apply_dense(const Scope& scope, const Output& grad, const Output& var) {
-  return ops::ApplyAdadelta(scope, var, slot(var, "Adadelta"), slot(var, "Adadelta_1"),
-                            scalar_like(scope, var, learning_rate_, "learning_rate"),
-                            scalar_like(scope, var, rho_), scalar_like(scope, var, epsilon_), grad);
+Output AdadeltaOptimizer::apply_update(const Scope& scope, const Output& grad,
+                                       const Output& indices, const Output& var) {
+  return ops::ApplyUpdate(scope, "Adadelta",
+                          {var, slot(var, "Adadelta"), slot(var, "Adadelta_1"),
+                           scalar_like(scope, var, learning_rate_, "learning_rate"),
+                           scalar_like(scope, var, rho_), scalar_like(scope, var, epsilon_), grad},
+                          indices);
 }
 
 Status FtrlOptimizer::prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) {
@@ -216,20 +268,24 @@ Status FtrlOptimizer::prepare(const Scope& scope, const std::vector<GradientAndV
   return scope.status();
 }
 
-Output FtrlOptimizer::apply_dense(const Scope& scope, const Output& grad, const Output& var) {
-  return ops::ApplyFtrlV2(scope, var, slot(var, "Ftrl"), slot(var, "Ftrl_1"), grad,
-                          scalar_like(scope, var, learning_rate_, "learning_rate"),
-                          scalar_like(scope, var, options_.l1_regularization_strength),
-                          scalar_like(scope, var, options_.l2_regularization_strength),
-                          scalar_like(scope, var, options_.l2_shrinkage_regularization_strength),
-                          scalar_like(scope, var, options_.learning_rate_power));
+Output FtrlOptimizer::apply_update(const Scope& scope, const Output& grad, const Output& indices,
+                                   const Output& var) {
+  return ops::ApplyUpdate(scope, "FtrlV2",
+                          {var, slot(var, "Ftrl"), slot(var, "Ftrl_1"), grad,
+                           scalar_like(scope, var, learning_rate_, "learning_rate"),
+                           scalar_like(scope, var, options_.l1_regularization_strength),
+                           scalar_like(scope, var, options_.l2_regularization_strength),
+                           scalar_like(scope, var, options_.l2_shrinkage_regularization_strength),
+                           scalar_like(scope, var, options_.learning_rate_power)},
+                          indices);
 }
 
-Output ProximalGradientDescentOptimizer::apply_dense(const Scope& scope, const Output& grad,
-                                                     const Output& var) {
-  return ops::ApplyProximalGradientDescent(
-      scope, var, scalar_like(scope, var, learning_rate_, "learning_rate"),
-      scalar_like(scope, var, l1_), scalar_like(scope, var, l2_), grad);
+Output ProximalGradientDescentOptimizer::apply_update(const Scope& scope, const Output& grad,
+                                                      const Output& indices, const Output& var) {
+  return ops::ApplyUpdate(scope, "ProximalGradientDescent",
+                          {var, scalar_like(scope, var, learning_rate_, "learning_rate"),
+                           scalar_like(scope, var, l1_), scalar_like(scope, var, l2_), grad},
+                          indices);
 }
 
 Status ProximalAdagradOptimizer::prepare(const Scope& scope,
@@ -241,12 +297,13 @@ Status ProximalAdagradOptimizer::prepare(const Scope& scope,
   return scope.status();
 }
 
-Output ProximalAdagradOptimizer::apply_dense(const Scope& scope, const Output& grad,
-                                             const Output& var) {
-  return ops::ApplyProximalAdagrad(scope, var, slot(var, "ProximalAdagrad"),
-                                   scalar_like(scope, var, learning_rate_, "learning_rate"),
-                                   scalar_like(scope, var, l1_), scalar_like(scope, var, l2_),
-                                   grad);
+Output ProximalAdagradOptimizer::apply_update(const Scope& scope, const Output& grad,
+                                              const Output& indices, const Output& var) {
+  return ops::ApplyUpdate(
+      scope, "ProximalAdagrad",
+      {var, slot(var, "ProximalAdagrad"), scalar_like(scope, var, learning_rate_, "learning_rate"),
+       scalar_like(scope, var, l1_), scalar_like(scope, var, l2_), grad},
+      indices);
 }
 
 }  // namespace troupe

@@ -20,12 +20,15 @@
 #include <vector>
 
 #include "troupe/graph/hyperparameter.hpp"
+#include "troupe/graph/indexed_slices.hpp"
 #include "troupe/graph/variables.hpp"
 
 namespace troupe {
 
 struct GradientAndVariable {
-  Output gradient;  // invalid when the loss does not depend on the variable
+  // Invalid when the loss does not depend on the variable; IndexedSlices when only some rows
+  // have a gradient (a variable read through gathers, an embedding table).
+  Gradient gradient;
   Output variable;  // the Variable node's output (a reference)
 };
 
@@ -57,8 +60,14 @@ class Optimizer {
   virtual Status prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) {
     return Status::OK();
   }
-  // The op updating `var` with `grad`; `scope` is colocated with the variable.
-  virtual Output apply_dense(const Scope& scope, const Output& grad, const Output& var) = 0;
+  // The op updating `var` with `grad`; `scope` is colocated with the variable. With `indices`
+  // valid (distinct row indices), `grad` holds one row per index and only those rows of the
+  // variable and its slots are updated (the SparseApply op, TensorFlow's _apply_sparse).
+  virtual Output apply_update(const Scope& scope, const Output& grad, const Output& indices,
+                              const Output& var) = 0;
+  // The update from IndexedSlices whose indices may repeat: by default their rows are summed
+  // per index first, then apply_update (TensorFlow's _apply_sparse_duplicate_indices).
+  virtual Output apply_sparse(const Scope& scope, const IndexedSlices& grad, const Output& var);
   // Ops to run after every update (e.g. Adam's beta powers); default none.
   virtual std::vector<Operation> finish(const Scope& scope, const std::vector<Operation>& updates) {
     return updates;
@@ -85,7 +94,9 @@ class GradientDescentOptimizer : public Optimizer {
       : Optimizer("GradientDescent"), learning_rate_(std::move(learning_rate)) {}
 
  protected:
-  Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
+  Output apply_update(const Scope& scope, const Output& grad, const Output& indices,
+                      const Output& var) override;
+  Output apply_sparse(const Scope& scope, const IndexedSlices& grad, const Output& var) override;
 
  private:
   Hyperparameter learning_rate_;
@@ -102,7 +113,8 @@ class MomentumOptimizer : public Optimizer {
 
  protected:
   Status prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) override;
-  Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
+  Output apply_update(const Scope& scope, const Output& grad, const Output& indices,
+                      const Output& var) override;
 
  private:
   Hyperparameter learning_rate_;
@@ -119,7 +131,8 @@ class AdagradOptimizer : public Optimizer {
 
  protected:
   Status prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) override;
-  Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
+  Output apply_update(const Scope& scope, const Output& grad, const Output& indices,
+                      const Output& var) override;
 
  private:
   Hyperparameter learning_rate_;
@@ -136,9 +149,15 @@ class AdamOptimizer : public Optimizer {
         beta2_(beta2),
         epsilon_(epsilon) {}
 
+  // As tf.contrib.opt.LazyAdamOptimizer: a sparse gradient updates the moments and the variable
+  // in its rows only (SparseApplyAdam). Otherwise, as TensorFlow's AdamOptimizer, the moments
+  // of every row decay and every row of the variable moves, every step.
+  void set_lazy(bool lazy) { lazy_ = lazy; }
+
  protected:
   Status prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) override;
-  Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
+  Output apply_update(const Scope& scope, const Output& grad, const Output& indices,
+                      const Output& var) override;
   std::vector<Operation> finish(const Scope& scope, const std::vector<Operation>& updates) override;
 
  private:
@@ -146,6 +165,7 @@ class AdamOptimizer : public Optimizer {
   double beta1_;
   double beta2_;
   double epsilon_;
+  bool lazy_ = false;
   Output beta1_power_;
   Output beta2_power_;
 };
@@ -167,7 +187,8 @@ class RMSPropOptimizer : public Optimizer {
 
  protected:
   Status prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) override;
-  Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
+  Output apply_update(const Scope& scope, const Output& grad, const Output& indices,
+                      const Output& var) override;
 
  private:
   Hyperparameter learning_rate_;
@@ -186,7 +207,8 @@ class AdadeltaOptimizer : public Optimizer {
 
  protected:
   Status prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) override;
-  Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
+  Output apply_update(const Scope& scope, const Output& grad, const Output& indices,
+                      const Output& var) override;
 
  private:
   Hyperparameter learning_rate_;
@@ -213,7 +235,8 @@ class FtrlOptimizer : public Optimizer {
 
  protected:
   Status prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) override;
-  Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
+  Output apply_update(const Scope& scope, const Output& grad, const Output& indices,
+                      const Output& var) override;
 
  private:
   Hyperparameter learning_rate_;
@@ -230,7 +253,8 @@ class ProximalGradientDescentOptimizer : public Optimizer {
         l2_(l2) {}
 
  protected:
-  Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
+  Output apply_update(const Scope& scope, const Output& grad, const Output& indices,
+                      const Output& var) override;
 
  private:
   Hyperparameter learning_rate_;
@@ -252,7 +276,8 @@ class ProximalAdagradOptimizer : public Optimizer {
 
  protected:
   Status prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) override;
-  Output apply_dense(const Scope& scope, const Output& grad, const Output& var) override;
+  Output apply_update(const Scope& scope, const Output& grad, const Output& indices,
+                      const Output& var) override;
 
  private:
   Hyperparameter learning_rate_;

@@ -68,7 +68,9 @@ Status SyncReplicasOptimizer::apply_gradients(
         ops::ConditionalAccumulator(at_var, gv.variable.dtype(), gv.variable.shape(),
                                     {.shared_name = gv.variable.node()->name() + "/grad_accum"});
     accumulators.push_back(acc);
-    applied.push_back(ops::AccumulatorApplyGradient(at_var, acc, local_step_64, gv.gradient));
+    // A sparse gradient is densified where its variable lives (so only its rows travel).
+    applied.push_back(
+        ops::AccumulatorApplyGradient(at_var, acc, local_step_64, to_dense(at_var, gv.gradient)));
     averaged.push_back(
         {ops::AccumulatorTakeGradient(at_var, acc, static_cast<int32_t>(replicas_to_aggregate_),
                                       gv.variable.dtype()),

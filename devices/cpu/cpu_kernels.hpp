@@ -31,6 +31,7 @@ void register_conv_kernels(KernelRegistry& registry);
 void register_pooling_kernels(KernelRegistry& registry);
 void register_scan_kernels(KernelRegistry& registry);
 void register_control_flow_kernels(KernelRegistry& registry);
+void register_sparse_kernels(KernelRegistry& registry);
 
 inline void register_cpu_kernels(KernelRegistry& registry) {
   register_array_kernels(registry);
@@ -57,6 +58,7 @@ inline void register_cpu_kernels(KernelRegistry& registry) {
   register_pooling_kernels(registry);
   register_scan_kernels(registry);
   register_control_flow_kernels(registry);
+  register_sparse_kernels(registry);
 }
 
 }  // namespace troupe

@@ -51,6 +51,17 @@ Status select_grad(const Scope& s, const Operation& op, const Outputs& dy, Outpu
   return s.status();
 }
 
+// Identity passes IndexedSlices on as they are.
+Status sparse_identity_grad(const Scope& s, const Operation& op, const std::vector<Gradient>& dy,
+                            std::vector<Gradient>* dx) {
+  if (dy[0].is_sparse()) {
+    *dx = {dy[0]};
+    return s.status();
+  }
+  *dx = {Gradient(ops::Identity(s, dy[0].dense()))};
+  return s.status();
+}
+
 }  // namespace
 
 Output shape_of(const Scope& s, const Output& x, DataType out_type) {
@@ -63,6 +74,7 @@ Output shape_of(const Scope& s, const Output& x, DataType out_type) {
 
 void register_array_gradients(GradientRegistry& r) {
   must_register_gradient(r, "Identity", identity_grad);
+  must_register_sparse_gradient(r, "Identity", sparse_identity_grad);
   must_register_gradient(r, "PlaceholderWithDefault", identity_grad);
   must_register_gradient(r, "EnsureShapeLike", ensure_shape_like_grad);
   must_register_gradient(r, "Reshape", reshape_grad);

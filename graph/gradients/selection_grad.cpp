@@ -1,8 +1,8 @@
 // Gradients of GatherV2 and UnsortedSegmentSum, each other's adjoint; Where and LogicalNot have
-// none (TensorFlow's
-// python/ops/array_grad.py and math_grad.py). GatherV2's gradient is dense here: the slices'
-// gradients summed into a tensor of params' shape (TensorFlow's IndexedSlices, which moves only
-// the gathered rows, is not there yet).
+// none (TensorFlow's python/ops/array_grad.py and math_grad.py). GatherV2's sparse gradient along
+// axis 0 is IndexedSlices (the gathered rows' gradients and their indices), as TensorFlow's;
+// along another axis, and as a dense gradient, the slices' gradients are summed into a tensor of
+// params' shape.
 #include "troupe/graph/gradients/standard_gradients.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
@@ -86,10 +86,44 @@ Status unsorted_segment_sum_grad(const Scope& s, const Operation& op, const Outp
   return s.status();
 }
 
+// Along axis 0: IndexedSlices{dy as one row per index, the indices flattened, params' shape}.
+// The shape is a constant when known, else a Shape node colocated with params (so a table on a
+// ps is not sent to compute it).
+Status sparse_gather_grad(const Scope& s, const Operation& op, const std::vector<Gradient>& dy,
+                          std::vector<Gradient>* dx) {
+  const Output params = op_input(op, 0), indices = op_input(op, 1);
+  const std::optional<int64_t> axis = constant_axis(op_input(op, 2));
+  const int rank = params.shape().rank();
+  if (!axis || rank < 1 || (*axis != 0 && *axis != -rank)) {
+    Outputs dense;
+    TROUPE_RETURN_IF_ERROR(gather_grad(s, op, {to_dense(s, dy[0])}, &dense));
+    dx->assign(dense.begin(), dense.end());
+    return s.status();
+  }
+  const Output params_shape = params.shape().is_fully_defined()
+                                  ? shape_of(s, params)
+                                  : ops::Shape(s.colocate_with(params.op()), params);
+  Output row_shape;
+  if (params.shape().is_fully_defined()) {
+    std::vector<int32_t> dims = {-1};
+    for (int d = 1; d < rank; ++d)
+      dims.push_back(static_cast<int32_t>(params.shape().dim(d)));
+    row_shape = ops::Const(s, Tensor::from_vector(dims));
+  } else {
+    row_shape = ops::ConcatV2(s, {ops::Const(s, {int32_t{-1}}), dims_of(s, params_shape, 1, rank)},
+                              int32_t{0});
+  }
+  IndexedSlices slices{ops::Reshape(s, to_dense(s, dy[0]), row_shape),
+                       ops::Reshape(s, indices, {int32_t{-1}}), params_shape};
+  *dx = {Gradient(slices), Gradient(), Gradient()};
+  return s.status();
+}
+
 }  // namespace
 
 void register_selection_gradients(GradientRegistry& r) {
   must_register_gradient(r, "GatherV2", gather_grad);
+  must_register_sparse_gradient(r, "GatherV2", sparse_gather_grad);
   must_register_gradient(r, "UnsortedSegmentSum", unsorted_segment_sum_grad);
   for (const char* op : {"Where", "LogicalNot"})
     must_declare_not_differentiable(r, op);

@@ -14,6 +14,7 @@ void register_conv_gradients(GradientRegistry& registry);
 void register_selection_gradients(GradientRegistry& registry);
 void register_math_gradients(GradientRegistry& registry);
 void register_nn_gradients(GradientRegistry& registry);
+void register_sparse_gradients(GradientRegistry& registry);
 // State, queue and runtime-internal ops: none of them has a gradient.
 void register_state_gradients(GradientRegistry& registry);
 
@@ -28,6 +29,7 @@ inline void register_standard_gradients(GradientRegistry& registry) {
   register_selection_gradients(registry);
   register_math_gradients(registry);
   register_nn_gradients(registry);
+  register_sparse_gradients(registry);
   register_state_gradients(registry);
 }
 

@@ -16,6 +16,7 @@
 #include "troupe/graph/ops/nn_ops.hpp"
 #include "troupe/graph/ops/random_ops.hpp"
 #include "troupe/graph/ops/selection_ops.hpp"
+#include "troupe/graph/ops/sparse_ops.hpp"
 #include "troupe/graph/ops/state_ops.hpp"
 #include "troupe/graph/ops/summary_ops.hpp"
 #include "troupe/graph/ops/training_ops.hpp"

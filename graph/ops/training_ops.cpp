@@ -7,11 +7,49 @@
 namespace troupe {
 namespace {
 
-// Inputs listed in `same_as_var` must have the variable's shape, those in `scalars` rank 0.
-ShapeFn update_shape(std::vector<int> same_as_var, std::vector<int> scalars) {
-  return [same_as_var, scalars](InferenceContext& c) -> Status {
+// One optimizer update: the Apply op's inputs in order, the first `num_refs` of them the
+// variable and its slots (references), `grad` the gradient, the rest scalars.
+struct UpdateSpec {
+  const char* kind;  // "Adagrad": ApplyAdagrad and SparseApplyAdagrad
+  std::vector<const char*> inputs;
+  int num_refs;
+  int grad;
+  bool nesterov = false;
+  bool sparse = true;  // whether a SparseApply op exists
+};
+
+std::vector<UpdateSpec> update_specs() {
+  return {
+      {"GradientDescent", {"var", "alpha", "delta"}, 1, 2, false, false},
+      {"Momentum", {"var", "accum", "lr", "grad", "momentum"}, 2, 3, true},
+      {"Adagrad", {"var", "accum", "lr", "grad"}, 2, 3},
+      {"Adam",
+       {"var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"},
+       3,
+       9,
+       true},
+      {"RMSProp", {"var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"}, 3, 7},
+      {"CenteredRMSProp",
+       {"var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"},
+       4,
+       8},
+      {"Adadelta", {"var", "accum", "accum_update", "lr", "rho", "epsilon", "grad"}, 3, 6},
+      {"FtrlV2",
+       {"var", "accum", "linear", "grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"},
+       3,
+       3},
+      {"ProximalGradientDescent", {"var", "alpha", "l1", "l2", "delta"}, 1, 4},
+      {"ProximalAdagrad", {"var", "accum", "lr", "l1", "l2", "grad"}, 2, 5},
+  };
+}
+
+// The slots have the variable's shape and the scalars rank 0; a dense gradient has the
+// variable's shape, a sparse one (input grad + 1 holds its row indices, a vector) the
+// variable's shape with any number of rows.
+ShapeFn update_shape(int num_refs, int grad, bool sparse) {
+  return [num_refs, grad, sparse](InferenceContext& c) -> Status {
     PartialShape shape = c.input(0);
-    for (int i : same_as_var) {
+    for (int i = 1; i < num_refs; ++i) {
       auto merged = shape.merge(c.input(i));
       if (!merged.ok()) {
         return c.invalid("input {} has shape {}, the variable {}", i, c.input(i).to_string(),
@@ -19,7 +57,28 @@ ShapeFn update_shape(std::vector<int> same_as_var, std::vector<int> scalars) {
       }
       shape = *merged;
     }
-    for (int i : scalars) {
+    const PartialShape& g = c.input(grad);
+    if (!sparse && !g.compatible_with(shape)) {
+      return c.invalid("the gradient has shape {}, the variable {}", g.to_string(),
+                       shape.to_string());
+    }
+    if (sparse) {
+      const PartialShape& indices = c.input(grad + 1);
+      if (indices.rank_known() && indices.rank() != 1) {
+        return c.invalid("indices must be a vector, got shape {}", indices.to_string());
+      }
+      if (shape.rank_known() && g.rank_known()) {
+        std::vector<int64_t> rows = shape.dims();
+        if (rows.empty()) return c.invalid("a sparse update needs a variable of rank >= 1");
+        rows[0] = indices.rank_known() ? indices.dim(0) : -1;
+        if (!g.compatible_with(PartialShape(rows))) {
+          return c.invalid("the gradient has shape {}, expected {} (a row per index)",
+                           g.to_string(), PartialShape(rows).to_string());
+        }
+      }
+    }
+    for (int i = num_refs; i < c.num_inputs(); ++i) {
+      if (i == grad || (sparse && i == grad + 1)) continue;
       if (c.input(i).rank_known() && c.input(i).rank() != 0) {
         return c.invalid("input {} must be a scalar, got shape {}", i, c.input(i).to_string());
       }
@@ -29,138 +88,26 @@ ShapeFn update_shape(std::vector<int> same_as_var, std::vector<int> scalars) {
   };
 }
 
+void register_update(OpRegistry& r, const UpdateSpec& spec, bool sparse) {
+  OpDefBuilder builder(std::string(sparse ? "SparseApply" : "Apply") + spec.kind);
+  for (int i = 0; i < static_cast<int>(spec.inputs.size()); ++i) {
+    const std::string name = spec.inputs[i];
+    builder.input(name + (i < spec.num_refs ? ": Ref(T)" : ": T"));
+    if (sparse && i == spec.grad) builder.input("indices: Tindices");
+  }
+  builder.output("out: Ref(T)").attr("T: {float32, float64}").attr("use_locking: bool = false");
+  if (sparse) builder.attr("Tindices: {int32, int64}");
+  if (spec.nesterov) builder.attr("use_nesterov: bool = false");
+  must_register(r, builder.stateful().shape_fn(update_shape(spec.num_refs, spec.grad, sparse)));
+}
+
 }  // namespace
 
 void register_training_ops(OpRegistry& r) {
-  constexpr std::string_view kT = "T: {float32, float64}";
-  must_register(r, OpDefBuilder("ApplyGradientDescent")
-                       .input("var: Ref(T)")
-                       .input("alpha: T")
-                       .input("delta: T")
-                       .output("out: Ref(T)")
-                       .attr(kT)
-                       .attr("use_locking: bool = false")
-                       .stateful()
-                       .shape_fn(update_shape({2}, {1})));
-  must_register(r, OpDefBuilder("ApplyMomentum")
-                       .input("var: Ref(T)")
-                       .input("accum: Ref(T)")
-                       .input("lr: T")
-                       .input("grad: T")
-                       .input("momentum: T")
-                       .output("out: Ref(T)")
-                       .attr(kT)
-                       .attr("use_locking: bool = false")
-                       .attr("use_nesterov: bool = false")
-                       .stateful()
-                       .shape_fn(update_shape({1, 3}, {2, 4})));
-  must_register(r, OpDefBuilder("ApplyAdagrad")
-                       .input("var: Ref(T)")
-                       .input("accum: Ref(T)")
-                       .input("lr: T")
-                       .input("grad: T")
-                       .output("out: Ref(T)")
-                       .attr(kT)
-                       .attr("use_locking: bool = false")
-                       .stateful()
-                       .shape_fn(update_shape({1, 3}, {2})));
-  must_register(r, OpDefBuilder("ApplyAdam")
-                       .input("var: Ref(T)")
-                       .input("m: Ref(T)")
-                       .input("v: Ref(T)")
-                       .input("beta1_power: T")
-                       .input("beta2_power: T")
-                       .input("lr: T")
-                       .input("beta1: T")
-                       .input("beta2: T")
-                       .input("epsilon: T")
-                       .input("grad: T")
-                       .output("out: Ref(T)")
-                       .attr(kT)
-                       .attr("use_locking: bool = false")
-                       .attr("use_nesterov: bool = false")
-                       .stateful()
-                       .shape_fn(update_shape({1, 2, 9}, {3, 4, 5, 6, 7, 8})));
-  must_register(r, OpDefBuilder("ApplyRMSProp")
-                       .input("var: Ref(T)")
-                       .input("ms: Ref(T)")
-                       .input("mom: Ref(T)")
-                       .input("lr: T")
-                       .input("rho: T")
-                       .input("momentum: T")
-                       .input("epsilon: T")
-                       .input("grad: T")
-                       .output("out: Ref(T)")
-                       .attr(kT)
-                       .attr("use_locking: bool = false")
-                       .stateful()
-                       .shape_fn(update_shape({1, 2, 7}, {3, 4, 5, 6})));
-  must_register(r, OpDefBuilder("ApplyCenteredRMSProp")
-                       .input("var: Ref(T)")
-                       .input("mg: Ref(T)")
-                       .input("ms: Ref(T)")
-                       .input("mom: Ref(T)")
-                       .input("lr: T")
-                       .input("rho: T")
-                       .input("momentum: T")
-                       .input("epsilon: T")
-                       .input("grad: T")
-                       .output("out: Ref(T)")
-                       .attr(kT)
-                       .attr("use_locking: bool = false")
-                       .stateful()
-                       .shape_fn(update_shape({1, 2, 3, 8}, {4, 5, 6, 7})));
-  must_register(r, OpDefBuilder("ApplyAdadelta")
-                       .input("var: Ref(T)")
-                       .input("accum: Ref(T)")
-                       .input("accum_update: Ref(T)")
-                       .input("lr: T")
-                       .input("rho: T")
-                       .input("epsilon: T")
-                       .input("grad: T")
-                       .output("out: Ref(T)")
-                       .attr(kT)
-                       .attr("use_locking: bool = false")
-                       .stateful()
-                       .shape_fn(update_shape({1, 2, 6}, {3, 4, 5})));
-  must_register(r, OpDefBuilder("ApplyFtrlV2")
-                       .input("var: Ref(T)")
-                       .input("accum: Ref(T)")
-                       .input("linear: Ref(T)")
-                       .input("grad: T")
-                       .input("lr: T")
-                       .input("l1: T")
-                       .input("l2: T")
-                       .input("l2_shrinkage: T")
-                       .input("lr_power: T")
-                       .output("out: Ref(T)")
-                       .attr(kT)
-                       .attr("use_locking: bool = false")
-                       .stateful()
-                       .shape_fn(update_shape({1, 2, 3}, {4, 5, 6, 7, 8})));
-  must_register(r, OpDefBuilder("ApplyProximalGradientDescent")
-                       .input("var: Ref(T)")
-                       .input("alpha: T")
-                       .input("l1: T")
-                       .input("l2: T")
-                       .input("delta: T")
-                       .output("out: Ref(T)")
-                       .attr(kT)
-                       .attr("use_locking: bool = false")
-                       .stateful()
-                       .shape_fn(update_shape({4}, {1, 2, 3})));
-  must_register(r, OpDefBuilder("ApplyProximalAdagrad")
-                       .input("var: Ref(T)")
-                       .input("accum: Ref(T)")
-                       .input("lr: T")
-                       .input("l1: T")
-                       .input("l2: T")
-                       .input("grad: T")
-                       .output("out: Ref(T)")
-                       .attr(kT)
-                       .attr("use_locking: bool = false")
-                       .stateful()
-                       .shape_fn(update_shape({1, 5}, {2, 3, 4})));
+  for (const UpdateSpec& spec : update_specs()) {
+    register_update(r, spec, /*sparse=*/false);
+    if (spec.sparse) register_update(r, spec, /*sparse=*/true);
+  }
   must_register(r, OpDefBuilder("IsVariableInitialized")
                        .input("ref: Ref(dtype)")
                        .output("is_initialized: bool")
@@ -254,6 +201,25 @@ Output ApplyProximalGradientDescent(const Scope& s, const Input& var, const Inpu
 Output ApplyProximalAdagrad(const Scope& s, const Input& var, const Input& accum, const Input& lr,
                             const Input& l1, const Input& l2, const Input& grad) {
   return apply(s, "ApplyProximalAdagrad", {var, accum, lr, l1, l2, grad});
+}
+
+Output ApplyUpdate(const Scope& s, std::string_view kind, const std::vector<Input>& inputs,
+                   const Output& indices, std::optional<bool> use_nesterov) {
+  const bool sparse = indices.valid();
+  for (const UpdateSpec& spec : update_specs()) {
+    if (spec.kind != kind) continue;
+    if (inputs.size() != spec.inputs.size() || (sparse && !spec.sparse)) break;
+    NodeBuilder builder(s, std::string(sparse ? "SparseApply" : "Apply") + spec.kind);
+    for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
+      builder.input(inputs[i]);
+      if (sparse && i == spec.grad) builder.input(indices);
+    }
+    if (use_nesterov) builder.attr("use_nesterov", *use_nesterov);
+    return builder.finalize();
+  }
+  s.update_status(errors::InvalidArgument("ApplyUpdate: no {} update '{}' taking {} inputs",
+                                          sparse ? "sparse" : "dense", kind, inputs.size()));
+  return Output();
 }
 
 Output IsVariableInitialized(const Scope& s, const Input& ref) {

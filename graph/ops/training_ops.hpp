@@ -5,9 +5,24 @@
 // ApplyProximalAdagrad, with TensorFlow's formulas.
 #pragma once
 
+#include <optional>
+#include <vector>
+
 #include "troupe/graph/node_builder.hpp"
 
 namespace troupe::ops {
+
+// The update of optimizer `kind` ("Momentum", "Adagrad", "Adam", "RMSProp", "CenteredRMSProp",
+// "Adadelta", "FtrlV2", "ProximalGradientDescent", "ProximalAdagrad"; "GradientDescent" dense
+// only): with `indices` invalid, Apply<kind> on `inputs`, in that op's order (below); with
+// `indices` (int32 or int64, a vector), SparseApply<kind>, TensorFlow's input order (indices
+// right after the gradient), whose gradient holds one row per index and which updates only
+// those rows of the variable and its slots, with the same formula, one index after another (a
+// duplicate index is applied twice). An index outside the variable's rows is InvalidArgument
+// naming it, before anything is written. SparseApplyAdam is troupe's (TensorFlow has none): the
+// update of tf.contrib.opt.LazyAdamOptimizer, the moments of untouched rows left as they are.
+Output ApplyUpdate(const Scope& scope, std::string_view kind, const std::vector<Input>& inputs,
+                   const Output& indices = Output(), std::optional<bool> use_nesterov = {});
 
 // var -= alpha * delta
 Output ApplyGradientDescent(const Scope& scope, const Input& var, const Input& alpha,

@@ -178,6 +178,25 @@ AttrValue attr_from_python(py::handle value, AttrType type, const std::string& o
                        py::repr(value).cast<std::string>());
 }
 
+// A gradient for Python: None, an Output, or (values, indices, dense_shape) for IndexedSlices
+// (python/troupe wraps that in tf.IndexedSlices).
+py::object gradient_to_py(const Gradient& g) {
+  if (!g.valid()) return py::none();
+  if (!g.is_sparse()) return py::cast(g.dense());
+  const IndexedSlices& slices = g.slices();
+  return py::make_tuple(slices.values, slices.indices, slices.dense_shape);
+}
+
+// The reverse: None, an Output, or a (values, indices, dense_shape) tuple.
+Gradient gradient_from_py(py::handle g) {
+  if (g.is_none()) return Gradient();
+  if (py::isinstance<py::tuple>(g)) {
+    auto parts = g.cast<std::tuple<Output, Output, Output>>();
+    return IndexedSlices{std::get<0>(parts), std::get<1>(parts), std::get<2>(parts)};
+  }
+  return g.cast<Output>();
+}
+
 }  // namespace
 
 Input to_input(py::handle value, const char* what) {
@@ -446,18 +465,22 @@ void bind_graph(py::module_& m) {
     return built(s, ops::QueueSize(s, in(handle)));
   });
 
-  // Automatic differentiation: one Output (or None) per x.
+  // Automatic differentiation: one Output, (values, indices, dense_shape) or None per x.
   m.def("gradients", [](const Scope& s, const std::vector<py::handle>& ys,
                         const std::vector<py::handle>& xs, const std::vector<py::handle>& grad_ys) {
-    auto grads = add_gradients(s, outputs_of(ys, "ys"), outputs_of(xs, "xs"),
-                               outputs_of(grad_ys, "grad_ys"));
+    auto grads = add_gradients_or_slices(s, outputs_of(ys, "ys"), outputs_of(xs, "xs"),
+                                         outputs_of(grad_ys, "grad_ys"));
     raise_if_failed(s);
     std::vector<py::object> result;
-    for (const Output& g : check(std::move(grads))) {
-      result.push_back(g.valid() ? py::cast(g) : py::object(py::none()));
-    }
+    for (const Gradient& g : check(std::move(grads)))
+      result.push_back(gradient_to_py(g));
     return result;
   });
+  // tf.convert_to_tensor of IndexedSlices: the dense tensor they stand for.
+  m.def("indexed_slices_to_dense",
+        [](const Scope& s, const Output& values, const Output& indices, const Output& shape) {
+          return built(s, to_dense(s, Gradient(IndexedSlices{values, indices, shape})));
+        });
 
   // Variables.
   m.def("make_variable", [](const Scope& s, const std::string& name, py::handle initial_value,
@@ -509,9 +532,7 @@ void bind_graph(py::module_& m) {
              raise_if_failed(s);
              std::vector<std::pair<py::object, Output>> result;
              for (const auto& gv : check(std::move(grads))) {
-               result.emplace_back(
-                   gv.gradient.valid() ? py::cast(gv.gradient) : py::object(py::none()),
-                   gv.variable);
+               result.emplace_back(gradient_to_py(gv.gradient), gv.variable);
              }
              return result;
            })
@@ -520,7 +541,7 @@ void bind_graph(py::module_& m) {
               std::optional<Output> global_step) {
              std::vector<GradientAndVariable> grads;
              for (const auto& [g, v] : gvs) {
-               grads.push_back({g.is_none() ? Output() : g.cast<Output>(), v});
+               grads.push_back({gradient_from_py(g), v});
              }
              auto op = o.apply_gradients(s, grads, global_step.value_or(Output()));
              raise_if_failed(s);
@@ -545,7 +566,8 @@ void bind_graph(py::module_& m) {
   py::class_<AdagradOptimizer, Optimizer, std::shared_ptr<AdagradOptimizer>>(m, "AdagradOptimizer")
       .def(py::init<Hyperparameter, double>());
   py::class_<AdamOptimizer, Optimizer, std::shared_ptr<AdamOptimizer>>(m, "AdamOptimizer")
-      .def(py::init<Hyperparameter, double, double, double>());
+      .def(py::init<Hyperparameter, double, double, double>())
+      .def("set_lazy", &AdamOptimizer::set_lazy);
   py::class_<RMSPropOptimizer, Optimizer, std::shared_ptr<RMSPropOptimizer>>(m, "RMSPropOptimizer")
       .def(py::init(
           [](Hyperparameter lr, double decay, double momentum, double epsilon, bool centered) {
@@ -622,7 +644,7 @@ void bind_graph(py::module_& m) {
              ModelVariable step = check(find_variable(s.graph(), global_step_name));
              std::vector<GradientAndVariable> grads;
              for (const auto& [g, v] : gvs) {
-               grads.push_back({g.is_none() ? Output() : g.cast<Output>(), v});
+               grads.push_back({gradient_from_py(g), v});
              }
              Status built_ops = o.apply_gradients(s, grads, step, worker_device);
              raise_if_failed(s);

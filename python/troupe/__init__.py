@@ -7,7 +7,8 @@ from . import _troupe  # noqa: F401
 from . import dtypes
 from .dtypes import (DType, as_dtype, bool, double, float32, float64, int32, int64,  # noqa: A004
                      string)
-from .framework import (Graph, GraphKeys, Operation, Tensor, TensorShape, add_to_collection,
+from .framework import (Graph, GraphKeys, IndexedSlices, IndexedSlicesValue, Operation, Tensor,
+                        TensorShape, add_to_collection,
                         add_to_collections, colocate_with, control_dependencies,
                         convert_to_tensor, device, get_collection, get_collection_ref,
                         get_default_graph, name_scope, reset_default_graph)
@@ -23,6 +24,9 @@ from .ops import (abs, add, add_n, argmax, assign, assign_add, assign_sub, boole
                   subtract, tanh, to_float, truediv, unsorted_segment_sum, where, zeros,
                   zeros_like)  # noqa: A004 - TensorFlow's names
 from .gradients import gradients
+from .sparse_ops import (dynamic_partition, dynamic_stitch, scatter_add, scatter_div,
+                         scatter_max, scatter_min, scatter_mul, scatter_sub, scatter_update,
+                         unique)
 from .math_ops import (clip_by_global_norm, clip_by_norm, erf, floor_div, floordiv, floormod,
                        global_norm, logical_and, logical_or, logical_xor, matmul, mod,
                        reduce_all, reduce_any, reduce_logsumexp, tensordot)

@@ -7,6 +7,7 @@ inputs and colocation of all of them (device functions compose as in TensorFlow:
 graph/scope.hpp). Building a graph is not thread-safe, as in TensorFlow.
 """
 
+import collections
 import contextlib
 import threading
 
@@ -578,9 +579,111 @@ def colocate_with(op, ignore_existing=False):
     return get_default_graph().colocate_with(op)
 
 
+IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue",
+                                            ["values", "indices", "dense_shape"])
+IndexedSlicesValue.__doc__ = "What Session.run returns for IndexedSlices: numpy arrays."
+
+
+class IndexedSlices:
+    """tf.IndexedSlices: a sparse form of a dense tensor's gradient, rows `indices` of a tensor
+    of shape `dense_shape` holding `values` (values[i] in row indices[i]; duplicates sum), every
+    other row zero. The gradient of a gather (an embedding lookup) with respect to its table;
+    optimizers update only those rows. Used as a Tensor, it is densified."""
+
+    def __init__(self, values, indices, dense_shape=None):
+        self._values = values
+        self._indices = indices
+        self._dense_shape = dense_shape
+
+    @property
+    def values(self):
+        return self._values
+
+    @property
+    def indices(self):
+        return self._indices
+
+    @property
+    def dense_shape(self):
+        return self._dense_shape
+
+    @property
+    def name(self):
+        return self._values.name
+
+    @property
+    def dtype(self):
+        return self._values.dtype
+
+    @property
+    def device(self):
+        return self._values.device
+
+    @property
+    def op(self):
+        return self._values.op
+
+    @property
+    def graph(self):
+        return self._values.graph
+
+    def __str__(self):
+        return "IndexedSlices(indices=%s, values=%s%s)" % (
+            self._indices, self._values,
+            (", dense_shape=%s" % self._dense_shape) if self._dense_shape is not None else "")
+
+    __repr__ = __str__
+
+    def __neg__(self):
+        from .ops import negative
+        return IndexedSlices(negative(self._values), self._indices, self._dense_shape)
+
+    def _dense(self, name=None):
+        """The dense tensor these slices stand for (TensorFlow's conversion, with its warning
+        when the dense shape is not known while building)."""
+        if self._dense_shape is None:
+            raise ValueError("Tensor conversion requested for IndexedSlices without dense_shape: "
+                             "%s" % self._values.name)
+        if self._dense_shape.op.type != "Const":
+            from .logging import warning
+            warning("Converting sparse IndexedSlices to a dense Tensor of unknown shape. This "
+                    "may consume a large amount of memory.")
+        g = self._values.graph
+        output = _troupe.indexed_slices_to_dense(g._op_scope(name), self._values._output,
+                                                 self._indices._output,
+                                                 self._dense_shape._output)
+        return Tensor(output, g)
+
+
+def _wrap_gradient(native, graph):
+    """A gradient from the extension as Python sees it: None, a Tensor, or IndexedSlices (a
+    (values, indices, dense_shape) tuple)."""
+    if native is None:
+        return None
+    if isinstance(native, tuple):
+        return IndexedSlices(*[Tensor(part, graph) for part in native])
+    return Tensor(native, graph)
+
+
+def _unwrap_gradient(gradient, what):
+    """The reverse of _wrap_gradient, for a gradient a user hands back."""
+    if gradient is None:
+        return None
+    if isinstance(gradient, IndexedSlices):
+        if gradient.dense_shape is None:
+            raise ValueError("%s: IndexedSlices without dense_shape" % what)
+        return tuple(convert_to_tensor(part)._output for part in
+                     (gradient.values, gradient.indices, gradient.dense_shape))
+    if isinstance(gradient, Tensor):
+        return gradient._output
+    raise TypeError("%s must be a Tensor, IndexedSlices or None, got %r" % (what, gradient))
+
+
 def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None):
     """A Tensor for `value`: a Tensor (checked against `dtype`), a Variable's value, or a
     constant made from a Python value or numpy array."""
+    if isinstance(value, IndexedSlices):
+        value = value._dense(name)
     if isinstance(value, Tensor):
         if dtype is not None and _dtypes.as_dtype(dtype) != value.dtype:
             raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype %s: %r"

@@ -1,7 +1,7 @@
 """tf.gradients: symbolic derivatives, added to the graph (graph/gradients.hpp)."""
 
 from . import _troupe
-from .framework import Tensor
+from .framework import Tensor, _wrap_gradient
 
 
 def _tensors(values, what, allow_none=False):
@@ -65,4 +65,4 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     scope = g._scope
     result = _troupe.gradients(scope, [y._output for y in ys], [x._output for x in xs],
                                [d._output for d in grad_ys])
-    return [Tensor(r, g) if r is not None else None for r in result]
+    return [_wrap_gradient(r, g) for r in result]

@@ -295,33 +295,98 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
 
 # --- embeddings ---
 
+def _clip_rows(result, ids, max_norm):
+    """Each embedding in `result` (the rows looked up for `ids`) clipped to L2 norm max_norm."""
+    if max_norm is None:
+        return result
+    from .math_ops import clip_by_norm
+    rank, ids_rank = result.shape.ndims, ids.shape.ndims
+    if rank is None or ids_rank is None:
+        raise ValueError("embedding_lookup: max_norm needs ids and params of known rank")
+    return clip_by_norm(result, max_norm, axes=list(range(ids_rank, rank)))
+
+
+def _shard_of_ids(flat_ids, params, partition_strategy):
+    """For each id, its shard and its row in that shard: "mod" puts id i in shard
+    i % len(params), row i // len(params); "div" gives each shard a contiguous range, the first
+    (rows % len(params)) shards one row more (TensorFlow's rules)."""
+    from .math_ops import floordiv, floormod
+    from .ops import cast, maximum, less, where
+    n = len(params)
+    if partition_strategy == "mod":
+        return cast(floormod(flat_ids, n), _dtypes.int32), floordiv(flat_ids, n)
+    rows = []
+    for p in params:
+        dim = p.shape.as_list()[0] if p.shape.ndims else None
+        if dim is None:
+            raise ValueError("embedding_lookup: partition_strategy='div' needs the row counts of "
+                             "the shards known while building; %s has shape %s"
+                             % (p.name, p.shape))
+        rows.append(dim)
+    total = sum(rows)
+    per_shard, extras = total // n, total % n
+    if per_shard == 0:
+        raise ValueError("embedding_lookup: %d rows cannot be split over %d shards"
+                         % (total, n))
+    assignments = maximum(floordiv(flat_ids, per_shard + 1),
+                          floordiv(flat_ids - extras, per_shard))
+    new_ids = where(less(assignments, extras), floormod(flat_ids, per_shard + 1),
+                    floormod(flat_ids - extras, per_shard))
+    return cast(assignments, _dtypes.int32), new_ids
+
+
 def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
                      max_norm=None):
-    """The rows of `params` at `ids` (tf.gather along axis 0), each clipped to L2 norm
-    max_norm when given. `params` is one tensor or variable (or a list of one); its gradient
-    is dense, summed over the ids. Partitioned params (a list of several) are not supported
-    yet."""
-    from .framework import Tensor, convert_to_tensor, name_scope
-    from .ops import gather
+    """The rows of `params` at `ids`, each clipped to L2 norm max_norm when given. `params` is
+    a tensor or variable, or a list of shards of one table (a PartitionedVariable, or a list of
+    variables whose first dimensions add up to the table's) split by `partition_strategy`:
+    "mod" (id i in shard i % n) or "div" (contiguous ranges). Each shard's gather (and clipping)
+    runs where the shard lives, so on a ps only the rows looked up travel; the gradient with
+    respect to each shard is IndexedSlices holding only them. An id outside the table is
+    InvalidArgumentError naming the gather and the id."""
+    from .framework import Tensor, colocate_with, convert_to_tensor, name_scope
+    from .ops import gather, identity, reshape, shape, size
+    from .array_ops import concat, range as _range
+    from .sparse_ops import dynamic_partition, dynamic_stitch
     if partition_strategy not in ("mod", "div"):
         raise ValueError("Unrecognized partition_strategy: %s" % partition_strategy)
-    if isinstance(params, (list, tuple)):
-        if not params:
-            raise ValueError("Need at least one param")
-        if len(params) > 1:
-            raise ValueError("embedding_lookup: params partitioned into %d tensors are not "
-                             "supported by troupe yet; pass one tensor" % len(params))
-        params = params[0]
+    if hasattr(params, "_get_variable_list"):
+        params = params._get_variable_list()
+    if not isinstance(params, (list, tuple)):
+        params = [params]
+    if not params:
+        raise ValueError("Need at least one param")
+    params = [p if isinstance(p, Tensor) or hasattr(p, "_as_graph_element")
+              else convert_to_tensor(p, name="params") for p in params]
     with name_scope(name, "embedding_lookup"):
         ids = ids if isinstance(ids, Tensor) else convert_to_tensor(ids)
-        result = gather(params, ids)
-        if max_norm is not None:
-            from .math_ops import clip_by_norm
-            rank, ids_rank = result.shape.ndims, ids.shape.ndims
-            if rank is None or ids_rank is None:
-                raise ValueError("embedding_lookup: max_norm needs ids and params of known rank")
-            result = clip_by_norm(result, max_norm, axes=list(range(ids_rank, rank)))
-        return result
+        if ids.dtype not in (_dtypes.int32, _dtypes.int64):
+            raise TypeError("embedding_lookup: ids must be int32 or int64, got %s"
+                            % ids.dtype.name)
+        if len(params) == 1:
+            with colocate_with(params[0]):
+                result = _clip_rows(gather(params[0], ids), ids, max_norm)
+            return identity(result)
+        flat_ids = reshape(ids, [-1])
+        original_positions = _range(size(flat_ids))
+        shards, new_ids = _shard_of_ids(flat_ids, params, partition_strategy)
+        gather_ids = dynamic_partition(new_ids, shards, len(params))
+        positions = dynamic_partition(original_positions, shards, len(params))
+        rows = []
+        for p, shard_ids in zip(params, gather_ids):
+            with colocate_with(p):
+                rows.append(gather(p, shard_ids))
+        merged = dynamic_stitch(positions, rows)
+        dims = params[0].shape.as_list()[1:] if params[0].shape.ndims else None
+        ids_dims = ids.shape.as_list() if ids.shape.ndims is not None else None
+        if dims is not None and None not in dims and ids_dims is not None and \
+                None not in ids_dims:
+            result = reshape(merged, np.array(ids_dims + dims, np.int32))
+        else:
+            tail = np.array(dims, np.int32) if dims is not None and None not in dims \
+                else shape(params[0])[1:]
+            result = reshape(merged, concat([shape(ids), tail], 0))
+        return _clip_rows(result, ids, max_norm)
 
 
 # --- top k ---

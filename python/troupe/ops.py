@@ -7,8 +7,8 @@ import numpy as np
 
 from . import _troupe
 from . import dtypes as _dtypes
-from .framework import (Operation, Tensor, convert_to_tensor, get_default_graph, to_numpy,
-                        control_dependencies, name_scope)
+from .framework import (IndexedSlices, Operation, Tensor, convert_to_tensor, get_default_graph,
+                        to_numpy, control_dependencies, name_scope)
 
 
 def _graph_of(*values):
@@ -30,6 +30,8 @@ def _input(value, graph, what, dtype=None):
         return value._output
     if isinstance(value, Operation):
         raise TypeError("%s: expected a Tensor, got the Operation %r" % (what, value.name))
+    if isinstance(value, IndexedSlices):
+        return _input(value._dense(), graph, what, dtype)
     if hasattr(value, "_as_graph_element"):
         return _input(value._as_graph_element(), graph, what, dtype)
     return to_numpy(value, dtype, what)
@@ -331,7 +333,8 @@ def argmax(input, axis=None, name=None, dimension=None,  # noqa: A002
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
     g = _graph_of(ref)
     r = _input(ref, g, "assign ref")
-    return _t(_troupe.assign(_scope(g, name), r, _input(value, g, "assign value", _like(value, ref)),
+    v = _input(value, g, "assign value", _like(value, ref))
+    return _t(_troupe.assign(_scope(g, name), r, v,
                              True if validate_shape is None else bool(validate_shape)), g)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from . import _troupe
 from . import errors
 from . import dtypes as _dtypes
-from .framework import Operation, Tensor, get_default_graph
+from .framework import IndexedSlices, IndexedSlicesValue, Operation, Tensor, get_default_graph
 
 
 from .config import ConfigProto  # noqa: E402  (tf.ConfigProto lives with its messages)
@@ -66,6 +66,13 @@ class _FetchMapper:
             builders = [self._map(f) for f in fetch]
             kind = type(fetch)
             return lambda values: kind(*[b(values) for b in builders])
+        if isinstance(fetch, IndexedSlices):  # fetched as IndexedSlicesValue, as TensorFlow
+            parts = [fetch.values, fetch.indices]
+            if fetch.dense_shape is not None:
+                parts.append(fetch.dense_shape)
+            builders = [self._map(f) for f in parts]
+            return lambda values: IndexedSlicesValue(*[b(values) for b in builders],
+                                                     *([None] * (3 - len(builders))))
         if isinstance(fetch, collections.abc.Mapping):
             builders = [(k, self._map(v)) for k, v in fetch.items()]
             kind = type(fetch)

@@ -683,6 +683,49 @@ BOOST_AUTO_TEST_CASE(gradient_with_respect_to_a_variable) {
   check_tensor<double>(value->at(0), TensorShape{2, 2}, {16, -6, 34, -3}, 1e-12);
 }
 
+BOOST_AUTO_TEST_CASE(gather_with_duplicate_ids_along_each_axis) {
+  // Along axis 0 the gradient is IndexedSlices, densified by add_gradients.
+  auto rows = [](const Scope& s, const std::vector<Output>& in) {
+    return ops::GatherV2(s, in[0], Tensor::from_vector<int32_t>({2, 0, 2, 3}), int32_t{0});
+  };
+  check_gradient(rows, {TensorShape{4, 3}});
+  check_gradient(rows, {TensorShape{4, 3}}, {.shapes = Shapes::kUnknownDims});
+  auto nested = [](const Scope& s, const std::vector<Output>& in) {
+    return ops::GatherV2(s, in[0], Tensor::from_vector<int64_t>({1, 1}).reshaped({2, 1}).value(),
+                         int32_t{0});
+  };
+  check_gradient(nested, {TensorShape{2, 2, 2}});
+  auto columns = [](const Scope& s, const std::vector<Output>& in) {
+    return ops::GatherV2(s, in[0], Tensor::from_vector<int32_t>({1, 1, 0}), int32_t{1});
+  };
+  check_gradient(columns, {TensorShape{2, 3}});
+  auto through_identity = [](const Scope& s, const std::vector<Output>& in) {
+    auto table = ops::Identity(s, in[0]);
+    return ops::Add(s, ops::GatherV2(s, table, Tensor::from_vector<int32_t>({1, 1}), int32_t{0}),
+                    ops::GatherV2(s, table, Tensor::from_vector<int32_t>({0, 1}), int32_t{0}));
+  };
+  check_gradient(through_identity, {TensorShape{3, 2}});
+}
+
+BOOST_AUTO_TEST_CASE(unsorted_segment_sum_dynamic_partition_and_stitch) {
+  auto segments = [](const Scope& s, const std::vector<Output>& in) {
+    return ops::UnsortedSegmentSum(s, in[0], Tensor::from_vector<int32_t>({2, -1, 0, 2}),
+                                   int32_t{3});
+  };
+  check_gradient(segments, {TensorShape{4, 2}});
+  auto partition = [](const Scope& s, const std::vector<Output>& in) {
+    auto parts = ops::DynamicPartition(s, in[0], Tensor::from_vector<int32_t>({1, 0, 1, 1}), 2);
+    return ops::ConcatV2(s, {ops::Mul(s, parts[0], 3.0), parts[1]}, int32_t{0});
+  };
+  check_gradient(partition, {TensorShape{4, 2}});
+  auto stitch = [](const Scope& s, const std::vector<Output>& in) {
+    return ops::DynamicStitch(
+        s, {Tensor::from_vector<int32_t>({0, 3}), Tensor::from_vector<int32_t>({1, 2, 4})},
+        {in[0], in[1]});
+  };
+  check_gradient(stitch, {TensorShape{2, 2}, TensorShape{3, 2}});
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe

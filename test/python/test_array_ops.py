@@ -201,11 +201,15 @@ def test_gather_gradient_and_unsorted_segment_sum():
     with tf.Session() as sess:
         sess.run(table.initializer)
         np.testing.assert_array_equal(sess.run(looked_up)[0], [[3, 4, 5], [9, 10, 11]])
-        np.testing.assert_array_equal(sess.run(grad), [[0] * 3, [6] * 3, [0] * 3, [2] * 3])
+        value = sess.run(grad)  # IndexedSlices: the rows of the ids, fetched as a value
+        assert isinstance(value, tf.IndexedSlicesValue)
+        np.testing.assert_array_equal(value.indices, [1, 3, 1, 1])
+        np.testing.assert_array_equal(value.values, np.full((4, 3), 2.0))
+        np.testing.assert_array_equal(value.dense_shape, [4, 3])
+        np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(grad)),
+                                      [[0] * 3, [6] * 3, [0] * 3, [2] * 3])
     clipped = tf.nn.embedding_lookup(np.array([[3.0, 4.0], [0.3, 0.4]]), [0, 1], max_norm=1.0)
     np.testing.assert_allclose(run(clipped), [[0.6, 0.8], [0.3, 0.4]])
-    with pytest.raises(ValueError, match="partitioned into 2 tensors"):
-        tf.nn.embedding_lookup([table, table], [0])
 
 
 @pytest.mark.parametrize("name, build, shape", [

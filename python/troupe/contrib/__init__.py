@@ -1,4 +1,6 @@
-"""tf.contrib: the names of it TF1 programs use (contrib.framework, contrib.layers)."""
+"""tf.contrib: the names of it TF1 programs use (contrib.framework, contrib.layers,
+contrib.opt)."""
 
 from . import framework  # noqa: F401
 from . import layers  # noqa: F401
+from . import opt  # noqa: F401

@@ -9,7 +9,8 @@ import numbers
 import numpy as np
 
 from .. import _troupe
-from ..framework import Operation, Tensor, get_default_graph
+from ..framework import (Operation, Tensor, _unwrap_gradient, _wrap_gradient,
+                         get_default_graph)
 from ..variables import Variable, global_variables
 
 
@@ -101,11 +102,7 @@ class Optimizer:
         g._check_not_finalized()
         pairs = self._native.compute_gradients(g._scope, loss._output, _refs(var_list,
                                                                              "var_list"))
-        result = []
-        for grad, var in pairs:
-            v = _variable_for(g, var)
-            result.append((Tensor(grad, g) if grad is not None else None, v))
-        return result
+        return [(_wrap_gradient(grad, g), _variable_for(g, var)) for grad, var in pairs]
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """One update per variable with a gradient, then global_step += 1; returns the op."""
@@ -115,10 +112,8 @@ class Optimizer:
             if not isinstance(var, Variable):
                 raise TypeError("apply_gradients: expected (gradient, Variable) pairs, got %r"
                                 % (var,))
-            if grad is not None and not isinstance(grad, Tensor):
-                raise TypeError("apply_gradients: gradient for %s must be a Tensor or None, "
-                                "got %r" % (var.name, grad))
-            pairs.append((grad._output if grad is not None else None, var._ref._output))
+            pairs.append((_unwrap_gradient(grad, "apply_gradients: gradient for %s" % var.name),
+                          var._ref._output))
         op = self._native.apply_gradients(g._op_scope(name), pairs,
                                           _global_step_output(global_step))
         return Operation(op, g)
@@ -290,10 +285,8 @@ class SyncReplicasOptimizer(Optimizer):
             if not isinstance(var, Variable):
                 raise TypeError("apply_gradients: expected (gradient, Variable) pairs, got %r"
                                 % (var,))
-            if grad is not None and not isinstance(grad, Tensor):
-                raise TypeError("apply_gradients: gradient for %s must be a Tensor or None, "
-                                "got %r" % (var.name, grad))
-            pairs.append((grad._output if grad is not None else None, var._ref._output))
+            pairs.append((_unwrap_gradient(grad, "apply_gradients: gradient for %s" % var.name),
+                          var._ref._output))
         if not any(grad is not None for grad, _ in pairs):
             raise ValueError("No gradients provided for any variable.")
         op = self._sync.apply_gradients(g._op_scope(name), pairs, global_step.op.name,

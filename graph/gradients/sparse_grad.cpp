@@ -1,0 +1,46 @@
+// Gradients of DynamicPartition and DynamicStitch, each other's inverse (TensorFlow's
+// python/ops/data_flow_grad.py); Unique and the Scatter updates have none.
+#include "troupe/graph/gradients/standard_gradients.hpp"
+#include "troupe/graph/ops/ops.hpp"
+
+namespace troupe {
+namespace {
+
+using Outputs = std::vector<Output>;
+
+// d data: each partition's gradient put back where its slices came from.
+Status dynamic_partition_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output data = op_input(op, 0), partitions = op_input(op, 1);
+  const int64_t num = op_attr<int64_t>(op, "num_partitions");
+  const Output prefix_shape = shape_of(s, partitions);
+  const Output positions =
+      ops::Reshape(s, ops::Range(s, int32_t{0}, ops::Prod(s, prefix_shape, int32_t{0}), int32_t{1}),
+                   prefix_shape);
+  const Outputs partitioned = ops::DynamicPartition(s, positions, partitions, num);
+  std::vector<Input> indices(partitioned.begin(), partitioned.end());
+  std::vector<Input> grads(dy.begin(), dy.end());
+  *dx = {ops::Reshape(s, ops::DynamicStitch(s, indices, grads), shape_of(s, data)), Output()};
+  return s.status();
+}
+
+// d data[m]: the merged gradient's rows at indices[m]; none for the indices.
+Status dynamic_stitch_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const int n = op.node()->num_inputs() / 2;
+  dx->assign(n, Output());
+  for (int m = 0; m < n; ++m)
+    dx->push_back(ops::GatherV2(s, dy[0], op_input(op, m), int32_t{0}));
+  return s.status();
+}
+
+}  // namespace
+
+void register_sparse_gradients(GradientRegistry& r) {
+  must_register_gradient(r, "DynamicPartition", dynamic_partition_grad);
+  must_register_gradient(r, "DynamicStitch", dynamic_stitch_grad);
+  for (const char* op : {"Unique", "ScatterUpdate", "ScatterAdd", "ScatterSub", "ScatterMul",
+                         "ScatterDiv", "ScatterMin", "ScatterMax"}) {
+    must_declare_not_differentiable(r, op);
+  }
+}
+
+}  // namespace troupe

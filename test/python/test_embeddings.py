@@ -1,0 +1,325 @@
+"""Sparse gradients and updates (TensorFlow 1.x's embedding_ops, state_ops.scatter_* and
+unique tests, ported): the gradient of a gather is IndexedSlices and optimizers update only its
+rows, matching the dense update; scatter ops and unique against numpy, duplicates included;
+out-of-range ids are InvalidArgument naming the node and the id; LazyAdam leaves untouched rows
+alone; an embedding lookup runs where its table lives."""
+
+import numpy as np
+import pytest
+
+import troupe as tf
+
+TABLE = np.arange(24, dtype=np.float64).reshape(8, 3) / 10.0 + 0.5
+IDS = np.array([5, 1, 5, 0, 7], np.int32)
+WEIGHTS = np.linspace(-1.0, 1.0, 15).reshape(5, 3)
+
+
+def embedding_loss(table, ids=IDS):
+    rows = tf.nn.embedding_lookup(table, ids)
+    return tf.reduce_sum(tf.square(rows * WEIGHTS[:len(ids)])) * 0.5
+
+
+def numpy_gradient(table, ids=IDS):
+    dense = np.zeros_like(table)
+    np.add.at(dense, ids, table[ids] * WEIGHTS[:len(ids)] ** 2)
+    return dense
+
+
+def test_gather_gradient_is_indexed_slices():
+    table = tf.Variable(TABLE, name="table")
+    (grad,) = tf.gradients(embedding_loss(table), [table])
+    assert isinstance(grad, tf.IndexedSlices)
+    assert grad.dtype == tf.float64
+    assert grad.values.shape.as_list()[1:] == [3]
+    dense = tf.convert_to_tensor(grad)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values, indices, shape, densified = sess.run(
+            [grad.values, grad.indices, grad.dense_shape, dense])
+    np.testing.assert_array_equal(indices, IDS)
+    np.testing.assert_array_equal(shape, [8, 3])
+    np.testing.assert_allclose(values, TABLE[IDS] * WEIGHTS ** 2)
+    np.testing.assert_allclose(densified, numpy_gradient(TABLE))
+
+
+def test_two_lookups_concatenate_and_a_dense_use_densifies():
+    table = tf.Variable(TABLE, name="table")
+    loss = embedding_loss(table) + embedding_loss(table, np.array([2, 5], np.int32))
+    (sparse,) = tf.gradients(loss, [table])
+    assert isinstance(sparse, tf.IndexedSlices)
+    (dense,) = tf.gradients(loss + tf.reduce_sum(table), [table])
+    assert isinstance(dense, tf.Tensor)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        indices, densified = sess.run([sparse.indices, tf.convert_to_tensor(sparse)])
+        full = sess.run(dense)
+    np.testing.assert_array_equal(sorted(indices), sorted(list(IDS) + [2, 5]))
+    expected = numpy_gradient(TABLE) + numpy_gradient(TABLE, np.array([2, 5]))
+    np.testing.assert_allclose(densified, expected)
+    np.testing.assert_allclose(full, expected + 1.0)
+
+
+def test_gradient_check_of_the_lookup_against_finite_differences():
+    table = tf.Variable(TABLE, name="table")
+    loss = embedding_loss(table)
+    (grad,) = tf.gradients(loss, [table])
+    eps = 1e-6
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        analytic = sess.run(tf.convert_to_tensor(grad))
+        for row, col in [(5, 0), (1, 2), (3, 1), (7, 2)]:
+            values = []
+            for sign in (1, -1):
+                shifted = TABLE.copy()
+                shifted[row, col] += sign * eps
+                sess.run(table.assign(shifted))
+                values.append(sess.run(loss))
+            numeric = (values[0] - values[1]) / (2 * eps)
+            assert abs(analytic[row, col] - numeric) < 1e-6
+
+
+@pytest.mark.parametrize("name,reference", [
+    ("scatter_update", None),
+    ("scatter_add", np.add.at),
+    ("scatter_sub", np.subtract.at),
+    ("scatter_mul", np.multiply.at),
+    ("scatter_div", np.divide.at),
+    ("scatter_min", np.minimum.at),
+    ("scatter_max", np.maximum.at),
+])
+def test_scatter_ops_against_numpy(name, reference):
+    table = tf.Variable(TABLE, name="table")
+    ids = np.array([3, 0, 3, 6], np.int64)
+    updates = np.linspace(0.5, 2.0, 12).reshape(4, 3)
+    out = getattr(tf, name)(table, ids, updates)
+    expected = TABLE.copy()
+    if reference is None:
+        for i, row in enumerate(ids):
+            expected[row] = updates[i]
+    else:
+        reference(expected, ids, updates)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(out), expected)
+        np.testing.assert_allclose(sess.run(table), expected)
+
+
+def test_scatter_on_an_integer_variable_and_empty_ids():
+    counts = tf.Variable(np.zeros([4], np.int32), name="counts")
+    add = tf.scatter_add(counts, [1, 1, 3], [1, 1, 1])
+    nothing = tf.scatter_add(counts, np.zeros([0], np.int32), np.zeros([0], np.int32))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(add), [0, 2, 0, 1])
+        np.testing.assert_array_equal(sess.run(nothing), [0, 2, 0, 1])
+
+
+def test_out_of_range_ids_are_invalid_argument_naming_node_and_id():
+    table = tf.Variable(TABLE, name="table")
+    bad_scatter = tf.scatter_add(table, [1, 8], np.ones([2, 3]), name="bad_scatter")
+    ids = tf.placeholder(tf.int32, [None])
+    rows = tf.nn.embedding_lookup(table, ids)
+    train = tf.train.AdagradOptimizer(0.1).minimize(tf.reduce_sum(rows))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"bad_scatter.*indices\[1\] = 8 is not in \[0, 8\)"):
+            sess.run(bad_scatter)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"GatherV2.*= 9"):
+            sess.run(train, {ids: [2, 9]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"= -1"):
+            sess.run(rows, {ids: [-1]})
+        np.testing.assert_allclose(sess.run(table), TABLE)
+        sess.run(train, {ids: []})  # an empty batch of ids: nothing moves
+        np.testing.assert_allclose(sess.run(table), TABLE)
+
+
+def test_scatter_argument_errors():
+    table = tf.Variable(TABLE, name="table")
+    with pytest.raises(TypeError, match="ref must be a Variable"):
+        tf.scatter_add(tf.constant(TABLE), [0], [[1.0, 1.0, 1.0]])
+    with pytest.raises(TypeError, match="indices must be int32 or int64"):
+        tf.scatter_add(table, [0.5], [[1.0, 1.0, 1.0]])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"indices.shape \+ ref.shape\[1:\]"):
+        tf.scatter_add(table, [0], [[1.0, 1.0]])
+
+
+def test_unique():
+    y, idx = tf.unique(tf.constant([7, 3, 7, 9, 3, 3]))
+    y64, idx64 = tf.unique(tf.constant(["b", "a", "b"]), out_idx=tf.int64)
+    assert idx64.dtype == tf.int64
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(y), [7, 3, 9])
+        np.testing.assert_array_equal(sess.run(idx), [0, 1, 0, 2, 1, 1])
+        assert list(sess.run(y64)) == [b"b", b"a"]
+        np.testing.assert_array_equal(sess.run(idx64), [0, 1, 0])
+    with pytest.raises(TypeError, match="out_idx"):
+        tf.unique([1, 2], out_idx=tf.float32)
+
+
+def train_table(optimizer, densify, steps, ids_per_step=None):
+    table = tf.Variable(TABLE, name="table")
+    ids = tf.placeholder(tf.int32, [None])
+    rows = tf.nn.embedding_lookup(table, ids)
+    weights = tf.placeholder(tf.float64, [None, 3])
+    loss = tf.reduce_sum(tf.square(rows * weights)) * 0.5
+    grads_and_vars = optimizer.compute_gradients(loss, [table])
+    assert isinstance(grads_and_vars[0][0], tf.IndexedSlices)
+    if densify:
+        grads_and_vars = [(tf.convert_to_tensor(g), v) for g, v in grads_and_vars]
+    train = optimizer.apply_gradients(grads_and_vars)
+    ids_per_step = ids_per_step or [IDS] * steps
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for step_ids in ids_per_step:
+            sess.run(train, {ids: step_ids, weights: WEIGHTS[:len(step_ids)]})
+        return sess.run(table)
+
+
+OPTIMIZERS = {
+    "GradientDescent": lambda: tf.train.GradientDescentOptimizer(0.1),
+    "Momentum": lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+    "Adagrad": lambda: tf.train.AdagradOptimizer(0.1),
+    "Adam": lambda: tf.train.AdamOptimizer(0.1),
+    "RMSProp": lambda: tf.train.RMSPropOptimizer(0.1),
+    "Adadelta": lambda: tf.train.AdadeltaOptimizer(1.0),
+    "Ftrl": lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.001),
+    "ProximalGradientDescent": lambda: tf.train.ProximalGradientDescentOptimizer(0.1),
+    "ProximalAdagrad": lambda: tf.train.ProximalAdagradOptimizer(0.1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_sparse_update_matches_dense_on_touched_rows(name):
+    sparse = train_table(OPTIMIZERS[name](), densify=False, steps=1)
+    tf.reset_default_graph()
+    dense = train_table(OPTIMIZERS[name](), densify=True, steps=1)
+    touched = sorted(set(IDS))
+    untouched = sorted(set(range(8)) - set(IDS))
+    np.testing.assert_allclose(sparse[touched], dense[touched], rtol=1e-12)
+    np.testing.assert_array_equal(sparse[untouched], TABLE[untouched])
+    assert not np.allclose(sparse[touched], TABLE[touched])
+
+
+@pytest.mark.parametrize("name", ["GradientDescent", "Adagrad", "Adam"])
+def test_sparse_training_equals_dense_over_steps(name):
+    # These three leave a row without gradient as it is, so sparse and dense agree everywhere.
+    steps = [IDS, np.array([2, 2, 6], np.int32), IDS[:2]]
+    sparse = train_table(OPTIMIZERS[name](), densify=False, steps=3, ids_per_step=steps)
+    tf.reset_default_graph()
+    dense = train_table(OPTIMIZERS[name](), densify=True, steps=3, ids_per_step=steps)
+    np.testing.assert_allclose(sparse, dense, rtol=1e-12)
+
+
+def test_lazy_adam_moves_only_the_rows_of_this_step():
+    steps = [np.array([1, 2], np.int32), np.array([2], np.int32)]
+    lazy = train_table(tf.contrib.opt.LazyAdamOptimizer(0.1), False, 2, steps)
+    tf.reset_default_graph()
+    eager = train_table(tf.train.AdamOptimizer(0.1), False, 2, steps)
+    tf.reset_default_graph()
+    first_only = train_table(tf.contrib.opt.LazyAdamOptimizer(0.1), False, 1, steps[:1])
+    # Row 1 had a gradient in step 1 only: LazyAdam leaves it where step 1 put it, Adam's
+    # decaying moments move it again.
+    np.testing.assert_array_equal(lazy[1], first_only[1])
+    assert not np.allclose(eager[1], first_only[1])
+    np.testing.assert_array_equal(lazy[0], TABLE[0])
+
+
+def test_embedding_lookup_is_colocated_with_its_table():
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2)):
+        first = tf.Variable(TABLE, name="first")
+        table = tf.Variable(TABLE, name="table")
+        rows = tf.nn.embedding_lookup(table, IDS)
+    gathers = [op for op in tf.get_default_graph().get_operations() if op.type == "GatherV2"]
+    assert len(gathers) == 1
+    assert table.device == "/job:ps/task:1"
+    assert gathers[0].get_attr("_class") == ["loc:@table"]
+    assert rows.device.startswith("/job:worker")
+    assert first.device == "/job:ps/task:0"
+
+
+def shards_of(table, n, strategy):
+    """The shards TensorFlow's partition_strategy puts `table`'s rows in."""
+    if strategy == "mod":
+        return [table[i::n] for i in range(n)]
+    sizes = [len(table) // n + (1 if i < len(table) % n else 0) for i in range(n)]
+    bounds = np.cumsum([0] + sizes)
+    return [table[bounds[i]:bounds[i + 1]] for i in range(n)]
+
+
+@pytest.mark.parametrize("strategy", ["mod", "div"])
+@pytest.mark.parametrize("num_shards", [2, 3])
+@pytest.mark.parametrize("id_dtype", [np.int32, np.int64])
+def test_sharded_lookup_equals_the_whole_table(strategy, num_shards, id_dtype):
+    table = np.arange(30, dtype=np.float64).reshape(10, 3)
+    shards = [tf.Variable(s, name="shard") for s in shards_of(table, num_shards, strategy)]
+    ids = np.array([[9, 0, 4], [4, 7, 1]], id_dtype)
+    rows = tf.nn.embedding_lookup(shards, ids, partition_strategy=strategy)
+    assert rows.shape.as_list() == [2, 3, 3]
+    clipped = tf.nn.embedding_lookup(shards, ids, partition_strategy=strategy, max_norm=5.0)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(rows), table[ids])
+        norms = np.linalg.norm(table[ids], axis=-1, keepdims=True)
+        np.testing.assert_allclose(sess.run(clipped),
+                                   table[ids] * np.minimum(1.0, 5.0 / norms))
+        empty = sess.run(tf.nn.embedding_lookup(shards, np.zeros([0], id_dtype),
+                                                partition_strategy=strategy))
+        assert empty.shape == (0, 3)
+
+
+def test_sharded_training_equals_the_whole_table():
+    steps = [IDS, np.array([2, 2, 6], np.int32), IDS[:2]]
+    whole = train_table(tf.train.AdagradOptimizer(0.1), False, 3, steps)
+    tf.reset_default_graph()
+    shards = [tf.Variable(s, name="shard") for s in shards_of(TABLE, 3, "div")]
+    ids = tf.placeholder(tf.int32, [None])
+    weights = tf.placeholder(tf.float64, [None, 3])
+    rows = tf.nn.embedding_lookup(shards, ids, partition_strategy="div")
+    loss = tf.reduce_sum(tf.square(rows * weights)) * 0.5
+    optimizer = tf.train.AdagradOptimizer(0.1)
+    grads = optimizer.compute_gradients(loss, shards)
+    assert all(isinstance(g, tf.IndexedSlices) for g, _ in grads)
+    train = optimizer.apply_gradients(grads)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for step_ids in steps:
+            sess.run(train, {ids: step_ids, weights: WEIGHTS[:len(step_ids)]})
+        np.testing.assert_allclose(np.concatenate(sess.run(shards)), whole, rtol=1e-12)
+
+
+def test_sharded_lookup_errors():
+    shards = [tf.Variable(TABLE[:4], name="a"), tf.Variable(TABLE[4:], name="b")]
+    with pytest.raises(ValueError, match="Unrecognized partition_strategy"):
+        tf.nn.embedding_lookup(shards, [0], partition_strategy="range")
+    with pytest.raises(TypeError, match="ids must be int32 or int64"):
+        tf.nn.embedding_lookup(shards, [0.5])
+    with pytest.raises(ValueError, match="Need at least one param"):
+        tf.nn.embedding_lookup([], [0])
+    rows = tf.nn.embedding_lookup(shards, [3, 9], partition_strategy="div")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        # id 9 is past the 8 rows: "div" assigns it to a third shard, which does not exist.
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"DynamicPartition.*partitions\[1\] = 2 is not in \[0, 2\)"):
+            sess.run(rows)
+
+
+def test_dynamic_partition_and_stitch():
+    data = np.arange(10.0).reshape(5, 2)
+    parts = tf.dynamic_partition(data, [2, 0, 2, 1, 0], 3)
+    positions = tf.dynamic_partition(np.arange(5, dtype=np.int32), [2, 0, 2, 1, 0], 3)
+    merged = tf.dynamic_stitch(positions, parts)
+    with tf.Session() as sess:
+        values = sess.run(parts)
+        np.testing.assert_array_equal(values[0], data[[1, 4]])
+        np.testing.assert_array_equal(values[1], data[[3]])
+        np.testing.assert_array_equal(values[2], data[[0, 2]])
+        np.testing.assert_array_equal(sess.run(merged), data)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"partitions\[0\] = 5"):
+            sess.run(tf.dynamic_partition(data, [5, 0, 0, 0, 0], 3))
+    with pytest.raises(ValueError, match="num_partitions"):
+        tf.dynamic_partition(data, [0, 0, 0, 0, 0], 0)
+    with pytest.raises(ValueError, match="as many indices as data"):
+        tf.dynamic_stitch([[0]], [])
