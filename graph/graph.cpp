@@ -3,9 +3,27 @@
 
 #include <deque>
 
+#include <fmt/ranges.h>
+
 #include "troupe/graph/shape_inference.hpp"
 
 namespace troupe {
+
+Status Graph::set_variable_slice(std::string_view variable, VariableSlice slice) {
+  if (slice.full_name.empty() || slice.full_shape.size() != slice.offset.size()) {
+    return errors::InvalidArgument(
+        "variable '{}': a slice needs the whole variable's name, and an offset of the rank of its "
+        "shape {} (got {} entries)",
+        variable, fmt::join(slice.full_shape, ","), slice.offset.size());
+  }
+  for (VariableRecord& r : variables_) {
+    if (r.variable == variable) {
+      r.slice = std::move(slice);
+      return Status::OK();
+    }
+  }
+  return errors::NotFound("'{}' is not a variable of the graph", variable);
+}
 
 bool is_valid_node_name(std::string_view name) {
   if (name.empty()) return false;

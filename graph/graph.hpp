@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,11 +23,21 @@ namespace troupe {
 // whether optimizers train it (TensorFlow's TRAINABLE_VARIABLES), and whether it is local to
 // each task (LOCAL_VARIABLES: not saved, not initialised by global_variables_initializer;
 // otherwise GLOBAL_VARIABLES).
+// Where one shard of a partitioned variable sits in the whole (TensorFlow's SaveSliceInfo):
+// checkpoints hold the whole variable under full_name, so it can be restored into any number
+// of shards.
+struct VariableSlice {
+  std::string full_name;
+  std::vector<int64_t> full_shape;
+  std::vector<int64_t> offset;  // the shard's first element, one entry per dimension
+};
+
 struct VariableRecord {
   std::string variable;
   std::string initializer;
   bool trainable = true;
   bool local = false;
+  std::optional<VariableSlice> slice;  // set for a shard of a partitioned variable
 };
 
 // A data input: output `index` of node `node` (an id in the same graph).
@@ -105,6 +116,9 @@ class Graph {
   // The model's variables, in creation order (see graph/variables.hpp).
   void add_variable_record(VariableRecord record) { variables_.push_back(std::move(record)); }
   const std::vector<VariableRecord>& variable_records() const { return variables_; }
+  // Marks the variable `variable` as a shard of a partitioned one. NotFound if it has no
+  // record; InvalidArgument for a slice whose full_shape and offset differ in rank.
+  Status set_variable_slice(std::string_view variable, VariableSlice slice);
 
  private:
   Status extend_unchecked(const GraphDef& delta);

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <regex>
 
+#include <fmt/ranges.h>
+
 #include "troupe/apps/training/checkpoint_index.hpp"
 #include "troupe/apps/training/formats/npz.hpp"
 #include "troupe/graph/core/logging.hpp"
@@ -24,6 +26,39 @@ void remove_checkpoints(const std::string& dir, const std::vector<std::string>& 
   }
 }
 
+// Copies between `whole` and `part`, the block of `whole` that starts at `offset` and has
+// `part`'s shape: into `whole` when `into_whole`, else out of it.
+void copy_block(Tensor& whole, Tensor& part, const std::vector<int64_t>& offset, bool into_whole) {
+  const std::vector<int64_t>& dims = part.shape().dims();
+  const std::vector<int64_t>& full = whole.shape().dims();
+  if (part.num_elements() == 0) return;
+  const size_t rank = dims.size();
+  if (rank == 0) {  // a scalar is never a shard, but copy it all the same
+    into_whole ? (void)(whole = part) : (void)(part = whole);
+    return;
+  }
+  const int64_t run = dims[rank - 1];   // contiguous in both
+  std::vector<int64_t> index(rank, 0);  // of the current run's first element, in `part`
+  TROUPE_SWITCH_ALL(part.dtype(), T, {
+    T* p = part.data<T>();
+    T* w = whole.data<T>();
+    for (int64_t at = 0; at < part.num_elements(); at += run) {
+      int64_t target = 0;
+      for (size_t d = 0; d < rank; ++d)
+        target = target * full[d] + offset[d] + index[d];
+      if (into_whole) {
+        std::copy_n(p + at, run, w + target);
+      } else {
+        std::copy_n(w + target, run, p + at);
+      }
+      for (size_t d = rank - 1; d-- > 0;) {  // next index over all but the last dimension
+        if (++index[d] < dims[d]) break;
+        index[d] = 0;
+      }
+    }
+  });
+}
+
 }  // namespace
 
 std::string default_checkpoint_prefix(const std::string& dir) {
@@ -36,35 +71,121 @@ StatusOr<Saver> Saver::create(const Scope& scope, SaverOptions options) {
                                    options.max_to_keep);
   }
   Saver saver;
+  const std::vector<VariableRecord>& records = scope.graph().variable_records();
+  auto record_of = [&](const std::string& variable) -> const VariableRecord* {
+    for (const VariableRecord& r : records) {
+      if (r.variable == variable) return &r;
+    }
+    return nullptr;
+  };
   std::vector<std::pair<std::string, std::string>> to_save = options.var_list;
   if (to_save.empty()) {
     for (const VariableRecord& r : global_variables(scope.graph()))
-      to_save.emplace_back(r.variable, r.variable);
+      to_save.emplace_back(r.slice ? r.slice->full_name : r.variable, r.variable);
   }
   saver.options_ = std::move(options);
-  Scope save = scope.root().sub_scope("save");
-  std::vector<Operation> assigns;
   for (const auto& [name, variable] : to_save) {
     const Node* node = scope.graph().find(variable);
     if (node == nullptr || node->op_name() != "Variable") {
       return errors::InvalidArgument("Saver: '{}' is not a variable of the graph", variable);
     }
-    if (std::ranges::find(saver.names_, name) != saver.names_.end()) {
-      return errors::InvalidArgument("Saver: the checkpoint name '{}' is given twice", name);
+    const size_t index = std::ranges::find(saver.names_, name) - saver.names_.begin();
+    if (index == saver.names_.size()) {
+      saver.names_.push_back(name);
+      saver.entries_.push_back(Entry{name, {}, {}});
     }
-    Output var(node, 0);
-    Scope at_var = save.colocate_with(var.op());
-    Output value = ops::Placeholder(at_var, var.dtype(), var.shape());
-    assigns.push_back(ops::Assign(at_var, var, value).op());
-    saver.names_.push_back(name);
-    saver.variables_.push_back(var);
-    saver.placeholders_.push_back(value);
+    Entry& entry = saver.entries_[index];
+    TROUPE_RETURN_IF_ERROR(add_part(entry, Output(node, 0), record_of(variable)));
   }
   if (saver.names_.empty()) return errors::InvalidArgument("the graph has no variables to save");
+  Scope save = scope.root().sub_scope("save");
+  std::vector<Operation> assigns;
+  for (Entry& entry : saver.entries_) {
+    TROUPE_RETURN_IF_ERROR(check_tiling(entry));
+    for (Part& part : entry.parts) {
+      Scope at_var = save.colocate_with(part.variable.op());
+      part.placeholder = ops::Placeholder(at_var, part.variable.dtype(), part.variable.shape());
+      assigns.push_back(ops::Assign(at_var, part.variable, part.placeholder).op());
+    }
+  }
   saver.restore_all_ =
       ops::NoOp(save.with_op_name("restore_all").with_control_dependencies(assigns));
   TROUPE_RETURN_IF_ERROR(scope.status());
   return saver;
+}
+
+Status Saver::add_part(Entry& entry, const Output& variable, const VariableRecord* record) {
+  const bool shard = record != nullptr && record->slice.has_value();
+  const bool first = entry.parts.empty();
+  const bool entry_is_sharded = !first && !entry.parts[0].offset.empty();
+  if (!first && !(shard && entry_is_sharded)) {
+    return errors::InvalidArgument("Saver: the checkpoint name '{}' is given twice", entry.name);
+  }
+  if (!shard) {
+    entry.parts.push_back({variable, Output(), {}});
+    return Status::OK();
+  }
+  const VariableSlice& slice = *record->slice;
+  if (!first && (slice.full_shape != entry.full_shape ||
+                 variable.dtype() != entry.parts[0].variable.dtype())) {
+    return errors::InvalidArgument(
+        "Saver: the shards of '{}' disagree: '{}' is a {} slice of [{}], '{}' a {} slice of [{}]",
+        entry.name, variable.node()->name(), dtype_name(variable.dtype()),
+        fmt::join(slice.full_shape, ","), entry.parts[0].variable.node()->name(),
+        dtype_name(entry.parts[0].variable.dtype()), fmt::join(entry.full_shape, ","));
+  }
+  entry.full_shape = slice.full_shape;
+  entry.parts.push_back({variable, Output(), slice.offset});
+  return Status::OK();
+}
+
+// The shards of a partitioned variable must cover its whole shape exactly: each inside it, of
+// known shape, no two overlapping, their sizes adding up to the whole's.
+Status Saver::check_tiling(const Entry& entry) {
+  if (entry.parts[0].offset.empty()) return Status::OK();
+  const size_t rank = entry.full_shape.size();
+  int64_t total = 1, covered = 0;
+  for (int64_t d : entry.full_shape)
+    total *= d;
+  auto box = [](const Part& p) { return p.variable.shape().to_shape().dims(); };
+  for (size_t k = 0; k < entry.parts.size(); ++k) {
+    const Part& part = entry.parts[k];
+    const PartialShape& shape = part.variable.shape();
+    bool inside = shape.is_fully_defined() && static_cast<size_t>(shape.rank()) == rank;
+    for (size_t d = 0; inside && d < rank; ++d) {
+      inside = part.offset[d] >= 0 &&
+               part.offset[d] + shape.dim(static_cast<int>(d)) <= entry.full_shape[d];
+    }
+    if (!inside) {
+      return errors::InvalidArgument(
+          "Saver: shard '{}' of '{}' (shape {}, offset [{}]) is not inside the whole shape [{}]",
+          part.variable.node()->name(), entry.name, shape.to_string(), fmt::join(part.offset, ","),
+          fmt::join(entry.full_shape, ","));
+    }
+    int64_t size = 1;
+    for (int64_t d : box(part))
+      size *= d;
+    covered += size;
+    for (size_t other = 0; other < k; ++other) {
+      const std::vector<int64_t> a = box(part), b = box(entry.parts[other]);
+      bool overlap = true;
+      for (size_t d = 0; overlap && d < rank; ++d) {
+        const int64_t a0 = part.offset[d], b0 = entry.parts[other].offset[d];
+        overlap = a0 < b0 + b[d] && b0 < a0 + a[d];
+      }
+      if (overlap) {
+        return errors::InvalidArgument("Saver: shards '{}' and '{}' of '{}' overlap",
+                                       part.variable.node()->name(),
+                                       entry.parts[other].variable.node()->name(), entry.name);
+      }
+    }
+  }
+  if (covered != total) {
+    return errors::InvalidArgument(
+        "Saver: the {} shards of '{}' hold {} of its {} elements (shape [{}])", entry.parts.size(),
+        entry.name, covered, total, fmt::join(entry.full_shape, ","));
+  }
+  return Status::OK();
 }
 
 StatusOr<std::string> Saver::save(Session& session, const std::string& save_path,
@@ -80,12 +201,26 @@ StatusOr<std::string> Saver::save(Session& session, const std::string& save_path
   fs::create_directories(dir, ec);
   if (ec)
     return errors::Unavailable("cannot create checkpoint directory {}: {}", dir, ec.message());
-  StatusOr<std::vector<Tensor>> read = session.run(variables_);
+  std::vector<Output> variables;
+  for (const Entry& entry : entries_) {
+    for (const Part& part : entry.parts)
+      variables.push_back(part.variable);
+  }
+  StatusOr<std::vector<Tensor>> read = session.run(variables);
   if (!read.ok()) return read.status().with_context("reading variables for a checkpoint");
   std::vector<Tensor> values = std::move(read).value();
   std::vector<std::pair<std::string, Tensor>> named;
-  for (size_t i = 0; i < names_.size(); ++i)
-    named.emplace_back(names_[i], values[i]);
+  size_t next = 0;
+  for (const Entry& entry : entries_) {
+    if (entry.parts[0].offset.empty()) {
+      named.emplace_back(entry.name, values[next++]);
+      continue;
+    }
+    Tensor whole(entry.parts[0].variable.dtype(), TensorShape(entry.full_shape));
+    for (const Part& part : entry.parts)
+      copy_block(whole, values[next++], part.offset, /*into_whole=*/true);
+    named.emplace_back(entry.name, std::move(whole));
+  }
   std::string file = prefix.filename().string() +
                      (global_step ? "-" + std::to_string(*global_step) : std::string()) + ".npz";
   std::string path = (fs::path(dir) / file).string();
@@ -143,20 +278,31 @@ Status Saver::restore(Session& session, const std::string& given) const {
       given.ends_with(".npz") || !fs::exists(given + ".npz", ec) ? given : given + ".npz";
   TROUPE_ASSIGN_OR_RETURN(auto arrays, read_npz(path));
   FeedDict feeds;
-  for (size_t i = 0; i < names_.size(); ++i) {
+  for (const Entry& entry : entries_) {
     auto it = std::find_if(arrays.begin(), arrays.end(),
-                           [&](const auto& a) { return a.first == names_[i]; });
+                           [&](const auto& a) { return a.first == entry.name; });
     if (it == arrays.end()) {
-      return errors::NotFound("checkpoint {} has no value for variable '{}'", path, names_[i]);
+      return errors::NotFound("checkpoint {} has no value for variable '{}'", path, entry.name);
     }
-    const Output& var = variables_[i];
-    if (it->second.dtype() != var.dtype() || !var.shape().matches(it->second.shape())) {
+    const Output& var = entry.parts[0].variable;
+    const bool sharded = !entry.parts[0].offset.empty();
+    const bool shape_ok = sharded ? it->second.shape() == TensorShape(entry.full_shape)
+                                  : var.shape().matches(it->second.shape());
+    if (it->second.dtype() != var.dtype() || !shape_ok) {
       return errors::InvalidArgument(
-          "checkpoint {} holds variable '{}' as {} {}, the model has {} {}", path, names_[i],
+          "checkpoint {} holds variable '{}' as {} {}, the model has {} {}", path, entry.name,
           dtype_name(it->second.dtype()), it->second.shape().to_string(), dtype_name(var.dtype()),
-          var.shape().to_string());
+          sharded ? TensorShape(entry.full_shape).to_string() : var.shape().to_string());
     }
-    feeds.emplace_back(placeholders_[i], it->second);
+    for (const Part& part : entry.parts) {
+      if (!sharded) {
+        feeds.emplace_back(part.placeholder, it->second);
+        continue;
+      }
+      Tensor slice(var.dtype(), part.variable.shape().to_shape());
+      copy_block(it->second, slice, part.offset, /*into_whole=*/false);
+      feeds.emplace_back(part.placeholder, std::move(slice));
+    }
   }
   return session.run_targets({restore_all_}, feeds).with_context("restoring " + path);
 }

@@ -4,13 +4,16 @@
 //
 // save() fetches the variables through the session — from whichever tasks hold them — and
 // writes one array per variable, named by its checkpoint name (its node's name unless
-// SaverOptions::var_list says otherwise), then updates the index file "checkpoint" of the
+// SaverOptions::var_list says otherwise; for the shards of a partitioned variable, whose
+// VariableRecords carry a VariableSlice, the whole variable under its full name, assembled
+// from the shards, as TensorFlow saves it), then updates the index file "checkpoint" of the
 // directory (TensorFlow's format), then deletes the checkpoints beyond the newest max_to_keep
 // (keeping one every keep_checkpoint_every_n_hours). Each file is written durably (fsynced,
 // renamed, directory fsynced) and the index only after the file it names, so no failure leaves
 // an index naming a missing or partial file; a failure is the save's error (ResourceExhausted
 // for a full disk). restore() feeds a checkpoint's arrays to assign ops built next to each
-// variable. numpy.load() reads the files directly.
+// variable (each shard its slice of the whole: a checkpoint restores into any partitioning).
+// numpy.load() reads the files directly.
 #pragma once
 
 #include <chrono>
@@ -34,7 +37,8 @@ struct SaverOptions {
   // Of the checkpoints max_to_keep drops, one per this many hours is kept.
   double keep_checkpoint_every_n_hours = 10000.0;
   // The variables to save, as (name in the checkpoint, Variable node name); empty: every
-  // variable of the graph under its node's name.
+  // variable of the graph under its node's name (a shard under its whole variable's name).
+  // A name may be given for several variables only if they are the shards of one variable.
   std::vector<std::pair<std::string, std::string>> var_list;
 };
 
@@ -42,7 +46,8 @@ class Saver {
  public:
   // Builds the restore ops for the variables (build it after the model, before the session
   // first runs). InvalidArgument for a negative max_to_keep, a var_list naming a node that is
-  // not a variable or a checkpoint name twice, or a graph without variables.
+  // not a variable or a checkpoint name twice (other than for the shards of one variable),
+  // shards that do not tile their whole variable exactly, or a graph without variables.
   static StatusOr<Saver> create(const Scope& scope, SaverOptions options = {});
 
   // Writes the checkpoint of `save_path` ("<dir>/<name>") at `global_step`: returns the path
@@ -59,9 +64,22 @@ class Saver {
 
  private:
   Saver() = default;
+  // One variable of the checkpoint: a whole variable, or the shards of a partitioned one.
+  struct Part {
+    Output variable;
+    Output placeholder;
+    std::vector<int64_t> offset;  // where the shard starts in the whole (empty: not a shard)
+  };
+  struct Entry {
+    std::string name;
+    std::vector<Part> parts;
+    std::vector<int64_t> full_shape;  // of the whole, for shards
+  };
+  static Status add_part(Entry& entry, const Output& variable, const VariableRecord* record);
+  static Status check_tiling(const Entry& entry);
+
   std::vector<std::string> names_;
-  std::vector<Output> variables_;
-  std::vector<Output> placeholders_;
+  std::vector<Entry> entries_;
   Operation restore_all_;
   SaverOptions options_;
   // When this saver last kept a checkpoint for keep_checkpoint_every_n_hours, and when it

@@ -491,6 +491,11 @@ void bind_graph(py::module_& m) {
     raise_if_failed(s);
     return std::pair(v.ref, v.initializer);
   });
+  m.def("set_variable_slice",
+        [](const Scope& s, const std::string& variable, const std::string& full_name,
+           const std::vector<int64_t>& full_shape, const std::vector<int64_t>& offset) {
+          check(s.graph().set_variable_slice(variable, {full_name, full_shape, offset}));
+        });
   m.def("variable_records", [](const Scope& s) {
     std::vector<std::tuple<std::string, std::string, bool, bool>> records;
     for (const auto& r : s.graph().variable_records()) {

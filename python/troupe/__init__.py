@@ -50,6 +50,8 @@ from .variables import (AUTO_REUSE, Variable, all_variables, constant_initialize
                         truncated_normal_initializer, variable_scope, variables_initializer,
                         variance_scaling_initializer,
                         zeros_initializer)
+from .partitioned_variables import (PartitionedVariable, fixed_size_partitioner,
+                                    min_max_variable_partitioner, variable_axis_size_partitioner)
 from . import nn
 from . import losses
 from . import layers

@@ -328,7 +328,9 @@ class variance_scaling_initializer(_Initializer):  # noqa: N801
         from .random_ops import random_normal, random_uniform, truncated_normal
         shape = self._shape(shape)
         dtype = _dtypes.as_dtype(dtype or self.dtype)
-        fan_in, fan_out = _fans(shape)
+        # A shard's scale is the whole variable's, as TensorFlow's.
+        fan_in, fan_out = _fans(partition_info.full_shape if partition_info is not None
+                                else shape)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1.0, n)
         if self.distribution == "truncated_normal":
@@ -384,6 +386,7 @@ class _VariableScopeState:
         self.reuse = [False]
         self.initializer = [None]     # the innermost scope's default initializer
         self.dtype = [None]
+        self.partitioner = [None]
         self.store = {}               # full name -> Variable made by get_variable
 
 
@@ -398,22 +401,31 @@ AUTO_REUSE = "auto_reuse"
 
 @contextlib.contextmanager
 def variable_scope(name_or_scope, default_name=None, values=None, initializer=None,
-                   reuse=None, dtype=None):
+                   regularizer=None, caching_device=None, partitioner=None, custom_getter=None,
+                   reuse=None, dtype=None, use_resource=None, constraint=None,
+                   auxiliary_name_scope=True):
     """Names get_variable's variables "<scope>/<name>" (whatever the name scope) and opens a
     name scope of that name for the ops built inside. reuse=True looks up existing variables;
-    tf.AUTO_REUSE creates them when missing; `initializer` and `dtype` are the defaults of
-    get_variable inside."""
+    tf.AUTO_REUSE creates them when missing; `initializer`, `partitioner` and `dtype` are the
+    defaults of get_variable inside."""
     from .framework import name_scope
+    for value, what in ((regularizer, "regularizer"), (custom_getter, "custom_getter"),
+                        (constraint, "constraint")):
+        if value is not None:
+            raise ValueError("variable_scope(%s=...) is not supported by troupe" % what)
     name = name_or_scope if name_or_scope is not None else default_name
     if not isinstance(name, str) or not name:
         raise TypeError("variable_scope: expected a non-empty scope name, got %r"
                         % (name_or_scope,))
+    if partitioner is not None and not callable(partitioner):
+        raise TypeError("variable_scope: partitioner must be callable, got %r" % (partitioner,))
     g = get_default_graph()
     state = _state(g)
     state.names.append(name)
     state.reuse.append(reuse if reuse is not None else state.reuse[-1])
     state.initializer.append(initializer if initializer is not None else state.initializer[-1])
     state.dtype.append(_dtypes.as_dtype(dtype) if dtype is not None else state.dtype[-1])
+    state.partitioner.append(partitioner if partitioner is not None else state.partitioner[-1])
     try:
         with name_scope(name):
             yield "/".join(state.names)
@@ -422,6 +434,7 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
         state.reuse.pop()
         state.initializer.pop()
         state.dtype.pop()
+        state.partitioner.pop()
 
 
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
@@ -440,7 +453,7 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
             raise ValueError("Variable %s already exists, disallowed. Did you mean to set "
                              "reuse=True or reuse=tf.AUTO_REUSE in VarScope?" % full_name)
         v = state.store[full_name]
-        if shape is not None and v.shape.dims != [int(d) for d in shape]:
+        if shape is not None and v.shape.as_list() != [int(d) for d in shape]:
             raise ValueError("Trying to share variable %s, but specified shape %s and found "
                              "shape %s." % (full_name, list(shape), v.shape))
         return v
@@ -453,6 +466,14 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         initializer = state.initializer[-1]
     if initializer is None:
         initializer = glorot_uniform_initializer() if dtype.is_floating else zeros_initializer()
+    if partitioner is None:
+        partitioner = state.partitioner[-1]
+    if partitioner is not None:
+        from .partitioned_variables import _create_partitioned
+        v = _create_partitioned(g, full_name, name, shape, dtype, initializer, regularizer,
+                                trainable, collections, partitioner, state.names)
+        state.store[full_name] = v
+        return v
     if callable(initializer):
         if shape is None:
             raise ValueError("Shape of a new variable (%s) must be fully defined, but instead "

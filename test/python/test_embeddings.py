@@ -323,3 +323,117 @@ def test_dynamic_partition_and_stitch():
         tf.dynamic_partition(data, [0, 0, 0, 0, 0], 0)
     with pytest.raises(ValueError, match="as many indices as data"):
         tf.dynamic_stitch([[0]], [])
+
+
+def test_get_variable_with_a_partitioner():
+    init = tf.constant_initializer(1.5)
+    with tf.variable_scope("model"):
+        emb = tf.get_variable("emb", [10, 4], tf.float64, initializer=init,
+                              partitioner=tf.fixed_size_partitioner(3))
+    assert isinstance(emb, tf.PartitionedVariable)
+    assert emb.name == "model/emb"
+    assert emb.get_shape().as_list() == [10, 4]
+    assert emb._get_partitions() == [3, 1]
+    parts = list(emb)
+    assert [v.op.name for v in parts] == ["model/emb/part_0", "model/emb/part_1",
+                                          "model/emb/part_2"]
+    assert [v.shape.as_list() for v in parts] == [[4, 4], [3, 4], [3, 4]]
+    assert all(v in tf.trainable_variables() for v in parts)
+    with tf.variable_scope("model", reuse=True):
+        assert tf.get_variable("emb", [10, 4]) is emb
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(emb.as_tensor()), np.full((10, 4), 1.5))
+
+
+def test_variable_scope_partitioner_and_placement_on_ps_tasks():
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2)):
+        with tf.variable_scope("wide", partitioner=tf.fixed_size_partitioner(3)):
+            emb = tf.get_variable("emb", [7, 2])
+    assert [v.device for v in emb] == ["/job:ps/task:0", "/job:ps/task:1", "/job:ps/task:0"]
+
+
+def test_partitioners_follow_tensorflow_rules():
+    shape = tf.TensorShape([100, 8])
+    assert tf.fixed_size_partitioner(4)(shape=shape, dtype=tf.float32) == [4, 1]
+    assert tf.fixed_size_partitioner(2, axis=1)(shape=shape, dtype=tf.float32) == [1, 2]
+    assert tf.fixed_size_partitioner(500)(shape=shape, dtype=tf.float32) == [100, 1]
+    # 8 floats are 32 bytes a row: 31 rows fit in 1000 bytes, so 4 shards.
+    assert tf.variable_axis_size_partitioner(1000)(shape, tf.float32) == [4, 1]
+    assert tf.variable_axis_size_partitioner(1000, max_shards=2)(shape, tf.float32) == [2, 1]
+    assert tf.variable_axis_size_partitioner(1 << 20)(shape, tf.float32) == [1, 1]
+    # 3200 bytes with at least 1024 per shard: 3 shards (at most max_partitions).
+    assert tf.min_max_variable_partitioner(4, min_slice_size=1024)(shape, tf.float32) == [3, 1]
+    assert tf.min_max_variable_partitioner(2, min_slice_size=1024)(shape, tf.float32) == [2, 1]
+    assert tf.min_max_variable_partitioner(4)(shape, tf.float32) == [1, 1]
+    with pytest.raises(ValueError, match="num_shards"):
+        tf.fixed_size_partitioner(0)
+    with pytest.raises(ValueError, match="positive"):
+        tf.variable_axis_size_partitioner(0)
+
+
+def test_partitioned_variable_errors():
+    with pytest.raises(ValueError, match="must be fully defined"):
+        tf.get_variable("a", partitioner=tf.fixed_size_partitioner(2))
+    with pytest.raises(ValueError, match="along one dimension"):
+        tf.get_variable("b", [4, 4], partitioner=lambda shape, dtype: [2, 2])
+    with pytest.raises(ValueError, match="one int >= 1 per dimension"):
+        tf.get_variable("c", [4, 4], partitioner=lambda shape, dtype: [2])
+    with pytest.raises(ValueError, match="rank at least 1"):
+        tf.get_variable("d", [], partitioner=tf.fixed_size_partitioner(2))
+
+
+def build_sharded_model(num_shards):
+    table = np.arange(40, dtype=np.float32).reshape(10, 4)
+    emb = tf.get_variable("emb", [10, 4], tf.float32, initializer=tf.constant_initializer(0.0),
+                          partitioner=tf.fixed_size_partitioner(num_shards))
+    ids = tf.constant([9, 0, 4, 5, 3], tf.int64)
+    rows = tf.nn.embedding_lookup(emb, ids, partition_strategy="div")
+    assign = [v.assign(table[offset:offset + v.shape.as_list()[0]])
+              for v, offset in zip(emb, np.cumsum([0] + [v.shape.as_list()[0] for v in emb]))]
+    return table, emb, rows, assign, ids
+
+
+def test_a_checkpoint_of_two_shards_restores_into_three(tmp_path):
+    table, emb, rows, assign, ids = build_sharded_model(2)
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(assign)
+        before = sess.run(rows)
+        path = saver.save(sess, str(tmp_path / "model"), global_step=1)
+    with np.load(path + ".npz") as arrays:  # one logical variable, as TensorFlow saves it
+        assert sorted(arrays.files) == ["emb"]
+        np.testing.assert_array_equal(arrays["emb"], table)
+    for shards in (3, 1):
+        tf.reset_default_graph()
+        _, emb3, rows3, _, _ = build_sharded_model(shards)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.train.Saver().restore(sess, path)
+            np.testing.assert_array_equal(sess.run(rows3), before)
+            np.testing.assert_array_equal(sess.run(emb3.as_tensor()), table)
+    tf.reset_default_graph()
+    emb_wide = tf.get_variable("emb", [10, 5], partitioner=tf.fixed_size_partitioner(2))
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"emb.*\[10,4\]"):
+            tf.train.Saver().restore(sess, path)
+    tf.reset_default_graph()
+    _, emb, _, _, _ = build_sharded_model(2)
+    tf.train.Saver({"renamed": emb})  # a dict maps the whole variable to one name
+
+
+def test_training_a_partitioned_table():
+    table, emb, rows, assign, ids = build_sharded_model(3)
+    loss = tf.reduce_sum(tf.square(rows))
+    optimizer = tf.train.GradientDescentOptimizer(0.1)
+    grads = optimizer.compute_gradients(loss)
+    assert len(grads) == 3 and all(isinstance(g, tf.IndexedSlices) for g, _ in grads)
+    train = optimizer.apply_gradients(grads)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(assign)
+        sess.run(train)
+        expected = table.copy()
+        expected[[9, 0, 4, 5, 3]] *= 0.8
+        np.testing.assert_allclose(sess.run(emb.as_tensor()), expected, rtol=1e-6)

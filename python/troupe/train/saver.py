@@ -79,10 +79,17 @@ class Saver:
         if var_list is None:
             return []
         if isinstance(var_list, dict):
-            items = list(var_list.items())
+            items = []
+            for name, v in var_list.items():
+                # A partitioned variable: its shards, saved as one variable under `name`.
+                parts = v._get_variable_list() if hasattr(v, "_get_variable_list") else [v]
+                items.extend((name, part) for part in parts)
         elif isinstance(var_list, (list, tuple, set)):
             items = []
             for v in var_list:
+                if hasattr(v, "_get_variable_list"):
+                    items.extend((v.name, part) for part in v._get_variable_list())
+                    continue
                 op = getattr(v, "op", None)
                 if op is None:
                     raise TypeError("Saver: var_list must hold Variables, got %r" % (v,))

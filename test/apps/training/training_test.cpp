@@ -131,6 +131,95 @@ BOOST_AUTO_TEST_CASE(restoring_a_checkpoint_that_does_not_fit) {
   BOOST_TEST(!value_or_throw(latest_checkpoint(dir.path().string())).has_value());
 }
 
+namespace {
+
+// A [rows, 2] table split into shards of `sizes` rows along axis 0 (a partitioned variable:
+// each shard records its slice of "table"), holding 0, 1, 2, ... in row-major order.
+struct ShardedTable {
+  Scope root = Scope::new_root();
+  std::vector<Output> shards;
+  Operation fill;
+
+  explicit ShardedTable(const std::vector<int64_t>& sizes) {
+    int64_t rows = 0;
+    for (int64_t n : sizes)
+      rows += n;
+    int64_t offset = 0;
+    std::vector<Operation> fills;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      std::vector<double> values;
+      for (int64_t k = offset * 2; k < (offset + sizes[i]) * 2; ++k)
+        values.push_back(static_cast<double>(k));
+      ModelVariable part =
+          make_variable(root, "table/part_" + std::to_string(i),
+                        value_or_throw(Tensor::from_vector(values, {sizes[i], 2})));
+      throw_if_error(root.graph().set_variable_slice(part.ref.node()->name(),
+                                                     {"table", {rows, 2}, {offset, 0}}));
+      shards.push_back(part.ref);
+      fills.push_back(part.initializer);
+      offset += sizes[i];
+    }
+    fill = ops::NoOp(root.with_control_dependencies(fills));
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_partitioned_variable_is_saved_whole_and_restores_into_other_shards) {
+  TempDir dir;
+  auto server = value_or_throw(Server::create_local_server());
+  std::string path;
+  {
+    ShardedTable two({3, 2});
+    auto saver = value_or_throw(Saver::create(two.root));
+    BOOST_TEST(saver.variable_names() == std::vector<std::string>{"table"});
+    Session session = value_or_throw(Session::create(server->target()));
+    throw_if_error(session.run_targets({two.fill}));
+    path = value_or_throw(saver.save(session, (dir.path() / "model").string(), 1));
+    auto arrays = value_or_throw(read_npz(path));
+    BOOST_REQUIRE(arrays.size() == 1u);
+    BOOST_TEST(arrays[0].first == "table");
+    BOOST_TEST(arrays[0].second.shape().to_string() == "[5,2]");
+    BOOST_TEST(arrays[0].second.to_vector<double>() ==
+               (std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  }
+  auto server3 = value_or_throw(Server::create_local_server());
+  ShardedTable three({1, 1, 3});
+  auto saver = value_or_throw(Saver::create(three.root));
+  Session session = value_or_throw(Session::create(server3->target()));
+  throw_if_error(session.run_targets(
+      {ops::Assign(three.root, three.shards[2], Tensor(DataType::kDouble, TensorShape{3, 2}))
+           .op()}));
+  BOOST_REQUIRE(saver.restore(session, path).ok());
+  BOOST_TEST(values_of(session, three.shards[0]) == (std::vector<double>{0, 1}));
+  BOOST_TEST(values_of(session, three.shards[1]) == (std::vector<double>{2, 3}));
+  BOOST_TEST(values_of(session, three.shards[2]) == (std::vector<double>{4, 5, 6, 7, 8, 9}));
+}
+
+BOOST_AUTO_TEST_CASE(shards_that_do_not_tile_their_variable_are_refused) {
+  ShardedTable gap({2, 2});
+  throw_if_error(
+      gap.root.graph().set_variable_slice(gap.shards[1].node()->name(), {"table", {5, 2}, {3, 0}}));
+  throw_if_error(
+      gap.root.graph().set_variable_slice(gap.shards[0].node()->name(), {"table", {5, 2}, {0, 0}}));
+  check_error(Saver::create(gap.root).status(), Code::kInvalidArgument,
+              "hold 8 of its 10 elements");
+  ShardedTable overlap({2, 2});
+  throw_if_error(overlap.root.graph().set_variable_slice(overlap.shards[1].node()->name(),
+                                                         {"table", {4, 2}, {1, 0}}));
+  check_error(Saver::create(overlap.root).status(), Code::kInvalidArgument, "overlap");
+  ShardedTable outside({2, 2});
+  throw_if_error(outside.root.graph().set_variable_slice(outside.shards[1].node()->name(),
+                                                         {"table", {4, 2}, {3, 0}}));
+  check_error(Saver::create(outside.root).status(), Code::kInvalidArgument,
+              "is not inside the whole shape [4,2]");
+  check_error(outside.root.graph().set_variable_slice("nope", {"table", {4, 2}, {0, 0}}),
+              Code::kNotFound, "'nope' is not a variable");
+  check_error(outside.root.graph().set_variable_slice(outside.shards[0].node()->name(),
+                                                      {"table", {4, 2}, {0}}),
+              Code::kInvalidArgument, "offset of the rank");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(monitored_session)
