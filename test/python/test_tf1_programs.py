@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import troupe as tf
@@ -128,3 +129,72 @@ def test_under_troupe_launch_with_tls(tmp_path, program, flags):
     assert "TLS with throwaway credentials" in text
     check_results(program, text, launched=True)
     check_chief_directory(program, str(tmp_path))
+
+
+# wide_deep.py with a 20,000-row table over 2 ps, MLP 32-32, 1500 global steps of batch 256:
+# test AUC 0.011 below the planted model's (0.9077 vs 0.9186) in a run of 7 s; the default
+# configuration (1M rows, MLP 400-400, 3000 steps of batch 512) comes within 0.007.
+WIDE_DEEP_AUC = re.compile(r"\[worker0\] worker 0: \d+ local steps in \S+ s; test AUC (0\.\d+), "
+                           r"planted model's AUC (0\.\d+)")
+
+
+def test_wide_deep_with_its_tables_over_two_ps_tasks(tmp_path):
+    out = subprocess.run([TROUPE_CLI, "launch", "--ps", "2", "--workers", "2", "--",
+                          sys.executable, os.path.join(EXAMPLES, "wide_deep.py"),
+                          "--checkpoint_dir=%s" % tmp_path, "--table_rows=20000",
+                          "--deep_units=32,32", "--train_steps=1500", "--batch_size=256"],
+                         capture_output=True, text=True, timeout=300, env=without_tls_env())
+    text = out.stdout + out.stderr
+    assert out.returncode == 0, text
+    (trained, planted), = [tuple(map(float, m)) for m in WIDE_DEEP_AUC.findall(text)]
+    assert trained >= planted - 0.03, text
+    # The checkpoint holds each partitioned table (and its optimizer slot) whole, by name.
+    with np.load(tf.train.latest_checkpoint(str(tmp_path)) + ".npz") as arrays:
+        assert arrays["deep/embeddings"].shape == (20000, 16)
+        assert arrays["wide/weights"].shape == (20000, 1)
+        assert arrays["deep/embeddings/Adagrad"].shape == (20000, 16)  # slots are whole too
+        assert not any("part_" in name for name in arrays.files), arrays.files
+
+
+def test_wide_deep_recovers_when_a_ps_task_is_killed(tmp_path):
+    """kill -9 of the ps holding half of each table, mid-training, then the same task started
+    again: the workers' sessions recover from the newest checkpoint and training ends with an
+    AUC as good as without the failure."""
+    ports = free_ports(4)
+    hosts = ["--ps_hosts=localhost:%d,localhost:%d" % tuple(ports[:2]),
+             "--worker_hosts=localhost:%d,localhost:%d" % tuple(ports[2:])]
+    common = hosts + ["--insecure", "--table_rows=20000", "--deep_units=32,32",
+                      "--train_steps=1500", "--batch_size=256", "--save_checkpoint_steps=100"]
+
+    def start(job, index, directory="unused"):
+        return subprocess.Popen(
+            [sys.executable, "-u", os.path.join(EXAMPLES, "wide_deep.py"),
+             "--job_name=%s" % job, "--task_index=%d" % index,
+             "--checkpoint_dir=%s" % (tmp_path / directory)] + common,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=without_tls_env())
+
+    ps = [start("ps", 0), start("ps", 1)]
+    workers = [start("worker", 0, "chief"), start("worker", 1)]
+    chief_lines = []
+    try:
+        for line in workers[0].stdout:  # until the chief is past global step 400
+            chief_lines.append(line)
+            match = re.search(r"global step (\d+)", line)
+            if match and int(match.group(1)) >= 400:
+                break
+        ps[1].kill()
+        ps[1].wait()
+        ps[1] = start("ps", 1)
+        rest, _ = workers[0].communicate(timeout=240)
+        other, _ = workers[1].communicate(timeout=60)
+    finally:
+        for p in ps + workers:
+            p.kill()
+            p.wait()
+    text = "".join(chief_lines) + rest
+    assert workers[0].returncode == 0, text + other
+    assert "recovering the training session" in text + other, text + other
+    (trained, planted), = [tuple(map(float, m)) for m in re.findall(
+        r"worker 0: \d+ local steps in \S+ s; test AUC (0\.\d+), planted model's AUC (0\.\d+)",
+        text)]
+    assert trained >= planted - 0.03, text
