@@ -50,6 +50,7 @@ from .variables import (AUTO_REUSE, Variable, all_variables, constant_initialize
                         truncated_normal_initializer, variable_scope, variables_initializer,
                         variance_scaling_initializer,
                         zeros_initializer)
+from .sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder
 from .partitioned_variables import (PartitionedVariable, fixed_size_partitioner,
                                     min_max_variable_partitioner, variable_axis_size_partitioner)
 from . import nn

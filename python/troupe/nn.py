@@ -389,6 +389,69 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         return _clip_rows(result, ids, max_norm)
 
 
+def _segment_sum(data, segment_ids):
+    """Sums of data's rows by segment id (ids >= 0), one row per id up to the largest, as
+    TensorFlow's segment_sum (rows of ids no entry has are zero)."""
+    from .ops import cast, maximum, reduce_max, unsorted_segment_sum
+    count = maximum(cast(reduce_max(segment_ids), _dtypes.int64) + 1, np.int64(0))
+    return unsorted_segment_sum(data, segment_ids, count)
+
+
+def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod", name=None,
+                            combiner=None, max_norm=None):
+    """One embedding per row of the SparseTensor `sp_ids` ([batch, ids per row], int64 ids):
+    the rows of `params` at its ids combined by `combiner` ("sum", "mean" (the default) or
+    "sqrtn"), weighted by sp_weights' values if given (a SparseTensor of the same indices, or
+    None for weight 1). As TensorFlow's: each distinct id is looked up once (Unique) with
+    embedding_lookup (`params` may be partitioned), and the result has a row per batch row up
+    to the last that has ids."""
+    from .framework import name_scope
+    from .ops import cast, gather, reshape, sqrt, square
+    from .array_ops import concat
+    from .sparse_ops import unique
+    from .sparse_tensor import SparseTensor
+    if combiner is None:
+        combiner = "mean"
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError("combiner must be one of 'mean', 'sqrtn' or 'sum'")
+    if not isinstance(sp_ids, SparseTensor):
+        raise TypeError("sp_ids must be SparseTensor")
+    if sp_weights is not None and not isinstance(sp_weights, SparseTensor):
+        raise TypeError("sp_weights must be either None or SparseTensor")
+    with name_scope(name, "embedding_lookup_sparse"):
+        segment_ids = reshape(sp_ids.indices[:, 0], [-1])
+        ids, idx = unique(sp_ids.values)
+        embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy,
+                                      max_norm=max_norm)
+        rank = embeddings.shape.ndims
+        if rank is None:
+            raise ValueError("embedding_lookup_sparse: params must have a known rank")
+        rows = gather(embeddings, idx)
+        if sp_weights is not None:
+            weights = sp_weights.values
+            if weights.dtype != embeddings.dtype:
+                weights = cast(weights, embeddings.dtype)
+            weights = reshape(weights, concat([np.array([-1], np.int32),
+                                               np.ones([rank - 1], np.int32)], 0))
+            rows = rows * weights
+            counts = weights if combiner == "mean" else square(weights)
+        else:
+            from .ops import ones_like
+            counts = ones_like(cast(reshape(segment_ids, [-1, 1]), embeddings.dtype))
+            if rank > 2:
+                counts = reshape(counts, [-1] + [1] * (rank - 1))
+        total = _segment_sum(rows, segment_ids)
+        if combiner == "sum":
+            return total
+        weight_sum = _segment_sum(counts, segment_ids)
+        if combiner == "sqrtn":
+            weight_sum = sqrt(weight_sum)
+        from .ops import equal, ones_like as _ones_like, where
+        # A batch row without ids (below the last that has some) is zero, never 0 / 0.
+        safe = where(equal(weight_sum, 0.0), _ones_like(weight_sum), weight_sum)
+        return total / safe
+
+
 # --- top k ---
 
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TensorFlow's names

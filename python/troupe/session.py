@@ -66,6 +66,10 @@ class _FetchMapper:
             builders = [self._map(f) for f in fetch]
             kind = type(fetch)
             return lambda values: kind(*[b(values) for b in builders])
+        from .sparse_tensor import SparseTensor, SparseTensorValue
+        if isinstance(fetch, SparseTensor):  # fetched as SparseTensorValue, as TensorFlow
+            builders = [self._map(f) for f in (fetch.indices, fetch.values, fetch.dense_shape)]
+            return lambda values: SparseTensorValue(*[b(values) for b in builders])
         if isinstance(fetch, IndexedSlices):  # fetched as IndexedSlicesValue, as TensorFlow
             parts = [fetch.values, fetch.indices]
             if fetch.dense_shape is not None:
@@ -132,7 +136,8 @@ def _feeds(graph, feed_dict):
         return feeds
     if not isinstance(feed_dict, collections.abc.Mapping):
         raise TypeError("feed_dict must be a dictionary, got %s" % type(feed_dict).__name__)
-    for key, value in feed_dict.items():
+    from .sparse_tensor import _expand_feeds
+    for key, value in _expand_feeds(feed_dict):
         try:
             if isinstance(key, str):
                 tensor = graph.get_tensor_by_name(key)

@@ -437,3 +437,66 @@ def test_training_a_partitioned_table():
         expected = table.copy()
         expected[[9, 0, 4, 5, 3]] *= 0.8
         np.testing.assert_allclose(sess.run(emb.as_tensor()), expected, rtol=1e-6)
+
+
+def numpy_lookup_sparse(table, rows, weights, combiner):
+    """TensorFlow's embedding_ops_test reference: per batch row, the weighted sum of its ids'
+    embeddings, divided by the weights' sum (mean) or the root of their squares' (sqrtn)."""
+    batch = max(r for r, _ in rows) + 1
+    out = np.zeros((batch, table.shape[1]))
+    for b in range(batch):
+        entries = [(i, w) for (r, i), w in zip(rows, weights) if r == b]
+        if not entries:
+            continue
+        total = sum(w * table[i] for i, w in entries)
+        if combiner == "mean":
+            total = total / sum(w for _, w in entries)
+        elif combiner == "sqrtn":
+            total = total / np.sqrt(sum(w * w for _, w in entries))
+        out[b] = total
+    return out
+
+
+@pytest.mark.parametrize("combiner", ["sum", "mean", "sqrtn"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("num_shards", [1, 3])
+def test_embedding_lookup_sparse_against_numpy(combiner, weighted, num_shards):
+    # Rows 0, 1 and 3 have ids (row 2 none); id 5 appears twice.
+    rows = [(0, 5), (0, 1), (1, 5), (3, 7), (3, 0), (3, 2)]
+    weights = [0.5, 2.0, 1.0, 3.0, 0.25, 1.5] if weighted else [1.0] * len(rows)
+    indices = [[r, k] for k, (r, _) in enumerate(rows)]
+    sp_ids = tf.sparse_placeholder(tf.int64)
+    sp_weights = tf.SparseTensor(indices, np.array(weights), [4, 6]) if weighted else None
+    if num_shards == 1:
+        params = tf.Variable(TABLE, name="table")
+    else:
+        params = [tf.Variable(s, name="shard") for s in shards_of(TABLE, num_shards, "mod")]
+    out = tf.nn.embedding_lookup_sparse(params, sp_ids, sp_weights, combiner=combiner)
+    (grad,) = tf.gradients(tf.reduce_sum(out), [params] if num_shards == 1 else params[:1])
+    assert isinstance(grad, tf.IndexedSlices)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        value = tf.SparseTensorValue(indices, [i for _, i in rows], [4, 6])
+        np.testing.assert_allclose(sess.run(out, {sp_ids: value}),
+                                   numpy_lookup_sparse(TABLE, rows, weights, combiner))
+        fetched = sess.run(sp_ids, {sp_ids: value})
+        assert isinstance(fetched, tf.SparseTensorValue)
+        np.testing.assert_array_equal(fetched.values, [i for _, i in rows])
+
+
+def test_embedding_lookup_sparse_errors():
+    table = tf.Variable(TABLE, name="table")
+    sp_ids = tf.sparse_placeholder(tf.int64)
+    with pytest.raises(ValueError, match="combiner must be one of"):
+        tf.nn.embedding_lookup_sparse(table, sp_ids, None, combiner="max")
+    with pytest.raises(TypeError, match="sp_ids must be SparseTensor"):
+        tf.nn.embedding_lookup_sparse(table, [1, 2], None)
+    with pytest.raises(TypeError, match="sp_weights must be either None or SparseTensor"):
+        tf.nn.embedding_lookup_sparse(table, sp_ids, [1.0])
+    out = tf.nn.embedding_lookup_sparse(table, sp_ids, None)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        with pytest.raises(TypeError, match="SparseTensorValue"):
+            sess.run(out, {sp_ids: [1, 2]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="GatherV2"):
+            sess.run(out, {sp_ids: tf.SparseTensorValue([[0, 0]], [99], [1, 1])})
