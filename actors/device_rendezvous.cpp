@@ -1,6 +1,7 @@
 // DeviceRendezvous: peer resolution and tensor messages (or channel frames) between devices.
 #include "troupe/actors/device_rendezvous.hpp"
 
+#include <atomic>
 #include <utility>
 
 #include <caf/all.hpp>
@@ -17,6 +18,8 @@ constexpr auto kResolveTimeout = std::chrono::seconds(120);
 // How long a resolved peer may take to name its tensor channel.
 constexpr auto kChannelTimeout = std::chrono::seconds(30);
 
+std::atomic<uint64_t> bytes_between_tasks{0};
+
 }  // namespace
 
 DeviceRendezvous::DeviceRendezvous(caf::event_based_actor* self, caf::actor directory,
@@ -30,11 +33,18 @@ DeviceRendezvous::DeviceRendezvous(caf::event_based_actor* self, caf::actor dire
       max_message_bytes_(max_message_bytes(self->system())),
       plane_(std::move(plane)) {}
 
+uint64_t tensor_bytes_sent_between_tasks() {
+  return bytes_between_tasks.load(std::memory_order_relaxed);
+}
+
 Status DeviceRendezvous::send(const std::string& dst_device, int64_t step_id,
                               const std::string& key, const Tensor& value) {
-  if (!dst_device.starts_with(task_prefix_) && !fits_in_message(max_message_bytes_, value)) {
-    return too_large_for_message(self_->system(), value,
-                                 fmt::format("the tensor sent as '{}'", key));
+  if (!dst_device.starts_with(task_prefix_)) {
+    if (!fits_in_message(max_message_bytes_, value)) {
+      return too_large_for_message(self_->system(), value,
+                                   fmt::format("the tensor sent as '{}'", key));
+    }
+    bytes_between_tasks.fetch_add(value.total_bytes(), std::memory_order_relaxed);
   }
   if (auto it = peers_.find(dst_device); it != peers_.end()) {
     send_to(it->second, dst_device, step_id, key, value);

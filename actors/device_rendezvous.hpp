@@ -24,6 +24,11 @@
 
 namespace troupe {
 
+// The bytes of the tensors this process's devices have sent to devices of other tasks (in
+// this process or another) since the process started: what steps move between tasks, counted
+// once per tensor sent. For tests and benchmarks.
+uint64_t tensor_bytes_sent_between_tasks();
+
 class DeviceRendezvous : public Rendezvous {
  public:
   // `on_send_failure(step, status)` aborts a step whose tensor could not be sent. `device` is

@@ -3,8 +3,11 @@
 #include <thread>
 
 #include "cluster_scenarios.hpp"
+#include "troupe/actors/device_rendezvous.hpp"
 #include "troupe/actors/local_cluster.hpp"
 #include "troupe/graph/core/throwing.hpp"
+#include "troupe/graph/optimizers.hpp"
+#include "troupe/graph/variables.hpp"
 
 namespace troupe {
 
@@ -83,6 +86,54 @@ BOOST_AUTO_TEST_CASE(a_stopped_task_fails_the_steps_that_need_it) {
   testing::check_error(session.run({}, {quick}, {}, bounded).status(), Code::kUnavailable,
                        "/job:ps/replica:0/task:0");
   BOOST_TEST(value_or_throw(session.run(local)).scalar<int32_t>() == -4);
+}
+
+namespace {
+
+// The bytes one training step moves between a worker and the ps holding a 100,000 x 16 float
+// table (6.4 MB), reading and updating the rows of `ids`, with the gradient kept sparse or
+// densified.
+uint64_t bytes_of_a_training_step(bool sparse, const std::vector<int32_t>& ids) {
+  auto cluster = value_or_throw(LocalCluster::start(1, 1));
+  Scope root = Scope::new_root();
+  Scope worker = root.with_device("/job:worker/task:0");
+  ModelVariable table = make_variable(root.with_device("/job:ps/task:0"), "table",
+                                      zeros(DataType::kFloat, TensorShape{100000, 16}));
+  auto id_feed = ops::Placeholder(worker, DataType::kInt32, PartialShape({-1}));
+  // As nn.embedding_lookup: the gather runs where the table is.
+  auto rows = ops::GatherV2(root.colocate_with(table.ref.op()), table.ref, id_feed, int32_t{0});
+  auto loss =
+      ops::Sum(worker, ops::Square(worker, ops::Sub(worker, rows, 1.0f)), {int32_t{0}, int32_t{1}});
+  AdagradOptimizer optimizer(0.1);
+  auto grads = value_or_throw(optimizer.compute_gradients(worker, loss));
+  BOOST_TEST_REQUIRE(grads[0].gradient.is_sparse());
+  if (!sparse) grads[0].gradient = to_dense(worker, grads[0].gradient);
+  Operation train = value_or_throw(optimizer.apply_gradients(worker, grads));
+  Session session = value_or_throw(Session::create(value_or_throw(cluster->target("worker", 0))));
+  throw_if_error(session.run_targets({global_variables_initializer(root)}));
+  const FeedDict feed = {{id_feed, Tensor::from_vector(ids)}};
+  throw_if_error(session.run_targets({train}, feed));  // the first step resolves the peers
+  const uint64_t before = tensor_bytes_sent_between_tasks();
+  throw_if_error(session.run_targets({train}, feed));
+  return tensor_bytes_sent_between_tasks() - before;
+}
+
+}  // namespace
+
+// Issue 35's rule: a step moves the ids, the rows read and their gradient, never the table.
+BOOST_AUTO_TEST_CASE(a_sparse_step_moves_only_the_rows_it_touches) {
+  std::vector<int32_t> ids;
+  for (int32_t i = 0; i < 512; ++i)
+    ids.push_back((i * 7919) % 100000);
+  ids.push_back(ids[3]);  // a duplicate: read twice, updated once
+  const uint64_t rows_both_ways = ids.size() * 16 * 4 * 2;
+  const uint64_t sparse = bytes_of_a_training_step(true, ids);
+  BOOST_TEST(sparse >= rows_both_ways);
+  BOOST_TEST(sparse <= rows_both_ways * 12 / 10, sparse << " bytes for " << rows_both_ways);
+  const uint64_t dense = bytes_of_a_training_step(false, ids);
+  BOOST_TEST(dense >= 100000u * 16 * 4, dense << " bytes");  // the whole table's gradient
+  BOOST_TEST_MESSAGE("one step moved " << sparse << " bytes sparse, " << dense << " dense; the "
+                                       << "rows both ways are " << rows_both_ways);
 }
 
 BOOST_AUTO_TEST_CASE(unknown_task_is_an_error) {
