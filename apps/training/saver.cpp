@@ -84,18 +84,23 @@ StatusOr<Saver> Saver::create(const Scope& scope, SaverOptions options) {
       to_save.emplace_back(r.slice ? r.slice->full_name : r.variable, r.variable);
   }
   saver.options_ = std::move(options);
-  for (const auto& [name, variable] : to_save) {
+  for (const auto& [given, variable] : to_save) {
     const Node* node = scope.graph().find(variable);
     if (node == nullptr || node->op_name() != "Variable") {
       return errors::InvalidArgument("Saver: '{}' is not a variable of the graph", variable);
     }
+    // A shard listed under its own name (Saver(tf.global_variables())) is saved as part of
+    // its whole variable, as TensorFlow saves it.
+    const VariableRecord* record = record_of(variable);
+    const std::string& name =
+        given == variable && record != nullptr && record->slice ? record->slice->full_name : given;
     const size_t index = std::ranges::find(saver.names_, name) - saver.names_.begin();
     if (index == saver.names_.size()) {
       saver.names_.push_back(name);
       saver.entries_.push_back(Entry{name, {}, {}});
     }
     Entry& entry = saver.entries_[index];
-    TROUPE_RETURN_IF_ERROR(add_part(entry, Output(node, 0), record_of(variable)));
+    TROUPE_RETURN_IF_ERROR(add_part(entry, Output(node, 0), record));
   }
   if (saver.names_.empty()) return errors::InvalidArgument("the graph has no variables to save");
   Scope save = scope.root().sub_scope("save");
@@ -217,8 +222,18 @@ StatusOr<std::string> Saver::save(Session& session, const std::string& save_path
       continue;
     }
     Tensor whole(entry.parts[0].variable.dtype(), TensorShape(entry.full_shape));
-    for (const Part& part : entry.parts)
-      copy_block(whole, values[next++], part.offset, /*into_whole=*/true);
+    for (const Part& part : entry.parts) {
+      Tensor& value = values[next++];
+      // The shapes were checked to tile the whole; a shard assigned another shape since
+      // (validate_shape=False) would not fit.
+      if (value.shape() != part.variable.shape().to_shape()) {
+        return errors::FailedPrecondition(
+            "saving '{}': shard '{}' holds a value of shape {}, not its declared {}", entry.name,
+            part.variable.node()->name(), value.shape().to_string(),
+            part.variable.shape().to_string());
+      }
+      copy_block(whole, value, part.offset, /*into_whole=*/true);
+    }
     named.emplace_back(entry.name, std::move(whole));
   }
   std::string file = prefix.filename().string() +

@@ -2,6 +2,7 @@
 // ScatterAdd, ScatterSub, ScatterMul, ScatterDiv, ScatterMin, ScatterMax): a variable's rows
 // updated in place (copy on write, as every update), indices checked before anything is written.
 #include <algorithm>
+#include <limits>
 #include <unordered_map>
 
 #include "troupe/devices/cpu/cpu_kernels.hpp"
@@ -39,6 +40,11 @@ class UniqueKernel : public OpKernel {
     T* out = y.data<T>();
     for (size_t k = 0; k < first.size(); ++k)
       out[k] = in[first[k]];
+    if (node().output_type(1) == DataType::kInt32 &&
+        n > static_cast<int64_t>(std::numeric_limits<int32_t>::max())) {
+      ctx.fail_invalid("x has {} elements, more than out_idx int32 can index; use int64", n);
+      return;
+    }
     Tensor& positions = ctx.allocate_output(1, x.shape());
     if (positions.dtype() == DataType::kInt32) {
       std::copy(idx.begin(), idx.end(), positions.data<int32_t>());
@@ -115,6 +121,11 @@ class DynamicStitchKernel : public OpKernel {
   using OpKernel::OpKernel;
   void compute(OpKernelContext& ctx) override {
     const int n = ctx.num_inputs() / 2;
+    if (!is_prefix(ctx.input(0).shape(), ctx.input(n).shape())) {
+      ctx.fail_invalid("indices[0] (shape {}) must be a prefix of data[0]'s shape {}",
+                       ctx.input(0).shape().to_string(), ctx.input(n).shape().to_string());
+      return;
+    }
     const std::vector<int64_t> inner_dims =
         slice_dims(ctx.input(n).shape(), ctx.input(0).shape().rank());
     const int64_t inner = product(inner_dims);
@@ -181,7 +192,8 @@ class ScatterKernel : public OpKernel {
     }
     std::vector<int64_t> expected = indices.shape().dims();
     expected.insert(expected.end(), shape.dims().begin() + 1, shape.dims().end());
-    if (updates.shape() != TensorShape(expected)) {
+    const bool scalar = updates.shape().rank() == 0;  // one value for every element, as TF's
+    if (!scalar && updates.shape() != TensorShape(expected)) {
       ctx.fail_invalid("updates has shape {}, expected indices.shape + ref.shape[1:] = {}",
                        updates.shape().to_string(), TensorShape(expected).to_string());
       return;
@@ -209,9 +221,9 @@ class ScatterKernel : public OpKernel {
     T* out = var->mutable_value().template data<T>();
     for (int64_t k = 0; k < n; ++k) {
       T* row = out + index_at(indices, k) * inner;
-      const T* from = u + k * inner;
+      const T* from = u + (scalar ? 0 : k * inner);
       for (int64_t j = 0; j < inner; ++j)
-        apply(row[j], from[j]);
+        apply(row[j], from[scalar ? 0 : j]);
     }
     ctx.set_output_ref(0, ctx.input_ref_ptr(0));
   }
@@ -227,6 +239,13 @@ class ScatterKernel : public OpKernel {
     } else if constexpr (kOp == ScatterOp::kMul) {
       to *= value;
     } else if constexpr (kOp == ScatterOp::kDiv) {
+      if constexpr (std::is_integral_v<T>) {
+        if (value == T(-1)) {  // negate with wrap-around: the lowest value / -1 must not trap
+          to =
+              static_cast<T>(std::make_unsigned_t<T>(0) - static_cast<std::make_unsigned_t<T>>(to));
+          return;
+        }
+      }
       to /= value;
     } else if constexpr (kOp == ScatterOp::kMin) {
       to = std::min(to, value);

@@ -24,7 +24,7 @@ Status scatter_shape(InferenceContext& c) {
   if (ref.rank_known() && ref.rank() == 0) {
     return c.invalid("the variable must have rank >= 1, got a scalar");
   }
-  if (ref.rank_known() && indices.rank_known()) {
+  if (ref.rank_known() && indices.rank_known() && !(updates.rank_known() && updates.rank() == 0)) {
     std::vector<int64_t> dims = indices.dims();
     dims.insert(dims.end(), ref.dims().begin() + 1, ref.dims().end());
     if (!updates.compatible_with(PartialShape(dims))) {

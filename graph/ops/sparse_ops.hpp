@@ -32,10 +32,10 @@ Output DynamicStitch(const Scope& scope, const std::vector<Input>& indices,
                      const std::vector<Input>& data);
 
 // ref[indices[i], ...] <op>= updates[i, ...] for each i, in order; outputs the reference.
-// updates has shape indices.shape + ref.shape[1:]; an index outside [0, ref.shape[0]) is
-// InvalidArgument naming it, and nothing is written. Duplicate indices apply one after another
-// (ScatterAdd sums them; ScatterUpdate keeps the last). `op` is "Update", "Add", "Sub", "Mul",
-// "Div", "Min" or "Max".
+// updates has shape indices.shape + ref.shape[1:] (or is a scalar, for every element); an index
+// outside [0, ref.shape[0]) is InvalidArgument naming it, and nothing is written. Duplicate indices
+// apply one after another (ScatterAdd sums them; ScatterUpdate keeps the last). `op` is "Update",
+// "Add", "Sub", "Mul", "Div", "Min" or "Max".
 Output Scatter(const Scope& scope, std::string_view op, const Input& ref, const Input& indices,
                const Input& updates);
 Output ScatterUpdate(const Scope& scope, const Input& ref, const Input& indices,

@@ -6,7 +6,7 @@ clip_by_norm, global_norm, clip_by_global_norm, reduce_logsumexp, tensordot."""
 import numpy as np
 
 from . import dtypes as _dtypes
-from .framework import Tensor, convert_to_tensor, name_scope
+from .framework import IndexedSlices, Tensor, convert_to_tensor, name_scope
 from .ops import (_binary_op, _by_type, _make, _reverse, _unary_op, add_n, cast, exp, log,
                   logical_not, maximum, minimum, multiply, reduce_max, reduce_sum, reshape,
                   shape, sqrt, square, stop_gradient, subtract)
@@ -59,7 +59,9 @@ def global_norm(t_list, name=None):
     from .nn import l2_loss
     if not isinstance(t_list, (list, tuple)):
         raise TypeError("t_list should be a sequence")
-    tensors = [t if isinstance(t, Tensor) else convert_to_tensor(t) for t in t_list
+    # IndexedSlices count by their values, as TensorFlow's (duplicate rows not summed).
+    tensors = [t.values if isinstance(t, IndexedSlices) else
+               t if isinstance(t, Tensor) else convert_to_tensor(t) for t in t_list
                if t is not None]
     with name_scope(name, "global_norm"):
         if not tensors:
@@ -71,7 +73,10 @@ def global_norm(t_list, name=None):
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """t * clip_norm / max(l2norm(t, axes), clip_norm): unchanged unless its norm exceeds
-    clip_norm."""
+    clip_norm. IndexedSlices are clipped by the norm of their values and stay sparse."""
+    if isinstance(t, IndexedSlices):
+        values = clip_by_norm(t.values, clip_norm, axes, name)
+        return IndexedSlices(values, t.indices, t.dense_shape)
     with name_scope(name, "clip_by_norm"):
         t = t if isinstance(t, Tensor) else convert_to_tensor(t)
         clip_norm = clip_norm if isinstance(clip_norm, Tensor) else \
@@ -95,8 +100,14 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
         clip = clip_norm if isinstance(clip_norm, Tensor) else \
             convert_to_tensor(clip_norm, dtype=norm.dtype)
         scale = multiply(clip, minimum(_ops.divide(1.0, norm), _ops.divide(1.0, clip)))
-        clipped = [None if t is None else _ops.identity(multiply(t, cast(scale, t.dtype)))
-                   for t in t_list]
+        def scaled(t):
+            if t is None:
+                return None
+            if isinstance(t, IndexedSlices):  # stays sparse: its values scaled
+                return IndexedSlices(_ops.identity(multiply(t.values, cast(scale, t.dtype))),
+                                     t.indices, t.dense_shape)
+            return _ops.identity(multiply(t, cast(scale, t.dtype)))
+        clipped = [scaled(t) for t in t_list]
         return clipped, norm
 
 

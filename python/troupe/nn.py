@@ -340,10 +340,12 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     """The rows of `params` at `ids`, each clipped to L2 norm max_norm when given. `params` is
     a tensor or variable, or a list of shards of one table (a PartitionedVariable, or a list of
     variables whose first dimensions add up to the table's) split by `partition_strategy`:
-    "mod" (id i in shard i % n) or "div" (contiguous ranges). Each shard's gather (and clipping)
-    runs where the shard lives, so on a ps only the rows looked up travel; the gradient with
-    respect to each shard is IndexedSlices holding only them. An id outside the table is
-    InvalidArgumentError naming the gather and the id."""
+    "mod" (id i in shard i % n) or "div" (contiguous ranges). Each shard's gather runs where
+    the shard lives, so on a ps only the rows looked up travel; the gradient with respect to
+    each shard is IndexedSlices holding only them. An id outside the table is
+    InvalidArgumentError: from the gather, naming the id, for one table; for shards, from the
+    gather of the shard it falls in or (an id past the last shard) from DynamicPartition,
+    naming its position in the ids."""
     from .framework import Tensor, colocate_with, convert_to_tensor, name_scope
     from .ops import gather, identity, reshape, shape, size
     from .array_ops import concat, range as _range

@@ -211,7 +211,8 @@ def min_max_variable_partitioner(max_partitions=1, axis=0, min_slice_size=256 <<
         _check_axis(shape, axis, "min_max_variable_partitioner")
         dims = shape.as_list()
         total = int(np.prod(dims)) * _element_bytes(dtype, bytes_per_string_element)
-        shards = max(1, min(dims[axis], max_partitions, total // min_slice_size))
+        shards = max(1, min(dims[axis], max_partitions,
+                            int(math.ceil(total / float(min_slice_size)))))
         partitions = [1] * len(dims)
         partitions[axis] = shards
         return partitions

@@ -387,6 +387,7 @@ class _VariableScopeState:
         self.initializer = [None]     # the innermost scope's default initializer
         self.dtype = [None]
         self.partitioner = [None]
+        self.regularizer = [None]
         self.store = {}               # full name -> Variable made by get_variable
 
 
@@ -406,11 +407,10 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
                    auxiliary_name_scope=True):
     """Names get_variable's variables "<scope>/<name>" (whatever the name scope) and opens a
     name scope of that name for the ops built inside. reuse=True looks up existing variables;
-    tf.AUTO_REUSE creates them when missing; `initializer`, `partitioner` and `dtype` are the
-    defaults of get_variable inside."""
+    tf.AUTO_REUSE creates them when missing; `initializer`, `regularizer`, `partitioner` and
+    `dtype` are the defaults of get_variable inside."""
     from .framework import name_scope
-    for value, what in ((regularizer, "regularizer"), (custom_getter, "custom_getter"),
-                        (constraint, "constraint")):
+    for value, what in ((custom_getter, "custom_getter"), (constraint, "constraint")):
         if value is not None:
             raise ValueError("variable_scope(%s=...) is not supported by troupe" % what)
     name = name_or_scope if name_or_scope is not None else default_name
@@ -426,6 +426,7 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
     state.initializer.append(initializer if initializer is not None else state.initializer[-1])
     state.dtype.append(_dtypes.as_dtype(dtype) if dtype is not None else state.dtype[-1])
     state.partitioner.append(partitioner if partitioner is not None else state.partitioner[-1])
+    state.regularizer.append(regularizer if regularizer is not None else state.regularizer[-1])
     try:
         with name_scope(name):
             yield "/".join(state.names)
@@ -435,6 +436,7 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
         state.initializer.pop()
         state.dtype.pop()
         state.partitioner.pop()
+        state.regularizer.pop()
 
 
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
@@ -466,6 +468,8 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         initializer = state.initializer[-1]
     if initializer is None:
         initializer = glorot_uniform_initializer() if dtype.is_floating else zeros_initializer()
+    if regularizer is None:
+        regularizer = state.regularizer[-1]
     if partitioner is None:
         partitioner = state.partitioner[-1]
     if partitioner is not None:

@@ -97,6 +97,18 @@ BOOST_AUTO_TEST_CASE(dynamic_partition_and_stitch_round_trip) {
                                    Tensor::from_vector<int32_t>({0, 1, 3, 0, 0}), 3);
   check_error(f.run_status(bad[0]), Code::kInvalidArgument,
               "'bad_partition' (DynamicPartition): partitions[2] = 3 is not in [0, 3)");
+  // Shapes known only when running: data of lower rank than its indices.
+  auto unknown_indices = ops::Placeholder(f.s, DataType::kInt32);
+  auto unknown_data = ops::Placeholder(f.s, DataType::kDouble);
+  auto mismatched = ops::DynamicStitch(f.s, {unknown_indices}, {unknown_data});
+  check_error(run_graph(f.s, {mismatched},
+                        {{unknown_indices, Tensor::from_vector<int32_t>({0, 1, 2, 3})
+                                               .reshaped(TensorShape{2, 2})
+                                               .value()},
+                         {unknown_data, Tensor::from_vector<double>({1, 2, 3, 4})}},
+                        {}, &f.device)
+                  .status(),
+              Code::kInvalidArgument, "must be a prefix of data[0]'s shape");
   auto negative = ops::DynamicStitch(f.s, {Tensor::from_vector<int32_t>({-2})},
                                      {Tensor::from_vector<double>({1})});
   check_error(f.run_status(negative), Code::kInvalidArgument, "indices[0][0] = -2 is negative");
@@ -124,6 +136,24 @@ BOOST_AUTO_TEST_CASE(scatter_ops_apply_every_index_in_order) {
     auto out = ops::Scatter(f.s, c.op, table, ids, updates);
     check_tensor<double>(f.run(out), TensorShape{3, 2}, c.expected, 1e-12);
   }
+}
+
+BOOST_AUTO_TEST_CASE(scatter_of_a_scalar_and_integer_division_edge_cases) {
+  Fixture f;
+  auto table = f.variable("table", 3, 2, iota(6));
+  check_tensor<double>(
+      f.run(ops::ScatterUpdate(f.s, table, Tensor::from_vector<int32_t>({2, 0}), 0.5)),
+      TensorShape{3, 2}, {0.5, 0.5, 3, 4, 0.5, 0.5});
+  auto ints = ops::Variable(f.s.with_op_name("ints"), TensorShape{2}, DataType::kInt32);
+  auto fill = ops::Assign(f.s, ints, Tensor::from_vector<int32_t>({INT32_MIN, 7}));
+  BOOST_REQUIRE(run_graph(f.s, {}, {}, {fill.op()}, &f.device).ok());
+  // The lowest int divided by -1 wraps (no trap); by 0 is InvalidArgument.
+  check_tensor<int32_t>(f.run(ops::Scatter(f.s, "Div", ints, Tensor::from_vector<int32_t>({0, 1}),
+                                           Tensor::from_vector<int32_t>({-1, -1}))),
+                        TensorShape{2}, {INT32_MIN, -7});
+  check_error(f.run_status(ops::Scatter(f.s, "Div", ints, Tensor::from_vector<int32_t>({1}),
+                                        Tensor::from_vector<int32_t>({0}))),
+              Code::kInvalidArgument, "integer division by zero");
 }
 
 BOOST_AUTO_TEST_CASE(scatter_rejects_bad_indices_and_shapes_before_writing) {

@@ -362,8 +362,9 @@ def test_partitioners_follow_tensorflow_rules():
     assert tf.variable_axis_size_partitioner(1000)(shape, tf.float32) == [4, 1]
     assert tf.variable_axis_size_partitioner(1000, max_shards=2)(shape, tf.float32) == [2, 1]
     assert tf.variable_axis_size_partitioner(1 << 20)(shape, tf.float32) == [1, 1]
-    # 3200 bytes with at least 1024 per shard: 3 shards (at most max_partitions).
-    assert tf.min_max_variable_partitioner(4, min_slice_size=1024)(shape, tf.float32) == [3, 1]
+    # 3200 bytes in slices of 1024: ceil(3.1) = 4 shards (at most max_partitions).
+    assert tf.min_max_variable_partitioner(4, min_slice_size=1024)(shape, tf.float32) == [4, 1]
+    assert tf.min_max_variable_partitioner(8, min_slice_size=1600)(shape, tf.float32) == [2, 1]
     assert tf.min_max_variable_partitioner(2, min_slice_size=1024)(shape, tf.float32) == [2, 1]
     assert tf.min_max_variable_partitioner(4)(shape, tf.float32) == [1, 1]
     with pytest.raises(ValueError, match="num_shards"):
@@ -500,3 +501,46 @@ def test_embedding_lookup_sparse_errors():
             sess.run(out, {sp_ids: [1, 2]})
         with pytest.raises(tf.errors.InvalidArgumentError, match="GatherV2"):
             sess.run(out, {sp_ids: tf.SparseTensorValue([[0, 0]], [99], [1, 1])})
+
+
+def test_saver_of_a_variable_list_saves_shards_whole(tmp_path):
+    _, emb, _, assign, _ = build_sharded_model(3)
+    optimizer = tf.train.AdagradOptimizer(0.1)
+    optimizer.minimize(tf.reduce_sum(tf.nn.embedding_lookup(emb, [1, 2], "div")))
+    saver = tf.train.Saver(tf.global_variables())
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = saver.save(sess, str(tmp_path / "model"))
+    with np.load(path + ".npz") as arrays:
+        assert sorted(arrays.files) == ["emb", "emb/Adagrad"]
+
+
+def test_clipping_keeps_indexed_slices_sparse():
+    table = tf.Variable(TABLE, name="table")
+    (grad,) = tf.gradients(embedding_loss(table), [table])
+    dense = tf.constant(np.full((2, 2), 3.0))
+    clipped, norm = tf.clip_by_global_norm([grad, dense], 1.0)
+    assert isinstance(clipped[0], tf.IndexedSlices) and isinstance(clipped[1], tf.Tensor)
+    by_norm = tf.clip_by_norm(grad, 0.5)
+    assert isinstance(by_norm, tf.IndexedSlices)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run(grad.values)
+        expected_norm = np.sqrt(np.sum(values ** 2) + 4 * 9.0)  # values, duplicates not summed
+        np.testing.assert_allclose(sess.run(norm), expected_norm)
+        np.testing.assert_allclose(sess.run(clipped[0].values), values / expected_norm)
+        np.testing.assert_allclose(np.linalg.norm(sess.run(by_norm.values)), 0.5)
+
+
+def test_scatter_update_of_a_scalar_and_scope_regularizer():
+    table = tf.Variable(TABLE, name="table")
+    update = tf.scatter_update(table, [0, 2], 0.0)
+    with tf.variable_scope("reg", regularizer=lambda v: tf.reduce_sum(v) * 0.0):
+        tf.get_variable("w", [2, 2])
+        tf.get_variable("sharded", [4, 2], partitioner=tf.fixed_size_partitioner(2))
+    assert len(tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)) == 3
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        expected = TABLE.copy()
+        expected[[0, 2]] = 0.0
+        np.testing.assert_array_equal(sess.run(update), expected)
