@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "troupe/devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/cpu/variable_inputs.hpp"
 
 namespace troupe {
 namespace {
@@ -171,18 +172,8 @@ class ScatterKernel : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void compute(OpKernelContext& ctx) override {
-    auto* var = ctx.input_resource<Variable>(0);
-    if (var == nullptr) {
-      ctx.fail_invalid("input 0 is {}, not a variable", ctx.input_ref_ptr(0)->debug_name());
-      return;
-    }
-    if (!var->is_initialized()) {
-      ctx.set_status(errors::FailedPrecondition(
-          "node '{}' ({}): attempting to use uninitialized value '{}'; run the variable's "
-          "initializer first",
-          node().name(), node().op_name(), var->name()));
-      return;
-    }
+    Variable* var = initialized_variable_input(ctx, 0);
+    if (var == nullptr) return;
     const TensorShape& shape = var->value().shape();
     const Tensor& indices = ctx.input(1);
     const Tensor& updates = ctx.input(2);

@@ -2,6 +2,7 @@
 // AssignAdd, AssignSub (copy-on-write in place updates), CountUpTo.
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/cpu/parallel.hpp"
+#include "troupe/devices/cpu/variable_inputs.hpp"
 
 namespace troupe {
 namespace {
@@ -79,17 +80,10 @@ class AssignUpdateKernel : public OpKernel {
   using OpKernel::OpKernel;
 
   void compute(OpKernelContext& ctx) override {
-    Variable* var_ptr = variable_input(ctx);
+    Variable* var_ptr = initialized_variable_input(ctx, 0);
     if (var_ptr == nullptr) return;
     Variable& var = *var_ptr;
     const Tensor& delta = ctx.input(1);
-    if (!var.is_initialized()) {
-      ctx.set_status(errors::FailedPrecondition(
-          "node '{}' ({}): attempting to use uninitialized value '{}'; run the variable's "
-          "initializer first",
-          node().name(), node().op_name(), var.name()));
-      return;
-    }
     if (var.value().shape() != delta.shape()) {
       ctx.fail_invalid("update of shape {} does not match variable '{}' of shape {}",
                        delta.shape().to_string(), var.name(), var.value().shape().to_string());
@@ -123,15 +117,8 @@ class CountUpToKernel : public OpKernel {
       : OpKernel(c), limit_(c.attr<int64_t>("limit")) {}
 
   void compute(OpKernelContext& ctx) override {
-    Variable* var = variable_input(ctx);
+    Variable* var = initialized_variable_input(ctx, 0);
     if (var == nullptr) return;
-    if (!var->is_initialized()) {
-      ctx.set_status(errors::FailedPrecondition(
-          "node '{}' ({}): attempting to use uninitialized value '{}'; run the variable's "
-          "initializer first",
-          node().name(), node().op_name(), var->name()));
-      return;
-    }
     T before = var->value().scalar<T>();
     if (static_cast<int64_t>(before) >= limit_) {
       ctx.set_status(

@@ -10,6 +10,7 @@
 
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/cpu/parallel.hpp"
+#include "troupe/devices/cpu/variable_inputs.hpp"
 
 namespace troupe {
 namespace {
@@ -20,18 +21,8 @@ template <class T>
 std::vector<T*> writable_refs(OpKernelContext& ctx, int count, const TensorShape** shape) {
   std::vector<Variable*> vars;
   for (int i = 0; i < count; ++i) {
-    auto* var = ctx.input_resource<Variable>(i);
-    if (var == nullptr) {
-      ctx.fail_invalid("input {} is {}, not a variable", i, ctx.input_ref_ptr(i)->debug_name());
-      return {};
-    }
-    if (!var->is_initialized()) {
-      ctx.set_status(errors::FailedPrecondition(
-          "node '{}' ({}): attempting to use uninitialized value '{}'; run the variable's "
-          "initializer first",
-          ctx.node().name(), ctx.node().op_name(), var->name()));
-      return {};
-    }
+    Variable* var = initialized_variable_input(ctx, i);
+    if (var == nullptr) return {};
     if (i > 0 && var->value().shape() != vars[0]->value().shape()) {
       ctx.fail_invalid("slot '{}' has shape {}, variable '{}' has {}", var->name(),
                        var->value().shape().to_string(), vars[0]->name(),
