@@ -101,14 +101,14 @@ BOOST_AUTO_TEST_CASE(dynamic_partition_and_stitch_round_trip) {
   auto unknown_indices = ops::Placeholder(f.s, DataType::kInt32);
   auto unknown_data = ops::Placeholder(f.s, DataType::kDouble);
   auto mismatched = ops::DynamicStitch(f.s, {unknown_indices}, {unknown_data});
-  check_error(run_graph(f.s, {mismatched},
-                        {{unknown_indices, Tensor::from_vector<int32_t>({0, 1, 2, 3})
-                                               .reshaped(TensorShape{2, 2})
-                                               .value()},
-                         {unknown_data, Tensor::from_vector<double>({1, 2, 3, 4})}},
-                        {}, &f.device)
-                  .status(),
-              Code::kInvalidArgument, "must be a prefix of data[0]'s shape");
+  check_error(
+      run_graph(f.s, {mismatched},
+                {{unknown_indices,
+                  Tensor::from_vector<int32_t>({0, 1, 2, 3}).reshaped(TensorShape{2, 2}).value()},
+                 {unknown_data, Tensor::from_vector<double>({1, 2, 3, 4})}},
+                {}, &f.device)
+          .status(),
+      Code::kInvalidArgument, "must be a prefix of data[0]'s shape");
   auto negative = ops::DynamicStitch(f.s, {Tensor::from_vector<int32_t>({-2})},
                                      {Tensor::from_vector<double>({1})});
   check_error(f.run_status(negative), Code::kInvalidArgument, "indices[0][0] = -2 is negative");
