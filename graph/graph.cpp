@@ -1,6 +1,7 @@
 // Graph: node checking (op, attrs, input dtypes, shapes), indexing and topological ordering.
 #include "troupe/graph/graph.hpp"
 
+#include <algorithm>
 #include <deque>
 
 #include <fmt/ranges.h>
@@ -16,13 +17,17 @@ Status Graph::set_variable_slice(std::string_view variable, VariableSlice slice)
         "shape {} (got {} entries)",
         variable, fmt::join(slice.full_shape, ","), slice.offset.size());
   }
-  for (VariableRecord& r : variables_) {
-    if (r.variable == variable) {
-      r.slice = std::move(slice);
-      return Status::OK();
-    }
+  auto it = std::ranges::find(variables_, variable, &VariableRecord::variable);
+  if (it == variables_.end()) {
+    return errors::NotFound("'{}' is not a variable of the graph", variable);
   }
-  return errors::NotFound("'{}' is not a variable of the graph", variable);
+  it->slice = std::move(slice);
+  return Status::OK();
+}
+
+const VariableRecord* Graph::variable_record(std::string_view variable) const {
+  auto it = std::ranges::find(variables_, variable, &VariableRecord::variable);
+  return it == variables_.end() ? nullptr : &*it;
 }
 
 bool is_valid_node_name(std::string_view name) {

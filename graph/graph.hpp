@@ -116,6 +116,8 @@ class Graph {
   // The model's variables, in creation order (see graph/variables.hpp).
   void add_variable_record(VariableRecord record) { variables_.push_back(std::move(record)); }
   const std::vector<VariableRecord>& variable_records() const { return variables_; }
+  // The record of Variable node `variable`, or nullptr.
+  const VariableRecord* variable_record(std::string_view variable) const;
   // Marks the variable `variable` as a shard of a partitioned one. NotFound if it has no
   // record; InvalidArgument for a slice whose full_shape and offset differ in rank.
   Status set_variable_slice(std::string_view variable, VariableSlice slice);

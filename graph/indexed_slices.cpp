@@ -1,6 +1,7 @@
 // IndexedSlices: densifying, concatenating and deduplicating sparse gradients.
 #include "troupe/graph/indexed_slices.hpp"
 
+#include "troupe/graph/gradients/standard_gradients.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
@@ -8,13 +9,9 @@ namespace {
 
 // Dimension 0 of `dense_shape`: a constant when dense_shape is a Const, else a node.
 Input first_dim(const Scope& s, const Output& dense_shape) {
-  const Node* node = dense_shape.node();
-  if (node != nullptr && node->op_name() == "Const") {
-    const Tensor& value = node->def().find_attr("value")->get<Tensor>();
-    if (value.num_elements() > 0) {
-      return value.dtype() == DataType::kInt32 ? Input(value.flat<int32_t>()[0])
-                                               : Input(value.flat<int64_t>()[0]);
-    }
+  if (const auto dims = constant_ints(dense_shape); dims && !dims->empty()) {
+    return dense_shape.dtype() == DataType::kInt32 ? Input(static_cast<int32_t>(dims->front()))
+                                                   : Input(dims->front());
   }
   return ops::Reshape(s, ops::Slice(s, dense_shape, {int32_t{0}}, {int32_t{1}}),
                       Tensor::from_vector<int32_t>({}));

@@ -86,11 +86,12 @@ Output Optimizer::make_slot(const Scope& scope, const Output& var, const std::st
   ModelVariable slot = make_variable(at_var, name, initial_value, /*trainable=*/false);
   // The slot of a shard is a shard of the whole variable's slot, as TensorFlow's slot_creator
   // makes it: checkpoints hold "<whole>/<slot>" whole.
-  for (const VariableRecord& r : scope.graph().variable_records()) {
-    if (r.variable != var.node()->name() || !r.slice) continue;
+  const VariableRecord* record = scope.graph().variable_record(var.node()->name());
+  if (record != nullptr && record->slice) {
+    const VariableSlice& whole = *record->slice;
     scope.update_status(scope.graph().set_variable_slice(
         slot.ref.node()->name(),
-        {r.slice->full_name + "/" + slot_name, r.slice->full_shape, r.slice->offset}));
+        {whole.full_name + "/" + slot_name, whole.full_shape, whole.offset}));
   }
   slots_.emplace_back(name, slot.ref);
   return slot.ref;

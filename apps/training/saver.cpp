@@ -9,6 +9,7 @@
 
 #include "troupe/apps/training/checkpoint_index.hpp"
 #include "troupe/apps/training/formats/npz.hpp"
+#include "troupe/devices/cpu/array_layout.hpp"
 #include "troupe/graph/core/logging.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
@@ -26,37 +27,12 @@ void remove_checkpoints(const std::string& dir, const std::vector<std::string>& 
   }
 }
 
-// Copies between `whole` and `part`, the block of `whole` that starts at `offset` and has
-// `part`'s shape: into `whole` when `into_whole`, else out of it.
-void copy_block(Tensor& whole, Tensor& part, const std::vector<int64_t>& offset, bool into_whole) {
-  const std::vector<int64_t>& dims = part.shape().dims();
-  const std::vector<int64_t>& full = whole.shape().dims();
-  if (part.num_elements() == 0) return;
-  const size_t rank = dims.size();
-  if (rank == 0) {  // a scalar is never a shard, but copy it all the same
-    into_whole ? (void)(whole = part) : (void)(part = whole);
-    return;
-  }
-  const int64_t run = dims[rank - 1];   // contiguous in both
-  std::vector<int64_t> index(rank, 0);  // of the current run's first element, in `part`
-  TROUPE_SWITCH_ALL(part.dtype(), T, {
-    T* p = part.data<T>();
-    T* w = whole.data<T>();
-    for (int64_t at = 0; at < part.num_elements(); at += run) {
-      int64_t target = 0;
-      for (size_t d = 0; d < rank; ++d)
-        target = target * full[d] + offset[d] + index[d];
-      if (into_whole) {
-        std::copy_n(p + at, run, w + target);
-      } else {
-        std::copy_n(w + target, run, p + at);
-      }
-      for (size_t d = rank - 1; d-- > 0;) {  // next index over all but the last dimension
-        if (++index[d] < dims[d]) break;
-        index[d] = 0;
-      }
-    }
-  });
+// The block of a tensor of dimensions `whole` that starts at `offset`, as a strided view.
+StridedView block_of(const std::vector<int64_t>& whole, const std::vector<int64_t>& offset) {
+  StridedView view = dense_view(whole);
+  for (size_t d = 0; d < offset.size(); ++d)
+    view.offset += offset[d] * view.steps[d];
+  return view;
 }
 
 }  // namespace
@@ -71,13 +47,6 @@ StatusOr<Saver> Saver::create(const Scope& scope, SaverOptions options) {
                                    options.max_to_keep);
   }
   Saver saver;
-  const std::vector<VariableRecord>& records = scope.graph().variable_records();
-  auto record_of = [&](const std::string& variable) -> const VariableRecord* {
-    for (const VariableRecord& r : records) {
-      if (r.variable == variable) return &r;
-    }
-    return nullptr;
-  };
   std::vector<std::pair<std::string, std::string>> to_save = options.var_list;
   if (to_save.empty()) {
     for (const VariableRecord& r : global_variables(scope.graph()))
@@ -91,7 +60,7 @@ StatusOr<Saver> Saver::create(const Scope& scope, SaverOptions options) {
     }
     // A shard listed under its own name (Saver(tf.global_variables())) is saved as part of
     // its whole variable, as TensorFlow saves it.
-    const VariableRecord* record = record_of(variable);
+    const VariableRecord* record = scope.graph().variable_record(variable);
     const std::string& name =
         given == variable && record != nullptr && record->slice ? record->slice->full_name : given;
     const size_t index = std::ranges::find(saver.names_, name) - saver.names_.begin();
@@ -232,7 +201,8 @@ StatusOr<std::string> Saver::save(Session& session, const std::string& save_path
             part.variable.node()->name(), value.shape().to_string(),
             part.variable.shape().to_string());
       }
-      copy_block(whole, value, part.offset, /*into_whole=*/true);
+      strided_copy(value, dense_view(value.shape().dims()), whole,
+                   block_of(entry.full_shape, part.offset), value.shape().dims());
     }
     named.emplace_back(entry.name, std::move(whole));
   }
@@ -315,7 +285,8 @@ Status Saver::restore(Session& session, const std::string& given) const {
         continue;
       }
       Tensor slice(var.dtype(), part.variable.shape().to_shape());
-      copy_block(it->second, slice, part.offset, /*into_whole=*/false);
+      strided_copy(it->second, block_of(entry.full_shape, part.offset), slice,
+                   dense_view(slice.shape().dims()), slice.shape().dims());
       feeds.emplace_back(part.placeholder, std::move(slice));
     }
   }

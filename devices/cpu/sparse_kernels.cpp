@@ -5,16 +5,12 @@
 #include <limits>
 #include <unordered_map>
 
+#include "troupe/devices/cpu/array_layout.hpp"
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/cpu/variable_inputs.hpp"
 
 namespace troupe {
 namespace {
-
-int64_t index_at(const Tensor& indices, int64_t k) {
-  return indices.dtype() == DataType::kInt32 ? indices.data<int32_t>()[k]
-                                             : indices.data<int64_t>()[k];
-}
 
 template <class T>
 class UniqueKernel : public OpKernel {
@@ -64,16 +60,9 @@ bool is_prefix(const TensorShape& prefix, const TensorShape& shape) {
   return true;
 }
 
-// The shape of one slice of `shape` below its first `rank` dimensions, and its size.
+// The dimensions of one slice of `shape` below its first `rank` dimensions.
 std::vector<int64_t> slice_dims(const TensorShape& shape, int rank) {
   return {shape.dims().begin() + rank, shape.dims().end()};
-}
-
-int64_t product(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims)
-    n *= d;
-  return n;
 }
 
 template <class T>
@@ -90,7 +79,7 @@ class DynamicPartitionKernel : public OpKernel {
       return;
     }
     const std::vector<int64_t> inner_dims = slice_dims(data.shape(), partitions.shape().rank());
-    const int64_t inner = product(inner_dims);
+    const int64_t inner = TensorShape(inner_dims).num_elements();
     const int64_t n = partitions.num_elements();
     const int32_t* p = partitions.data<int32_t>();
     std::vector<int64_t> counts(static_cast<size_t>(num), 0);
@@ -129,7 +118,7 @@ class DynamicStitchKernel : public OpKernel {
     }
     const std::vector<int64_t> inner_dims =
         slice_dims(ctx.input(n).shape(), ctx.input(0).shape().rank());
-    const int64_t inner = product(inner_dims);
+    const int64_t inner = TensorShape(inner_dims).num_elements();
     int64_t rows = 0;
     for (int m = 0; m < n; ++m) {
       const Tensor& indices = ctx.input(m);
@@ -191,8 +180,9 @@ class ScatterKernel : public OpKernel {
     }
     const int64_t rows = shape.dim(0);
     const int64_t n = indices.num_elements();
+    const std::vector<int64_t> at = int_values(indices);
     for (int64_t k = 0; k < n; ++k) {
-      const int64_t row = index_at(indices, k);
+      const int64_t row = at[k];
       if (row < 0 || row >= rows) {
         ctx.fail_invalid("indices[{}] = {} is not in [0, {}), the rows of variable '{}'", k, row,
                          rows, var->name());
@@ -211,7 +201,7 @@ class ScatterKernel : public OpKernel {
     }
     T* out = var->mutable_value().template data<T>();
     for (int64_t k = 0; k < n; ++k) {
-      T* row = out + index_at(indices, k) * inner;
+      T* row = out + at[k] * inner;
       const T* from = u + (scalar ? 0 : k * inner);
       for (int64_t j = 0; j < inner; ++j)
         apply(row[j], from[scalar ? 0 : j]);

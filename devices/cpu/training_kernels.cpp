@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "troupe/devices/cpu/array_layout.hpp"
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/cpu/parallel.hpp"
 #include "troupe/devices/cpu/variable_inputs.hpp"
@@ -357,10 +358,8 @@ class SparseApplyKernel : public OpKernel {
                        grad.shape().to_string(), TensorShape(rows_shape).to_string());
       return;
     }
-    std::vector<int64_t> at(static_cast<size_t>(n));
+    const std::vector<int64_t> at = int_values(indices);
     for (int64_t k = 0; k < n; ++k) {
-      at[k] = indices.dtype() == DataType::kInt32 ? indices.data<int32_t>()[k]
-                                                  : indices.data<int64_t>()[k];
       if (at[k] < 0 || at[k] >= rows) {
         ctx.fail_invalid("indices[{}] = {} is not in [0, {}), the rows of the variable", k, at[k],
                          rows);

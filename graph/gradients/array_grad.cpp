@@ -64,6 +64,20 @@ Status sparse_identity_grad(const Scope& s, const Operation& op, const std::vect
 
 }  // namespace
 
+std::optional<std::vector<int64_t>> constant_ints(const Output& output) {
+  if (output.node() == nullptr || output.node()->op_name() != "Const") return std::nullopt;
+  const AttrValue* value = output.node()->def().find_attr("value");
+  if (value == nullptr || !value->holds<Tensor>()) return std::nullopt;
+  const Tensor& t = value->get<Tensor>();
+  if (t.rank() > 1) return std::nullopt;
+  if (t.dtype() == DataType::kInt32) {
+    auto v = t.flat<int32_t>();
+    return std::vector<int64_t>(v.begin(), v.end());
+  }
+  if (t.dtype() == DataType::kInt64) return t.to_vector<int64_t>();
+  return std::nullopt;
+}
+
 Output shape_of(const Scope& s, const Output& x, DataType out_type) {
   const PartialShape& shape = x.shape();
   if (!shape.is_fully_defined()) return ops::Shape(s, x, out_type);

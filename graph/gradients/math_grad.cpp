@@ -296,21 +296,6 @@ Status matmul_grad(const Scope& s, const Operation& op, const Outputs& dy, Outpu
   return s.status();
 }
 
-// The values of `output` if a Const node makes it and it is an integer scalar or vector.
-std::optional<std::vector<int64_t>> constant_ints(const Output& output) {
-  if (output.node()->op_name() != "Const") return std::nullopt;
-  const AttrValue* value = output.node()->def().find_attr("value");
-  if (value == nullptr || !value->holds<Tensor>()) return std::nullopt;
-  const Tensor& t = value->get<Tensor>();
-  if (t.rank() > 1) return std::nullopt;
-  if (t.dtype() == DataType::kInt32) {
-    auto v = t.flat<int32_t>();
-    return std::vector<int64_t>(v.begin(), v.end());
-  }
-  if (t.dtype() == DataType::kInt64) return t.to_vector<int64_t>();
-  return std::nullopt;
-}
-
 // The shape (an int32 vector) the output of the reduction `op` has, or would have had with
 // keep_dims, where every reduced dimension is kept with size 1. Built from what is known when
 // building: a constant when the input's shape and the axes are known, a mask over Shape(input)

@@ -13,12 +13,9 @@ using Outputs = std::vector<Output>;
 
 // The value of `axis` when its node is a Const, else nullopt.
 std::optional<int64_t> constant_axis(const Output& axis) {
-  const Node* node = axis.node();
-  if (node == nullptr || node->op_name() != "Const") return std::nullopt;
-  const Tensor& value = node->def().find_attr("value")->get<Tensor>();
-  if (value.num_elements() != 1) return std::nullopt;
-  return value.dtype() == DataType::kInt32 ? int64_t{value.flat<int32_t>()[0]}
-                                           : value.flat<int64_t>()[0];
+  const auto values = constant_ints(axis);
+  if (!values || values->size() != 1) return std::nullopt;
+  return values->front();
 }
 
 // The dims [from, to) of `shape` (an int32 vector of `rank` entries).

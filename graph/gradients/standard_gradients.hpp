@@ -4,6 +4,9 @@
 // on a registry of its own.
 #pragma once
 
+#include <optional>
+#include <vector>
+
 #include "troupe/graph/gradient_registry.hpp"
 
 namespace troupe {
@@ -21,6 +24,9 @@ void register_state_gradients(GradientRegistry& registry);
 // The shape of `x` as a vector of `out_type` (int32 or int64): a constant when x's shape is
 // fully known while building (so shape inference downstream knows it too), else Shape(x).
 Output shape_of(const Scope& scope, const Output& x, DataType out_type = DataType::kInt32);
+// The values of `output` if a Const node makes it and it is an int32 or int64 scalar or vector
+// (an axis, a shape), else nullopt.
+std::optional<std::vector<int64_t>> constant_ints(const Output& output);
 
 inline void register_standard_gradients(GradientRegistry& registry) {
   register_array_gradients(registry);

@@ -18,8 +18,8 @@ struct UpdateSpec {
   bool sparse = true;  // whether a SparseApply op exists
 };
 
-std::vector<UpdateSpec> update_specs() {
-  return {
+const std::vector<UpdateSpec>& update_specs() {
+  static const std::vector<UpdateSpec> specs = {
       {"GradientDescent", {"var", "alpha", "delta"}, 1, 2, false, false},
       {"Momentum", {"var", "accum", "lr", "grad", "momentum"}, 2, 3, true},
       {"Adagrad", {"var", "accum", "lr", "grad"}, 2, 3},
@@ -41,6 +41,7 @@ std::vector<UpdateSpec> update_specs() {
       {"ProximalGradientDescent", {"var", "alpha", "l1", "l2", "delta"}, 1, 4},
       {"ProximalAdagrad", {"var", "accum", "lr", "l1", "l2", "grad"}, 2, 5},
   };
+  return specs;
 }
 
 // The slots have the variable's shape and the scalars rank 0; a dense gradient has the
@@ -120,87 +121,58 @@ namespace ops {
 
 Output ApplyGradientDescent(const Scope& s, const Input& var, const Input& alpha,
                             const Input& delta) {
-  return NodeBuilder(s, "ApplyGradientDescent").input(var).input(alpha).input(delta).finalize();
+  return ApplyUpdate(s, "GradientDescent", {var, alpha, delta});
 }
 
 Output ApplyMomentum(const Scope& s, const Input& var, const Input& accum, const Input& lr,
                      const Input& grad, const Input& momentum, bool use_nesterov) {
-  return NodeBuilder(s, "ApplyMomentum")
-      .input(var)
-      .input(accum)
-      .input(lr)
-      .input(grad)
-      .input(momentum)
-      .attr("use_nesterov", use_nesterov)
-      .finalize();
+  return ApplyUpdate(s, "Momentum", {var, accum, lr, grad, momentum}, Output(), use_nesterov);
 }
 
 Output ApplyAdagrad(const Scope& s, const Input& var, const Input& accum, const Input& lr,
                     const Input& grad) {
-  return NodeBuilder(s, "ApplyAdagrad").input(var).input(accum).input(lr).input(grad).finalize();
+  return ApplyUpdate(s, "Adagrad", {var, accum, lr, grad});
 }
 
 Output ApplyAdam(const Scope& s, const Input& var, const Input& m, const Input& v,
                  const Input& beta1_power, const Input& beta2_power, const Input& lr,
                  const Input& beta1, const Input& beta2, const Input& epsilon, const Input& grad) {
-  return NodeBuilder(s, "ApplyAdam")
-      .input(var)
-      .input(m)
-      .input(v)
-      .input(beta1_power)
-      .input(beta2_power)
-      .input(lr)
-      .input(beta1)
-      .input(beta2)
-      .input(epsilon)
-      .input(grad)
-      .finalize();
+  return ApplyUpdate(s, "Adam",
+                     {var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad});
 }
-
-namespace {
-
-// Builds `op` with `inputs` in order.
-Output apply(const Scope& s, const char* op, std::initializer_list<Input> inputs) {
-  NodeBuilder builder(s, op);
-  for (const Input& input : inputs)
-    builder.input(input);
-  return builder.finalize();
-}
-
-}  // namespace
 
 Output ApplyRMSProp(const Scope& s, const Input& var, const Input& ms, const Input& mom,
                     const Input& lr, const Input& rho, const Input& momentum, const Input& epsilon,
                     const Input& grad) {
-  return apply(s, "ApplyRMSProp", {var, ms, mom, lr, rho, momentum, epsilon, grad});
+  return ApplyUpdate(s, "RMSProp", {var, ms, mom, lr, rho, momentum, epsilon, grad});
 }
 
 Output ApplyCenteredRMSProp(const Scope& s, const Input& var, const Input& mg, const Input& ms,
                             const Input& mom, const Input& lr, const Input& rho,
                             const Input& momentum, const Input& epsilon, const Input& grad) {
-  return apply(s, "ApplyCenteredRMSProp", {var, mg, ms, mom, lr, rho, momentum, epsilon, grad});
+  return ApplyUpdate(s, "CenteredRMSProp", {var, mg, ms, mom, lr, rho, momentum, epsilon, grad});
 }
 
 Output ApplyAdadelta(const Scope& s, const Input& var, const Input& accum,
                      const Input& accum_update, const Input& lr, const Input& rho,
                      const Input& epsilon, const Input& grad) {
-  return apply(s, "ApplyAdadelta", {var, accum, accum_update, lr, rho, epsilon, grad});
+  return ApplyUpdate(s, "Adadelta", {var, accum, accum_update, lr, rho, epsilon, grad});
 }
 
 Output ApplyFtrlV2(const Scope& s, const Input& var, const Input& accum, const Input& linear,
                    const Input& grad, const Input& lr, const Input& l1, const Input& l2,
                    const Input& l2_shrinkage, const Input& lr_power) {
-  return apply(s, "ApplyFtrlV2", {var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power});
+  return ApplyUpdate(s, "FtrlV2", {var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power});
 }
 
 Output ApplyProximalGradientDescent(const Scope& s, const Input& var, const Input& alpha,
                                     const Input& l1, const Input& l2, const Input& delta) {
-  return apply(s, "ApplyProximalGradientDescent", {var, alpha, l1, l2, delta});
+  return ApplyUpdate(s, "ProximalGradientDescent", {var, alpha, l1, l2, delta});
 }
 
 Output ApplyProximalAdagrad(const Scope& s, const Input& var, const Input& accum, const Input& lr,
                             const Input& l1, const Input& l2, const Input& grad) {
-  return apply(s, "ApplyProximalAdagrad", {var, accum, lr, l1, l2, grad});
+  return ApplyUpdate(s, "ProximalAdagrad", {var, accum, lr, l1, l2, grad});
 }
 
 Output ApplyUpdate(const Scope& s, std::string_view kind, const std::vector<Input>& inputs,

@@ -212,24 +212,26 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     return _scan("Cumprod", x, axis, exclusive, reverse, name)
 
 
+def _reduce_bools(reduce, default_name, input_tensor, axis, keepdims, name, reduction_indices,
+                  keep_dims):
+    """`reduce` (reduce_max for any, reduce_min for all) of a bool tensor, through int32."""
+    with name_scope(name, default_name):
+        ints = cast(_bools(input_tensor), _dtypes.int32)
+        return _ops.greater(reduce(ints, axis, keepdims, None, reduction_indices, keep_dims), 0)
+
+
 def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
     """Whether any element over `axis` is true (bool tensors)."""
-    with name_scope(name, "Any"):
-        x = _bools(input_tensor)
-        ints = cast(x, _dtypes.int32)
-        return _ops.greater(_ops.reduce_max(ints, axis, keepdims, None, reduction_indices,
-                                            keep_dims), 0)
+    return _reduce_bools(_ops.reduce_max, "Any", input_tensor, axis, keepdims, name,
+                         reduction_indices, keep_dims)
 
 
 def reduce_all(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
     """Whether every element over `axis` is true (bool tensors)."""
-    with name_scope(name, "All"):
-        x = _bools(input_tensor)
-        ints = cast(x, _dtypes.int32)
-        return _ops.greater(_ops.reduce_min(ints, axis, keepdims, None, reduction_indices,
-                                            keep_dims), 0)
+    return _reduce_bools(_ops.reduce_min, "All", input_tensor, axis, keepdims, name,
+                         reduction_indices, keep_dims)
 
 
 def argmin(input, axis=None, name=None, dimension=None,  # noqa: A002 - TensorFlow's names

@@ -408,8 +408,7 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
     embedding_lookup (`params` may be partitioned), and the result has a row per batch row up
     to the last that has ids."""
     from .framework import name_scope
-    from .ops import cast, gather, reshape, sqrt, square
-    from .array_ops import concat
+    from .ops import cast, gather, ones_like, reshape, sqrt, square
     from .sparse_ops import unique
     from .sparse_tensor import SparseTensor
     if combiner is None:
@@ -429,28 +428,22 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         if rank is None:
             raise ValueError("embedding_lookup_sparse: params must have a known rank")
         rows = gather(embeddings, idx)
+        # One weight per id (1 without sp_weights), shaped to scale its embedding.
+        weights = cast(sp_weights.values if sp_weights is not None else
+                       ones_like(segment_ids), embeddings.dtype)
+        weights = reshape(weights, [-1] + [1] * (rank - 1))
         if sp_weights is not None:
-            weights = sp_weights.values
-            if weights.dtype != embeddings.dtype:
-                weights = cast(weights, embeddings.dtype)
-            weights = reshape(weights, concat([np.array([-1], np.int32),
-                                               np.ones([rank - 1], np.int32)], 0))
             rows = rows * weights
-            counts = weights if combiner == "mean" else square(weights)
-        else:
-            from .ops import ones_like
-            counts = ones_like(cast(reshape(segment_ids, [-1, 1]), embeddings.dtype))
-            if rank > 2:
-                counts = reshape(counts, [-1] + [1] * (rank - 1))
+        counts = weights if combiner == "mean" else square(weights)
         total = _segment_sum(rows, segment_ids)
         if combiner == "sum":
             return total
         weight_sum = _segment_sum(counts, segment_ids)
         if combiner == "sqrtn":
             weight_sum = sqrt(weight_sum)
-        from .ops import equal, ones_like as _ones_like, where
+        from .ops import equal, where
         # A batch row without ids (below the last that has some) is zero, never 0 / 0.
-        safe = where(equal(weight_sum, 0.0), _ones_like(weight_sum), weight_sum)
+        safe = where(equal(weight_sum, 0.0), ones_like(weight_sum), weight_sum)
         return total / safe
 
 
