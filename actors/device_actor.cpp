@@ -95,7 +95,9 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
     }
   });
   self->send(config.directory, watch_tasks_atom::value);
-  st.device = std::make_unique<Device>(config.name, config.type, config.intra_op_threads);
+  st.device = config.gpu != nullptr
+                  ? std::make_unique<Device>(config.name, config.gpu, config.intra_op_threads)
+                  : std::make_unique<Device>(config.name, config.type, config.intra_op_threads);
   st.rendezvous = std::make_unique<DeviceRendezvous>(
       self, config.directory, st.device->name(),
       [self](int64_t step, const Status& status) { abort_step(self, step, status); }, config.plane);

@@ -30,15 +30,19 @@ namespace troupe {
 class FaultInjector;
 class DataPlane;
 
+class GpuContext;
+
 struct DeviceActorConfig {
   std::string name;  // full device name
-  std::string type;  // "CPU"
+  std::string type;  // "CPU" or "GPU"
   int intra_op_threads = 0;
   caf::actor directory;                   // resolves peer devices by name
   std::shared_ptr<FaultInjector> faults;  // simulated faults (tests); none when null
   // The process's data plane (actors/transport/data_plane.hpp): receives tensors and steps for
   // this device from other processes and sends tensors to them. Actor messages only when null.
   std::shared_ptr<DataPlane> plane;
+  // A GPU device's GPU (devices/gpu/gpu_runtime.hpp: open_gpu); null for a CPU.
+  std::shared_ptr<GpuContext> gpu;
 };
 
 // Spawns a device actor linked to `parent` (the task actor): it stops when the task does.

@@ -10,6 +10,8 @@
 #include "troupe/actors/master_service.hpp"
 #include "troupe/actors/role_registry.hpp"
 #include "troupe/devices/device.hpp"
+#include "troupe/devices/gpu/gpu_runtime.hpp"
+#include "troupe/graph/core/logging.hpp"
 
 namespace troupe {
 namespace {
@@ -33,8 +35,26 @@ caf::behavior task_behavior(caf::stateful_actor<TaskState>* self, TaskActorConfi
                         def.intra_op_threads(Device::available_cores()),
                         st.directory,
                         config.faults,
-                        config.plane};
+                        config.plane,
+                        /*gpu=*/nullptr};
   st.devices.push_back(DeviceInfo{cpu.name, cpu.type, spawn_device_actor(self, cpu)});
+  // A GPU device per GPU the process sees (CUDA_VISIBLE_DEVICES), in a build with CUDA; its CPU
+  // pool (host-memory kernels) has one thread.
+  for (int ordinal = 0; ordinal < gpu_count(); ++ordinal) {
+    auto gpu = open_gpu(ordinal);
+    if (!gpu.ok()) {
+      log_warning("/job:{}/task:{}: GPU:{} left out: {}", def.job_name, def.task_index, ordinal,
+                  gpu.status().to_string());
+      continue;
+    }
+    DeviceActorConfig config_gpu = cpu;
+    config_gpu.name = DeviceName::full(def.job_name, 0, def.task_index, "GPU", ordinal);
+    config_gpu.type = "GPU";
+    config_gpu.intra_op_threads = 1;
+    config_gpu.gpu = std::move(gpu).value();
+    st.devices.push_back(
+        DeviceInfo{config_gpu.name, config_gpu.type, spawn_device_actor(self, config_gpu)});
+  }
 
   MasterServiceConfig master;
   master.directory = st.directory;

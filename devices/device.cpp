@@ -44,6 +44,12 @@ Device::Device(std::string name, std::string type, int intra_op_threads)
   cpu_ = std::make_unique<CpuContext>(threads_);
 }
 
+Device::Device(std::string name, std::shared_ptr<GpuContext> gpu, int intra_op_threads)
+    : name_(std::move(name)), type_("GPU"), threads_(std::max(1, intra_op_threads)) {
+  cpu_ = std::make_unique<CpuContext>(threads_);
+  gpu_ = std::move(gpu);
+}
+
 Device::~Device() = default;
 
 namespace {

@@ -1,4 +1,4 @@
-// Device: one place where kernels run (a CPU today; GPUs where CUDA is built), with the state
+// Device: one place where kernels run (a CPU, or a GPU where CUDA is built), with the state
 // it keeps between steps and the thread pool its kernels use for intra-op parallelism.
 //
 // A Device is owned by its device actor (actors/device_actor.hpp) and used from that actor's
@@ -16,11 +16,16 @@ struct ThreadPoolDevice;
 
 namespace troupe {
 
+class GpuContext;  // devices/gpu/gpu_context.hpp
+
 class Device {
  public:
   // `name` is the full device name ("/job:localhost/replica:0/task:0/device:CPU:0"), `type` its
   // type ("CPU"). intra_op_threads <= 0 means one thread per available core.
   Device(std::string name, std::string type, int intra_op_threads);
+  // A GPU device ("GPU"): its kernels run on `gpu`'s stream; the CPU pool of intra_op_threads
+  // threads runs its host-memory kernels.
+  Device(std::string name, std::shared_ptr<GpuContext> gpu, int intra_op_threads);
 
   // The cores this process may run on: its CPU affinity (`taskset`, cpusets), and no more than
   // its cgroup's CPU quota rounded up (Kubernetes' CPU limits, `podman run --cpus`; cgroup v1
@@ -37,6 +42,8 @@ class Device {
 
   // Where CPU kernels evaluate Eigen expressions.
   const Eigen::ThreadPoolDevice& eigen_cpu() const;
+  // The GPU this device drives, or null for a CPU.
+  GpuContext* gpu() const { return gpu_.get(); }
 
  private:
   struct CpuContext;
@@ -45,6 +52,7 @@ class Device {
   int threads_;
   ResourceManager resources_;
   std::unique_ptr<CpuContext> cpu_;
+  std::shared_ptr<GpuContext> gpu_;
 };
 
 }  // namespace troupe

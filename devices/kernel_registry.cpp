@@ -4,6 +4,9 @@
 #include <mutex>
 
 #include "troupe/devices/cpu/cpu_kernels.hpp"
+#ifdef TROUPE_HAVE_CUDA
+#include "troupe/devices/gpu/gpu_kernels.hpp"
+#endif
 #include "troupe/graph/core/check.hpp"
 
 namespace troupe {
@@ -12,6 +15,9 @@ KernelRegistry& KernelRegistry::global() {
   static KernelRegistry* registry = [] {
     auto* r = new KernelRegistry();  // never destroyed: devices may outlive static destructors
     register_cpu_kernels(*r);
+#ifdef TROUPE_HAVE_CUDA
+    register_gpu_kernels(*r);
+#endif
     return r;
   }();
   return *registry;
@@ -34,13 +40,18 @@ bool KernelRegistry::has_kernel(const std::string& op, const std::string& device
 }
 
 StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::create(const Node& node, Device& device) const {
+  return create(node, device, device.type());
+}
+
+StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::create(const Node& node, Device& device,
+                                                           const std::string& device_type) const {
   KernelFactory factory;
   {
     std::shared_lock lock(mutex_);
-    auto it = factories_.find(std::make_pair(node.op_name(), device.type()));
+    auto it = factories_.find(std::make_pair(node.op_name(), device_type));
     if (it == factories_.end()) {
       return errors::Unimplemented("node '{}': op '{}' has no {} kernel (device {})", node.name(),
-                                   node.op_name(), device.type(), device.name());
+                                   node.op_name(), device_type, device.name());
     }
     factory = it->second;
   }

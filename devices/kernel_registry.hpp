@@ -29,6 +29,10 @@ class KernelRegistry {
   // The kernel for `node` on `device`; Unimplemented naming the node, op and device if there
   // is none, or the factory's error.
   StatusOr<std::unique_ptr<OpKernel>> create(const Node& node, Device& device) const;
+  // The kernel that `device_type` has for `node`, built for `device`: a GPU device runs the CPU
+  // kernels of its host-memory ops (devices/gpu/host_kernel.hpp) this way.
+  StatusOr<std::unique_ptr<OpKernel>> create(const Node& node, Device& device,
+                                             const std::string& device_type) const;
 
  private:
   mutable std::shared_mutex mutex_;

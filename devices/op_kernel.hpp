@@ -97,6 +97,13 @@ class OpKernelContext {
   Device& device() const { return device_; }
   StepContext& step() const { return step_; }
 
+  // The inputs as the executor set them. A kernel that wraps another (devices/gpu/host_kernel)
+  // presents other tensors to it, host copies of a GPU's, with set_inputs; they must stay valid
+  // while the wrapped kernel runs.
+  std::span<const Tensor* const> inputs() const { return inputs_; }
+  void set_inputs(std::span<const Tensor* const> inputs) { inputs_ = inputs; }
+  std::span<Entry> outputs() const { return outputs_; }
+
  private:
   friend class ExecutorStep;
   // Set by the executor before each compute().

@@ -12,6 +12,10 @@ find_package(spdlog REQUIRED)  # the libraries' log lines (graph/core/logging.cp
 find_package(nlohmann_json 3 REQUIRED)
 find_package(ZLIB REQUIRED)
 find_package(OpenSSL 1.1 REQUIRED)  # TLS between tasks (with CAF's OpenSSL module)
+# The GPU device's CUDA runtime and cuBLAS, in a build with CUDA (TROUPE_HAVE_CUDA).
+if(TROUPE_HAVE_CUDA)
+  find_package(CUDAToolkit REQUIRED)
+endif()
 
 # CAF 0.17 ships neither CMake nor pkg-config files. Its API changed incompatibly in 0.18, so
 # the version is checked here rather than by the compiler's first error.

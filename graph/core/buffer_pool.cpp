@@ -3,6 +3,7 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <vector>
 
 namespace troupe {
@@ -39,6 +40,25 @@ size_t BufferPool::capacity_for(size_t bytes) {
   return bytes < (size_t{32} << 20) ? round_up(bytes, kSmallStep) : round_up(bytes, kHugePage);
 }
 
+namespace {
+std::atomic<BufferPool::MapHook> mapped_hook{nullptr};
+std::atomic<BufferPool::MapHook> unmapping_hook{nullptr};
+
+// A fresh mapping, shown to the `mapped` hook.
+void* map_and_announce(size_t capacity) {
+  void* data = map_fresh(capacity);
+  if (data != nullptr) {
+    if (BufferPool::MapHook hook = mapped_hook.load()) hook(data, capacity);
+  }
+  return data;
+}
+}  // namespace
+
+void BufferPool::set_hooks(MapHook mapped, MapHook unmapping) {
+  mapped_hook.store(mapped);
+  unmapping_hook.store(unmapping);
+}
+
 void* BufferPool::acquire(size_t bytes) {
   size_t capacity = capacity_for(bytes);
   {
@@ -54,7 +74,7 @@ void* BufferPool::acquire(size_t bytes) {
     }
     ++fresh_;
   }
-  if (void* data = map_fresh(capacity)) return data;
+  if (void* data = map_and_announce(capacity)) return data;
   // Out of memory or of mappings (vm.max_map_count): give back what the pool holds, then try
   // once more.
   std::vector<Cached> dropped;
@@ -65,7 +85,7 @@ void* BufferPool::acquire(size_t bytes) {
     cached_bytes_ = 0;
   }
   unmap(dropped);
-  return map_fresh(capacity);
+  return map_and_announce(capacity);
 }
 
 void BufferPool::release(void* data, size_t bytes) {
@@ -93,8 +113,11 @@ void BufferPool::trim_locked(std::vector<Cached>* dropped) {
 }
 
 void BufferPool::unmap(const std::vector<Cached>& buffers) {
-  for (const Cached& buffer : buffers)
+  MapHook hook = unmapping_hook.load();
+  for (const Cached& buffer : buffers) {
+    if (hook != nullptr) hook(buffer.data, buffer.capacity);
     ::munmap(buffer.data, buffer.capacity);
+  }
 }
 
 void BufferPool::set_limit(size_t bytes) {

@@ -45,6 +45,13 @@ class BufferPool {
 
   Stats stats() const;
 
+  // Called with each buffer the pool maps fresh (`mapped`) and before it unmaps one
+  // (`unmapping`), from whichever thread allocates or frees: the GPU device registers them as
+  // pinned memory (devices/gpu/gpu_context.cpp), so its copies of large host tensors need no
+  // staging. Buffers mapped before the hooks are set stay as they are. Null hooks unset them.
+  using MapHook = void (*)(void* data, size_t capacity);
+  static void set_hooks(MapHook mapped, MapHook unmapping);
+
  private:
   BufferPool() = default;
   struct Cached {

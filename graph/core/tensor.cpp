@@ -80,6 +80,7 @@ Tensor::Tensor(bool value) : Tensor(scalar<bool>(value)) {}
 
 Tensor Tensor::deep_copy() const {
   if (!is_initialized()) return Tensor();
+  if (!on_host()) return Tensor(dtype_, shape_, buffer_->duplicate());
   Tensor copy(dtype_, shape_);
   if (dtype_ == DataType::kString) {
     std::copy_n(data<std::string>(), num_elements_, copy.data<std::string>());

@@ -62,6 +62,8 @@ class Tensor {
     return static_cast<const T*>(raw_data());
   }
   void* raw_data() const { return buffer_ ? buffer_->data() : nullptr; }
+  // False when the elements live in a GPU's memory (see TensorBuffer::on_host).
+  bool on_host() const { return buffer_ == nullptr || buffer_->on_host(); }
 
   // The elements in row-major order. Checks the dtype in debug builds only.
   template <class T>

@@ -23,6 +23,12 @@ class TensorBuffer {
 
   void* data() const { return data_; }
   size_t size() const { return size_; }  // bytes
+  // False for memory the CPU cannot read, such as a GPU's (devices/gpu/): data() is then an
+  // address on that device, and only its kernels and copies may use it.
+  bool on_host() const { return on_host_; }
+  // A new buffer of the same size and bytes, on the same device. Buffers on the host are
+  // copied by Tensor::deep_copy itself; buffers elsewhere must override this.
+  virtual std::shared_ptr<TensorBuffer> duplicate() const { return nullptr; }
 
   // Uninitialised, 64-byte aligned memory of `bytes` bytes. Throws std::bad_alloc.
   static std::shared_ptr<TensorBuffer> allocate(size_t bytes);
@@ -35,11 +41,13 @@ class TensorBuffer {
                                             std::shared_ptr<const void> owner);
 
  protected:
-  TensorBuffer(void* data, size_t size) : data_(data), size_(size) {}
+  TensorBuffer(void* data, size_t size, bool on_host = true)
+      : data_(data), size_(size), on_host_(on_host) {}
 
  private:
   void* data_;
   size_t size_;
+  bool on_host_;
 };
 
 }  // namespace troupe

@@ -98,7 +98,8 @@ class _Message:
             value != self.FIELDS[name][1]
 
 
-_NO_GPU = "no effect: troupe has no GPU devices yet"
+_NO_GPU = ("no effect: a task takes the GPUs CUDA_VISIBLE_DEVICES leaves it and their memory "
+           "as it needs it (docs/gpu.md)")
 _NO_RPC = "no effect: troupe's tasks talk over its own transport, not gRPC"
 _NO_OPT = "no effect: troupe runs the graph as written (no graph rewriting)"
 
@@ -161,7 +162,8 @@ class ConfigProto(_Message):
 
     FIELDS = {
         "device_count": ("map", None, "acts as a check: troupe has one CPU device per task, so "
-                                      "CPU above 1 is refused; GPU and others have no effect"),
+                                      "CPU above 1 is refused; GPU (use CUDA_VISIBLE_DEVICES) "
+                                      "and others have no effect"),
         "intra_op_parallelism_threads": ("int", 0, "acts: threads of a step's kernels"),
         "inter_op_parallelism_threads": ("int", 0, "no effect: troupe's actors schedule ops"),
         "use_per_session_threads": ("bool", False, "no effect: troupe's actors schedule ops"),

@@ -1,0 +1,151 @@
+// troupe_gpu_bench: the MLP of bench/training_bench.cpp (784-H-H-10, ReLU, softmax cross
+// entropy) trained through a Session on a one-worker LocalCluster, its nodes on
+// /device:GPU:0 (or /device:CPU:0), batches fed from host memory and the loss fetched every step,
+// as a TF1 training loop does. Prints examples/s (the median of --runs runs of --steps steps,
+// after 20 warm-up steps) as one JSON line. bench/peers/torch_mlp_cuda.py trains the same model
+// the same way on PyTorch CUDA; scripts/gpu-check.sh runs both.
+//   troupe_gpu_bench [--device=gpu|cpu] [--batch=128] [--hidden=512] [--optimizer=sgd|adam]
+//                    [--steps=200] [--runs=5]
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/session.hpp"
+#include "troupe/graph/core/throwing.hpp"
+#include "troupe/graph/ops/ops.hpp"
+#include "troupe/graph/optimizers.hpp"
+#include "troupe/graph/variables.hpp"
+
+namespace troupe {
+namespace {
+
+struct Flags {
+  std::string device = "gpu";
+  int64_t batch = 128;
+  int64_t hidden = 512;
+  std::string optimizer = "sgd";
+  int steps = 200;
+  int runs = 5;
+};
+
+Flags parse(int argc, char** argv) {
+  Flags f;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char* name) -> std::optional<std::string> {
+      std::string prefix = std::string("--") + name + "=";
+      if (arg.rfind(prefix, 0) != 0) return std::nullopt;
+      return arg.substr(prefix.size());
+    };
+    if (auto v = value("device")) {
+      f.device = *v;
+    } else if (auto v = value("batch")) {
+      f.batch = std::stoll(*v);
+    } else if (auto v = value("hidden")) {
+      f.hidden = std::stoll(*v);
+    } else if (auto v = value("optimizer")) {
+      f.optimizer = *v;
+    } else if (auto v = value("steps")) {
+      f.steps = std::stoi(*v);
+    } else if (auto v = value("runs")) {
+      f.runs = std::stoi(*v);
+    } else {
+      throw std::invalid_argument("unknown argument " + arg);
+    }
+  }
+  if (f.device != "gpu" && f.device != "cpu") throw std::invalid_argument("--device: gpu or cpu");
+  if (f.optimizer != "sgd" && f.optimizer != "adam") {
+    throw std::invalid_argument("--optimizer: sgd or adam");
+  }
+  return f;
+}
+
+int run(const Flags& f) {
+  constexpr int64_t kPixels = 784, kClasses = 10;
+  auto cluster = value_or_throw(LocalCluster::start(0, 1));
+  Scope root = Scope::new_root();
+  Scope scope = root.with_device(f.device == "gpu" ? "/job:worker/task:0/device:GPU:0"
+                                                   : "/job:worker/task:0/device:CPU:0");
+  auto images =
+      ops::Placeholder(scope.with_op_name("images"), DataType::kFloat, PartialShape({-1, kPixels}));
+  auto labels =
+      ops::Placeholder(scope.with_op_name("labels"), DataType::kInt64, PartialShape({-1}));
+  Output h = images;
+  int64_t width = kPixels;
+  const std::vector<int64_t> sizes = {f.hidden, f.hidden, kClasses};
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    Scope s = scope.sub_scope(fmt::format("layer{}", i + 1));
+    auto weights = make_variable(s, "weights", glorot_uniform({width, sizes[i]}, i + 1));
+    auto biases = make_variable(s, "biases", zeros(DataType::kFloat, {sizes[i]}));
+    h = ops::BiasAdd(s, ops::MatMul(s, h, weights.ref), biases.ref);
+    if (i + 1 < sizes.size()) h = ops::Relu(s, h);
+    width = sizes[i];
+  }
+  auto loss = ops::Mean(scope, ops::SparseSoftmaxCrossEntropyWithLogits(scope, h, labels).loss,
+                        Tensor::from_vector<int32_t>({0}));
+  std::unique_ptr<Optimizer> optimizer;
+  if (f.optimizer == "sgd") optimizer = std::make_unique<GradientDescentOptimizer>(0.01);
+  if (f.optimizer == "adam") optimizer = std::make_unique<AdamOptimizer>(0.001);
+  Operation train = value_or_throw(optimizer->minimize(scope, loss));
+  Session session = value_or_throw(Session::create(value_or_throw(cluster->target("worker", 0))));
+  throw_if_error(session.run_targets({global_variables_initializer(root)}));
+
+  // A few synthetic batches in host memory, fed in turn.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> pixel(0.f, 1.f);
+  std::vector<std::pair<Tensor, Tensor>> batches;
+  for (int b = 0; b < 4; ++b) {
+    Tensor x(DataType::kFloat, TensorShape{f.batch, kPixels});
+    for (float& v : x.flat<float>())
+      v = pixel(rng);
+    Tensor y(DataType::kInt64, TensorShape{f.batch});
+    for (int64_t& v : y.flat<int64_t>())
+      v = static_cast<int64_t>(rng() % kClasses);
+    batches.emplace_back(std::move(x), std::move(y));
+  }
+  int64_t step = 0;
+  float last_loss = 0;
+  auto one_step = [&] {
+    const auto& [x, y] = batches[step++ % batches.size()];
+    auto out = value_or_throw(session.run({{images, x}, {labels, y}}, {loss}, {train}));
+    last_loss = out[0].scalar<float>();
+  };
+  for (int i = 0; i < 20; ++i)
+    one_step();
+  std::vector<double> rates;
+  for (int r = 0; r < f.runs; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < f.steps; ++i)
+      one_step();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    rates.push_back(static_cast<double>(f.batch) * f.steps / seconds);
+  }
+  std::sort(rates.begin(), rates.end());
+  fmt::print(
+      "{{\"peer\": \"troupe\", \"device\": \"{}\", \"batch\": {}, \"hidden\": {}, "
+      "\"optimizer\": \"{}\", \"examples_per_s\": {:.0f}, \"min\": {:.0f}, \"max\": {:.0f}, "
+      "\"last_loss\": {:.4f}}}\n",
+      f.device, f.batch, f.hidden, f.optimizer, rates[rates.size() / 2], rates.front(),
+      rates.back(), last_loss);
+  return 0;
+}
+
+}  // namespace
+}  // namespace troupe
+
+int main(int argc, char** argv) {
+  try {
+    return troupe::run(troupe::parse(argc, argv));
+  } catch (const std::exception& e) {
+    std::cerr << "troupe_gpu_bench: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,441 @@
+// The CUDA kernels of cuda_kernels.hpp: grid-stride element-wise loops, one block per row for
+// the softmax family, and two shapes of sum (a block per output for contiguous rows, a thread
+// per output for strided columns).
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+#include "troupe/devices/gpu/cuda_kernels.hpp"
+
+namespace troupe::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+int blocks_for(int64_t n) {
+  int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<int>(blocks < 4096 ? blocks : 4096);
+}
+
+#define TROUPE_GRID_LOOP(i, n)                                                           \
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
+       i += static_cast<int64_t>(blockDim.x) * gridDim.x)
+
+__global__ void fill_kernel(float* out, int64_t n, float value) {
+  TROUPE_GRID_LOOP(i, n) out[i] = value;
+}
+
+__global__ void fill_from_kernel(float* out, int64_t n, const float* value) {
+  const float v = *value;
+  TROUPE_GRID_LOOP(i, n) out[i] = v;
+}
+
+__device__ float apply_unary(UnaryOp op, float x) {
+  switch (op) {
+    case UnaryOp::kNeg:
+      return -x;
+    case UnaryOp::kSquare:
+      return x * x;
+    case UnaryOp::kSqrt:
+      return sqrtf(x);
+    case UnaryOp::kRsqrt:
+      return rsqrtf(x);
+    case UnaryOp::kExp:
+      return expf(x);
+    case UnaryOp::kLog:
+      return logf(x);
+    case UnaryOp::kTanh:
+      return tanhf(x);
+    case UnaryOp::kSigmoid:
+      return 1.0f / (1.0f + expf(-x));
+    case UnaryOp::kRelu:
+      return x > 0.0f ? x : 0.0f;
+    case UnaryOp::kAbs:
+      return fabsf(x);
+  }
+  return x;
+}
+
+template <UnaryOp kOp>
+__global__ void unary_kernel(const float* in, float* out, int64_t n) {
+  TROUPE_GRID_LOOP(i, n) out[i] = apply_unary(kOp, in[i]);
+}
+
+__device__ __forceinline__ float apply_binary(BinaryOp op, float a, float b) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return a + b;
+    case BinaryOp::kSub:
+      return a - b;
+    case BinaryOp::kMul:
+      return a * b;
+    case BinaryOp::kDiv:
+      return a / b;
+    case BinaryOp::kMaximum:
+      return fmaxf(a, b);
+    case BinaryOp::kMinimum:
+      return fminf(a, b);
+    case BinaryOp::kSquaredDifference:
+      return (a - b) * (a - b);
+    case BinaryOp::kReluGrad:
+      return b > 0.0f ? a : 0.0f;
+    case BinaryOp::kSigmoidGrad:
+      return b * a * (1.0f - a);
+    case BinaryOp::kTanhGrad:
+      return b * (1.0f - a * a);
+  }
+  return a;
+}
+
+template <BinaryOp kOp>
+__global__ void binary_kernel(const float* a, const float* b, float* out, int64_t n, int64_t a_step,
+                              int64_t b_step) {
+  TROUPE_GRID_LOOP(i, n) out[i] = apply_binary(kOp, a[i * a_step], b[i * b_step]);
+}
+
+template <BinaryOp kOp>
+__global__ void broadcast_binary_kernel(const float* a, const float* b, float* out, int64_t n,
+                                        Broadcast shape) {
+  TROUPE_GRID_LOOP(i, n) {
+    int64_t rest = i, ia = 0, ib = 0;
+    for (int d = shape.rank - 1; d >= 0; --d) {
+      const int64_t index = rest % shape.dims[d];
+      rest /= shape.dims[d];
+      ia += index * shape.a_strides[d];
+      ib += index * shape.b_strides[d];
+    }
+    out[i] = apply_binary(kOp, a[ia], b[ib]);
+  }
+}
+
+__global__ void broadcast_kernel(const float* in, float* out, int64_t n, Broadcast shape) {
+  TROUPE_GRID_LOOP(i, n) {
+    int64_t rest = i, offset = 0;
+    for (int d = shape.rank - 1; d >= 0; --d) {
+      offset += (rest % shape.dims[d]) * shape.a_strides[d];
+      rest /= shape.dims[d];
+    }
+    out[i] = in[offset];
+  }
+}
+
+__global__ void bias_add_kernel(const float* x, const float* bias, float* out, int64_t n,
+                                int64_t channels) {
+  TROUPE_GRID_LOOP(i, n) out[i] = x[i] + bias[i % channels];
+}
+
+// The sum of a value from each thread of the block; thread 0 has it.
+__device__ float block_sum(float value) {
+  __shared__ float partial[32];
+  for (int offset = 16; offset > 0; offset /= 2)
+    value += __shfl_down_sync(0xffffffff, value, offset);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) partial[warp] = value;
+  __syncthreads();
+  value = threadIdx.x < blockDim.x / 32 ? partial[lane] : 0.0f;
+  if (warp == 0) {
+    for (int offset = 16; offset > 0; offset /= 2)
+      value += __shfl_down_sync(0xffffffff, value, offset);
+  }
+  __syncthreads();
+  return value;
+}
+
+__device__ float block_max(float value) {
+  __shared__ float partial[32];
+  for (int offset = 16; offset > 0; offset /= 2)
+    value = fmaxf(value, __shfl_down_sync(0xffffffff, value, offset));
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) partial[warp] = value;
+  __syncthreads();
+  value = threadIdx.x < blockDim.x / 32 ? partial[lane] : -FLT_MAX;
+  if (warp == 0) {
+    for (int offset = 16; offset > 0; offset /= 2)
+      value = fmaxf(value, __shfl_down_sync(0xffffffff, value, offset));
+  }
+  __syncthreads();
+  return value;
+}
+
+// A block per output: the sum of a contiguous row of `reduced` values (inner == 1).
+__global__ void reduce_rows_kernel(const float* in, float* out, int64_t reduced, float scale) {
+  const float* row = in + blockIdx.x * reduced;
+  float sum = 0.0f;
+  for (int64_t r = threadIdx.x; r < reduced; r += blockDim.x)
+    sum += row[r];
+  sum = block_sum(sum);
+  if (threadIdx.x == 0) out[blockIdx.x] = sum * scale;
+}
+
+// A thread per (output (o, i), part p): the sum of rows [p * rows, (p + 1) * rows) of the strided
+// column, into partial[p][o * inner + i] (or, with one part, scaled into out).
+__global__ void reduce_columns_kernel(const float* in, float* partial, int64_t outer,
+                                      int64_t reduced, int64_t inner, int64_t rows, float scale) {
+  const int64_t outputs = outer * inner;
+  const int64_t part = blockIdx.y;
+  const int64_t first = part * rows;
+  const int64_t last = first + rows < reduced ? first + rows : reduced;
+  TROUPE_GRID_LOOP(k, outputs) {
+    const int64_t o = k / inner, i = k % inner;
+    const float* column = in + o * reduced * inner + i;
+    float sum = 0.0f;
+    for (int64_t r = first; r < last; ++r)
+      sum += column[r * inner];
+    partial[part * outputs + k] = sum * scale;
+  }
+}
+
+// out[k] = the sum of partial[p][k] over the parts, in order (the same sum on every run).
+__global__ void sum_parts_kernel(const float* partial, float* out, int64_t outputs, int parts) {
+  TROUPE_GRID_LOOP(k, outputs) {
+    float sum = 0.0f;
+    for (int p = 0; p < parts; ++p)
+      sum += partial[p * outputs + k];
+    out[k] = sum;
+  }
+}
+
+// A block per row: the row's max and sum of exponentials, then the outputs.
+template <class Label>
+__global__ void sparse_xent_kernel(const float* logits, const Label* labels, float* loss,
+                                   float* backprop, int64_t classes) {
+  const int64_t row = blockIdx.x;
+  const float* x = logits + row * classes;
+  float* grad = backprop + row * classes;
+  float max = -FLT_MAX;
+  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
+    max = fmaxf(max, x[c]);
+  max = block_max(max);
+  __shared__ float shared_max, shared_sum;
+  if (threadIdx.x == 0) shared_max = max;
+  __syncthreads();
+  max = shared_max;
+  float sum = 0.0f;
+  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
+    sum += expf(x[c] - max);
+  sum = block_sum(sum);
+  if (threadIdx.x == 0) shared_sum = sum;
+  __syncthreads();
+  sum = shared_sum;
+  const int64_t label = static_cast<int64_t>(labels[row]);
+  const bool valid = label >= 0 && label < classes;
+  const float log_sum = logf(sum);
+  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) {
+    const float p = expf(x[c] - max) / sum;
+    grad[c] = valid ? p - (c == label ? 1.0f : 0.0f) : NAN;
+  }
+  if (threadIdx.x == 0) loss[row] = valid ? log_sum - (x[label] - max) : NAN;
+}
+
+__global__ void softmax_kernel(const float* logits, float* out, int64_t classes) {
+  const int64_t row = blockIdx.x;
+  const float* x = logits + row * classes;
+  float max = -FLT_MAX;
+  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
+    max = fmaxf(max, x[c]);
+  max = block_max(max);
+  __shared__ float shared_max, shared_sum;
+  if (threadIdx.x == 0) shared_max = max;
+  __syncthreads();
+  max = shared_max;
+  float sum = 0.0f;
+  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
+    sum += expf(x[c] - max);
+  sum = block_sum(sum);
+  if (threadIdx.x == 0) shared_sum = sum;
+  __syncthreads();
+  sum = shared_sum;
+  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
+    out[row * classes + c] = expf(x[c] - max) / sum;
+}
+
+// Threads per row block: a power of two from 32 to 256, at least the row's length if it can.
+int row_threads(int64_t classes) {
+  int threads = 32;
+  while (threads < kThreads && threads < classes)
+    threads *= 2;
+  return threads;
+}
+
+__global__ void update_kernel(UpdateRule rule, Update u, int64_t n) {
+  float lr_t = 0.0f;
+  if (rule == UpdateRule::kAdam) {
+    const float beta1_power = *u.scalars[0], beta2_power = *u.scalars[1], lr = *u.scalars[2];
+    lr_t = lr * sqrtf(1.0f - beta2_power) / (1.0f - beta1_power);
+  }
+  TROUPE_GRID_LOOP(i, n) {
+    const float g = u.grad[i];
+    switch (rule) {
+      case UpdateRule::kGradientDescent:
+        u.refs[0][i] -= *u.scalars[0] * g;
+        break;
+      case UpdateRule::kMomentum: {
+        const float lr = *u.scalars[0], momentum = *u.scalars[1];
+        float accum = u.refs[1][i] * momentum + g;
+        u.refs[1][i] = accum;
+        u.refs[0][i] -= u.nesterov ? lr * g + lr * momentum * accum : lr * accum;
+        break;
+      }
+      case UpdateRule::kAdagrad: {
+        const float accum = u.refs[1][i] + g * g;
+        u.refs[1][i] = accum;
+        u.refs[0][i] -= *u.scalars[0] * g / sqrtf(accum);
+        break;
+      }
+      case UpdateRule::kAdam: {
+        const float beta1 = *u.scalars[3], beta2 = *u.scalars[4], epsilon = *u.scalars[5];
+        const float m = u.refs[1][i] + (g - u.refs[1][i]) * (1.0f - beta1);
+        const float v = u.refs[2][i] + (g * g - u.refs[2][i]) * (1.0f - beta2);
+        u.refs[1][i] = m;
+        u.refs[2][i] = v;
+        const float step = u.nesterov ? m * beta1 + (1.0f - beta1) * g : m;
+        u.refs[0][i] -= lr_t * step / (sqrtf(v) + epsilon);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void fill(cudaStream_t stream, float* out, int64_t n, float value) {
+  if (n > 0) fill_kernel<<<blocks_for(n), kThreads, 0, stream>>>(out, n, value);
+}
+
+void fill_from(cudaStream_t stream, float* out, int64_t n, const float* value) {
+  if (n > 0) fill_from_kernel<<<blocks_for(n), kThreads, 0, stream>>>(out, n, value);
+}
+
+void unary(cudaStream_t stream, UnaryOp op, const float* in, float* out, int64_t n) {
+  if (n == 0) return;
+  const int blocks = blocks_for(n);
+  switch (op) {
+#define TROUPE_UNARY_CASE(OP)                                               \
+  case UnaryOp::OP:                                                         \
+    unary_kernel<UnaryOp::OP><<<blocks, kThreads, 0, stream>>>(in, out, n); \
+    return;
+    TROUPE_UNARY_CASE(kNeg)
+    TROUPE_UNARY_CASE(kSquare)
+    TROUPE_UNARY_CASE(kSqrt)
+    TROUPE_UNARY_CASE(kRsqrt)
+    TROUPE_UNARY_CASE(kExp)
+    TROUPE_UNARY_CASE(kLog)
+    TROUPE_UNARY_CASE(kTanh)
+    TROUPE_UNARY_CASE(kSigmoid)
+    TROUPE_UNARY_CASE(kRelu)
+    TROUPE_UNARY_CASE(kAbs)
+#undef TROUPE_UNARY_CASE
+  }
+}
+
+void binary(cudaStream_t stream, BinaryOp op, const float* a, const float* b, float* out, int64_t n,
+            bool a_scalar, bool b_scalar) {
+  if (n == 0) return;
+  const int blocks = blocks_for(n);
+  const int64_t a_step = a_scalar ? 0 : 1, b_step = b_scalar ? 0 : 1;
+  switch (op) {
+#define TROUPE_BINARY_CASE(OP)                                                                  \
+  case BinaryOp::OP:                                                                            \
+    binary_kernel<BinaryOp::OP><<<blocks, kThreads, 0, stream>>>(a, b, out, n, a_step, b_step); \
+    return;
+    TROUPE_BINARY_CASE(kAdd)
+    TROUPE_BINARY_CASE(kSub)
+    TROUPE_BINARY_CASE(kMul)
+    TROUPE_BINARY_CASE(kDiv)
+    TROUPE_BINARY_CASE(kMaximum)
+    TROUPE_BINARY_CASE(kMinimum)
+    TROUPE_BINARY_CASE(kSquaredDifference)
+    TROUPE_BINARY_CASE(kReluGrad)
+    TROUPE_BINARY_CASE(kSigmoidGrad)
+    TROUPE_BINARY_CASE(kTanhGrad)
+#undef TROUPE_BINARY_CASE
+  }
+}
+
+void binary(cudaStream_t stream, BinaryOp op, const float* a, const float* b, float* out, int64_t n,
+            const Broadcast& shape) {
+  if (n == 0) return;
+  const int blocks = blocks_for(n);
+  switch (op) {
+#define TROUPE_BINARY_CASE(OP)                                                                   \
+  case BinaryOp::OP:                                                                             \
+    broadcast_binary_kernel<BinaryOp::OP><<<blocks, kThreads, 0, stream>>>(a, b, out, n, shape); \
+    return;
+    TROUPE_BINARY_CASE(kAdd)
+    TROUPE_BINARY_CASE(kSub)
+    TROUPE_BINARY_CASE(kMul)
+    TROUPE_BINARY_CASE(kDiv)
+    TROUPE_BINARY_CASE(kMaximum)
+    TROUPE_BINARY_CASE(kMinimum)
+    TROUPE_BINARY_CASE(kSquaredDifference)
+    TROUPE_BINARY_CASE(kReluGrad)
+    TROUPE_BINARY_CASE(kSigmoidGrad)
+    TROUPE_BINARY_CASE(kTanhGrad)
+#undef TROUPE_BINARY_CASE
+  }
+}
+
+void broadcast(cudaStream_t stream, const float* in, float* out, int64_t n,
+               const Broadcast& shape) {
+  if (n > 0) broadcast_kernel<<<blocks_for(n), kThreads, 0, stream>>>(in, out, n, shape);
+}
+
+void bias_add(cudaStream_t stream, const float* x, const float* bias, float* out, int64_t n,
+              int64_t channels) {
+  if (n > 0) bias_add_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, bias, out, n, channels);
+}
+
+int reduce_parts(int64_t outer, int64_t reduced, int64_t inner) {
+  if (inner == 1) return 1;
+  // Enough threads to fill the GPU (about 64 K) when the outputs alone are too few, each
+  // summing at least 32 rows.
+  const int64_t outputs = outer * inner;
+  int64_t parts = outputs >= 65536 ? 1 : 65536 / (outputs > 0 ? outputs : 1);
+  parts = std::min<int64_t>(parts, (reduced + 31) / 32);
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(parts, 256)));
+}
+
+void reduce_sum(cudaStream_t stream, const float* in, float* out, int64_t outer, int64_t reduced,
+                int64_t inner, float scale, float* scratch) {
+  if (outer * inner == 0) return;
+  if (inner == 1) {
+    reduce_rows_kernel<<<static_cast<unsigned>(outer), row_threads(reduced), 0, stream>>>(
+        in, out, reduced, scale);
+    return;
+  }
+  const int64_t outputs = outer * inner;
+  const int parts = reduce_parts(outer, reduced, inner);
+  const int64_t rows = (reduced + parts - 1) / parts;
+  dim3 grid(blocks_for(outputs), parts);
+  reduce_columns_kernel<<<grid, kThreads, 0, stream>>>(in, parts == 1 ? out : scratch, outer,
+                                                       reduced, inner, rows, scale);
+  if (parts > 1) {
+    sum_parts_kernel<<<blocks_for(outputs), kThreads, 0, stream>>>(scratch, out, outputs, parts);
+  }
+}
+
+void sparse_softmax_xent(cudaStream_t stream, const float* logits, const void* labels,
+                         bool labels_int64, float* loss, float* backprop, int64_t rows,
+                         int64_t classes) {
+  if (rows == 0) return;
+  const int threads = row_threads(classes);
+  if (labels_int64) {
+    sparse_xent_kernel<<<static_cast<unsigned>(rows), threads, 0, stream>>>(
+        logits, static_cast<const int64_t*>(labels), loss, backprop, classes);
+  } else {
+    sparse_xent_kernel<<<static_cast<unsigned>(rows), threads, 0, stream>>>(
+        logits, static_cast<const int32_t*>(labels), loss, backprop, classes);
+  }
+}
+
+void softmax(cudaStream_t stream, const float* logits, float* out, int64_t rows, int64_t classes) {
+  if (rows == 0) return;
+  softmax_kernel<<<static_cast<unsigned>(rows), row_threads(classes), 0, stream>>>(logits, out,
+                                                                                   classes);
+}
+
+void apply_update(cudaStream_t stream, UpdateRule rule, const Update& update, int64_t n) {
+  if (n > 0) update_kernel<<<blocks_for(n), kThreads, 0, stream>>>(rule, update, n);
+}
+
+}  // namespace troupe::cuda

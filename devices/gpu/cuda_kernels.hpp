@@ -1,0 +1,79 @@
+// The CUDA kernels of the GPU device, as plain functions that queue them on a stream (no
+// error checking here: the caller checks cudaGetLastError). float32 only; n is an element count,
+// and a function given n == 0 queues nothing.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace troupe::cuda {
+
+enum class UnaryOp { kNeg, kSquare, kSqrt, kRsqrt, kExp, kLog, kTanh, kSigmoid, kRelu, kAbs };
+// kReluGrad(g, x) = x > 0 ? g : 0; kSigmoidGrad(y, g) = g * y * (1 - y); kTanhGrad(y, g) =
+// g * (1 - y^2), with TensorFlow's operand order.
+enum class BinaryOp {
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMaximum,
+  kMinimum,
+  kSquaredDifference,
+  kReluGrad,
+  kSigmoidGrad,
+  kTanhGrad,
+};
+
+// Row-major broadcasting of two operands to an output of `rank` dims: an operand's stride is 0
+// along a dimension it is broadcast over.
+constexpr int kMaxRank = 6;
+struct Broadcast {
+  int rank = 0;
+  int64_t dims[kMaxRank] = {};
+  int64_t a_strides[kMaxRank] = {};
+  int64_t b_strides[kMaxRank] = {};
+};
+
+void fill(cudaStream_t stream, float* out, int64_t n, float value);
+// out[i] = *value, a scalar in GPU memory.
+void fill_from(cudaStream_t stream, float* out, int64_t n, const float* value);
+void unary(cudaStream_t stream, UnaryOp op, const float* in, float* out, int64_t n);
+// Same shapes (or b a scalar when b_scalar) ...
+void binary(cudaStream_t stream, BinaryOp op, const float* a, const float* b, float* out, int64_t n,
+            bool a_scalar, bool b_scalar);
+// ... or broadcast.
+void binary(cudaStream_t stream, BinaryOp op, const float* a, const float* b, float* out, int64_t n,
+            const Broadcast& shape);
+// out = in broadcast to shape.dims (a_strides describe `in`).
+void broadcast(cudaStream_t stream, const float* in, float* out, int64_t n, const Broadcast& shape);
+// out[i] = x[i] + bias[i % channels].
+void bias_add(cudaStream_t stream, const float* x, const float* bias, float* out, int64_t n,
+              int64_t channels);
+// out[o, i] = scale * sum over r of in[o, r, i]. With inner > 1 and few outputs the rows are
+// summed in reduce_parts(...) parts, each into `scratch` (reduce_parts * outer * inner floats;
+// unused for one part), then the parts added in order: the same result on every run.
+int reduce_parts(int64_t outer, int64_t reduced, int64_t inner);
+void reduce_sum(cudaStream_t stream, const float* in, float* out, int64_t outer, int64_t reduced,
+                int64_t inner, float scale, float* scratch);
+// Softmax cross entropy of each row of logits [rows, classes] against a class index (int32 or
+// int64 labels, in GPU memory): loss[rows], backprop = softmax - one_hot. A label outside
+// [0, classes) gives NaN in its row, as TensorFlow's GPU kernel does.
+void sparse_softmax_xent(cudaStream_t stream, const float* logits, const void* labels,
+                         bool labels_int64, float* loss, float* backprop, int64_t rows,
+                         int64_t classes);
+// Softmax of each row.
+void softmax(cudaStream_t stream, const float* logits, float* out, int64_t rows, int64_t classes);
+
+// The optimizer updates, with TensorFlow's formulas (graph/ops/training_ops.hpp); scalars are
+// in GPU memory, read by the kernel. refs: the variable, then its slots.
+enum class UpdateRule { kGradientDescent, kMomentum, kAdagrad, kAdam };
+struct Update {
+  float* refs[3] = {};
+  const float* grad = nullptr;
+  const float* scalars[6] = {};  // in the Apply op's order after the refs, without the grad
+  bool nesterov = false;
+};
+void apply_update(cudaStream_t stream, UpdateRule rule, const Update& update, int64_t n);
+
+}  // namespace troupe::cuda

@@ -1,0 +1,742 @@
+// The GPU device's kernels (see gpu_kernels.hpp): shapes are worked out on the host, the
+// element work is queued on the device's stream (cuda_kernels.hpp, cuBLAS), and what a CUDA
+// kernel does not handle goes to the CPU kernel on host copies.
+#include "troupe/devices/gpu/gpu_kernels.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <deque>
+#include <optional>
+
+#include "troupe/devices/cpu/variable_inputs.hpp"
+#include "troupe/devices/gpu/cuda_kernels.hpp"
+#include "troupe/devices/gpu/gpu_context.hpp"
+#include "troupe/devices/gpu/host_kernel.hpp"
+
+namespace troupe {
+namespace {
+
+using cuda::BinaryOp;
+using cuda::UnaryOp;
+
+// A kernel computed on the GPU, with the CPU kernel of its node as the fallback.
+class GpuKernel : public OpKernel {
+ public:
+  GpuKernel(const OpKernelConstruction& c, std::unique_ptr<OpKernel> host)
+      : OpKernel(c), host_(std::move(host)) {}
+
+  void compute(OpKernelContext& ctx) final {
+    GpuContext& gpu = *ctx.device().gpu();
+    if (Status s = gpu.activate(); !s.ok()) return ctx.set_status(std::move(s));
+    if (!compute_on_gpu(ctx, gpu)) {
+      compute_on_host(*host_, ctx);
+      return;
+    }
+    cudaError_t error = cudaGetLastError();
+    if (error != cudaSuccess) {
+      ctx.set_status(errors::Internal("node '{}' ({}) on {}: launching its CUDA kernel: {}",
+                                      node().name(), node().op_name(), ctx.device().name(),
+                                      cudaGetErrorString(error)));
+    }
+  }
+
+ protected:
+  // Queues the work, or records an error in ctx; false leaves the case to the CPU kernel.
+  virtual bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) = 0;
+
+ private:
+  std::unique_ptr<OpKernel> host_;
+};
+
+// Builds Kernel for float32, and the host kernel for every other dtype of attribute `attr`.
+template <class Kernel>
+KernelFactory float_on_gpu(std::string attr = "T") {
+  return [attr](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {
+    TROUPE_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> host, make_host_kernel(c));
+    if (c.attr<DataType>(attr) != DataType::kFloat) return host;
+    return std::unique_ptr<OpKernel>(new Kernel(c, std::move(host)));
+  };
+}
+
+// The inputs of a GPU kernel in GPU memory: those on the host are copied, and the copies kept
+// until the kernel is queued (a freed block is reused only by later work on the stream).
+class GpuInputs {
+ public:
+  GpuInputs(OpKernelContext& ctx, GpuContext& gpu) : ctx_(ctx), gpu_(gpu) {}
+  // Input i on the GPU; nullptr after recording the error.
+  const Tensor* get(int i) { return on_gpu(ctx_.input(i)); }
+  const Tensor* on_gpu(const Tensor& t) {
+    if (!t.on_host()) return &t;
+    auto copy = gpu_.to_device(t);
+    if (!copy.ok()) {
+      ctx_.set_status(copy.status());
+      return nullptr;
+    }
+    return &copies_.emplace_back(std::move(copy).value());
+  }
+  static const float* data(const Tensor* t) { return t->data<float>(); }
+
+ private:
+  OpKernelContext& ctx_;
+  GpuContext& gpu_;
+  std::deque<Tensor> copies_;
+};
+
+// A fresh float output i in GPU memory; nullptr after recording the error.
+float* gpu_output(OpKernelContext& ctx, GpuContext& gpu, int i, const TensorShape& shape) {
+  auto tensor = gpu.allocate(DataType::kFloat, shape);
+  if (!tensor.ok()) {
+    ctx.set_status(tensor.status());
+    return nullptr;
+  }
+  ctx.set_output(i, std::move(tensor).value());
+  float* data = ctx.outputs()[i].value.data<float>();
+  return data != nullptr ? data : reinterpret_cast<float*>(alignof(float));  // empty: not null
+}
+
+// ---- element-wise ----
+
+template <UnaryOp kOp>
+class UnaryKernel : public GpuKernel {
+ public:
+  using GpuKernel::GpuKernel;
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    GpuInputs in(ctx, gpu);
+    const Tensor* x = in.get(0);
+    if (x == nullptr) return true;
+    float* out = gpu_output(ctx, gpu, 0, x->shape());
+    if (out == nullptr) return true;
+    cuda::unary(gpu.stream(), kOp, GpuInputs::data(x), out, x->num_elements());
+    return true;
+  }
+};
+
+// The broadcast of shapes a and b, or nullopt if they do not broadcast.
+std::optional<std::vector<int64_t>> broadcast_dims(const TensorShape& a, const TensorShape& b) {
+  const int rank = std::max(a.rank(), b.rank());
+  std::vector<int64_t> dims(rank);
+  for (int i = 0; i < rank; ++i) {
+    const int ai = a.rank() - rank + i, bi = b.rank() - rank + i;
+    const int64_t da = ai >= 0 ? a.dim(ai) : 1, db = bi >= 0 ? b.dim(bi) : 1;
+    if (da != db && da != 1 && db != 1) return std::nullopt;
+    dims[i] = da == 1 ? db : da;
+  }
+  return dims;
+}
+
+// The strides of `shape` read as the trailing dims of `dims` (0 where it is broadcast).
+void broadcast_strides(const TensorShape& shape, const std::vector<int64_t>& dims,
+                       int64_t* strides) {
+  const int rank = static_cast<int>(dims.size());
+  int64_t stride = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    const int si = shape.rank() - rank + i;
+    const int64_t d = si >= 0 ? shape.dim(si) : 1;
+    strides[i] = d == 1 ? 0 : stride;
+    stride *= d;
+  }
+}
+
+template <BinaryOp kOp, bool kSameShapeOnly = false>
+class BinaryKernel : public GpuKernel {
+ public:
+  using GpuKernel::GpuKernel;
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    const TensorShape& sa = ctx.input(0).shape();
+    const TensorShape& sb = ctx.input(1).shape();
+    if (kSameShapeOnly && sa != sb) return false;
+    auto dims = broadcast_dims(sa, sb);
+    if (!dims || dims->size() > static_cast<size_t>(cuda::kMaxRank)) return false;
+    const TensorShape shape(*dims);
+    GpuInputs in(ctx, gpu);
+    const Tensor* a = in.get(0);
+    const Tensor* b = a == nullptr ? nullptr : in.get(1);
+    if (b == nullptr) return true;
+    float* out = gpu_output(ctx, gpu, 0, shape);
+    if (out == nullptr) return true;
+    const int64_t n = shape.num_elements();
+    const float *pa = GpuInputs::data(a), *pb = GpuInputs::data(b);
+    const bool a_whole = sa == shape, b_whole = sb == shape;
+    if ((a_whole || sa.num_elements() == 1) && (b_whole || sb.num_elements() == 1)) {
+      cuda::binary(gpu.stream(), kOp, pa, pb, out, n, !a_whole, !b_whole);
+      return true;
+    }
+    cuda::Broadcast broadcast;
+    broadcast.rank = static_cast<int>(dims->size());
+    std::copy(dims->begin(), dims->end(), broadcast.dims);
+    broadcast_strides(sa, *dims, broadcast.a_strides);
+    broadcast_strides(sb, *dims, broadcast.b_strides);
+    cuda::binary(gpu.stream(), kOp, pa, pb, out, n, broadcast);
+    return true;
+  }
+};
+
+// out[o, i] = scale * sum over r of x[o, r, i] (cuda::reduce_sum), with the scratch memory it
+// needs; false after recording an error.
+bool reduce_sum(OpKernelContext& ctx, GpuContext& gpu, const float* x, float* out, int64_t outer,
+                int64_t reduced, int64_t inner, float scale) {
+  const int parts = cuda::reduce_parts(outer, reduced, inner);
+  Tensor scratch;
+  if (parts > 1) {
+    auto allocated = gpu.allocate(DataType::kFloat, TensorShape{parts, outer * inner});
+    if (!allocated.ok()) {
+      ctx.set_status(allocated.status());
+      return false;
+    }
+    scratch = std::move(allocated).value();
+  }
+  cuda::reduce_sum(gpu.stream(), x, out, outer, reduced, inner, scale, scratch.data<float>());
+  return true;
+}
+
+class BiasAddKernel : public GpuKernel {
+ public:
+  using GpuKernel::GpuKernel;
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    const TensorShape& xs = ctx.input(0).shape();
+    const TensorShape& bs = ctx.input(1).shape();
+    if (xs.rank() < 2 || bs.rank() != 1 || bs.dim(0) != xs.dim(xs.rank() - 1)) return false;
+    GpuInputs in(ctx, gpu);
+    const Tensor* x = in.get(0);
+    const Tensor* b = x == nullptr ? nullptr : in.get(1);
+    if (b == nullptr) return true;
+    float* out = gpu_output(ctx, gpu, 0, xs);
+    if (out == nullptr) return true;
+    cuda::bias_add(gpu.stream(), GpuInputs::data(x), GpuInputs::data(b), out, xs.num_elements(),
+                   bs.dim(0));
+    return true;
+  }
+};
+
+class BiasAddGradKernel : public GpuKernel {
+ public:
+  using GpuKernel::GpuKernel;
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    const TensorShape& gs = ctx.input(0).shape();
+    if (gs.rank() < 2) return false;
+    const int64_t channels = gs.dim(gs.rank() - 1);
+    GpuInputs in(ctx, gpu);
+    const Tensor* g = in.get(0);
+    if (g == nullptr) return true;
+    float* out = gpu_output(ctx, gpu, 0, TensorShape{channels});
+    if (out == nullptr) return true;
+    if (channels == 0) return true;
+    const int64_t rows = gs.num_elements() / channels;
+    if (rows == 0) {
+      cuda::fill(gpu.stream(), out, channels, 0.0f);
+    } else {
+      reduce_sum(ctx, gpu, GpuInputs::data(g), out, 1, rows, channels, 1.0f);
+    }
+    return true;
+  }
+};
+
+// ---- reductions ----
+
+// Sum (kMean false) or Mean over the axes of input 1, when they are one block of adjacent
+// dimensions once dimensions of size 1 are set aside; other cases go to the CPU kernel.
+template <bool kMean>
+class ReduceKernel : public GpuKernel {
+ public:
+  ReduceKernel(const OpKernelConstruction& c, std::unique_ptr<OpKernel> host)
+      : GpuKernel(c, std::move(host)), keep_dims_(c.attr<bool>("keep_dims")) {}
+
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    const TensorShape& shape = ctx.input(0).shape();
+    const Tensor& axes = ctx.input(1);
+    if (!axes.on_host() || axes.rank() > 1) return false;
+    const int rank = shape.rank();
+    std::vector<bool> reduced(rank, false);
+    for (int64_t k = 0; k < axes.num_elements(); ++k) {
+      int64_t axis = axes.dtype() == DataType::kInt32   ? axes.data<int32_t>()[k]
+                     : axes.dtype() == DataType::kInt64 ? axes.data<int64_t>()[k]
+                                                        : INT64_MAX;
+      if (axis < -rank || axis >= rank) return false;  // the CPU kernel's error
+      reduced[axis < 0 ? axis + rank : axis] = true;
+    }
+    // outer x reduced x inner, the reduced dims contiguous among those of size > 1.
+    int64_t outer = 1, count = 1, inner = 1;
+    int phase = 0;  // 0: before the reduced block, 1: in it, 2: after it
+    std::vector<int64_t> out_dims;
+    for (int d = 0; d < rank; ++d) {
+      const int64_t size = shape.dim(d);
+      if (reduced[d]) {
+        if (keep_dims_) out_dims.push_back(1);
+        if (size == 1) continue;
+        if (phase == 2) return false;
+        phase = 1;
+        count *= size;
+      } else {
+        out_dims.push_back(size);
+        if (size == 1) continue;
+        if (phase == 0) {
+          outer *= size;
+        } else {
+          phase = 2;
+          inner *= size;
+        }
+      }
+    }
+    GpuInputs in(ctx, gpu);
+    const Tensor* x = in.get(0);
+    if (x == nullptr) return true;
+    float* out = gpu_output(ctx, gpu, 0, TensorShape(out_dims));
+    if (out == nullptr) return true;
+    const float scale = kMean ? 1.0f / static_cast<float>(count) : 1.0f;
+    if (count == 0) {
+      cuda::fill(gpu.stream(), out, outer * inner, kMean ? NAN : 0.0f);
+    } else {
+      reduce_sum(ctx, gpu, GpuInputs::data(x), out, outer, count, inner, scale);
+    }
+    return true;
+  }
+
+ private:
+  bool keep_dims_;
+};
+
+// ---- filling and broadcasting ----
+
+template <int kValue>
+class FillLikeKernel : public GpuKernel {
+ public:
+  using GpuKernel::GpuKernel;
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    float* out = gpu_output(ctx, gpu, 0, ctx.input(0).shape());
+    if (out != nullptr) {
+      cuda::fill(gpu.stream(), out, ctx.input(0).num_elements(), static_cast<float>(kValue));
+    }
+    return true;
+  }
+};
+
+// The dims in host int tensor `t` (a vector), or nullopt.
+std::optional<std::vector<int64_t>> host_dims(const Tensor& t) {
+  if (!t.on_host() || t.rank() != 1) return std::nullopt;
+  std::vector<int64_t> dims;
+  for (int64_t k = 0; k < t.num_elements(); ++k) {
+    int64_t d = t.dtype() == DataType::kInt32   ? t.data<int32_t>()[k]
+                : t.dtype() == DataType::kInt64 ? t.data<int64_t>()[k]
+                                                : -1;
+    if (d < 0) return std::nullopt;
+    dims.push_back(d);
+  }
+  return dims;
+}
+
+class FillKernel : public GpuKernel {
+ public:
+  using GpuKernel::GpuKernel;
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    auto dims = host_dims(ctx.input(0));
+    if (!dims || ctx.input(1).num_elements() != 1 || ctx.input(1).rank() != 0) return false;
+    GpuInputs in(ctx, gpu);
+    const Tensor* value = in.get(1);
+    if (value == nullptr) return true;
+    const TensorShape shape(*dims);
+    float* out = gpu_output(ctx, gpu, 0, shape);
+    if (out != nullptr) {
+      cuda::fill_from(gpu.stream(), out, shape.num_elements(), GpuInputs::data(value));
+    }
+    return true;
+  }
+};
+
+class BroadcastToKernel : public GpuKernel {
+ public:
+  using GpuKernel::GpuKernel;
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    auto dims = host_dims(ctx.input(1));
+    const TensorShape& from = ctx.input(0).shape();
+    if (!dims || dims->size() > static_cast<size_t>(cuda::kMaxRank)) return false;
+    auto both = broadcast_dims(from, TensorShape(*dims));
+    if (!both || *both != *dims) return false;
+    GpuInputs in(ctx, gpu);
+    const Tensor* x = in.get(0);
+    if (x == nullptr) return true;
+    const TensorShape shape(*dims);
+    if (from == shape) {
+      ctx.set_output(0, *x);
+      return true;
+    }
+    float* out = gpu_output(ctx, gpu, 0, shape);
+    if (out == nullptr) return true;
+    cuda::Broadcast broadcast;
+    broadcast.rank = static_cast<int>(dims->size());
+    std::copy(dims->begin(), dims->end(), broadcast.dims);
+    broadcast_strides(from, *dims, broadcast.a_strides);
+    cuda::broadcast(gpu.stream(), GpuInputs::data(x), out, shape.num_elements(), broadcast);
+    return true;
+  }
+};
+
+class AddNKernel : public GpuKernel {
+ public:
+  using GpuKernel::GpuKernel;
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    const TensorShape& shape = ctx.input(0).shape();
+    for (int i = 1; i < ctx.num_inputs(); ++i) {
+      if (ctx.input(i).shape() != shape) return false;
+    }
+    GpuInputs in(ctx, gpu);
+    const Tensor* first = in.get(0);
+    if (first == nullptr) return true;
+    if (ctx.num_inputs() == 1) {
+      ctx.set_output(0, *first);
+      return true;
+    }
+    float* out = gpu_output(ctx, gpu, 0, shape);
+    if (out == nullptr) return true;
+    const float* sum = GpuInputs::data(first);
+    for (int i = 1; i < ctx.num_inputs(); ++i) {
+      const Tensor* next = in.get(i);
+      if (next == nullptr) return true;
+      cuda::binary(gpu.stream(), BinaryOp::kAdd, sum, GpuInputs::data(next), out,
+                   shape.num_elements(), false, false);
+      sum = out;
+    }
+    return true;
+  }
+};
+
+// ---- MatMul (cuBLAS) ----
+
+class MatMulKernel : public GpuKernel {
+ public:
+  MatMulKernel(const OpKernelConstruction& c, std::unique_ptr<OpKernel> host)
+      : GpuKernel(c, std::move(host)),
+        transpose_a_(c.attr<bool>("transpose_a")),
+        transpose_b_(c.attr<bool>("transpose_b")) {}
+
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    const TensorShape& sa = ctx.input(0).shape();
+    const TensorShape& sb = ctx.input(1).shape();
+    if (sa.rank() != 2 || sb.rank() != 2) return false;
+    const int64_t m = transpose_a_ ? sa.dim(1) : sa.dim(0);
+    const int64_t k = transpose_a_ ? sa.dim(0) : sa.dim(1);
+    const int64_t kb = transpose_b_ ? sb.dim(1) : sb.dim(0);
+    const int64_t n = transpose_b_ ? sb.dim(0) : sb.dim(1);
+    if (k != kb || std::max({m, n, k, sa.dim(1), sb.dim(1)}) > INT_MAX) return false;
+    GpuInputs in(ctx, gpu);
+    const Tensor* a = in.get(0);
+    const Tensor* b = a == nullptr ? nullptr : in.get(1);
+    if (b == nullptr) return true;
+    float* out = gpu_output(ctx, gpu, 0, TensorShape{m, n});
+    if (out == nullptr || m * n == 0) return true;
+    if (k == 0) {
+      cuda::fill(gpu.stream(), out, m * n, 0.0f);
+      return true;
+    }
+    // Row-major out = op(a) op(b) is column-major out^T = op(b)^T op(a)^T.
+    const float one = 1.0f, zero = 0.0f;
+    Status s = gpu.check(
+        gpu.cublas_api().sgemm(gpu.cublas(), transpose_b_ ? CUBLAS_OP_T : CUBLAS_OP_N,
+                               transpose_a_ ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
+                               static_cast<int>(m), static_cast<int>(k), &one, GpuInputs::data(b),
+                               static_cast<int>(sb.dim(1)), GpuInputs::data(a),
+                               static_cast<int>(sa.dim(1)), &zero, out, static_cast<int>(n)),
+        "cublasSgemm");
+    if (!s.ok()) ctx.set_status(std::move(s));
+    return true;
+  }
+
+ private:
+  bool transpose_a_, transpose_b_;
+};
+
+// ---- softmax and its cross entropy ----
+
+class SoftmaxKernel : public GpuKernel {
+ public:
+  using GpuKernel::GpuKernel;
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    const TensorShape& shape = ctx.input(0).shape();
+    if (shape.rank() < 1) return false;
+    GpuInputs in(ctx, gpu);
+    const Tensor* x = in.get(0);
+    if (x == nullptr) return true;
+    float* out = gpu_output(ctx, gpu, 0, shape);
+    if (out == nullptr) return true;
+    const int64_t classes = shape.dim(shape.rank() - 1);
+    if (classes > 0) {
+      cuda::softmax(gpu.stream(), GpuInputs::data(x), out, shape.num_elements() / classes, classes);
+    }
+    return true;
+  }
+};
+
+class SparseXentKernel : public GpuKernel {
+ public:
+  using GpuKernel::GpuKernel;
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    const TensorShape& logits_shape = ctx.input(0).shape();
+    const TensorShape& labels_shape = ctx.input(1).shape();
+    if (logits_shape.rank() != 2 || labels_shape.rank() != 1 ||
+        labels_shape.dim(0) != logits_shape.dim(0) || logits_shape.dim(1) == 0) {
+      return false;
+    }
+    GpuInputs in(ctx, gpu);
+    const Tensor* logits = in.get(0);
+    const Tensor* labels = logits == nullptr ? nullptr : in.get(1);
+    if (labels == nullptr) return true;
+    const int64_t rows = logits_shape.dim(0), classes = logits_shape.dim(1);
+    float* loss = gpu_output(ctx, gpu, 0, TensorShape{rows});
+    float* backprop = loss == nullptr ? nullptr : gpu_output(ctx, gpu, 1, logits_shape);
+    if (backprop == nullptr) return true;
+    cuda::sparse_softmax_xent(gpu.stream(), GpuInputs::data(logits), labels->raw_data(),
+                              labels->dtype() == DataType::kInt64, loss, backprop, rows, classes);
+    return true;
+  }
+};
+
+// ---- variables ----
+
+// The initialized float variable behind ref input i, its value in GPU memory (moved there if an
+// Assign of a host value or a restore left it on the host), ready to be written in place;
+// nullptr after recording an error.
+float* writable_gpu_variable(OpKernelContext& ctx, GpuContext& gpu, int i, Variable** out_var) {
+  Variable* var = initialized_variable_input(ctx, i);
+  if (var == nullptr) return nullptr;
+  if (var->value().on_host()) {
+    auto copy = gpu.to_device(var->value());
+    if (!copy.ok()) {
+      ctx.set_status(copy.status());
+      return nullptr;
+    }
+    var->assign(std::move(copy).value());
+  }
+  *out_var = var;
+  try {
+    float* data = var->mutable_value().data<float>();
+    return data != nullptr ? data : reinterpret_cast<float*>(alignof(float));
+  } catch (const std::bad_alloc&) {
+    ctx.set_status(errors::ResourceExhausted("node '{}': no GPU memory to copy variable '{}'",
+                                             ctx.node().name(), var->name()));
+    return nullptr;
+  }
+}
+
+// Assign: the CPU kernel's checks and assignment, with a float value moved to GPU memory.
+class AssignKernel : public OpKernel {
+ public:
+  AssignKernel(const OpKernelConstruction& c, std::unique_ptr<OpKernel> cpu)
+      : OpKernel(c), cpu_(std::move(cpu)) {}
+  void compute(OpKernelContext& ctx) override {
+    GpuContext& gpu = *ctx.device().gpu();
+    if (ctx.input(1).dtype() != DataType::kFloat || !ctx.input(1).on_host()) {
+      return cpu_->compute(ctx);
+    }
+    auto value = gpu.to_device(ctx.input(1));
+    if (!value.ok()) return ctx.set_status(value.status());
+    auto original = ctx.inputs();
+    std::vector<const Tensor*> inputs(original.begin(), original.end());
+    inputs[1] = &*value;
+    ctx.set_inputs(inputs);
+    cpu_->compute(ctx);
+    ctx.set_inputs(original);
+  }
+
+ private:
+  std::unique_ptr<OpKernel> cpu_;
+};
+
+// AssignAdd / AssignSub of a float variable on the GPU.
+template <BinaryOp kOp>
+class AssignUpdateKernel : public GpuKernel {
+ public:
+  using GpuKernel::GpuKernel;
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    Variable* var = initialized_variable_input(ctx, 0);
+    if (var == nullptr) return true;
+    if (var->value().shape() != ctx.input(1).shape()) {
+      ctx.fail_invalid("value of shape {} does not match variable '{}' of shape {}",
+                       ctx.input(1).shape().to_string(), var->name(),
+                       var->value().shape().to_string());
+      return true;
+    }
+    GpuInputs in(ctx, gpu);
+    const Tensor* value = in.get(1);
+    if (value == nullptr) return true;
+    float* data = writable_gpu_variable(ctx, gpu, 0, &var);
+    if (data == nullptr) return true;
+    cuda::binary(gpu.stream(), kOp, data, GpuInputs::data(value), data, value->num_elements(),
+                 false, false);
+    ctx.set_output_ref(0, ctx.input_ref_ptr(0));
+    return true;
+  }
+};
+
+// The Apply updates: refs first, then the scalars and the gradient at their places in the op.
+struct UpdateLayout {
+  cuda::UpdateRule rule;
+  int refs;
+  int grad;
+  std::vector<int> scalars;  // input numbers
+};
+
+class ApplyKernel : public GpuKernel {
+ public:
+  ApplyKernel(const OpKernelConstruction& c, std::unique_ptr<OpKernel> host, UpdateLayout layout)
+      : GpuKernel(c, std::move(host)), layout_(std::move(layout)) {
+    if (c.node().def().find_attr("use_nesterov") != nullptr) {
+      nesterov_ = c.attr<bool>("use_nesterov");
+    }
+  }
+
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    cuda::Update update;
+    update.nesterov = nesterov_;
+    std::vector<Variable*> vars(layout_.refs);
+    for (int i = 0; i < layout_.refs; ++i) {
+      if (initialized_variable_input(ctx, i) == nullptr) return true;
+    }
+    Variable* first = ctx.input_resource<Variable>(0);
+    for (int i = 1; i < layout_.refs; ++i) {
+      Variable* slot = ctx.input_resource<Variable>(i);
+      if (slot->value().shape() != first->value().shape()) {
+        ctx.fail_invalid("slot '{}' has shape {}, variable '{}' has {}", slot->name(),
+                         slot->value().shape().to_string(), first->name(),
+                         first->value().shape().to_string());
+        return true;
+      }
+    }
+    const TensorShape shape = first->value().shape();
+    if (ctx.input(layout_.grad).shape() != shape) {
+      ctx.fail_invalid("gradient has shape {}, the variable {}",
+                       ctx.input(layout_.grad).shape().to_string(), shape.to_string());
+      return true;
+    }
+    GpuInputs in(ctx, gpu);
+    for (size_t k = 0; k < layout_.scalars.size(); ++k) {
+      const int i = layout_.scalars[k];
+      if (ctx.input(i).num_elements() != 1) {
+        ctx.fail_invalid("input {} must be a scalar, got shape {}", i,
+                         ctx.input(i).shape().to_string());
+        return true;
+      }
+      const Tensor* scalar = in.get(i);
+      if (scalar == nullptr) return true;
+      update.scalars[k] = GpuInputs::data(scalar);
+    }
+    const Tensor* grad = in.get(layout_.grad);
+    if (grad == nullptr) return true;
+    update.grad = GpuInputs::data(grad);
+    for (int i = 0; i < layout_.refs; ++i) {
+      update.refs[i] = writable_gpu_variable(ctx, gpu, i, &vars[i]);
+      if (update.refs[i] == nullptr) return true;
+    }
+    cuda::apply_update(gpu.stream(), layout_.rule, update, shape.num_elements());
+    ctx.set_output_ref(0, ctx.input_ref_ptr(0));
+    return true;
+  }
+
+ private:
+  UpdateLayout layout_;
+  bool nesterov_ = false;
+};
+
+KernelFactory apply_factory(UpdateLayout layout) {
+  return [layout](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {
+    TROUPE_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> host, make_host_kernel(c));
+    if (c.attr<DataType>("T") != DataType::kFloat) {
+      return errors::Unimplemented("node '{}' ({}): the GPU updates float32 variables only",
+                                   c.name(), c.node().op_name());
+    }
+    return std::unique_ptr<OpKernel>(new ApplyKernel(c, std::move(host), layout));
+  };
+}
+
+// ---- constants ----
+
+// A float constant copied to GPU memory once, when the kernel is built.
+class ConstKernel : public OpKernel {
+ public:
+  ConstKernel(const OpKernelConstruction& c, Tensor value)
+      : OpKernel(c), value_(std::move(value)) {}
+  void compute(OpKernelContext& ctx) override { ctx.set_output(0, value_); }
+
+ private:
+  Tensor value_;
+};
+
+StatusOr<std::unique_ptr<OpKernel>> make_const(const OpKernelConstruction& c) {
+  const Tensor& value = c.attr<Tensor>("value");
+  if (value.dtype() != DataType::kFloat) return make_host_kernel(c);
+  GpuContext& gpu = *c.device().gpu();
+  TROUPE_RETURN_IF_ERROR(gpu.activate());
+  TROUPE_ASSIGN_OR_RETURN(Tensor copy, gpu.to_device(value));
+  return std::unique_ptr<OpKernel>(new ConstKernel(c, std::move(copy)));
+}
+
+StatusOr<std::unique_ptr<OpKernel>> make_assign(const OpKernelConstruction& c) {
+  TROUPE_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> cpu,
+                          KernelRegistry::global().create(c.node(), c.device(), "CPU"));
+  return std::unique_ptr<OpKernel>(new AssignKernel(c, std::move(cpu)));
+}
+
+}  // namespace
+
+void register_gpu_kernels(KernelRegistry& r) {
+  // Kernels that never touch element data run as they are.
+  for (const char* op : {"NoOp", "Identity", "StopGradient", "PlaceholderWithDefault", "Reshape",
+                         "ExpandDims", "Squeeze", "Variable", "_Arg", "_Recv", "Placeholder"}) {
+    must_add_kernel(r, op, kGpu, cpu_kernel_as_is());
+  }
+  // Host-memory ops: the CPU kernel on host copies.
+  for (const char* op : {"_Retval", "_Send", "Shape", "Size", "Rank", "BroadcastGradientArgs",
+                         "Cast", "ArgMax", "Equal", "NotEqual", "Less", "LessEqual", "Greater",
+                         "GreaterEqual", "Prod", "IsVariableInitialized"}) {
+    must_add_kernel(r, op, kGpu, host_kernel());
+  }
+  must_add_kernel(r, "Const", kGpu, make_const);
+  must_add_kernel(r, "Assign", kGpu, make_assign);
+  must_add_kernel(r, "AssignAdd", kGpu, float_on_gpu<AssignUpdateKernel<BinaryOp::kAdd>>());
+  must_add_kernel(r, "AssignSub", kGpu, float_on_gpu<AssignUpdateKernel<BinaryOp::kSub>>());
+
+  must_add_kernel(r, "Neg", kGpu, float_on_gpu<UnaryKernel<UnaryOp::kNeg>>());
+  must_add_kernel(r, "Square", kGpu, float_on_gpu<UnaryKernel<UnaryOp::kSquare>>());
+  must_add_kernel(r, "Sqrt", kGpu, float_on_gpu<UnaryKernel<UnaryOp::kSqrt>>());
+  must_add_kernel(r, "Rsqrt", kGpu, float_on_gpu<UnaryKernel<UnaryOp::kRsqrt>>());
+  must_add_kernel(r, "Exp", kGpu, float_on_gpu<UnaryKernel<UnaryOp::kExp>>());
+  must_add_kernel(r, "Log", kGpu, float_on_gpu<UnaryKernel<UnaryOp::kLog>>());
+  must_add_kernel(r, "Tanh", kGpu, float_on_gpu<UnaryKernel<UnaryOp::kTanh>>());
+  must_add_kernel(r, "Sigmoid", kGpu, float_on_gpu<UnaryKernel<UnaryOp::kSigmoid>>());
+  must_add_kernel(r, "Relu", kGpu, float_on_gpu<UnaryKernel<UnaryOp::kRelu>>());
+  must_add_kernel(r, "Abs", kGpu, float_on_gpu<UnaryKernel<UnaryOp::kAbs>>());
+
+  must_add_kernel(r, "Add", kGpu, float_on_gpu<BinaryKernel<BinaryOp::kAdd>>());
+  must_add_kernel(r, "Sub", kGpu, float_on_gpu<BinaryKernel<BinaryOp::kSub>>());
+  must_add_kernel(r, "Mul", kGpu, float_on_gpu<BinaryKernel<BinaryOp::kMul>>());
+  must_add_kernel(r, "Div", kGpu, float_on_gpu<BinaryKernel<BinaryOp::kDiv>>());
+  must_add_kernel(r, "Maximum", kGpu, float_on_gpu<BinaryKernel<BinaryOp::kMaximum>>());
+  must_add_kernel(r, "Minimum", kGpu, float_on_gpu<BinaryKernel<BinaryOp::kMinimum>>());
+  must_add_kernel(r, "SquaredDifference", kGpu,
+                  float_on_gpu<BinaryKernel<BinaryOp::kSquaredDifference>>());
+  must_add_kernel(r, "ReluGrad", kGpu, float_on_gpu<BinaryKernel<BinaryOp::kReluGrad, true>>());
+  must_add_kernel(r, "SigmoidGrad", kGpu,
+                  float_on_gpu<BinaryKernel<BinaryOp::kSigmoidGrad, true>>());
+  must_add_kernel(r, "TanhGrad", kGpu, float_on_gpu<BinaryKernel<BinaryOp::kTanhGrad, true>>());
+
+  must_add_kernel(r, "BiasAdd", kGpu, float_on_gpu<BiasAddKernel>());
+  must_add_kernel(r, "BiasAddGrad", kGpu, float_on_gpu<BiasAddGradKernel>());
+  must_add_kernel(r, "Sum", kGpu, float_on_gpu<ReduceKernel<false>>());
+  must_add_kernel(r, "Mean", kGpu, float_on_gpu<ReduceKernel<true>>());
+  must_add_kernel(r, "ZerosLike", kGpu, float_on_gpu<FillLikeKernel<0>>());
+  must_add_kernel(r, "OnesLike", kGpu, float_on_gpu<FillLikeKernel<1>>());
+  must_add_kernel(r, "Fill", kGpu, float_on_gpu<FillKernel>());
+  must_add_kernel(r, "BroadcastTo", kGpu, float_on_gpu<BroadcastToKernel>());
+  must_add_kernel(r, "AddN", kGpu, float_on_gpu<AddNKernel>());
+  must_add_kernel(r, "MatMul", kGpu, float_on_gpu<MatMulKernel>());
+  must_add_kernel(r, "Softmax", kGpu, float_on_gpu<SoftmaxKernel>());
+  must_add_kernel(r, "SparseSoftmaxCrossEntropyWithLogits", kGpu, float_on_gpu<SparseXentKernel>());
+
+  using cuda::UpdateRule;
+  must_add_kernel(r, "ApplyGradientDescent", kGpu,
+                  apply_factory({UpdateRule::kGradientDescent, 1, 2, {1}}));
+  must_add_kernel(r, "ApplyMomentum", kGpu, apply_factory({UpdateRule::kMomentum, 2, 3, {2, 4}}));
+  must_add_kernel(r, "ApplyAdagrad", kGpu, apply_factory({UpdateRule::kAdagrad, 2, 3, {2}}));
+  must_add_kernel(r, "ApplyAdam", kGpu,
+                  apply_factory({UpdateRule::kAdam, 3, 9, {3, 4, 5, 6, 7, 8}}));
+}
+
+}  // namespace troupe

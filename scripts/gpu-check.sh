@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The GPU check (docs/gpu.md): the GPU device's tests and the MLP against PyTorch CUDA, on a
+# machine with an NVIDIA GPU, in one run that fits well inside 10 minutes.
+#
+#   scripts/gpu-check.sh bundle DIR   on the build machine (Debian 12 with troupe's packages and a
+#                                     CUDA toolkit): builds with CUDA and puts the GPU test
+#                                     program, the benchmark and the Debian libraries they load
+#                                     into DIR (bin/, lib/) and DIR.tar.xz, so the GPU machine
+#                                     needs no Debian packages and no network.
+#   scripts/gpu-check.sh run DIR      (or DIR.tar.xz) on the GPU machine (its own CUDA runtime, of the major
+#                                     version the bundle was built with, cuBLAS, and Python with
+#                                     PyTorch): runs the tests, then each benchmark case on troupe
+#                                     and on PyTorch, and prints one table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-}
+dir=${2:-}
+if [ -z "$mode" ] || [ -z "$dir" ]; then
+  echo "usage: scripts/gpu-check.sh bundle|run DIR" >&2
+  exit 2
+fi
+
+case "$mode" in
+bundle)
+  build=${BUILD_DIR:-build}
+  cmake -S . -B "$build" -G Ninja -DTROUPE_CUDA=ON -DTROUPE_BENCH=ON >/dev/null
+  cmake --build "$build" -j"${JOBS:-2}" --target test_devices troupe_gpu_bench
+  rm -rf "$dir" && mkdir -p "$dir/bin" "$dir/lib"
+  for program in "$build/test/test_devices" "$build/bench/troupe_gpu_bench"; do
+    strip -o "$dir/bin/$(basename "$program")" "$program"
+  done
+  # The libraries the programs load, but the C library's own (the GPU machine's are newer) and
+  # CUDA's (the GPU machine's toolkit has them, matched to its driver).
+  ldd "$dir"/bin/* | awk '/=> \// { print $3 }' | sort -u | while read -r lib; do
+    case "$(basename "$lib")" in
+      libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*) ;;
+      libcuda.so.*|libcudart.so.*|libcublas.so.*|libcublasLt.so.*) ;;
+      *) cp -L "$lib" "$dir/lib/" ;;
+    esac
+  done
+  cp bench/peers/torch_mlp_cuda.py "$dir/"
+  # One compressed file to carry (OpenBLAS alone is ~36 MB unpacked).
+  tar -C "$(dirname "$dir")" -cJf "$dir.tar.xz" "$(basename "$dir")"
+  du -sh "$dir" "$dir.tar.xz"
+  ;;
+run)
+  if [ -f "$dir" ]; then  # the bundle's .tar.xz
+    unpacked=$(mktemp -d)
+    tar -C "$unpacked" -xJf "$dir"
+    dir="$unpacked/$(ls -A "$unpacked" | head -1)"
+  fi
+  dir=$(cd "$dir" && pwd)
+  nvidia-smi -L || { echo "gpu-check: no NVIDIA GPU here" >&2; exit 1; }
+  # CUDA's libraries where the machine's toolkit or PyTorch's wheels keep them.
+  cuda_libs=$(python3 - <<'PY'
+import glob, os
+dirs = ["/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib"]
+try:
+    import nvidia
+    for root in nvidia.__path__:
+        dirs += glob.glob(os.path.join(root, "*", "lib"))
+except ImportError:
+    pass
+print(":".join(d for d in dirs if os.path.isdir(d)))
+PY
+)
+  export LD_LIBRARY_PATH="$dir/lib:$cuda_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  status=0
+  echo "== GPU tests"
+  "$dir/bin/test_devices" --run_test=gpu_kernels:gpu_registry --log_level=test_suite \
+    --report_level=short || status=1
+  echo "== MLP: troupe (Session, one worker) against PyTorch CUDA"
+  results=$(mktemp)
+  for case in "128 512 sgd" "128 512 adam" "1024 2048 sgd"; do
+    read -r batch hidden optimizer <<<"$case"
+    args="--batch=$batch --hidden=$hidden --optimizer=$optimizer --steps=${STEPS:-200} --runs=${RUNS:-5}"
+    # shellcheck disable=SC2086
+    timeout 120 "$dir/bin/troupe_gpu_bench" --device=gpu $args | tee -a "$results" || status=1
+    # shellcheck disable=SC2086
+    timeout 120 python3 "$dir/torch_mlp_cuda.py" $args | tee -a "$results" || status=1
+    # shellcheck disable=SC2086
+    timeout 240 python3 "$dir/torch_mlp_cuda.py" --compile $args | tee -a "$results" || status=1
+  done
+  python3 - "$results" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
+cases = {}
+for r in rows:
+    cases.setdefault((r["batch"], r["hidden"], r["optimizer"]), {})[r["peer"]] = r
+gpu = next((r["gpu"] for r in rows if "gpu" in r), "?")
+print(f"\nGPU: {gpu}; examples/s, median of runs (min-max); the ratio is to PyTorch's best")
+print("| MLP 784-H-H-10 | troupe GPU | PyTorch CUDA eager | PyTorch CUDA compiled "
+      "| troupe / PyTorch |")
+print("| --- | ---: | ---: | ---: | ---: |")
+for (batch, hidden, opt), peers in sorted(cases.items()):
+    t, e, c = (peers.get(k) for k in ("troupe", "pytorch", "pytorch compiled"))
+    cell = lambda r: f"{r['examples_per_s']:,} ({r['min']:,}-{r['max']:,})" if r else "failed"
+    best = max((r["examples_per_s"] for r in (e, c) if r), default=0)
+    ratio = f"{t['examples_per_s'] / best:.2f}x" if t and best else "-"
+    print(f"| H={hidden}, batch {batch}, {opt} | {cell(t)} | {cell(e)} | {cell(c)} | {ratio} |")
+PY
+  exit $status
+  ;;
+*)
+  echo "gpu-check: unknown mode '$mode' (bundle or run)" >&2
+  exit 2
+  ;;
+esac
