@@ -160,7 +160,7 @@ typename Inspector::result_type inspect(Inspector& f, RunOptions& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, SessionConfig& x) {
   return f(caf::meta::type_name("SessionConfig"), x.isolate_session_state, x.operation_timeout_ms,
-           x.intra_op_threads, x.device_filters, x.allow_soft_placement);
+           x.intra_op_threads, x.device_filters, x.allow_soft_placement, x.cpu_devices);
 }
 
 template <class Inspector>

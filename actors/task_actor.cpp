@@ -3,6 +3,8 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
+
 #include "troupe/actors/atoms.hpp"
 #include "troupe/actors/device_actor.hpp"
 #include "troupe/actors/directory.hpp"
@@ -30,14 +32,20 @@ caf::behavior task_behavior(caf::stateful_actor<TaskState>* self, TaskActorConfi
   std::string job_name = def.job_name;
   st.directory =
       spawn_directory(self, DirectoryConfig{def, caf::actor_cast<caf::actor>(self), config.peers});
+  // CPU:0 .. CPU:k-1 (SessionConfig::cpu_devices), sharing the task's intra-op threads.
+  const int cpu_devices = std::max(1, def.default_session_config.cpu_devices);
+  const int threads = def.intra_op_threads(Device::available_cores());
   DeviceActorConfig cpu{DeviceName::full(def.job_name, 0, def.task_index, "CPU", 0),
                         "CPU",
-                        def.intra_op_threads(Device::available_cores()),
+                        std::max(1, threads / cpu_devices),
                         st.directory,
                         config.faults,
                         config.plane,
                         /*gpu=*/nullptr};
-  st.devices.push_back(DeviceInfo{cpu.name, cpu.type, spawn_device_actor(self, cpu)});
+  for (int index = 0; index < cpu_devices; ++index) {
+    cpu.name = DeviceName::full(def.job_name, 0, def.task_index, "CPU", index);
+    st.devices.push_back(DeviceInfo{cpu.name, cpu.type, spawn_device_actor(self, cpu)});
+  }
   // A GPU device per GPU the process sees (CUDA_VISIBLE_DEVICES), in a build with CUDA; its CPU
   // pool (host-memory kernels) has one thread.
   for (int ordinal = 0; ordinal < gpu_count(); ++ordinal) {

@@ -26,6 +26,7 @@ struct SessionConfig {
   intraOpThreads @2 :Int32;      # 0 means one per core
   deviceFilters @3 :List(Text);  # partial device names; empty means every device
   allowSoftPlacement @4 :Bool;  # TensorFlow's ConfigProto.allow_soft_placement
+  cpuDevices @5 :Int32;          # CPU devices per task; 0 means one
 }
 
 struct ServerDef {

@@ -31,6 +31,8 @@ FlagSet node_flags() {
   flags.add_int("port", kDefaultPort, "port of a node started without a cluster");
   flags.add_int("intra_op_threads", 0,
                 "threads per kernel (0: the cores shared among the tasks on this host)");
+  flags.add_int("cpu_devices", 1,
+                "CPU devices of the task, CPU:0 .. CPU:k-1, sharing its intra-op threads");
   flags.add_int("connect_timeout_ms", 60000, "how long to keep trying to reach another task");
   flags.add_int("heartbeat_interval_ms", 1000, "how often connected tasks are asked if alive");
   flags.add_int("heartbeat_timeout_ms", 4000,
@@ -73,6 +75,7 @@ static int run_node(const Args& args) {
   }
   def->default_session_config.intra_op_threads =
       static_cast<int>(flags.get_int("intra_op_threads"));
+  def->default_session_config.cpu_devices = static_cast<int>(flags.get_int("cpu_devices"));
   auto health_port = health_port_of(flags);
   if (!health_port.ok()) {
     std::cerr << "troupe node: " << health_port.status().message() << "\n";

@@ -44,8 +44,14 @@ struct Model {
   Output images;    // float32 [batch, 784]
   Output labels;    // int64 [batch]
   Output training;  // bool scalar, false unless fed: dropout is on while training (cnn)
-  Output loss;      // mean cross entropy
-  Output accuracy;  // fraction of the batch classified right
+  Output loss;      // mean cross entropy (with towers: the mean of the towers')
+  Output accuracy;  // fraction of the batch classified right (likewise)
+  // The same for a batch of any size, computed whole on the worker's first device: the test
+  // set's evaluation (with one tower, loss and accuracy themselves).
+  Output eval_loss, eval_accuracy;
+  // With several towers: each tower's scope (on its device) and loss, for its gradients.
+  std::vector<Scope> tower_scopes;
+  std::vector<Output> tower_losses;
   ModelVariable global_step;
 };
 
@@ -64,85 +70,159 @@ StatusOr<std::vector<int64_t>> parse_hidden(const std::string& text) {
   return sizes;
 }
 
-// The loss, accuracy and global step of a model whose logits are `logits`.
-void finish_model(const Scope& scope, const Output& logits, Model* m) {
-  m->loss = ops::Mean(scope.with_op_name("loss"),
-                      ops::SparseSoftmaxCrossEntropyWithLogits(scope, logits, m->labels).loss, {0});
-  Output right = ops::Equal(scope, ops::ArgMax(scope, logits, 1), m->labels);
-  m->accuracy =
-      ops::Mean(scope.with_op_name("accuracy"), ops::Cast(scope, right, DataType::kFloat), {0});
-  m->global_step = get_or_create_global_step(scope);
+// A layer's variables: the weights of a 5x5 convolution (SAME) or of a matrix product, and the
+// biases. Initial weights: Glorot uniform; biases: zeros.
+struct Layer {
+  Output weights, biases;
+  bool conv = false;
+};
+
+Layer make_layer(const Scope& scope, const std::string& name, int64_t depth, int64_t units,
+                 bool conv, uint64_t seed) {
+  Scope s = scope.sub_scope(name);
+  const TensorShape shape = conv ? TensorShape{5, 5, depth, units} : TensorShape{depth, units};
+  return Layer{make_variable(s, "weights", glorot_uniform(shape, seed)).ref,
+               make_variable(s, "biases", zeros(DataType::kFloat, {units})).ref, conv};
 }
 
-Model inputs(const Scope& scope) {
+// x * w + b of `layer`, ReLU'd when `relu`, under `scope`.
+Output apply_layer(const Scope& scope, const Layer& layer, const Output& x, bool relu) {
+  Output h = layer.conv ? ops::Conv2D(scope, x, layer.weights, {.padding = "SAME"})
+                        : ops::MatMul(scope, x, layer.weights);
+  h = ops::BiasAdd(scope, h, layer.biases);
+  return relu ? ops::Relu(scope, h) : h;
+}
+
+// A model: its variables, made once by its builder, and its logits for a batch of images,
+// computed under any scope: each tower computes them on its own device with the same variables.
+using Forward = std::function<Output(const Scope& scope, const Output& images,
+                                     const Output& training, int tower)>;
+
+// The CNN of TensorFlow's tutorial: conv 5x5 (filters) + max pool, conv 5x5 (2 x filters) + max
+// pool, dense (dense_units) with dropout while training, logits.
+Forward build_cnn(const Scope& scope, int64_t filters, int64_t dense_units, double dropout,
+                  uint64_t seed) {
+  Layer conv1 = make_layer(scope, "conv1", 1, filters, true, seed);
+  Layer conv2 = make_layer(scope, "conv2", filters, 2 * filters, true, seed + 1);
+  Layer dense = make_layer(scope, "dense", 7 * 7 * 2 * filters, dense_units, false, seed + 2);
+  Layer logits = make_layer(scope, "logits", dense_units, kFashionMnistClasses, false, seed + 3);
+  return [=](const Scope& s, const Output& images, const Output& training, int tower) {
+    const ops::PoolAttrs pool{.ksize = {1, 2, 2, 1}, .strides = {1, 2, 2, 1}, .padding = "SAME"};
+    Output x = ops::Reshape(s, images, {-1, 28, 28, 1});
+    x = ops::MaxPool(s, apply_layer(s.sub_scope("conv1"), conv1, x, true), pool);
+    x = ops::MaxPool(s, apply_layer(s.sub_scope("conv2"), conv2, x, true), pool);
+    x = ops::Reshape(s, x, {int64_t{-1}, 7 * 7 * 2 * filters});
+    x = apply_layer(s.sub_scope("dense"), dense, x, true);
+    if (dropout > 0) {
+      // Kept with probability keep, scaled by 1 / keep: floor(keep + U[0, 1)) is 1 or 0.
+      Scope d = s.sub_scope("dropout");
+      const float keep = static_cast<float>(1 - dropout);
+      Output random = ops::RandomUniform(d, ops::Shape(d, x), DataType::kFloat,
+                                         {.seed = static_cast<int64_t>(seed), .seed2 = 3 + tower});
+      Output dropped = ops::Mul(d, ops::Div(d, x, keep), ops::Floor(d, ops::Add(d, random, keep)));
+      x = ops::Select(d, training, dropped, x);
+    }
+    return apply_layer(s.sub_scope("logits"), logits, x, false);
+  };
+}
+
+// The MLP: [784] -> hidden ReLU layers -> [10] logits.
+Forward build_mlp(const Scope& scope, const std::vector<int64_t>& hidden, uint64_t seed) {
+  std::vector<int64_t> sizes = hidden;
+  sizes.push_back(kFashionMnistClasses);
+  std::vector<std::pair<std::string, Layer>> layers;
+  int64_t width = kFashionMnistPixels;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    std::string name = i + 1 == sizes.size() ? "logits" : "layer" + std::to_string(i + 1);
+    layers.emplace_back(name, make_layer(scope, name, width, sizes[i], false, seed + i));
+    width = sizes[i];
+  }
+  return [layers](const Scope& s, const Output& images, const Output&, int) {
+    Output h = images;
+    for (size_t i = 0; i < layers.size(); ++i)
+      h = apply_layer(s.sub_scope(layers[i].first), layers[i].second, h, i + 1 < layers.size());
+    return h;
+  };
+}
+
+// The mean cross entropy and the accuracy of `logits` against `labels`.
+std::pair<Output, Output> loss_and_accuracy(const Scope& scope, const Output& logits,
+                                            const Output& labels, const std::string& prefix) {
+  Output loss =
+      ops::Mean(scope.with_op_name(prefix + "loss"),
+                ops::SparseSoftmaxCrossEntropyWithLogits(scope, logits, labels).loss, {0});
+  Output right = ops::Equal(scope, ops::ArgMax(scope, logits, 1), labels);
+  Output accuracy = ops::Mean(scope.with_op_name(prefix + "accuracy"),
+                              ops::Cast(scope, right, DataType::kFloat), {0});
+  return {loss, accuracy};
+}
+
+// The model's inputs, losses and global step. With one tower the logits are computed under
+// `scope` (the worker's devices); with several, the batch is split in equal slices and tower i
+// computes its slice's logits and loss on tower_devices[i], under the name scope "tower_i"
+// (TensorFlow's multi-tower pattern); `forward`'s variables stay where its builder made them.
+Model build_model(const Scope& scope, const Forward& forward,
+                  const std::vector<std::string>& tower_devices) {
   Model m;
   m.images = ops::Placeholder(scope.with_op_name("images"), DataType::kFloat,
                               PartialShape({-1, kFashionMnistPixels}));
   m.labels = ops::Placeholder(scope.with_op_name("labels"), DataType::kInt64, PartialShape({-1}));
   m.training = ops::PlaceholderWithDefault(scope.with_op_name("training"), Tensor(false),
                                            PartialShape::scalar());
-  return m;
-}
-
-// ReLU(x * w + b) of a layer named `name`: a convolution (5x5, SAME) when x is NHWC, else a
-// matrix product. Initial weights: Glorot uniform; biases: zeros.
-Output layer(const Scope& scope, const std::string& name, const Output& x, int64_t units,
-             uint64_t seed, bool relu) {
-  Scope s = scope.sub_scope(name);
-  const int64_t depth = x.shape().dim(x.shape().rank() - 1);
-  const bool conv = x.shape().rank() == 4;
-  const TensorShape shape = conv ? TensorShape{5, 5, depth, units} : TensorShape{depth, units};
-  auto weights = make_variable(s, "weights", glorot_uniform(shape, seed));
-  auto biases = make_variable(s, "biases", zeros(DataType::kFloat, {units}));
-  Output h =
-      conv ? ops::Conv2D(s, x, weights.ref, {.padding = "SAME"}) : ops::MatMul(s, x, weights.ref);
-  h = ops::BiasAdd(s, h, biases.ref);
-  return relu ? ops::Relu(s, h) : h;
-}
-
-// The CNN of TensorFlow's tutorial: conv 5x5 (filters) + max pool, conv 5x5 (2 x filters) + max
-// pool, dense (dense_units) with dropout while training, logits.
-Model build_cnn(const Scope& scope, int64_t filters, int64_t dense_units, double dropout,
-                uint64_t seed) {
-  Model m = inputs(scope);
-  const ops::PoolAttrs pool{.ksize = {1, 2, 2, 1}, .strides = {1, 2, 2, 1}, .padding = "SAME"};
-  Output x = ops::Reshape(scope, m.images, {-1, 28, 28, 1});
-  x = ops::MaxPool(scope, layer(scope, "conv1", x, filters, seed, true), pool);
-  x = ops::MaxPool(scope, layer(scope, "conv2", x, 2 * filters, seed + 1, true), pool);
-  x = ops::Reshape(scope, x, {int64_t{-1}, 7 * 7 * 2 * filters});
-  x = layer(scope, "dense", x, dense_units, seed + 2, true);
-  if (dropout > 0) {
-    // Kept with probability keep, scaled by 1 / keep: floor(keep + U[0, 1)) is 1 or 0.
-    Scope s = scope.sub_scope("dropout");
-    const float keep = static_cast<float>(1 - dropout);
-    Output random = ops::RandomUniform(s, ops::Shape(s, x), DataType::kFloat,
-                                       {.seed = static_cast<int64_t>(seed), .seed2 = 3});
-    Output dropped = ops::Mul(s, ops::Div(s, x, keep), ops::Floor(s, ops::Add(s, random, keep)));
-    x = ops::Select(s, m.training, dropped, x);
+  if (tower_devices.size() <= 1) {
+    std::tie(m.loss, m.accuracy) =
+        loss_and_accuracy(scope, forward(scope, m.images, m.training, 0), m.labels, "");
+    m.eval_loss = m.loss;
+    m.eval_accuracy = m.accuracy;
+  } else {
+    const int towers = static_cast<int>(tower_devices.size());
+    std::vector<Output> image_slices = ops::Split(scope, 0, m.images, towers);
+    std::vector<Output> label_slices = ops::Split(scope, 0, m.labels, towers);
+    std::vector<Input> accuracies;
+    for (int i = 0; i < towers; ++i) {
+      Scope tower =
+          scope.root().with_device(tower_devices[i]).sub_scope(fmt::format("tower_{}", i));
+      auto [loss, accuracy] = loss_and_accuracy(
+          tower, forward(tower, image_slices[i], m.training, i), label_slices[i], "");
+      m.tower_scopes.push_back(tower);
+      m.tower_losses.push_back(loss);
+      accuracies.push_back(accuracy);
+    }
+    const float share = 1.0f / static_cast<float>(towers);
+    std::vector<Input> losses(m.tower_losses.begin(), m.tower_losses.end());
+    m.loss = ops::Mul(scope.with_op_name("loss"), ops::AddN(scope, losses), share);
+    m.accuracy = ops::Mul(scope.with_op_name("accuracy"), ops::AddN(scope, accuracies), share);
+    Scope eval = scope.sub_scope("eval");
+    std::tie(m.eval_loss, m.eval_accuracy) =
+        loss_and_accuracy(eval, forward(eval, m.images, m.training, 0), m.labels, "eval_");
   }
-  finish_model(scope, layer(scope, "logits", x, kFashionMnistClasses, seed + 3, false), &m);
+  m.global_step = get_or_create_global_step(scope);
   return m;
 }
 
-// The MLP: [784] -> hidden ReLU layers -> [10] logits, built under `scope`'s devices.
-Model build_model(const Scope& scope, const std::vector<int64_t>& hidden, uint64_t seed) {
-  Model m = inputs(scope);
-  Output h = m.images;
-  int64_t width = kFashionMnistPixels;
-  std::vector<int64_t> sizes = hidden;
-  sizes.push_back(kFashionMnistClasses);
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    bool last = i + 1 == sizes.size();
-    std::string layer = last ? "logits" : "layer" + std::to_string(i + 1);
-    Scope s = scope.sub_scope(layer);
-    auto weights = make_variable(s, "weights", glorot_uniform({width, sizes[i]}, seed + i));
-    auto biases = make_variable(s, "biases", zeros(DataType::kFloat, {sizes[i]}));
-    h = ops::BiasAdd(s, ops::MatMul(s, h, weights.ref), biases.ref);
-    if (!last) h = ops::Relu(s, h);
-    width = sizes[i];
+// The training step with several towers: each tower's gradients on its device, their mean per
+// variable, one update (TensorFlow's average_gradients and apply_gradients).
+StatusOr<Operation> train_towers(const Scope& scope, Optimizer& optimizer, const Model& m) {
+  std::vector<std::vector<GradientAndVariable>> per_tower;
+  for (size_t i = 0; i < m.tower_losses.size(); ++i) {
+    TROUPE_ASSIGN_OR_RETURN(auto grads,
+                            optimizer.compute_gradients(m.tower_scopes[i], m.tower_losses[i]));
+    per_tower.push_back(std::move(grads));
   }
-  finish_model(scope, h, &m);
-  return m;
+  const float share = 1.0f / static_cast<float>(per_tower.size());
+  std::vector<GradientAndVariable> averaged;
+  for (size_t v = 0; v < per_tower[0].size(); ++v) {
+    std::vector<Input> grads;
+    for (size_t i = 0; i < per_tower.size(); ++i) {
+      const Gradient& g = per_tower[i][v].gradient;
+      if (g.valid()) grads.push_back(to_dense(m.tower_scopes[i], g));
+    }
+    if (grads.empty()) continue;
+    Scope s = scope.sub_scope("average_gradients");
+    averaged.push_back(
+        {Gradient(ops::Mul(s, ops::AddN(s, grads), share)), per_tower[0][v].variable});
+  }
+  return optimizer.apply_gradients(scope, averaged, m.global_step.ref);
 }
 
 StatusOr<std::shared_ptr<Optimizer>> make_optimizer(const std::string& name, double lr) {
@@ -170,7 +250,7 @@ StatusOr<EvaluationHook::Results> evaluate(Session& session, const Model& m, con
     std::memcpy(labels.raw_data(), data.labels.data<int64_t>() + begin, labels.total_bytes());
     TROUPE_ASSIGN_OR_RETURN(
         std::vector<Tensor> values,
-        session.run({{m.images, images}, {m.labels, labels}}, {m.accuracy, m.loss}));
+        session.run({{m.images, images}, {m.labels, labels}}, {m.eval_accuracy, m.eval_loss}));
     right += values.at(0).scalar<float>() * static_cast<double>(n);
     loss += values.at(1).scalar<float>() * static_cast<double>(n);
   }
@@ -204,6 +284,13 @@ FlagSet train_flags() {
   flags.add_int("seed", 42, "seed of the initial weights and the data order");
   flags.add_int("intra_op_threads", 0,
                 "threads per kernel (0: the cores shared among the tasks on this host)");
+  flags.add_int("cpu_devices", 0,
+                "CPU devices of the task, CPU:0 .. CPU:k-1, sharing its intra-op threads (0: one, "
+                "or --towers when the towers are on CPUs)");
+  flags.add_int("towers", 1,
+                "model replicas per worker, one per device, on equal slices of the batch, their "
+                "gradients averaged (TensorFlow's multi-tower training)");
+  flags.add_string("tower_device", "cpu", "the towers' devices: cpu (CPU:0..) or gpu (GPU:0..)");
   return flags;
 }
 
@@ -316,6 +403,31 @@ static int run_train(const Args& args) {
                 2);
   }
 
+  const int64_t towers = flags.get_int("towers");
+  const std::string tower_device = flags.get_string("tower_device");
+  if (towers < 1 || towers > SessionConfig::kMaxCpuDevices) {
+    return fail(errors::InvalidArgument("--towers={}: expected 1 to {}", towers,
+                                        SessionConfig::kMaxCpuDevices),
+                2);
+  }
+  if (tower_device != "cpu" && tower_device != "gpu") {
+    return fail(errors::InvalidArgument("--tower_device={}: expected cpu or gpu", tower_device), 2);
+  }
+  if (batch_size % towers != 0) {
+    return fail(errors::InvalidArgument("--batch_size={} is not a multiple of --towers={} (each "
+                                        "tower takes an equal slice of the batch)",
+                                        batch_size, towers),
+                2);
+  }
+  if (towers > 1 && flags.get_bool("sync_replicas")) {
+    return fail(errors::Unimplemented("--towers={} with --sync_replicas: not supported yet "
+                                      "(towers train asynchronously across workers)",
+                                      towers),
+                2);
+  }
+  int cpu_devices = static_cast<int>(flags.get_int("cpu_devices"));
+  if (cpu_devices == 0 && tower_device == "cpu") cpu_devices = static_cast<int>(towers);
+
   std::optional<ServerDef> def = *configured;
   // A task of a cluster listens for the others; a single process does not.
   if (def) {
@@ -324,6 +436,7 @@ static int run_train(const Args& args) {
   if (def) {
     def->default_session_config.intra_op_threads =
         static_cast<int>(flags.get_int("intra_op_threads"));
+    def->default_session_config.cpu_devices = cpu_devices;
   }
   auto health_port = health_port_of(flags);
   if (!health_port.ok()) return fail(health_port.status(), 2);
@@ -351,6 +464,7 @@ static int run_train(const Args& args) {
   } else {
     SessionConfig config;
     config.intra_op_threads = static_cast<int>(flags.get_int("intra_op_threads"));
+    config.cpu_devices = cpu_devices;
     auto created = Server::create_local_server(config);
     if (!created.ok()) return fail(created.status());
     server = std::move(created).value();
@@ -369,9 +483,15 @@ static int run_train(const Args& args) {
     placed = root.with_device_function(*setter);
   }
   const uint64_t seed = static_cast<uint64_t>(flags.get_int("seed"));
-  Model m = model_name == "cnn" ? build_cnn(placed, flags.get_int("filters"),
-                                            flags.get_int("dense_units"), dropout, seed)
-                                : build_model(placed, *hidden, seed);
+  Forward forward = model_name == "cnn" ? build_cnn(placed, flags.get_int("filters"),
+                                                    flags.get_int("dense_units"), dropout, seed)
+                                        : build_mlp(placed, *hidden, seed);
+  std::vector<std::string> tower_devices;
+  for (int64_t i = 0; i < towers; ++i) {
+    tower_devices.push_back(
+        fmt::format("{}/device:{}:{}", worker_device, tower_device == "gpu" ? "GPU" : "CPU", i));
+  }
+  Model m = build_model(placed, forward, tower_devices);
   bool sync = flags.get_bool("sync_replicas");
   int replicas = flags.get_int("replicas_to_aggregate") > 0
                      ? static_cast<int>(flags.get_int("replicas_to_aggregate"))
@@ -385,6 +505,10 @@ static int run_train(const Args& args) {
     Status built = sync_optimizer->minimize(placed, m.loss, m.global_step, worker_device);
     if (!built.ok()) return fail(built);
     train_op = sync_optimizer->train_op();
+  } else if (towers > 1) {
+    auto built = train_towers(placed, **optimizer, m);
+    if (!built.ok()) return fail(built.status());
+    train_op = *built;
   } else {
     auto built = (*optimizer)->minimize(placed, m.loss, m.global_step.ref);
     if (!built.ok()) return fail(built.status());

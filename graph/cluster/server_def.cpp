@@ -71,6 +71,10 @@ Status SessionConfig::validate() const {
         "intra_op_threads is {} (expected >= 0; 0 means the host's cores shared among its tasks)",
         intra_op_threads);
   }
+  if (cpu_devices < 0 || cpu_devices > kMaxCpuDevices) {
+    return errors::InvalidArgument("cpu_devices is {} (expected 0..{}; 0 means one CPU device)",
+                                   cpu_devices, kMaxCpuDevices);
+  }
   for (const std::string& filter : device_filters) {
     auto name = DeviceName::parse(filter);
     if (!name.ok()) return name.status().with_context("device_filters");
@@ -122,6 +126,7 @@ void ServerDef::to_wire(wire::ServerDef::Builder out) const {
   config.setOperationTimeoutMs(default_session_config.operation_timeout_ms);
   config.setIntraOpThreads(default_session_config.intra_op_threads);
   config.setAllowSoftPlacement(default_session_config.allow_soft_placement);
+  config.setCpuDevices(default_session_config.cpu_devices);
   const auto& filters = default_session_config.device_filters;
   auto wire_filters = config.initDeviceFilters(static_cast<unsigned>(filters.size()));
   for (size_t i = 0; i < filters.size(); ++i)
@@ -137,6 +142,7 @@ StatusOr<ServerDef> ServerDef::from_wire(wire::ServerDef::Reader in) {
     config.operation_timeout_ms = wire_config.getOperationTimeoutMs();
     config.intra_op_threads = wire_config.getIntraOpThreads();
     config.allow_soft_placement = wire_config.getAllowSoftPlacement();
+    config.cpu_devices = wire_config.getCpuDevices();
     for (auto filter : wire_config.getDeviceFilters())
       config.device_filters.push_back(text_of(filter));
     return create(std::move(cluster), text_of(in.getJobName()), in.getTaskIndex(),

@@ -14,6 +14,7 @@ namespace troupe {
 
 // Settings a session inherits from its server unless it overrides them.
 struct SessionConfig {
+  static constexpr int kMaxCpuDevices = 256;
   bool isolate_session_state = false;
   int64_t operation_timeout_ms = 0;  // 0: no default deadline
   // Threads each kernel of the server's devices may use. 0: the host's cores shared among the
@@ -27,9 +28,13 @@ struct SessionConfig {
   // task's devices, or conflicts with the variable or queue it updates, is placed on a device
   // that can run it instead of being an error (graph/placement.hpp).
   bool allow_soft_placement = false;
+  // The CPU devices of each task, CPU:0 .. CPU:k-1 (TensorFlow's ConfigProto.device_count
+  // {"CPU": k}); 0 means one. The task's intra-op threads are shared among them (each has
+  // intra_op_threads / k, at least 1). Used where a server starts, as intra_op_threads.
+  int cpu_devices = 0;
 
-  // InvalidArgument naming the field: a negative timeout or thread count, a filter that is
-  // not a device name.
+  // InvalidArgument naming the field: a negative timeout or thread count, a CPU device count
+  // outside 0..kMaxCpuDevices, a filter that is not a device name.
   Status validate() const;
 
   bool operator==(const SessionConfig& other) const = default;

@@ -60,7 +60,8 @@ void bind_session(py::module_& m) {
       .def_readwrite("intra_op_threads", &SessionConfig::intra_op_threads)
       .def_readwrite("device_filters", &SessionConfig::device_filters)
       .def_readwrite("isolate_session_state", &SessionConfig::isolate_session_state)
-      .def_readwrite("allow_soft_placement", &SessionConfig::allow_soft_placement);
+      .def_readwrite("allow_soft_placement", &SessionConfig::allow_soft_placement)
+      .def_readwrite("cpu_devices", &SessionConfig::cpu_devices);
 
   py::class_<SessionHandle>(m, "Session")
       .def_static("create",

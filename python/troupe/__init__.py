@@ -40,8 +40,9 @@ from .random_ops import (get_seed, multinomial, random_normal, random_shuffle, r
 from .config import GPUOptions, GraphOptions, OptimizerOptions, RPCOptions
 from .session import (ConfigProto, InteractiveSession, RunMetadata, RunOptions, Session,
                       get_default_session)
-from .variables import (AUTO_REUSE, Variable, all_variables, constant_initializer,
-                        get_variable, global_variables, global_variables_initializer,
+from .variables import (AUTO_REUSE, Variable, VariableScope, all_variables,
+                        constant_initializer, get_variable, get_variable_scope,
+                        global_variables, global_variables_initializer,
                         glorot_normal_initializer, glorot_uniform_initializer,
                         initialize_all_variables, initialize_local_variables,
                         local_variables, local_variables_initializer, ones_initializer,

@@ -161,9 +161,9 @@ class ConfigProto(_Message):
     """tf.ConfigProto: session settings. See FIELDS for what each does in troupe."""
 
     FIELDS = {
-        "device_count": ("map", None, "acts as a check: troupe has one CPU device per task, so "
-                                      "CPU above 1 is refused; GPU (use CUDA_VISIBLE_DEVICES) "
-                                      "and others have no effect"),
+        "device_count": ("map", None, "acts: {'CPU': k} gives a session's own local server "
+                                      "CPU devices CPU:0 .. CPU:k-1; GPU (use "
+                                      "CUDA_VISIBLE_DEVICES) and others have no effect"),
         "intra_op_parallelism_threads": ("int", 0, "acts: threads of a step's kernels"),
         "inter_op_parallelism_threads": ("int", 0, "no effect: troupe's actors schedule ops"),
         "use_per_session_threads": ("bool", False, "no effect: troupe's actors schedule ops"),
@@ -189,11 +189,10 @@ class ConfigProto(_Message):
                 if not isinstance(device, str) or not isinstance(count, int):
                     raise TypeError("ConfigProto.device_count: expected {str: int}, got %r"
                                     % (value,))
-                if device.upper() == "CPU" and count > 1:
+                if device.upper() == "CPU" and not 0 <= count <= 256:
                     raise ValueError(
-                        "ConfigProto.device_count={'CPU': %d}: troupe has one CPU device per "
-                        "task (a step's kernels use intra_op_parallelism_threads threads)"
-                        % count)
+                        "ConfigProto.device_count={'CPU': %d}: expected 0 to 256 CPU devices "
+                        "(0 means one)" % count)
         if name in ("operation_timeout_in_ms", "intra_op_parallelism_threads",
                     "inter_op_parallelism_threads") and value < 0:
             raise ValueError("ConfigProto.%s: expected an int >= 0, got %r" % (name, value))
@@ -206,4 +205,6 @@ class ConfigProto(_Message):
         config.device_filters = [str(f) for f in self.device_filters]
         config.isolate_session_state = self.isolate_session_state
         config.allow_soft_placement = self.allow_soft_placement
+        counts = {str(k).upper(): v for k, v in (self.device_count or {}).items()}
+        config.cpu_devices = counts.get("CPU", 0)
         return config

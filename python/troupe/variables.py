@@ -400,6 +400,82 @@ def _state(graph):
 AUTO_REUSE = "auto_reuse"
 
 
+class VariableScope(object):
+    """tf.VariableScope: a variable scope as tf.get_variable_scope() returns it and
+    tf.variable_scope(...) yields it. While it is the innermost scope, its settings are
+    get_variable's defaults and reuse_variables() makes get_variable reuse existing variables
+    until the scope is left; entering it again with tf.variable_scope(scope) names variables
+    under it again."""
+
+    def __init__(self, state, frame):
+        self._state = state
+        self._frame = frame                 # its entry in the state's stacks
+        self._names = list(state.names)     # where it names variables
+
+    def _live(self):
+        return self._frame < len(self._state.reuse) and self._state.names == self._names
+
+    def _get(self, stack):
+        return getattr(self._state, stack)[self._frame] if self._live() else None
+
+    def _set(self, stack, value):
+        if self._live():
+            getattr(self._state, stack)[self._frame] = value
+
+    @property
+    def name(self):
+        return "/".join(self._names)
+
+    @property
+    def original_name_scope(self):
+        return self.name + "/" if self._names else ""
+
+    @property
+    def reuse(self):
+        return bool(self._get("reuse"))
+
+    @property
+    def initializer(self):
+        return self._get("initializer")
+
+    @property
+    def dtype(self):
+        return self._get("dtype") or _dtypes.float32
+
+    @property
+    def partitioner(self):
+        return self._get("partitioner")
+
+    @property
+    def regularizer(self):
+        return self._get("regularizer")
+
+    def reuse_variables(self):
+        self._set("reuse", True)
+
+    def set_initializer(self, initializer):
+        self._set("initializer", initializer)
+
+    def set_dtype(self, dtype):
+        self._set("dtype", _dtypes.as_dtype(dtype))
+
+    def set_partitioner(self, partitioner):
+        self._set("partitioner", partitioner)
+
+    def set_regularizer(self, regularizer):
+        self._set("regularizer", regularizer)
+
+    def __repr__(self):
+        return "<tf.VariableScope %r>" % self.name
+
+
+def get_variable_scope():
+    """The innermost variable scope of the default graph (the top-level one, named "", outside
+    every tf.variable_scope)."""
+    state = _state(get_default_graph())
+    return VariableScope(state, len(state.reuse) - 1)
+
+
 @contextlib.contextmanager
 def variable_scope(name_or_scope, default_name=None, values=None, initializer=None,
                    regularizer=None, caching_device=None, partitioner=None, custom_getter=None,
@@ -408,11 +484,19 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
     """Names get_variable's variables "<scope>/<name>" (whatever the name scope) and opens a
     name scope of that name for the ops built inside. reuse=True looks up existing variables;
     tf.AUTO_REUSE creates them when missing; `initializer`, `regularizer`, `partitioner` and
-    `dtype` are the defaults of get_variable inside."""
+    `dtype` are the defaults of get_variable inside. Yields the VariableScope. Given a
+    VariableScope (tf.get_variable_scope()), re-enters it: variables are named under it, with its
+    settings unless given here; its ops get a name scope of its last name (none for the
+    top-level scope), which troupe makes unique where TensorFlow would re-enter the original."""
     from .framework import name_scope
     for value, what in ((custom_getter, "custom_getter"), (constraint, "constraint")):
         if value is not None:
             raise ValueError("variable_scope(%s=...) is not supported by troupe" % what)
+    if isinstance(name_or_scope, VariableScope):
+        with _reenter(name_or_scope, initializer, regularizer, partitioner, reuse,
+                      dtype) as scope:
+            yield scope
+        return
     name = name_or_scope if name_or_scope is not None else default_name
     if not isinstance(name, str) or not name:
         raise TypeError("variable_scope: expected a non-empty scope name, got %r"
@@ -429,7 +513,7 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
     state.regularizer.append(regularizer if regularizer is not None else state.regularizer[-1])
     try:
         with name_scope(name):
-            yield "/".join(state.names)
+            yield VariableScope(state, len(state.reuse) - 1)
     finally:
         state.names.pop()
         state.reuse.pop()
@@ -437,6 +521,32 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
         state.dtype.pop()
         state.partitioner.pop()
         state.regularizer.pop()
+
+
+@contextlib.contextmanager
+def _reenter(scope, initializer, regularizer, partitioner, reuse, dtype):
+    """variable_scope(scope) for a VariableScope `scope`."""
+    from .framework import name_scope
+    state = _state(get_default_graph())
+    saved_names = state.names
+    values = {"reuse": reuse if reuse is not None else scope.reuse,
+              "initializer": initializer if initializer is not None else scope.initializer,
+              "dtype": _dtypes.as_dtype(dtype) if dtype is not None else scope._get("dtype"),
+              "partitioner": partitioner if partitioner is not None else scope.partitioner,
+              "regularizer": regularizer if regularizer is not None else scope.regularizer}
+    state.names = list(scope._names)
+    for stack, value in values.items():
+        getattr(state, stack).append(value)
+    try:
+        if state.names:
+            with name_scope(state.names[-1]):
+                yield VariableScope(state, len(state.reuse) - 1)
+        else:
+            yield VariableScope(state, len(state.reuse) - 1)
+    finally:
+        state.names = saved_names
+        for stack in values:
+            getattr(state, stack).pop()
 
 
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,

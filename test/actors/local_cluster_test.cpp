@@ -51,6 +51,24 @@ BOOST_AUTO_TEST_CASE(device_filters_limit_what_a_session_sees) {
   BOOST_TEST(value_or_throw(unfiltered.run(on_worker1)).scalar<int32_t>() == -20);
 }
 
+BOOST_AUTO_TEST_CASE(tasks_with_several_cpu_devices) {
+  LocalClusterOptions options;
+  options.default_session_config.cpu_devices = 3;
+  auto cluster = value_or_throw(LocalCluster::start(1, 1, options));
+  Scope root = Scope::new_root();
+  auto a = ops::Const(root.with_device("/job:worker/task:0/device:CPU:2"), 20);
+  auto b = ops::Add(root.with_device("/job:worker/task:0/cpu:1"), a, 1);
+  auto c = ops::Neg(root.with_device("/job:ps/task:0/device:CPU:2"), b);
+  Session session = value_or_throw(Session::create(value_or_throw(cluster->target("worker", 0))));
+  BOOST_TEST(value_or_throw(session.run(c)).scalar<int32_t>() == -21);
+  auto missing = ops::Neg(root.with_device("/job:worker/task:0/device:CPU:3"), a);
+  testing::check_error(session.run(missing).status(), Code::kInvalidArgument, "CPU:3");
+
+  options.default_session_config.cpu_devices = -1;
+  testing::check_error(LocalCluster::start(1, 1, options).status(), Code::kInvalidArgument,
+                       "cpu_devices is -1");
+}
+
 BOOST_AUTO_TEST_CASE(a_bad_device_filter_is_refused) {
   auto cluster = value_or_throw(LocalCluster::start(1, 1));
   SessionConfig config;

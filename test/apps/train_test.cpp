@@ -147,6 +147,35 @@ BOOST_AUTO_TEST_CASE(a_convolutional_network_in_one_process) {
   BOOST_TEST(fs::exists(dir.path() / "model.ckpt-600.npz"));
 }
 
+// Two towers (CPU:0 and CPU:1, each on half the batch, gradients averaged) compute the update one
+// device computes with the whole batch: after an epoch, the same test accuracy and loss up to
+// float rounding (the sums run in another order).
+BOOST_AUTO_TEST_CASE(towers_train_as_one_device_with_the_whole_batch) {
+  if (!have_data()) return;
+  auto train = [](int towers) {
+    TempDir dir;
+    auto result = run_process(
+        {TROUPE_CLI, "train", "--hidden=32", "--batch_size=500", "--epochs=1", "--optimizer=sgd",
+         "--learning_rate=0.1", "--log_every=1000", "--save_checkpoint_steps=100000",
+         "--towers=" + std::to_string(towers), "--checkpoint_dir=" + dir.path().string()},
+        kTimeoutMs);
+    BOOST_TEST_REQUIRE(result.exit_code == 0, result.out);
+    std::smatch match;
+    BOOST_TEST_REQUIRE(
+        std::regex_search(result.out, match,
+                          std::regex("test accuracy ([0-9.]+), test loss ([0-9.]+)")),
+        result.out);
+    return std::make_pair(std::stod(match[1]), std::stod(match[2]));
+  };
+  auto [one_accuracy, one_loss] = train(1);
+  auto [two_accuracy, two_loss] = train(2);
+  BOOST_TEST(one_accuracy > 0.7);
+  BOOST_TEST(std::abs(two_accuracy - one_accuracy) <= 0.002,
+             "1 tower: " << one_accuracy << ", 2 towers: " << two_accuracy);
+  BOOST_TEST(std::abs(two_loss - one_loss) <= 0.002 * one_loss,
+             "1 tower: " << one_loss << ", 2 towers: " << two_loss);
+}
+
 BOOST_AUTO_TEST_CASE(as_a_launched_cluster_and_resumed) {
   if (!have_data()) return;
   TempDir dir;
@@ -374,6 +403,13 @@ BOOST_AUTO_TEST_CASE(bad_inputs_are_one_line_errors) {
   refused({"--data_dir=/nonexistent"}, "sudo apt-get install dataset-fashion-mnist");
   refused({"--worker_hosts=127.0.0.1:1", "--evaluator_hosts=127.0.0.1:2", "--job_name=evaluator"},
           "job 'evaluator' has no part in training");
+  refused({"--towers=0"}, "--towers=0: expected 1 to 256");
+  refused({"--towers=3", "--batch_size=128"},
+          "--batch_size=128 is not a multiple of --towers=3 (each tower takes an equal slice of "
+          "the batch)");
+  refused({"--tower_device=tpu"}, "--tower_device=tpu: expected cpu or gpu");
+  refused({"--towers=2", "--sync_replicas"}, "--towers=2 with --sync_replicas: not supported yet");
+  refused({"--cpu_devices=-1"}, "cpu_devices is -1");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

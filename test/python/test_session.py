@@ -122,10 +122,23 @@ def test_config_proto_refuses_what_it_cannot_mean():
         tf.ConfigProto(allow_soft_placement="yes")
     with pytest.raises(TypeError, match="GPUOptions"):
         tf.ConfigProto(gpu_options=3)
-    with pytest.raises(ValueError, match="one CPU device per task"):
-        tf.ConfigProto(device_count={"CPU": 4})
+    with pytest.raises(ValueError, match="expected 0 to 256 CPU devices"):
+        tf.ConfigProto(device_count={"CPU": 300})
     with pytest.raises(ValueError, match="operation_timeout_in_ms"):
         tf.ConfigProto(operation_timeout_in_ms=-1)
+
+
+def test_device_count_gives_a_local_session_several_cpu_devices():
+    with tf.Graph().as_default():
+        with tf.device("/cpu:0"):
+            a = tf.constant([1.0, 2.0])
+        with tf.device("/cpu:1"):
+            b = a * 3.0
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+            assert list(sess.run(b)) == [3.0, 6.0]
+        with tf.Session() as sess:  # one CPU device: there is no /cpu:1
+            with pytest.raises(tf.errors.InvalidArgumentError, match="CPU:1"):
+                sess.run(b)
 
 
 Pair = collections.namedtuple("Pair", ["a", "b"])
