@@ -6,12 +6,16 @@
 #include "blocking_call.hpp"
 #include "python_errors.hpp"
 #include "troupe/actors/server.hpp"
+#include "troupe/devices/gpu/gpu_runtime.hpp"
 
 namespace py = pybind11;
 
 namespace troupe::python {
 
 void bind_server(py::module_& m) {
+  // The GPUs a task of this process gets (tf.test.is_gpu_available; docs/gpu.md).
+  m.def("built_with_cuda", &built_with_cuda);
+  m.def("gpu_count", &gpu_count);
   py::class_<Server, std::shared_ptr<Server>>(m, "Server")
       .def_static("create",
                   [](const std::map<std::string, std::map<int, std::string>>& cluster,

@@ -27,15 +27,21 @@ def main(argv=None):
 
 
 def is_gpu_available(cuda_only=False, min_cuda_compute_capability=None):
-    return False
+    """Whether this process's tasks get a GPU device (troupe's GPUs are CUDA's). The compute
+    capability is not checked: troupe's kernels are built for 7.5 and later."""
+    from . import _troupe
+    return _troupe.gpu_count() > 0
 
 
 def is_built_with_cuda():
-    return False
+    """Whether this troupe has the CUDA GPU device (docs/gpu.md)."""
+    from . import _troupe
+    return _troupe.built_with_cuda()
 
 
 def gpu_device_name():
-    return ""
+    """The name of the first GPU device ("/device:GPU:0"), or "" without one."""
+    return "/device:GPU:0" if is_gpu_available() else ""
 
 
 class _NotATest:

@@ -98,6 +98,21 @@ def test_config_proto_takes_every_field_tf1_programs_set():
         assert s.run(tf.constant(2)) == 2
 
 
+def test_gpu_queries_agree_with_the_devices_a_session_gets():
+    available = tf.test.is_gpu_available()
+    assert available == (tf.test.gpu_device_name() == "/device:GPU:0")
+    assert tf.test.is_built_with_cuda() or not available
+    with tf.Graph().as_default():
+        with tf.device("/device:GPU:0"):
+            x = tf.constant([1.0, 2.0]) * 2.0
+        with tf.Session() as sess:
+            if available:
+                assert list(sess.run(x)) == [2.0, 4.0]
+            else:
+                with pytest.raises(tf.errors.InvalidArgumentError, match="GPU:0"):
+                    sess.run(x)
+
+
 def test_allow_soft_placement_runs_gpu_requests_and_updates_where_they_can_run():
     with tf.device("/device:GPU:0"):
         a = tf.constant(2.0) * 3.0
