@@ -1,11 +1,13 @@
 // troupe_gpu_bench: the MLP of bench/training_bench.cpp (784-H-H-10, ReLU, softmax cross
-// entropy) trained through a Session on a one-worker LocalCluster, its nodes on
+// entropy), or the CNN of TensorFlow's tutorial (--model=cnn: conv 5x5 x32 + max pool, conv 5x5
+// x64 + max pool, dense 1024, logits; no dropout), trained through a Session on a one-worker
+// LocalCluster, its nodes on
 // /device:GPU:0 (or /device:CPU:0), batches fed from host memory and the loss fetched every step,
 // as a TF1 training loop does. Prints examples/s (the median of --runs runs of --steps steps,
 // after 20 warm-up steps) as one JSON line. bench/peers/torch_mlp_cuda.py trains the same model
 // the same way on PyTorch CUDA; scripts/gpu-check.sh runs both.
-//   troupe_gpu_bench [--device=gpu|cpu] [--batch=128] [--hidden=512] [--optimizer=sgd|adam]
-//                    [--steps=200] [--runs=5]
+//   troupe_gpu_bench [--device=gpu|cpu] [--model=mlp|cnn] [--batch=128] [--hidden=512]
+//                    [--optimizer=sgd|adam] [--steps=200] [--runs=5]
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -28,6 +30,7 @@ namespace {
 
 struct Flags {
   std::string device = "gpu";
+  std::string model = "mlp";
   int64_t batch = 128;
   int64_t hidden = 512;
   std::string optimizer = "sgd";
@@ -46,6 +49,8 @@ Flags parse(int argc, char** argv) {
     };
     if (auto v = value("device")) {
       f.device = *v;
+    } else if (auto v = value("model")) {
+      f.model = *v;
     } else if (auto v = value("batch")) {
       f.batch = std::stoll(*v);
     } else if (auto v = value("hidden")) {
@@ -61,6 +66,7 @@ Flags parse(int argc, char** argv) {
     }
   }
   if (f.device != "gpu" && f.device != "cpu") throw std::invalid_argument("--device: gpu or cpu");
+  if (f.model != "mlp" && f.model != "cnn") throw std::invalid_argument("--model: mlp or cnn");
   if (f.optimizer != "sgd" && f.optimizer != "adam") {
     throw std::invalid_argument("--optimizer: sgd or adam");
   }
@@ -79,7 +85,23 @@ int run(const Flags& f) {
       ops::Placeholder(scope.with_op_name("labels"), DataType::kInt64, PartialShape({-1}));
   Output h = images;
   int64_t width = kPixels;
-  const std::vector<int64_t> sizes = {f.hidden, f.hidden, kClasses};
+  std::vector<int64_t> sizes = {f.hidden, f.hidden, kClasses};
+  if (f.model == "cnn") {
+    const ops::PoolAttrs pool{.ksize = {1, 2, 2, 1}, .strides = {1, 2, 2, 1}, .padding = "SAME"};
+    h = ops::Reshape(scope, images, Tensor::from_vector<int64_t>({-1, 28, 28, 1}));
+    int64_t depth = 1;
+    for (int64_t filters : {32, 64}) {
+      Scope s = scope.sub_scope(fmt::format("conv{}", filters));
+      auto kernel = make_variable(s, "weights", glorot_uniform({5, 5, depth, filters}, filters));
+      auto biases = make_variable(s, "biases", zeros(DataType::kFloat, {filters}));
+      h = ops::Conv2D(s, h, kernel.ref, {.padding = "SAME"});
+      h = ops::MaxPool(s, ops::Relu(s, ops::BiasAdd(s, h, biases.ref)), pool);
+      depth = filters;
+    }
+    width = 7 * 7 * 64;
+    h = ops::Reshape(scope, h, Tensor::from_vector<int64_t>({-1, width}));
+    sizes = {1024, kClasses};
+  }
   for (size_t i = 0; i < sizes.size(); ++i) {
     Scope s = scope.sub_scope(fmt::format("layer{}", i + 1));
     auto weights = make_variable(s, "weights", glorot_uniform({width, sizes[i]}, i + 1));
@@ -130,10 +152,11 @@ int run(const Flags& f) {
   }
   std::sort(rates.begin(), rates.end());
   fmt::print(
-      "{{\"peer\": \"troupe\", \"device\": \"{}\", \"batch\": {}, \"hidden\": {}, "
+      "{{\"peer\": \"troupe\", \"device\": \"{}\", \"model\": \"{}\", \"batch\": {}, "
+      "\"hidden\": {}, "
       "\"optimizer\": \"{}\", \"examples_per_s\": {:.0f}, \"min\": {:.0f}, \"max\": {:.0f}, "
       "\"last_loss\": {:.4f}}}\n",
-      f.device, f.batch, f.hidden, f.optimizer, rates[rates.size() / 2], rates.front(),
+      f.device, f.model, f.batch, f.hidden, f.optimizer, rates[rates.size() / 2], rates.front(),
       rates.back(), last_loss);
   return 0;
 }

@@ -71,9 +71,10 @@ PY
     --report_level=short || status=1
   echo "== MLP: troupe (Session, one worker) against PyTorch CUDA"
   results=$(mktemp)
-  for case in "128 512 sgd" "128 512 adam" "1024 2048 sgd"; do
-    read -r batch hidden optimizer <<<"$case"
-    args="--batch=$batch --hidden=$hidden --optimizer=$optimizer --steps=${STEPS:-200} --runs=${RUNS:-5}"
+  for case in "mlp 128 512 sgd" "mlp 128 512 adam" "mlp 1024 2048 sgd" "cnn 128 0 sgd"; do
+    read -r model batch hidden optimizer <<<"$case"
+    args="--model=$model --batch=$batch --hidden=$hidden --optimizer=$optimizer"
+    args="$args --steps=${STEPS:-200} --runs=${RUNS:-5}"
     # shellcheck disable=SC2086
     timeout 120 "$dir/bin/troupe_gpu_bench" --device=gpu $args | tee -a "$results" || status=1
     # shellcheck disable=SC2086
@@ -86,18 +87,19 @@ import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
 cases = {}
 for r in rows:
-    cases.setdefault((r["batch"], r["hidden"], r["optimizer"]), {})[r["peer"]] = r
+    key = (r.get("model", "mlp"), r["batch"], r["hidden"], r["optimizer"])
+    cases.setdefault(key, {})[r["peer"]] = r
 gpu = next((r["gpu"] for r in rows if "gpu" in r), "?")
 print(f"\nGPU: {gpu}; examples/s, median of runs (min-max); the ratio is to PyTorch's best")
-print("| MLP 784-H-H-10 | troupe GPU | PyTorch CUDA eager | PyTorch CUDA compiled "
-      "| troupe / PyTorch |")
+print("| model | troupe GPU | PyTorch CUDA eager | PyTorch CUDA compiled | troupe / PyTorch |")
 print("| --- | ---: | ---: | ---: | ---: |")
-for (batch, hidden, opt), peers in sorted(cases.items()):
+for (model, batch, hidden, opt), peers in sorted(cases.items()):
     t, e, c = (peers.get(k) for k in ("troupe", "pytorch", "pytorch compiled"))
     cell = lambda r: f"{r['examples_per_s']:,} ({r['min']:,}-{r['max']:,})" if r else "failed"
     best = max((r["examples_per_s"] for r in (e, c) if r), default=0)
     ratio = f"{t['examples_per_s'] / best:.2f}x" if t and best else "-"
-    print(f"| H={hidden}, batch {batch}, {opt} | {cell(t)} | {cell(e)} | {cell(c)} | {ratio} |")
+    name = f"MLP 784-{hidden}-{hidden}-10" if model == "mlp" else "CNN (TF tutorial)"
+    print(f"| {name}, batch {batch}, {opt} | {cell(t)} | {cell(e)} | {cell(c)} | {ratio} |")
 PY
   exit $status
   ;;

@@ -26,13 +26,25 @@ def main():
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--compile", action="store_true")
+    parser.add_argument("--model", choices=["mlp", "cnn"], default="mlp")
     args = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False  # float32 convolutions, as troupe's
     device = torch.device("cuda:0")
-    model = torch.nn.Sequential(
-        torch.nn.Linear(PIXELS, args.hidden), torch.nn.ReLU(),
-        torch.nn.Linear(args.hidden, args.hidden), torch.nn.ReLU(),
-        torch.nn.Linear(args.hidden, CLASSES)).to(device)
+    if args.model == "mlp":
+        model = torch.nn.Sequential(
+            torch.nn.Linear(PIXELS, args.hidden), torch.nn.ReLU(),
+            torch.nn.Linear(args.hidden, args.hidden), torch.nn.ReLU(),
+            torch.nn.Linear(args.hidden, CLASSES))
+    else:  # TensorFlow's tutorial CNN, as troupe_gpu_bench --model=cnn (no dropout)
+        model = torch.nn.Sequential(
+            torch.nn.Unflatten(1, (1, 28, 28)),
+            torch.nn.Conv2d(1, 32, 5, padding=2), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+            torch.nn.Conv2d(32, 64, 5, padding=2), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+            torch.nn.Flatten(), torch.nn.Linear(7 * 7 * 64, 1024), torch.nn.ReLU(),
+            torch.nn.Linear(1024, CLASSES))
+    model = model.to(device)
+    torch.backends.cudnn.benchmark = True  # PyTorch's fastest convolution algorithms
     if args.optimizer == "sgd":
         optimizer = torch.optim.SGD(model.parameters(), lr=0.01, fused=True)
     else:
@@ -71,6 +83,7 @@ def main():
         rates.append(args.batch * args.steps / (time.perf_counter() - start))
     print(json.dumps({
         "peer": "pytorch compiled" if args.compile else "pytorch", "device": "gpu",
+        "model": args.model,
         "batch": args.batch, "hidden": args.hidden,
         "optimizer": args.optimizer, "examples_per_s": round(statistics.median(rates)),
         "min": round(min(rates)), "max": round(max(rates)), "last_loss": round(state["loss"], 4),

@@ -296,7 +296,149 @@ __global__ void update_kernel(UpdateRule rule, Update u, int64_t n) {
   }
 }
 
+__global__ void im2col_kernel(const float* input, float* patches, int64_t n, WindowShape s) {
+  TROUPE_GRID_LOOP(i, n) {
+    int64_t t = i;
+    const int64_t c = t % s.depth;
+    t /= s.depth;
+    const int64_t kx = t % s.window_cols;
+    t /= s.window_cols;
+    const int64_t ky = t % s.window_rows;
+    t /= s.window_rows;
+    const int64_t ox = t % s.out_cols;
+    t /= s.out_cols;
+    const int64_t oy = t % s.out_rows;
+    const int64_t image = t / s.out_rows;
+    const int64_t iy = oy * s.stride_rows - s.pad_top + ky * s.dilation_rows;
+    const int64_t ix = ox * s.stride_cols - s.pad_left + kx * s.dilation_cols;
+    patches[i] = iy < 0 || iy >= s.in_rows || ix < 0 || ix >= s.in_cols
+                     ? 0.0f
+                     : input[((image * s.in_rows + iy) * s.in_cols + ix) * s.depth + c];
+  }
+}
+
+__global__ void col2im_kernel(const float* patches, float* input, int64_t n, WindowShape s) {
+  TROUPE_GRID_LOOP(i, n) {
+    int64_t t = i;
+    const int64_t c = t % s.depth;
+    t /= s.depth;
+    const int64_t ix = t % s.in_cols;
+    t /= s.in_cols;
+    const int64_t iy = t % s.in_rows;
+    const int64_t image = t / s.in_rows;
+    float sum = 0.0f;
+    for (int64_t ky = 0; ky < s.window_rows; ++ky) {
+      const int64_t y = iy + s.pad_top - ky * s.dilation_rows;
+      if (y < 0 || y % s.stride_rows != 0 || y / s.stride_rows >= s.out_rows) continue;
+      const int64_t oy = y / s.stride_rows;
+      for (int64_t kx = 0; kx < s.window_cols; ++kx) {
+        const int64_t x = ix + s.pad_left - kx * s.dilation_cols;
+        if (x < 0 || x % s.stride_cols != 0 || x / s.stride_cols >= s.out_cols) continue;
+        const int64_t ox = x / s.stride_cols;
+        sum += patches[((((image * s.out_rows + oy) * s.out_cols + ox) * s.window_rows + ky) *
+                            s.window_cols +
+                        kx) *
+                           s.depth +
+                       c];
+      }
+    }
+    input[i] = sum;
+  }
+}
+
+// The input offset of the first maximum of window (oy, ox), channel c of `image`; -1 if the
+// window holds no input element.
+__device__ int64_t first_max(const float* input, const WindowShape& s, int64_t image, int64_t oy,
+                             int64_t ox, int64_t c) {
+  const int64_t y0 = max(oy * s.stride_rows - s.pad_top, int64_t{0});
+  const int64_t y1 = min(oy * s.stride_rows - s.pad_top + s.window_rows, s.in_rows);
+  const int64_t x0 = max(ox * s.stride_cols - s.pad_left, int64_t{0});
+  const int64_t x1 = min(ox * s.stride_cols - s.pad_left + s.window_cols, s.in_cols);
+  int64_t best_at = -1;
+  float best = -FLT_MAX;
+  for (int64_t y = y0; y < y1; ++y) {
+    for (int64_t x = x0; x < x1; ++x) {
+      const int64_t at = ((image * s.in_rows + y) * s.in_cols + x) * s.depth + c;
+      if (best_at < 0 || input[at] > best) {
+        best = input[at];
+        best_at = at;
+      }
+    }
+  }
+  return best_at;
+}
+
+__global__ void max_pool_kernel(const float* input, float* output, int64_t n, WindowShape s) {
+  TROUPE_GRID_LOOP(i, n) {
+    int64_t t = i;
+    const int64_t c = t % s.depth;
+    t /= s.depth;
+    const int64_t ox = t % s.out_cols;
+    t /= s.out_cols;
+    const int64_t oy = t % s.out_rows;
+    const int64_t image = t / s.out_rows;
+    const int64_t at = first_max(input, s, image, oy, ox, c);
+    output[i] = at >= 0 ? input[at] : -FLT_MAX;
+  }
+}
+
+// A thread per input element: the gradients of the windows (in row-major order) whose first
+// maximum it is.
+__global__ void max_pool_grad_kernel(const float* input, const float* grad, float* dx, int64_t n,
+                                     WindowShape s) {
+  TROUPE_GRID_LOOP(i, n) {
+    int64_t t = i;
+    const int64_t c = t % s.depth;
+    t /= s.depth;
+    const int64_t ix = t % s.in_cols;
+    t /= s.in_cols;
+    const int64_t iy = t % s.in_rows;
+    const int64_t image = t / s.in_rows;
+    // Windows oy with oy * stride - pad_top <= iy < oy * stride - pad_top + window_rows.
+    const int64_t y_last = (iy + s.pad_top) / s.stride_rows;
+    const int64_t y_first =
+        max((iy + s.pad_top - s.window_rows + s.stride_rows) / s.stride_rows, int64_t{0});
+    const int64_t x_last = (ix + s.pad_left) / s.stride_cols;
+    const int64_t x_first =
+        max((ix + s.pad_left - s.window_cols + s.stride_cols) / s.stride_cols, int64_t{0});
+    float sum = 0.0f;
+    for (int64_t oy = y_first; oy <= y_last && oy < s.out_rows; ++oy) {
+      if (oy * s.stride_rows - s.pad_top + s.window_rows <= iy) continue;
+      for (int64_t ox = x_first; ox <= x_last && ox < s.out_cols; ++ox) {
+        if (ox * s.stride_cols - s.pad_left + s.window_cols <= ix) continue;
+        if (first_max(input, s, image, oy, ox, c) == i) {
+          sum += grad[((image * s.out_rows + oy) * s.out_cols + ox) * s.depth + c];
+        }
+      }
+    }
+    dx[i] = sum;
+  }
+}
+
 }  // namespace
+
+void im2col(cudaStream_t stream, const float* input, float* patches, const WindowShape& s) {
+  const int64_t n = s.batch * s.out_rows * s.out_cols * s.window_rows * s.window_cols * s.depth;
+  if (n > 0) im2col_kernel<<<blocks_for(n), kThreads, 0, stream>>>(input, patches, n, s);
+}
+
+void col2im(cudaStream_t stream, const float* patches, float* input, const WindowShape& s) {
+  const int64_t n = s.batch * s.in_rows * s.in_cols * s.depth;
+  if (n > 0) col2im_kernel<<<blocks_for(n), kThreads, 0, stream>>>(patches, input, n, s);
+}
+
+void max_pool(cudaStream_t stream, const float* input, float* output, const WindowShape& s) {
+  const int64_t n = s.batch * s.out_rows * s.out_cols * s.depth;
+  if (n > 0) max_pool_kernel<<<blocks_for(n), kThreads, 0, stream>>>(input, output, n, s);
+}
+
+void max_pool_grad(cudaStream_t stream, const float* input, const float* grad, float* dx,
+                   const WindowShape& s) {
+  const int64_t n = s.batch * s.in_rows * s.in_cols * s.depth;
+  if (n > 0) {
+    max_pool_grad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(input, grad, dx, n, s);
+  }
+}
 
 void fill(cudaStream_t stream, float* out, int64_t n, float value) {
   if (n > 0) fill_kernel<<<blocks_for(n), kThreads, 0, stream>>>(out, n, value);

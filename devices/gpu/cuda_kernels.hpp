@@ -65,6 +65,25 @@ void sparse_softmax_xent(cudaStream_t stream, const float* logits, const void* l
 // Softmax of each row.
 void softmax(cudaStream_t stream, const float* logits, float* out, int64_t rows, int64_t classes);
 
+// A 2-D convolution's or pooling's geometry over NHWC images (graph/ops/window_geometry.hpp).
+struct WindowShape {
+  int64_t batch = 0, in_rows = 0, in_cols = 0, depth = 0;  // the input
+  int64_t window_rows = 1, window_cols = 1;                // the filter or pooling window
+  int64_t out_rows = 0, out_cols = 0;                      // output positions
+  int64_t stride_rows = 1, stride_cols = 1, dilation_rows = 1, dilation_cols = 1;
+  int64_t pad_top = 0, pad_left = 0;
+};
+// The im2col patches of a convolution: [batch * out_rows * out_cols, window_rows * window_cols *
+// depth], zeros where the window hangs over the padding.
+void im2col(cudaStream_t stream, const float* input, float* patches, const WindowShape& shape);
+// The reverse: each input element the sum of the patch entries it was copied to.
+void col2im(cudaStream_t stream, const float* patches, float* input, const WindowShape& shape);
+// Max pooling over the real elements of each window, and its gradient: each output's gradient
+// to the first maximum of its window (row-major), as troupe's CPU kernel does.
+void max_pool(cudaStream_t stream, const float* input, float* output, const WindowShape& shape);
+void max_pool_grad(cudaStream_t stream, const float* input, const float* grad, float* dx,
+                   const WindowShape& shape);
+
 // The optimizer updates, with TensorFlow's formulas (graph/ops/training_ops.hpp); scalars are
 // in GPU memory, read by the kernel. refs: the variable, then its slots.
 enum class UpdateRule { kGradientDescent, kMomentum, kAdagrad, kAdam };

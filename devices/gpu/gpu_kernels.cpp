@@ -12,6 +12,7 @@
 #include "troupe/devices/gpu/cuda_kernels.hpp"
 #include "troupe/devices/gpu/gpu_context.hpp"
 #include "troupe/devices/gpu/host_kernel.hpp"
+#include "troupe/graph/ops/window_geometry.hpp"
 
 namespace troupe {
 namespace {
@@ -399,7 +400,25 @@ class AddNKernel : public GpuKernel {
   }
 };
 
-// ---- MatMul (cuBLAS) ----
+// ---- products (cuBLAS) ----
+
+// Row-major c[m, n] = op(a) op(b), a of k columns after op, all in GPU memory (a is [m, k], or
+// [k, m] when transposed; b is [k, n], or [n, k]). cuBLAS is column-major: c^T = op(b)^T op(a)^T.
+Status gemm(GpuContext& gpu, bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k,
+            const float* a, const float* b, float* c) {
+  const float one = 1.0f, zero = 0.0f;
+  const int64_t lda = transpose_a ? m : k, ldb = transpose_b ? k : n;
+  return gpu.check(gpu.cublas_api().sgemm(gpu.cublas(), transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                          transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                          static_cast<int>(n), static_cast<int>(m),
+                                          static_cast<int>(k), &one, b, static_cast<int>(ldb), a,
+                                          static_cast<int>(lda), &zero, c, static_cast<int>(n)),
+                   "cublasSgemm");
+}
+
+bool fits_int(std::initializer_list<int64_t> sizes) {
+  return std::all_of(sizes.begin(), sizes.end(), [](int64_t v) { return v <= INT_MAX; });
+}
 
 class MatMulKernel : public GpuKernel {
  public:
@@ -416,7 +435,7 @@ class MatMulKernel : public GpuKernel {
     const int64_t k = transpose_a_ ? sa.dim(0) : sa.dim(1);
     const int64_t kb = transpose_b_ ? sb.dim(1) : sb.dim(0);
     const int64_t n = transpose_b_ ? sb.dim(0) : sb.dim(1);
-    if (k != kb || std::max({m, n, k, sa.dim(1), sb.dim(1)}) > INT_MAX) return false;
+    if (k != kb || !fits_int({m, n, k})) return false;
     GpuInputs in(ctx, gpu);
     const Tensor* a = in.get(0);
     const Tensor* b = a == nullptr ? nullptr : in.get(1);
@@ -427,21 +446,178 @@ class MatMulKernel : public GpuKernel {
       cuda::fill(gpu.stream(), out, m * n, 0.0f);
       return true;
     }
-    // Row-major out = op(a) op(b) is column-major out^T = op(b)^T op(a)^T.
-    const float one = 1.0f, zero = 0.0f;
-    Status s = gpu.check(
-        gpu.cublas_api().sgemm(gpu.cublas(), transpose_b_ ? CUBLAS_OP_T : CUBLAS_OP_N,
-                               transpose_a_ ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
-                               static_cast<int>(m), static_cast<int>(k), &one, GpuInputs::data(b),
-                               static_cast<int>(sb.dim(1)), GpuInputs::data(a),
-                               static_cast<int>(sa.dim(1)), &zero, out, static_cast<int>(n)),
-        "cublasSgemm");
+    Status s =
+        gemm(gpu, transpose_a_, transpose_b_, m, n, k, GpuInputs::data(a), GpuInputs::data(b), out);
     if (!s.ok()) ctx.set_status(std::move(s));
     return true;
   }
 
  private:
   bool transpose_a_, transpose_b_;
+};
+
+// ---- convolutions and pooling (NHWC) ----
+
+// The window geometry of a convolution or pooling of an NHWC input `input` with a window of
+// window_rows x window_cols; nullopt when it does not fit (the CPU kernel then says why).
+std::optional<cuda::WindowShape> window_shape(const std::vector<int64_t>& input,
+                                              int64_t window_rows, int64_t window_cols,
+                                              const std::vector<int64_t>& strides,
+                                              const std::vector<int64_t>& dilations,
+                                              Padding padding) {
+  if (input.size() != 4 || strides.size() != 4 || dilations.size() != 4) return std::nullopt;
+  auto rows = window_geometry(input[1], window_rows, strides[1], dilations[1], padding);
+  auto cols = window_geometry(input[2], window_cols, strides[2], dilations[2], padding);
+  if (!rows.ok() || !cols.ok()) return std::nullopt;
+  cuda::WindowShape s;
+  s.batch = input[0];
+  s.in_rows = input[1];
+  s.in_cols = input[2];
+  s.depth = input[3];
+  s.window_rows = window_rows;
+  s.window_cols = window_cols;
+  s.out_rows = rows->output;
+  s.out_cols = cols->output;
+  s.stride_rows = strides[1];
+  s.stride_cols = strides[2];
+  s.dilation_rows = dilations[1];
+  s.dilation_cols = dilations[2];
+  s.pad_top = rows->pad_before;
+  s.pad_left = cols->pad_before;
+  return s;
+}
+
+// Conv2D and its backprops as products on im2col patches in GPU memory, as the CPU kernels
+// (devices/cpu/conv_kernels.cpp) do with OpenBLAS:
+//   Conv2D:               y[positions, out]        = patches x filter[K, out]
+//   Conv2DBackpropFilter: dfilter[K, out]          = patches^T x dy
+//   Conv2DBackpropInput:  dpatches[positions, K]   = dy x filter^T, then col2im
+enum class ConvPart { kForward, kFilter, kInput };
+
+template <ConvPart kPart>
+class ConvKernel : public GpuKernel {
+ public:
+  ConvKernel(const OpKernelConstruction& c, std::unique_ptr<OpKernel> host)
+      : GpuKernel(c, std::move(host)),
+        strides_(c.attr<std::vector<int64_t>>("strides")),
+        dilations_(c.attr<std::vector<int64_t>>("dilations")),
+        padding_(*parse_padding(c.attr<std::string>("padding"))) {}
+
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    // The input's and the filter's dims: a tensor's shape, or a host vector of sizes.
+    std::optional<std::vector<int64_t>> input, filter;
+    if (kPart == ConvPart::kInput) {
+      input = host_dims(ctx.input(0));
+    } else {
+      input = ctx.input(0).shape().dims();
+    }
+    if (kPart == ConvPart::kFilter) {
+      filter = host_dims(ctx.input(1));
+    } else {
+      filter = ctx.input(1).shape().dims();
+    }
+    if (!input || !filter || filter->size() != 4 || input->size() != 4 ||
+        (*input)[3] != (*filter)[2]) {
+      return false;
+    }
+    auto shape = window_shape(*input, (*filter)[0], (*filter)[1], strides_, dilations_, padding_);
+    if (!shape) return false;
+    const int64_t positions = shape->batch * shape->out_rows * shape->out_cols;
+    const int64_t k = (*filter)[0] * (*filter)[1] * (*filter)[2], out_depth = (*filter)[3];
+    const TensorShape y_shape{shape->batch, shape->out_rows, shape->out_cols, out_depth};
+    if (kPart != ConvPart::kForward && ctx.input(2).shape() != y_shape) return false;
+    if (!fits_int({positions, k, out_depth})) return false;
+    GpuInputs in(ctx, gpu);
+    auto patches = gpu.allocate(DataType::kFloat, TensorShape{positions, k});
+    if (!patches.ok()) {
+      ctx.set_status(patches.status());
+      return true;
+    }
+    float* columns = patches->data<float>();
+    Status s;
+    if (kPart == ConvPart::kForward) {
+      const Tensor* x = in.get(0);
+      const Tensor* w = x == nullptr ? nullptr : in.get(1);
+      float* y = w == nullptr ? nullptr : gpu_output(ctx, gpu, 0, y_shape);
+      if (y == nullptr || positions * out_depth == 0) return true;
+      if (k == 0) {
+        cuda::fill(gpu.stream(), y, positions * out_depth, 0.0f);
+        return true;
+      }
+      cuda::im2col(gpu.stream(), GpuInputs::data(x), columns, *shape);
+      s = gemm(gpu, false, false, positions, out_depth, k, columns, GpuInputs::data(w), y);
+    } else if (kPart == ConvPart::kFilter) {
+      const Tensor* x = in.get(0);
+      const Tensor* dy = x == nullptr ? nullptr : in.get(2);
+      float* dw = dy == nullptr ? nullptr : gpu_output(ctx, gpu, 0, TensorShape(*filter));
+      if (dw == nullptr || k * out_depth == 0) return true;
+      if (positions == 0) {
+        cuda::fill(gpu.stream(), dw, k * out_depth, 0.0f);
+        return true;
+      }
+      cuda::im2col(gpu.stream(), GpuInputs::data(x), columns, *shape);
+      s = gemm(gpu, true, false, k, out_depth, positions, columns, GpuInputs::data(dy), dw);
+    } else {
+      const Tensor* w = in.get(1);
+      const Tensor* dy = w == nullptr ? nullptr : in.get(2);
+      float* dx = dy == nullptr ? nullptr : gpu_output(ctx, gpu, 0, TensorShape(*input));
+      if (dx == nullptr) return true;
+      const int64_t elements = TensorShape(*input).num_elements();
+      if (elements == 0) return true;
+      if (positions * k == 0 || out_depth == 0) {
+        cuda::fill(gpu.stream(), dx, elements, 0.0f);
+        return true;
+      }
+      s = gemm(gpu, false, true, positions, k, out_depth, GpuInputs::data(dy), GpuInputs::data(w),
+               columns);
+      if (s.ok()) cuda::col2im(gpu.stream(), columns, dx, *shape);
+    }
+    if (!s.ok()) ctx.set_status(std::move(s));
+    return true;
+  }
+
+ private:
+  std::vector<int64_t> strides_, dilations_;
+  Padding padding_;
+};
+
+// MaxPool (kGrad false) and MaxPoolGrad(orig_input, orig_output, grad).
+template <bool kGrad>
+class MaxPoolKernel : public GpuKernel {
+ public:
+  MaxPoolKernel(const OpKernelConstruction& c, std::unique_ptr<OpKernel> host)
+      : GpuKernel(c, std::move(host)),
+        ksize_(c.attr<std::vector<int64_t>>("ksize")),
+        strides_(c.attr<std::vector<int64_t>>("strides")),
+        padding_(*parse_padding(c.attr<std::string>("padding"))) {}
+
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    const TensorShape& input_shape = ctx.input(0).shape();
+    if (ksize_.size() != 4 || ksize_[0] != 1 || ksize_[3] != 1) return false;
+    auto shape =
+        window_shape(input_shape.dims(), ksize_[1], ksize_[2], strides_, {1, 1, 1, 1}, padding_);
+    if (!shape) return false;
+    const TensorShape y_shape{shape->batch, shape->out_rows, shape->out_cols, shape->depth};
+    if (kGrad && ctx.input(2).shape() != y_shape) return false;
+    GpuInputs in(ctx, gpu);
+    const Tensor* x = in.get(0);
+    if (x == nullptr) return true;
+    if (!kGrad) {
+      float* y = gpu_output(ctx, gpu, 0, y_shape);
+      if (y != nullptr) cuda::max_pool(gpu.stream(), GpuInputs::data(x), y, *shape);
+      return true;
+    }
+    const Tensor* dy = in.get(2);
+    float* dx = dy == nullptr ? nullptr : gpu_output(ctx, gpu, 0, input_shape);
+    if (dx != nullptr) {
+      cuda::max_pool_grad(gpu.stream(), GpuInputs::data(x), GpuInputs::data(dy), dx, *shape);
+    }
+    return true;
+  }
+
+ private:
+  std::vector<int64_t> ksize_, strides_;
+  Padding padding_;
 };
 
 // ---- softmax and its cross entropy ----
@@ -727,6 +903,11 @@ void register_gpu_kernels(KernelRegistry& r) {
   must_add_kernel(r, "BroadcastTo", kGpu, float_on_gpu<BroadcastToKernel>());
   must_add_kernel(r, "AddN", kGpu, float_on_gpu<AddNKernel>());
   must_add_kernel(r, "MatMul", kGpu, float_on_gpu<MatMulKernel>());
+  must_add_kernel(r, "Conv2D", kGpu, float_on_gpu<ConvKernel<ConvPart::kForward>>());
+  must_add_kernel(r, "Conv2DBackpropFilter", kGpu, float_on_gpu<ConvKernel<ConvPart::kFilter>>());
+  must_add_kernel(r, "Conv2DBackpropInput", kGpu, float_on_gpu<ConvKernel<ConvPart::kInput>>());
+  must_add_kernel(r, "MaxPool", kGpu, float_on_gpu<MaxPoolKernel<false>>());
+  must_add_kernel(r, "MaxPoolGrad", kGpu, float_on_gpu<MaxPoolKernel<true>>());
   must_add_kernel(r, "Softmax", kGpu, float_on_gpu<SoftmaxKernel>());
   must_add_kernel(r, "SparseSoftmaxCrossEntropyWithLogits", kGpu, float_on_gpu<SparseXentKernel>());
 

@@ -3,7 +3,9 @@
 //
 // What runs where on a GPU device:
 //   - float32 values live in GPU memory, and the ops the MLP and sparse-free models train with
-//     have CUDA kernels for them (MatMul on cuBLAS, element-wise and broadcasting arithmetic,
+//     have CUDA kernels for them (MatMul on cuBLAS; Conv2D and its two backprops as cuBLAS
+//     products on im2col patches, as the CPU's; MaxPool and MaxPoolGrad; element-wise and
+//     broadcasting arithmetic,
 //     Sum/Mean, BiasAdd and its gradient, Relu/Sigmoid/Tanh and their gradients, Softmax,
 //     SparseSoftmaxCrossEntropyWithLogits, Fill/ZerosLike/OnesLike/BroadcastTo/AddN, Assign,
 //     AssignAdd/AssignSub and the Apply updates of GradientDescent, Momentum, Adagrad and Adam);

@@ -1,6 +1,8 @@
 // What the GPU device offers, checked without a GPU in every build with CUDA: a kernel for each
 // op of the MLP's training step, and placement on it (soft placement to the CPU for an op it
 // has no kernel for, an error naming the op without). Skipped in builds without CUDA.
+#include <fmt/format.h>
+
 #include <set>
 
 #include "status_checks.hpp"
@@ -75,6 +77,34 @@ BOOST_AUTO_TEST_CASE(every_op_of_an_mlp_training_step_has_a_gpu_kernel) {
       names += m + " ";
     BOOST_TEST(missing.empty(), optimizer << ": ops with no GPU kernel: " << names);
   }
+}
+
+BOOST_AUTO_TEST_CASE(every_op_of_a_cnn_training_step_has_a_gpu_kernel) {
+  Scope s = Scope::new_root();
+  auto x = ops::Placeholder(s, DataType::kFloat);
+  auto y = ops::Placeholder(s, DataType::kInt64);
+  auto k = make_variable(s, "k", ops::Fill(s, Tensor::from_vector<int32_t>({5, 5, 1, 4}), 0.1f));
+  auto w =
+      make_variable(s, "w", ops::Fill(s, Tensor::from_vector<int32_t>({14 * 14 * 4, 10}), 0.1f));
+  const ops::PoolAttrs pool{.ksize = {1, 2, 2, 1}, .strides = {1, 2, 2, 1}, .padding = "SAME"};
+  Output h = ops::Reshape(s, x, Tensor::from_vector<int64_t>({-1, 28, 28, 1}));
+  h = ops::MaxPool(s, ops::Relu(s, ops::Conv2D(s, h, k.ref, {.padding = "SAME"})), pool);
+  h = ops::Reshape(s, h, Tensor::from_vector<int64_t>({-1, 14 * 14 * 4}));
+  auto loss =
+      ops::Mean(s, ops::SparseSoftmaxCrossEntropyWithLogits(s, ops::MatMul(s, h, w.ref), y).loss,
+                Tensor::from_vector<int32_t>({0}));
+  auto step = make_variable(s, "global_step", Tensor(int64_t{0}), false);
+  auto train = AdamOptimizer(0.01).minimize(s, loss, step.ref);
+  BOOST_REQUIRE_MESSAGE(train.ok(), train.status().to_string());
+  std::set<std::string> missing;
+  const Graph& graph = s.graph();
+  for (int id = 0; id < graph.num_nodes(); ++id) {
+    if (!KernelRegistry::global().has_kernel(graph.node(id).op_name(), "GPU")) {
+      missing.insert(graph.node(id).op_name());
+    }
+  }
+  BOOST_TEST(missing.empty(),
+             "ops with no GPU kernel: " << fmt::format("{}", fmt::join(missing, " ")));
 }
 
 BOOST_AUTO_TEST_CASE(gpus_are_preferred_and_soft_placement_falls_back_to_the_cpu) {
