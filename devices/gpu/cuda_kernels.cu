@@ -195,18 +195,13 @@ __global__ void sum_parts_kernel(const float* partial, float* out, int64_t outpu
   }
 }
 
-// A block per row: the row's max and sum of exponentials, then the outputs.
-template <class Label>
-__global__ void sparse_xent_kernel(const float* logits, const Label* labels, float* loss,
-                                   float* backprop, int64_t classes) {
-  const int64_t row = blockIdx.x;
-  const float* x = logits + row * classes;
-  float* grad = backprop + row * classes;
+// The max of row x[0, classes) and the sum of exp(x - max) over it, in every thread of the block.
+__device__ void row_max_and_sum(const float* x, int64_t classes, float* row_max, float* row_sum) {
+  __shared__ float shared_max, shared_sum;
   float max = -FLT_MAX;
   for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
     max = fmaxf(max, x[c]);
   max = block_max(max);
-  __shared__ float shared_max, shared_sum;
   if (threadIdx.x == 0) shared_max = max;
   __syncthreads();
   max = shared_max;
@@ -216,7 +211,19 @@ __global__ void sparse_xent_kernel(const float* logits, const Label* labels, flo
   sum = block_sum(sum);
   if (threadIdx.x == 0) shared_sum = sum;
   __syncthreads();
-  sum = shared_sum;
+  *row_max = max;
+  *row_sum = shared_sum;
+}
+
+// A block per row: the row's max and sum of exponentials, then the outputs.
+template <class Label>
+__global__ void sparse_xent_kernel(const float* logits, const Label* labels, float* loss,
+                                   float* backprop, int64_t classes) {
+  const int64_t row = blockIdx.x;
+  const float* x = logits + row * classes;
+  float* grad = backprop + row * classes;
+  float max, sum;
+  row_max_and_sum(x, classes, &max, &sum);
   const int64_t label = static_cast<int64_t>(labels[row]);
   const bool valid = label >= 0 && label < classes;
   const float log_sum = logf(sum);
@@ -230,21 +237,8 @@ __global__ void sparse_xent_kernel(const float* logits, const Label* labels, flo
 __global__ void softmax_kernel(const float* logits, float* out, int64_t classes) {
   const int64_t row = blockIdx.x;
   const float* x = logits + row * classes;
-  float max = -FLT_MAX;
-  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
-    max = fmaxf(max, x[c]);
-  max = block_max(max);
-  __shared__ float shared_max, shared_sum;
-  if (threadIdx.x == 0) shared_max = max;
-  __syncthreads();
-  max = shared_max;
-  float sum = 0.0f;
-  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
-    sum += expf(x[c] - max);
-  sum = block_sum(sum);
-  if (threadIdx.x == 0) shared_sum = sum;
-  __syncthreads();
-  sum = shared_sum;
+  float max, sum;
+  row_max_and_sum(x, classes, &max, &sum);
   for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
     out[row * classes + c] = expf(x[c] - max) / sum;
 }
