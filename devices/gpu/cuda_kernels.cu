@@ -340,6 +340,19 @@ __global__ void col2im_kernel(const float* patches, float* input, int64_t n, Win
   }
 }
 
+// to_ohwi true: in is [rows*cols*in_depth, out_depth] (HWIO), out [out_depth, rows*cols*in_depth].
+__global__ void filter_transpose_kernel(const float* in, float* out, int64_t spatial_in,
+                                        int64_t out_depth, bool to_ohwi) {
+  TROUPE_GRID_LOOP(i, spatial_in * out_depth) {
+    const int64_t k = i / out_depth, o = i % out_depth;  // i indexes the HWIO array
+    if (to_ohwi) {
+      out[o * spatial_in + k] = in[i];
+    } else {
+      out[i] = in[o * spatial_in + k];
+    }
+  }
+}
+
 // The input offset of the first maximum of window (oy, ox), channel c of `image`; -1 if the
 // window holds no input element.
 __device__ int64_t first_max(const float* input, const WindowShape& s, int64_t image, int64_t oy,
@@ -419,6 +432,24 @@ void im2col(cudaStream_t stream, const float* input, float* patches, const Windo
 void col2im(cudaStream_t stream, const float* patches, float* input, const WindowShape& s) {
   const int64_t n = s.batch * s.in_rows * s.in_cols * s.depth;
   if (n > 0) col2im_kernel<<<blocks_for(n), kThreads, 0, stream>>>(patches, input, n, s);
+}
+
+void hwio_to_ohwi(cudaStream_t stream, const float* in, float* out, int64_t rows, int64_t cols,
+                  int64_t in_depth, int64_t out_depth) {
+  const int64_t n = rows * cols * in_depth * out_depth;
+  if (n > 0) {
+    filter_transpose_kernel<<<blocks_for(n), kThreads, 0, stream>>>(in, out, rows * cols * in_depth,
+                                                                    out_depth, true);
+  }
+}
+
+void ohwi_to_hwio(cudaStream_t stream, const float* in, float* out, int64_t rows, int64_t cols,
+                  int64_t in_depth, int64_t out_depth) {
+  const int64_t n = rows * cols * in_depth * out_depth;
+  if (n > 0) {
+    filter_transpose_kernel<<<blocks_for(n), kThreads, 0, stream>>>(in, out, rows * cols * in_depth,
+                                                                    out_depth, false);
+  }
 }
 
 void max_pool(cudaStream_t stream, const float* input, float* output, const WindowShape& s) {

@@ -78,6 +78,12 @@ struct WindowShape {
 void im2col(cudaStream_t stream, const float* input, float* patches, const WindowShape& shape);
 // The reverse: each input element the sum of the patch entries it was copied to.
 void col2im(cudaStream_t stream, const float* patches, float* input, const WindowShape& shape);
+// A filter [rows, cols, in, out] (TensorFlow's layout) as [out, rows, cols, in] (cuDNN's NHWC
+// filters), and back.
+void hwio_to_ohwi(cudaStream_t stream, const float* in, float* out, int64_t rows, int64_t cols,
+                  int64_t in_depth, int64_t out_depth);
+void ohwi_to_hwio(cudaStream_t stream, const float* in, float* out, int64_t rows, int64_t cols,
+                  int64_t in_depth, int64_t out_depth);
 // Max pooling over the real elements of each window, and its gradient: each output's gradient
 // to the first maximum of its window (row-major), as troupe's CPU kernel does.
 void max_pool(cudaStream_t stream, const float* input, float* output, const WindowShape& shape);

@@ -6,7 +6,9 @@
 
 #include "troupe/graph/core/buffer_pool.hpp"
 
+#include "troupe/devices/gpu/cudnn_library.hpp"
 #include "troupe/devices/gpu/gpu_runtime.hpp"
+#include "troupe/graph/core/logging.hpp"
 
 namespace troupe {
 namespace {
@@ -153,7 +155,30 @@ GpuContext::~GpuContext() {
     cudaFreeHost(slot->pinned);
   }
   if (cublas_ != nullptr) cublas_api_->destroy(cublas_);
+#ifdef TROUPE_HAVE_CUDNN
+  if (cudnn_ != nullptr) (*cudnn_library())->destroy(static_cast<cudnnHandle_t>(cudnn_));
+#endif
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+void* GpuContext::cudnn() {
+#ifdef TROUPE_HAVE_CUDNN
+  if (!cudnn_tried_) {
+    cudnn_tried_ = true;
+    auto library = cudnn_library();
+    cudnnHandle_t handle = nullptr;
+    if (!library.ok()) {
+      log_info("GPU:{}: convolutions without cuDNN: {}", ordinal_, library.status().to_string());
+    } else if ((*library)->create(&handle) != CUDNN_STATUS_SUCCESS ||
+               (*library)->set_stream(handle, stream_) != CUDNN_STATUS_SUCCESS) {
+      log_warning("GPU:{}: convolutions without cuDNN: its handle could not be made", ordinal_);
+      if (handle != nullptr) (*library)->destroy(handle);
+    } else {
+      cudnn_ = handle;
+    }
+  }
+#endif
+  return cudnn_;
 }
 
 Status GpuContext::activate() const {

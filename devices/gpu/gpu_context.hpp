@@ -41,6 +41,11 @@ class GpuContext : public std::enable_shared_from_this<GpuContext> {
   const CublasLibrary& cublas_api() const { return *cublas_api_; }
   GpuAllocator& allocator() { return allocator_; }
 
+  // The cuDNN handle on this GPU's stream (a cudnnHandle_t), made the first time it is asked
+  // for; nullptr where troupe was built without cuDNN's header or cuDNN cannot be loaded (then
+  // convolutions are im2col products on cuBLAS).
+  void* cudnn();
+
   // Makes this GPU current on the calling thread (CUDA's current device is per thread, and the
   // device actor may run on any of the actor system's threads).
   Status activate() const;
@@ -81,6 +86,8 @@ class GpuContext : public std::enable_shared_from_this<GpuContext> {
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   const CublasLibrary* cublas_api_ = nullptr;
+  void* cudnn_ = nullptr;
+  bool cudnn_tried_ = false;
   GpuAllocator allocator_;
   std::mutex staging_mutex_;
   std::vector<std::unique_ptr<Staging>> staging_;
