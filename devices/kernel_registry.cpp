@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "troupe/devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/data/dataset_kernel.hpp"
 #ifdef TROUPE_HAVE_CUDA
 #include "troupe/devices/gpu/gpu_kernels.hpp"
 #endif
@@ -15,6 +16,7 @@ KernelRegistry& KernelRegistry::global() {
   static KernelRegistry* registry = [] {
     auto* r = new KernelRegistry();  // never destroyed: devices may outlive static destructors
     register_cpu_kernels(*r);
+    data::register_dataset_kernels(*r);
 #ifdef TROUPE_HAVE_CUDA
     register_gpu_kernels(*r);
 #endif

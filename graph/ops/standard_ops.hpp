@@ -11,6 +11,7 @@ void register_math_ops(OpRegistry& registry);
 void register_nn_ops(OpRegistry& registry);
 void register_state_ops(OpRegistry& registry);
 void register_data_flow_ops(OpRegistry& registry);
+void register_dataset_ops(OpRegistry& registry);
 void register_training_ops(OpRegistry& registry);
 void register_grad_ops(OpRegistry& registry);
 void register_internal_ops(OpRegistry& registry);
@@ -28,6 +29,7 @@ inline void register_standard_ops(OpRegistry& registry) {
   register_nn_ops(registry);
   register_state_ops(registry);
   register_data_flow_ops(registry);
+  register_dataset_ops(registry);
   register_training_ops(registry);
   register_grad_ops(registry);
   register_internal_ops(registry);

@@ -11,6 +11,7 @@
 #include "tensor_conversion.hpp"
 #include "troupe/graph/device_setter.hpp"
 #include "troupe/graph/gradients.hpp"
+#include "troupe/graph/graph_def_codec.hpp"
 #include "troupe/graph/learning_rate_decay.hpp"
 #include "troupe/graph/node_builder.hpp"
 #include "troupe/graph/ops/ops.hpp"
@@ -344,6 +345,12 @@ void bind_graph(py::module_& m) {
       builder.attr(name, attr_from_python(value, attr->type, op_type, name));
     }
     return built(s, builder.finalize());
+  });
+  // The scope's graph as graph_def_codec serializes it: a function body (tf.data's map).
+  m.def("serialize_graph", [](const Scope& s) {
+    auto words = serialize_graph_def(s.graph().to_graph_def());
+    auto bytes = words.asBytes();
+    return py::bytes(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
   });
   m.def("const", [](const Scope& s, const py::array& value) {
     return built(s, ops::Const(s, tensor_from_numpy(value, "constant value")));

@@ -64,6 +64,7 @@ from . import flags
 from . import test
 from . import summary
 from . import python_io
+from . import data
 from .graph_pb import AttrValue, GraphDef, NodeDef
 from .summary_pb import (Event, HistogramProto, LogMessage, SessionLog, Summary,
                          SummaryMetadata, TensorProto, TensorShapeProto)

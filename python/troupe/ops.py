@@ -12,6 +12,9 @@ from .framework import (IndexedSlices, Operation, Tensor, convert_to_tensor, get
 
 
 def _graph_of(*values):
+    default = get_default_graph()
+    if getattr(default, "_is_function", False):  # tracing a function: its ops go there
+        return default
     for v in values:
         if isinstance(v, Tensor):
             return v.graph
@@ -24,6 +27,8 @@ def _graph_of(*values):
 def _input(value, graph, what, dtype=None):
     """An op input for the extension: an Output, or a numpy array for a literal."""
     if isinstance(value, Tensor):
+        if value.graph is not graph and getattr(graph, "_is_function", False):
+            return graph._capture(value)._output  # an outer tensor a traced function uses
         if value.graph is not graph:
             raise ValueError("%s: Tensor %s must be from the same graph as the other inputs"
                              % (what, value.name))

@@ -2,7 +2,7 @@
 
 Each record is framed as: uint64 length (little-endian), uint32 masked CRC-32C of those 8
 bytes, the data, uint32 masked CRC-32C of the data (mask: ((crc >> 15) | (crc << 17)) +
-0xa282ead8). The framing and CRCs are troupe's C++ (apps/training/formats/event_writer.hpp), as
+0xa282ead8). The framing and CRCs are troupe's C++ (graph/core/tfrecord.hpp), as
 event files use them. A record whose length or data does not match its CRC, or a file cut in
 the middle of a record, is DataLossError naming the file and the byte offset.
 Compression (TFRecordOptions) is not supported.

@@ -22,20 +22,6 @@
 namespace troupe {
 namespace {
 
-constexpr std::array<uint32_t, 256> make_crc32c_table() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int k = 0; k < 8; ++k)
-      c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-    table[i] = c;
-  }
-  return table;
-}
-constexpr std::array<uint32_t, 256> kCrc32cTable = make_crc32c_table();
-
-constexpr uint32_t kMaskDelta = 0xa282ead8u;
-constexpr size_t kRecordHeaderSize = 12;  // length + its CRC
 constexpr size_t kFlushThreshold = 64 * 1024;
 
 using proto::kFixed32;
@@ -48,17 +34,6 @@ using proto::put_double;
 using proto::put_float;
 using proto::put_key;
 using proto::put_varint;
-
-void put_le(std::string& out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i)
-    out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-uint64_t get_le(const char* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i)
-    v |= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
-  return v;
-}
 
 // Event fields shared by every event: proto3 leaves out zero values.
 std::string event_header(double wall_time, int64_t step) {
@@ -123,33 +98,6 @@ std::string hostname() {
 }
 
 }  // namespace
-
-uint32_t crc32c(const void* data, size_t size, uint32_t crc) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  crc = ~crc;
-  for (size_t i = 0; i < size; ++i)
-    crc = kCrc32cTable[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-  return ~crc;
-}
-
-uint32_t mask_crc32c(uint32_t crc) {
-  return ((crc >> 15) | (crc << 17)) + kMaskDelta;
-}
-
-uint32_t unmask_crc32c(uint32_t masked) {
-  uint32_t rot = masked - kMaskDelta;
-  return (rot >> 17) | (rot << 15);
-}
-
-std::string tfrecord_frame(std::string_view data) {
-  std::string out;
-  out.reserve(kRecordHeaderSize + data.size() + 4);
-  put_le(out, data.size(), 8);
-  put_le(out, mask_crc32c(crc32c(out.data(), 8)), 4);
-  out.append(data);
-  put_le(out, mask_crc32c(crc32c(data.data(), data.size())), 4);
-  return out;
-}
 
 std::string encode_file_version_event(double wall_time, std::string_view file_version) {
   std::string out = event_header(wall_time, 0);
@@ -306,47 +254,22 @@ Status EventWriter::flush() {
 // ---- EventReader --------------------------------------------------------------------------
 
 StatusOr<std::vector<std::string>> EventReader::read_records(const std::string& path) {
-  TROUPE_ASSIGN_OR_RETURN(
-      std::string file,
-      read_whole_file(path, "event file",
-                      fmt::format("event file '{}' does not exist (EventWriter::path() names "
-                                  "the file a writer created; a log directory holds "
-                                  "events.out.tfevents.* files)",
-                                  path)));
-
-  std::vector<std::string> records;
-  size_t pos = 0;
-  while (pos < file.size()) {
-    size_t index = records.size();
-    if (file.size() - pos < kRecordHeaderSize) {
-      return errors::DataLoss("event file '{}': record {} at offset {} is truncated (header)", path,
-                              index, pos);
-    }
-    uint64_t length = get_le(file.data() + pos, 8);
-    uint32_t length_crc = static_cast<uint32_t>(get_le(file.data() + pos + 8, 4));
-    if (unmask_crc32c(length_crc) != crc32c(file.data() + pos, 8)) {
-      return errors::DataLoss(
-          "event file '{}': record {} at offset {} has a corrupt length "
-          "(CRC32C mismatch)",
-          path, index, pos);
-    }
-    size_t data_pos = pos + kRecordHeaderSize;
-    if (length > file.size() - data_pos || file.size() - data_pos - length < 4) {
-      return errors::DataLoss(
-          "event file '{}': record {} at offset {} is truncated ({} bytes of data declared, {} "
-          "left)",
-          path, index, pos, length, file.size() - data_pos);
-    }
-    uint32_t data_crc = static_cast<uint32_t>(get_le(file.data() + data_pos + length, 4));
-    if (unmask_crc32c(data_crc) != crc32c(file.data() + data_pos, length)) {
-      return errors::DataLoss(
-          "event file '{}': record {} at offset {} has corrupt data (CRC32C mismatch)", path, index,
-          pos);
-    }
-    records.emplace_back(file, data_pos, length);
-    pos = data_pos + length + 4;
+  std::error_code ignored;
+  if (!std::filesystem::exists(path, ignored)) {
+    return errors::NotFound(
+        "event file '{}' does not exist (EventWriter::path() names the file a writer created; "
+        "a log directory holds events.out.tfevents.* files)",
+        path);
   }
-  return records;
+  TROUPE_ASSIGN_OR_RETURN(TFRecordReader reader, TFRecordReader::open(path, "event file"));
+  std::vector<std::string> records;
+  for (;;) {
+    std::string record;
+    bool end = false;
+    TROUPE_RETURN_IF_ERROR(reader.read(&record, &end));
+    if (end) return records;
+    records.push_back(std::move(record));
+  }
 }
 
 StatusOr<DecodedEvent> EventReader::decode_event(std::string_view data, const std::string& what) {

@@ -24,18 +24,9 @@
 #include <vector>
 
 #include "troupe/graph/core/status.hpp"
+#include "troupe/graph/core/tfrecord.hpp"
 
 namespace troupe {
-
-// CRC32C (Castagnoli, reflected polynomial 0x82F63B78). `crc` continues a previous result:
-// crc32c(b, crc32c(a)) == crc32c(a + b).
-uint32_t crc32c(const void* data, size_t size, uint32_t crc = 0);
-// TFRecord's masking of a stored CRC: ((crc >> 15) | (crc << 17)) + 0xa282ead8.
-uint32_t mask_crc32c(uint32_t crc);
-uint32_t unmask_crc32c(uint32_t masked);
-
-// One TFRecord: length, masked CRC of the length, `data`, masked CRC of the data.
-std::string tfrecord_frame(std::string_view data);
 
 // Serialized Event protobufs.
 std::string encode_file_version_event(double wall_time, std::string_view file_version);

@@ -1,0 +1,62 @@
+// GraphFunction: decode, check and instantiate once; run synchronously per call.
+#include "troupe/devices/graph_function.hpp"
+
+#include <atomic>
+#include <cstring>
+
+#include <capnp/common.h>
+#include <kj/array.h>
+
+#include "troupe/graph/graph_def_codec.hpp"
+
+namespace troupe {
+
+StatusOr<std::shared_ptr<GraphFunction>> GraphFunction::instantiate(std::string_view serialized,
+                                                                    Device& device,
+                                                                    std::string what) {
+  if (serialized.empty() || serialized.size() % sizeof(capnp::word) != 0) {
+    return errors::InvalidArgument("{}: {} bytes are not a serialized graph", what,
+                                   serialized.size());
+  }
+  auto words = kj::heapArray<capnp::word>(serialized.size() / sizeof(capnp::word));
+  std::memcpy(words.begin(), serialized.data(), serialized.size());
+  auto def = parse_graph_def(words.asPtr());
+  if (!def.ok()) {
+    return errors::InvalidArgument("{}: not a serialized graph: {}", what, def.status().message());
+  }
+  for (const NodeDef& node : def->nodes) {
+    if (node.op == "_Send" || node.op == "_Recv") {
+      return errors::InvalidArgument("{}: node '{}' ({}) crosses devices; a function runs on one",
+                                     what, node.name, node.op);
+    }
+  }
+  auto graph = Graph::create(*def);
+  if (!graph.ok()) return errors::InvalidArgument("{}: {}", what, graph.status().message());
+  auto shared = std::make_shared<const Graph>(std::move(graph).value());
+  auto executor = Executor::create(std::move(shared), device);
+  if (!executor.ok()) {
+    return Status(executor.status().code(),
+                  fmt::format("{}: {}", what, executor.status().message()));
+  }
+  return std::shared_ptr<GraphFunction>(
+      new GraphFunction(std::move(executor).value(), std::move(what)));
+}
+
+StatusOr<std::vector<Tensor>> GraphFunction::call(std::vector<Tensor> args,
+                                                  const std::string& container) {
+  if (static_cast<int>(args.size()) != num_args()) {
+    return errors::InvalidArgument("{}: called with {} arguments, it takes {}", what_, args.size(),
+                                   num_args());
+  }
+  // Function steps get ids from the top of the range, apart from the session's steps.
+  static std::atomic<int64_t> next_step_id{int64_t{1} << 62};
+  StepContext step;
+  step.step_id = next_step_id.fetch_add(1, std::memory_order_relaxed);
+  step.container = container;
+  step.args = std::move(args);
+  std::lock_guard lock(mutex_);
+  TROUPE_RETURN_IF_ERROR(executor_->run(step));
+  return std::move(step.rets);
+}
+
+}  // namespace troupe

@@ -1,0 +1,45 @@
+// GraphFunction: a graph run as a function on one device — tf.data's map and filter bodies.
+//
+// The body is a graph whose _Arg nodes (indices 0..n-1) are the arguments and whose _Retval
+// nodes (0..m-1) are the results, serialized as graph_def_codec writes it. Instantiated once
+// (graph checked, kernels built for the device); each call runs it to the end on the calling
+// thread. Calls are serialized: kernels with state (random ops) see one call at a time.
+// The body may not reach other devices (no _Send/_Recv) and may not wait on other steps.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "troupe/devices/executor.hpp"
+
+namespace troupe {
+
+class GraphFunction {
+ public:
+  // InvalidArgument naming `what` (e.g. "node 'map' (MapDataset): function f") for bytes that
+  // are not a graph, a graph that does not check, or kernels the device lacks.
+  static StatusOr<std::shared_ptr<GraphFunction>> instantiate(std::string_view serialized,
+                                                              Device& device, std::string what);
+
+  int num_args() const { return executor_->num_args(); }
+  int num_rets() const { return executor_->num_rets(); }
+  const std::string& what() const { return what_; }
+
+  // Runs the body with `args` (num_args() of them) and returns its num_rets() results.
+  // Resources the body uses live in `container`. A kernel's error is returned as it is
+  // (it names the node of the body).
+  StatusOr<std::vector<Tensor>> call(std::vector<Tensor> args, const std::string& container);
+
+ private:
+  GraphFunction(std::unique_ptr<Executor> executor, std::string what)
+      : executor_(std::move(executor)), what_(std::move(what)) {}
+
+  std::mutex mutex_;
+  std::unique_ptr<Executor> executor_;
+  std::string what_;
+};
+
+}  // namespace troupe

@@ -1,0 +1,154 @@
+// TFRecord framing: CRC32C by table, and a buffered reader over stdio.
+#include "troupe/graph/core/tfrecord.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace troupe {
+namespace {
+
+constexpr std::array<uint32_t, 256> make_crc32c_table() {
+  std::array<uint32_t, 256> table{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; ++k)
+      c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    table[i] = c;
+  }
+  return table;
+}
+constexpr std::array<uint32_t, 256> kCrc32cTable = make_crc32c_table();
+
+constexpr uint32_t kMaskDelta = 0xa282ead8u;
+constexpr size_t kHeaderSize = 12;  // length + its CRC
+
+void put_le(std::string& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i)
+    out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+uint64_t get_le(const char* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i)
+    v |= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
+  return v;
+}
+
+}  // namespace
+
+uint32_t crc32c(const void* data, size_t size, uint32_t crc) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  crc = ~crc;
+  for (size_t i = 0; i < size; ++i)
+    crc = kCrc32cTable[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+  return ~crc;
+}
+
+uint32_t mask_crc32c(uint32_t crc) {
+  return ((crc >> 15) | (crc << 17)) + kMaskDelta;
+}
+
+uint32_t unmask_crc32c(uint32_t masked) {
+  uint32_t rot = masked - kMaskDelta;
+  return (rot >> 17) | (rot << 15);
+}
+
+std::string tfrecord_frame(std::string_view data) {
+  std::string out;
+  out.reserve(kHeaderSize + data.size() + 4);
+  put_le(out, data.size(), 8);
+  put_le(out, mask_crc32c(crc32c(out.data(), 8)), 4);
+  out.append(data);
+  put_le(out, mask_crc32c(crc32c(data.data(), data.size())), 4);
+  return out;
+}
+
+StatusOr<TFRecordReader> TFRecordReader::open(const std::string& path, std::string_view noun) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    int err = errno;
+    if (err == ENOENT) return errors::NotFound("{} '{}' does not exist", noun, path);
+    return errors::PermissionDenied("cannot open {} '{}': {}", noun, path, std::strerror(err));
+  }
+  return TFRecordReader(file, path, std::string(noun));
+}
+
+TFRecordReader::TFRecordReader(std::FILE* file, std::string path, std::string noun)
+    : file_(file), path_(std::move(path)), noun_(std::move(noun)) {}
+
+TFRecordReader::TFRecordReader(TFRecordReader&& other) noexcept
+    : file_(std::exchange(other.file_, nullptr)),
+      path_(std::move(other.path_)),
+      noun_(std::move(other.noun_)),
+      index_(other.index_),
+      offset_(other.offset_) {}
+
+TFRecordReader& TFRecordReader::operator=(TFRecordReader&& other) noexcept {
+  if (this != &other) {
+    if (file_ != nullptr) std::fclose(file_);
+    file_ = std::exchange(other.file_, nullptr);
+    path_ = std::move(other.path_);
+    noun_ = std::move(other.noun_);
+    index_ = other.index_;
+    offset_ = other.offset_;
+  }
+  return *this;
+}
+
+TFRecordReader::~TFRecordReader() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+Status TFRecordReader::data_loss(std::string_view what) const {
+  return errors::DataLoss("{} '{}': record {} at offset {} {}", noun_, path_, index_, offset_,
+                          what);
+}
+
+Status TFRecordReader::read(std::string* record, bool* end) {
+  *end = false;
+  char header[kHeaderSize];
+  size_t got = std::fread(header, 1, kHeaderSize, file_);
+  if (got == 0 && std::feof(file_)) {
+    *end = true;
+    return Status::OK();
+  }
+  if (std::ferror(file_)) {
+    return errors::DataLoss("{} '{}': cannot read record {} at offset {}: {}", noun_, path_, index_,
+                            offset_, std::strerror(errno));
+  }
+  if (got < kHeaderSize) return data_loss("is truncated (header)");
+  uint64_t length = get_le(header, 8);
+  if (unmask_crc32c(static_cast<uint32_t>(get_le(header + 8, 4))) != crc32c(header, 8)) {
+    return data_loss("has a corrupt length (CRC32C mismatch)");
+  }
+  std::string data;
+  // Read in bounded pieces: a corrupt length that passed its CRC cannot reserve the memory.
+  constexpr uint64_t kPiece = uint64_t{1} << 24;
+  for (uint64_t left = length; left > 0;) {
+    size_t want = static_cast<size_t>(std::min(left, kPiece));
+    size_t before = data.size();
+    data.resize(before + want);
+    size_t n = std::fread(data.data() + before, 1, want, file_);
+    if (n < want) {
+      return data_loss(
+          fmt::format("is truncated ({} bytes of data declared, {} present)", length, before + n));
+    }
+    left -= want;
+  }
+  char footer[4];
+  if (std::fread(footer, 1, 4, file_) < 4) return data_loss("is truncated (data CRC)");
+  if (unmask_crc32c(static_cast<uint32_t>(get_le(footer, 4))) != crc32c(data.data(), data.size())) {
+    return data_loss("has corrupt data (CRC32C mismatch)");
+  }
+  *record = std::move(data);
+  ++index_;
+  offset_ += kHeaderSize + length + 4;
+  return Status::OK();
+}
+
+}  // namespace troupe

@@ -1,0 +1,57 @@
+// TFRecord files, as TensorFlow writes and reads them (event files, tf.data's TFRecordDataset,
+// tf.python_io): a sequence of records, each framed as
+//   uint64 length (little-endian), uint32 masked CRC32C of those 8 bytes,
+//   the data, uint32 masked CRC32C of the data.
+// CRC32C is Castagnoli's (reflected polynomial 0x82F63B78); a stored CRC is masked as
+// ((crc >> 15) | (crc << 17)) + 0xa282ead8. Compression (ZLIB, GZIP) is not implemented.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "troupe/graph/core/status.hpp"
+
+namespace troupe {
+
+// `crc` continues a previous result: crc32c(b, crc32c(a)) == crc32c(a + b).
+uint32_t crc32c(const void* data, size_t size, uint32_t crc = 0);
+uint32_t mask_crc32c(uint32_t crc);
+uint32_t unmask_crc32c(uint32_t masked);
+
+// One framed record holding `data`.
+std::string tfrecord_frame(std::string_view data);
+
+// Reads the records of one file in order, verifying both CRCs of each. Errors name the file
+// (as "<noun> '<path>'"), the record's index and its byte offset: NotFound for a missing
+// file, DataLoss for a truncated record or a CRC mismatch. Not thread-safe.
+class TFRecordReader {
+ public:
+  // `noun` says what the file is in errors ("TFRecord file", "event file").
+  static StatusOr<TFRecordReader> open(const std::string& path,
+                                       std::string_view noun = "TFRecord file");
+  TFRecordReader(TFRecordReader&& other) noexcept;
+  TFRecordReader& operator=(TFRecordReader&& other) noexcept;
+  ~TFRecordReader();
+
+  // The next record into *record; *end = true (and *record untouched) after the last one.
+  Status read(std::string* record, bool* end);
+
+  const std::string& path() const { return path_; }
+  // Records read so far.
+  int64_t records_read() const { return index_; }
+
+ private:
+  TFRecordReader(std::FILE* file, std::string path, std::string noun);
+  Status data_loss(std::string_view what) const;
+
+  std::FILE* file_ = nullptr;
+  std::string path_;
+  std::string noun_;
+  int64_t index_ = 0;    // of the next record
+  uint64_t offset_ = 0;  // of the next record
+};
+
+}  // namespace troupe

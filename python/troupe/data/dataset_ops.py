@@ -1,0 +1,574 @@
+"""tf.data.Dataset and tf.data.Iterator, as TensorFlow 1.x defines them.
+
+A Dataset is a description: nothing is built until an iterator is made from it, which builds
+the dataset's ops (graph/ops/dataset_ops.hpp) in the default graph, in one chain ending at the
+iterator; they run on the worker device that runs the iterator, and read nothing before the
+first get_next(). Elements are nested structures (tuples, namedtuples, dicts) of tensors.
+Functions given to map() and filter() are traced once, into a graph of their own that the
+dataset op carries and the worker runs per element (devices/graph_function.hpp); tensors of
+the outer graph they use are captured as extra arguments, evaluated when the iterator is
+(re)initialized."""
+
+import numpy as np
+
+from .. import _troupe
+from .. import dtypes as _dtypes
+from .. import ops as _ops
+from ..framework import Graph, Operation, Tensor, TensorShape, convert_to_tensor, \
+    get_default_graph
+from . import nest
+
+AUTOTUNE = -1
+
+
+def _flat_shapes(value):
+    return [s if isinstance(s, TensorShape) else TensorShape(s) for s in nest.flatten(value)]
+
+
+def _shape_attr(shape):
+    return None if shape.ndims is None else shape.as_list()
+
+
+def _most_specific_compatible(a, b):
+    if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
+        return TensorShape(None)
+    return TensorShape([x if x == y else None for x, y in zip(a.dims, b.dims)])
+
+
+def _int64(value, what):
+    """A scalar int64 op input: a Tensor (cast if int32) or a Python int."""
+    if isinstance(value, Tensor):
+        if value.dtype == _dtypes.int32:
+            return _ops.cast(value, _dtypes.int64)
+        if value.dtype != _dtypes.int64:
+            raise TypeError("%s: expected an int64 scalar, got a %s tensor" % (what,
+                                                                            value.dtype.name))
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError("%s: expected an int, got %r" % (what, value))
+    return np.int64(value)
+
+
+class Dataset:
+    """A sequence of elements. Subclasses set _structure (a nested structure whose leaves
+    stand for components), _types and _shapes (flat lists), and build their op in
+    _build()."""
+
+    # --- the element's structure ---
+    @property
+    def output_types(self):
+        return nest.pack_sequence_as(self._structure, self._types)
+
+    @property
+    def output_shapes(self):
+        return nest.pack_sequence_as(self._structure, self._shapes)
+
+    @property
+    def output_classes(self):
+        return nest.pack_sequence_as(self._structure, [Tensor] * len(self._types))
+
+    def _set_element(self, structure, types, shapes):
+        self._structure = structure
+        self._types = [_dtypes.as_dtype(t) for t in types]
+        self._shapes = [s if isinstance(s, TensorShape) else TensorShape(s) for s in shapes]
+
+    def _attrs(self):
+        return {"output_types": [t.as_datatype_enum for t in self._types],
+                "output_shapes": [_shape_attr(s) for s in self._shapes]}
+
+    def _variant(self):
+        """Builds this dataset's ops in the default graph; returns its reference tensor."""
+        return self._build().outputs[0]
+
+    def _variant_inputs(self):
+        """The tensors this dataset and the datasets it reads take from the graph."""
+        tensors = [v for v in getattr(self, "_components", []) + getattr(self, "_scalars", []) +
+                   getattr(self, "_args", []) + getattr(self, "_inputs", []) +
+                   list(getattr(self, "_captured", [])) + [getattr(self, "_drop", None)]
+                   if isinstance(v, Tensor)]
+        for name in ("_input", "_other"):
+            if hasattr(self, name):
+                tensors += getattr(self, name)._variant_inputs()
+        for d in getattr(self, "_datasets", []):
+            tensors += d._variant_inputs()
+        return tensors
+
+    # --- sources ---
+    @staticmethod
+    def from_tensor_slices(tensors):
+        return _TensorSliceDataset(tensors)
+
+    @staticmethod
+    def from_tensors(tensors):
+        return _TensorDataset(tensors)
+
+    @staticmethod
+    def range(*args):
+        return _RangeDataset(*args)
+
+    @staticmethod
+    def zip(datasets):
+        return _ZipDataset(datasets)
+
+    # --- transformations ---
+    def batch(self, batch_size, drop_remainder=False):
+        return _BatchDataset(self, batch_size, drop_remainder)
+
+    def repeat(self, count=None):
+        return _UnaryDataset(self, "RepeatDataset", [("count", -1 if count is None else count)])
+
+    def take(self, count):
+        return _UnaryDataset(self, "TakeDataset", [("count", count)])
+
+    def skip(self, count):
+        return _UnaryDataset(self, "SkipDataset", [("count", count)])
+
+    def shard(self, num_shards, index):
+        if isinstance(num_shards, int) and isinstance(index, int):
+            if num_shards <= 0:
+                raise ValueError("num_shards must be greater than zero, got %d" % num_shards)
+            if not 0 <= index < num_shards:
+                raise ValueError("index must be between 0 and %d, got %d"
+                                 % (num_shards - 1, index))
+        return _UnaryDataset(self, "ShardDataset", [("num_shards", num_shards),
+                                                    ("index", index)])
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
+        from ..random_ops import get_seed
+        seed, seed2 = get_seed(seed)
+        return _UnaryDataset(self, "ShuffleDataset",
+                             [("buffer_size", buffer_size), ("seed", seed or 0),
+                              ("seed2", seed2 or 0)],
+                             {"reshuffle_each_iteration":
+                              True if reshuffle_each_iteration is None
+                              else bool(reshuffle_each_iteration)})
+
+    def prefetch(self, buffer_size):
+        return _UnaryDataset(self, "PrefetchDataset", [("buffer_size", buffer_size)])
+
+    def concatenate(self, dataset):
+        return _ConcatenateDataset(self, dataset)
+
+    def map(self, map_func, num_parallel_calls=None):
+        return _MapDataset(self, map_func, num_parallel_calls)
+
+    def filter(self, predicate):
+        return _FilterDataset(self, predicate)
+
+    def apply(self, transformation_func):
+        dataset = transformation_func(self)
+        if not isinstance(dataset, Dataset):
+            raise TypeError("`transformation_func` must return a Dataset, got %r" % (dataset,))
+        return dataset
+
+    # --- iterators ---
+    def make_one_shot_iterator(self):
+        """An iterator started on this dataset the first time it runs; it cannot be
+        restarted."""
+        _refuse_placeholders(self._variant_inputs())
+        handle = _ops._make("OneShotIterator", [self._variant()], self._attrs(),
+                            name="OneShotIterator").outputs[0]
+        return Iterator(handle, None, self._structure, self._types, self._shapes)
+
+    def make_initializable_iterator(self, shared_name=None):
+        """An iterator whose `initializer` (re)starts it on this dataset, evaluating the
+        placeholders the dataset uses at that moment."""
+        attrs = self._attrs()
+        if shared_name:
+            attrs["shared_name"] = shared_name
+        handle = _ops._make("Iterator", [], attrs, name="Iterator").outputs[0]
+        iterator = Iterator(handle, None, self._structure, self._types, self._shapes)
+        iterator._initializer = iterator.make_initializer(self)
+        return iterator
+
+    def __iter__(self):
+        raise RuntimeError("dataset.__iter__() is only supported when eager execution is "
+                           "enabled; use make_one_shot_iterator() or "
+                           "make_initializable_iterator().")
+
+
+def _refuse_placeholders(tensors):
+    """A one-shot iterator's dataset runs with every get_next(), so, as TensorFlow, it may not
+    depend on a placeholder (use make_initializable_iterator)."""
+    seen, stack = set(), [t.op for t in tensors]
+    while stack:
+        op = stack.pop()
+        if op.name in seen:
+            continue
+        seen.add(op.name)
+        if op.type in ("Placeholder", "PlaceholderWithDefault"):
+            raise ValueError("Cannot capture a placeholder (name:%s, type:%s) by value: a "
+                             "one-shot iterator's dataset may not depend on one; use "
+                             "make_initializable_iterator()" % (op.name, op.type))
+        stack.extend(t.op for t in op.inputs)
+
+
+class _TensorSliceDataset(Dataset):
+    def __init__(self, tensors):
+        flat = [convert_to_tensor(t) for t in nest.flatten(tensors)]
+        if not flat:
+            raise ValueError("from_tensor_slices: nothing to slice")
+        for i, t in enumerate(flat):
+            if t.shape.ndims == 0:
+                raise ValueError("from_tensor_slices: component %d is a scalar; slicing needs "
+                                 "at least one dimension" % i)
+        first = [t.shape.dims[0] for t in flat if t.shape.ndims]
+        known = [d for d in first if d is not None]
+        if len(set(known)) > 1:
+            raise ValueError("from_tensor_slices: components have different first "
+                             "dimensions: %s" % [t.shape.dims[0] for t in flat])
+        self._components = flat
+        self._set_element(tensors, [t.dtype for t in flat],
+                          [TensorShape(None) if t.shape.ndims is None
+                           else TensorShape(t.shape.dims[1:]) for t in flat])
+
+    def _build(self):
+        return _ops._make("TensorSliceDataset", [self._components], self._attrs())
+
+
+class _TensorDataset(Dataset):
+    def __init__(self, tensors):
+        flat = [convert_to_tensor(t) for t in nest.flatten(tensors)]
+        self._components = flat
+        self._set_element(tensors, [t.dtype for t in flat], [t.shape for t in flat])
+
+    def _build(self):
+        return _ops._make("TensorDataset", [self._components], self._attrs())
+
+
+class _RangeDataset(Dataset):
+    def __init__(self, *args):
+        if len(args) == 1:
+            start, stop, step = 0, args[0], 1
+        elif len(args) == 2:
+            (start, stop), step = args, 1
+        elif len(args) == 3:
+            start, stop, step = args
+        else:
+            raise ValueError("Invalid arguments to RangeDataset: %r" % (args,))
+        if isinstance(step, int) and step == 0:
+            raise ValueError("step must be a non-zero integer")
+        self._args = [_int64(start, "range start"), _int64(stop, "range stop"),
+                      _int64(step, "range step")]
+        self._set_element(0, [_dtypes.int64], [TensorShape([])])
+
+    def _build(self):
+        return _ops._make("RangeDataset", self._args, self._attrs())
+
+
+class _UnaryDataset(Dataset):
+    """A transformation whose arguments are int64 scalars, the element unchanged."""
+
+    def __init__(self, input_dataset, op_type, scalars, attrs=None):
+        if not isinstance(input_dataset, Dataset):
+            raise TypeError("%s: expected a Dataset, got %r" % (op_type, input_dataset))
+        self._input = input_dataset
+        self._op_type = op_type
+        self._scalars = [_int64(value, "%s %s" % (op_type, what)) for what, value in scalars]
+        self._extra = attrs or {}
+        self._set_element(input_dataset._structure, input_dataset._types, input_dataset._shapes)
+
+    def _build(self):
+        attrs = self._attrs()
+        attrs.update(self._extra)
+        return _ops._make(self._op_type, [self._input._variant()] + self._scalars, attrs)
+
+
+class _BatchDataset(_UnaryDataset):
+    def __init__(self, input_dataset, batch_size, drop_remainder):
+        if isinstance(batch_size, int) and batch_size <= 0:
+            raise ValueError("batch_size must be greater than zero, got %d" % batch_size)
+        super().__init__(input_dataset, "BatchDatasetV2", [("batch_size", batch_size)])
+        if isinstance(drop_remainder, Tensor):
+            self._drop = drop_remainder
+            static = None
+        else:
+            self._drop = np.bool_(bool(drop_remainder))
+            static = bool(drop_remainder)
+        outer = batch_size if static and isinstance(batch_size, int) else None
+        self._shapes = [TensorShape(None) if s.ndims is None else TensorShape([outer] + s.dims)
+                        for s in input_dataset._shapes]
+
+    def _build(self):
+        return _ops._make("BatchDatasetV2",
+                          [self._input._variant(), self._scalars[0], self._drop], self._attrs())
+
+
+class _ZipDataset(Dataset):
+    def __init__(self, datasets):
+        flat = nest.flatten(datasets)
+        for d in flat:
+            if not isinstance(d, Dataset):
+                raise TypeError("zip: expected a (nested) structure of Datasets, got %r" % (d,))
+        if not flat:
+            raise ValueError("zip: no datasets")
+        self._datasets = flat
+        structure = nest.pack_sequence_as(datasets, [d._structure for d in flat])
+        self._set_element(structure, [t for d in flat for t in d._types],
+                          [s for d in flat for s in d._shapes])
+
+    def _variant(self):
+        handle = self._datasets[0]._variant()
+        for other in self._datasets[1:]:
+            handle = _ops._make("ZipDataset", [handle, other._variant()], {}).outputs[0]
+        return handle
+
+
+class _ConcatenateDataset(Dataset):
+    def __init__(self, input_dataset, dataset):
+        if input_dataset._types != dataset._types:
+            raise TypeError("Two datasets to concatenate have different types %s and %s"
+                            % (input_dataset.output_types, dataset.output_types))
+        nest.assert_same_structure(input_dataset._structure, dataset._structure)
+        self._input, self._other = input_dataset, dataset
+        self._set_element(input_dataset._structure, input_dataset._types,
+                          [_most_specific_compatible(a, b)
+                           for a, b in zip(input_dataset._shapes, dataset._shapes)])
+
+    def _build(self):
+        return _ops._make("ConcatenateDataset", [self._input._variant(), self._other._variant()],
+                          self._attrs())
+
+
+class _FunctionGraph(Graph):
+    """The graph a map or filter function is traced into. Tensors of the outer graph it
+    uses become _Arg nodes after the element's (see ops._input)."""
+
+    _is_function = True
+
+    def __init__(self, outer, first_capture_index):
+        super().__init__()
+        self.seed = outer.seed
+        self._outer = outer
+        self._next_index = first_capture_index
+        self._captures = []  # outer tensors, in _Arg order
+        self._captured = {}  # outer tensor -> its _Arg tensor here
+
+    def _arg(self, index, dtype, shape, name):
+        return _ops._make("_Arg", [], {"T": dtype.as_datatype_enum, "index": index,
+                                       "shape": _shape_attr(shape)},
+                          name=name, graph=self).outputs[0]
+
+    def _capture(self, tensor):
+        if tensor.graph is not self._outer:
+            raise ValueError("Tensor %s is from a graph that is neither the function's nor the "
+                             "one the dataset is built in" % tensor.name)
+        if tensor not in self._captured:
+            with self._push(self._root, ""):
+                arg = self._arg(self._next_index, tensor.dtype, tensor.shape,
+                                "captured_%d" % len(self._captures))
+            self._next_index += 1
+            self._captures.append(tensor)
+            self._captured[tensor] = arg
+        return self._captured[tensor]
+
+
+def _trace(func, dataset, what):
+    """Traces `func` on `dataset`'s elements: (serialized body, result structure, result
+    tensors' dtypes and shapes, captured outer tensors)."""
+    outer = get_default_graph()
+    graph = _FunctionGraph(outer, len(dataset._types))
+    with graph.as_default():
+        flat = [graph._arg(i, t, s, "arg_%d" % i)
+                for i, (t, s) in enumerate(zip(dataset._types, dataset._shapes))]
+        args = nest.pack_sequence_as(dataset._structure, flat)
+        if isinstance(args, tuple) and not hasattr(args, "_fields"):
+            result = func(*args)
+        else:
+            result = func(args)
+        if isinstance(result, (Operation,)) or result is None:
+            raise TypeError("%s: the function must return tensors, got %r" % (what, result))
+        results = []
+        for value in nest.flatten(result):
+            t = convert_to_tensor(value)
+            if t.graph is not graph:
+                t = graph._capture(t)
+            results.append(t)
+        for j, t in enumerate(results):
+            _ops._make("_Retval", [t], {"index": j}, name="result_%d" % j, graph=graph)
+    body = _troupe.serialize_graph(graph._root)
+    return body, result, results, graph._captures
+
+
+class _MapDataset(Dataset):
+    def __init__(self, input_dataset, map_func, num_parallel_calls):
+        self._input = input_dataset
+        self._body, structure, results, self._captured = _trace(map_func, input_dataset,
+                                                                 "Dataset.map")
+        self._set_element(structure, [t.dtype for t in results], [t.shape for t in results])
+        if num_parallel_calls is not None and not isinstance(num_parallel_calls, Tensor) and \
+                (num_parallel_calls == 0 or num_parallel_calls < -1):
+            raise ValueError("num_parallel_calls must be positive or AUTOTUNE (-1), got %r"
+                             % (num_parallel_calls,))
+        self._parallel = 1 if num_parallel_calls is None or isinstance(num_parallel_calls,
+                                                                       Tensor) \
+            else int(num_parallel_calls)
+
+    def _build(self):
+        attrs = self._attrs()
+        attrs.update({"f": self._body, "num_parallel_calls": self._parallel,
+                      "Targuments": [t.dtype.as_datatype_enum for t in self._captured]})
+        return _ops._make("MapDataset", [self._input._variant(), list(self._captured)], attrs)
+
+
+class _FilterDataset(Dataset):
+    def __init__(self, input_dataset, predicate):
+        self._input = input_dataset
+        self._body, _, results, self._captured = _trace(predicate, input_dataset,
+                                                        "Dataset.filter")
+        if len(results) != 1 or results[0].dtype != _dtypes.bool or \
+                results[0].shape.ndims not in (None, 0):
+            raise ValueError("`predicate` must return a scalar boolean tensor, got %s"
+                             % [(t.dtype.name, str(t.shape)) for t in results])
+        self._set_element(input_dataset._structure, input_dataset._types,
+                          input_dataset._shapes)
+
+    def _build(self):
+        attrs = self._attrs()
+        attrs.update({"predicate": self._body,
+                      "Targuments": [t.dtype.as_datatype_enum for t in self._captured]})
+        return _ops._make("FilterDataset", [self._input._variant(), list(self._captured)], attrs)
+
+
+def _filenames(filenames, what):
+    if isinstance(filenames, Tensor):
+        if filenames.dtype != _dtypes.string:
+            raise TypeError("%s: filenames must be a tf.string tensor, got %s"
+                            % (what, filenames.dtype.name))
+        return filenames
+    if isinstance(filenames, (str, bytes)):
+        filenames = [filenames]
+    names = [f.decode() if isinstance(f, bytes) else f for f in filenames]
+    for f in names:
+        if not isinstance(f, str):
+            raise TypeError("%s: filenames must be strings, got %r" % (what, f))
+    return convert_to_tensor(np.array(names, dtype=object), dtype=_dtypes.string)
+
+
+class _FileDataset(Dataset):
+    def __init__(self, op_type, filenames, inputs):
+        self._op_type = op_type
+        self._inputs = [_filenames(filenames, op_type)] + inputs
+        self._set_element(0, [_dtypes.string], [TensorShape([])])
+
+    def _build(self):
+        return _ops._make(self._op_type, self._inputs, self._attrs())
+
+
+def _compression(compression_type):
+    if compression_type is None:
+        return np.array("", dtype=object)
+    if compression_type not in ("", "NONE", "ZLIB", "GZIP"):
+        raise ValueError("compression_type must be '', 'ZLIB' or 'GZIP', got %r"
+                         % (compression_type,))
+    return np.array(compression_type, dtype=object)
+
+
+class TFRecordDataset(_FileDataset):
+    """The records of TFRecord files, in order (tf.data.TFRecordDataset)."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None):
+        super().__init__("TFRecordDataset", filenames,
+                         [_compression(compression_type),
+                          _int64(0 if buffer_size is None else buffer_size, "buffer_size")])
+
+
+class TextLineDataset(_FileDataset):
+    """The lines of text files, without their line ends (tf.data.TextLineDataset)."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None):
+        super().__init__("TextLineDataset", filenames,
+                         [_compression(compression_type),
+                          _int64(0 if buffer_size is None else buffer_size, "buffer_size")])
+
+
+class FixedLengthRecordDataset(_FileDataset):
+    """Records of `record_bytes` bytes from files with a header and footer of fixed sizes
+    (tf.data.FixedLengthRecordDataset)."""
+
+    def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None,
+                 buffer_size=None):
+        super().__init__("FixedLengthRecordDataset", filenames,
+                         [_int64(header_bytes or 0, "header_bytes"),
+                          _int64(record_bytes, "record_bytes"),
+                          _int64(footer_bytes or 0, "footer_bytes"),
+                          _int64(0 if buffer_size is None else buffer_size, "buffer_size")])
+
+
+class Iterator:
+    """tf.data.Iterator: get_next() yields the next element (OutOfRangeError at the end)."""
+
+    def __init__(self, handle, initializer, structure, types, shapes):
+        self._handle = handle
+        self._initializer = initializer
+        self._structure = structure
+        self._types = list(types)
+        self._shapes = list(shapes)
+
+    @staticmethod
+    def from_structure(output_types, output_shapes=None, shared_name=None,
+                       output_classes=None):
+        """An iterator of the given element structure, not yet on any dataset: each
+        make_initializer(dataset) gives an op that starts it on `dataset`."""
+        types = [_dtypes.as_dtype(t) for t in nest.flatten(output_types)]
+        if output_shapes is None:
+            shapes = [TensorShape(None)] * len(types)
+        else:
+            shapes = [TensorShape(s) if s is not None and not isinstance(s, TensorShape)
+                      else (s if s is not None else TensorShape(None))
+                      for s in _flatten_shapes(output_types, output_shapes)]
+        attrs = {"output_types": [t.as_datatype_enum for t in types],
+                 "output_shapes": [_shape_attr(s) for s in shapes]}
+        if shared_name:
+            attrs["shared_name"] = shared_name
+        handle = _ops._make("Iterator", [], attrs, name="Iterator").outputs[0]
+        return Iterator(handle, None, nest.map_structure(lambda t: 0, output_types), types,
+                        shapes)
+
+    @property
+    def initializer(self):
+        if self._initializer is None:
+            raise ValueError("Iterator does not have an initializer.")
+        return self._initializer
+
+    @property
+    def output_types(self):
+        return nest.pack_sequence_as(self._structure, self._types)
+
+    @property
+    def output_shapes(self):
+        return nest.pack_sequence_as(self._structure, self._shapes)
+
+    @property
+    def output_classes(self):
+        return nest.pack_sequence_as(self._structure, [Tensor] * len(self._types))
+
+    def make_initializer(self, dataset, name=None):
+        if dataset._types != self._types:
+            raise TypeError("Expected output types %r but got dataset with output types %r."
+                            % (self.output_types, dataset.output_types))
+        for mine, theirs in zip(self._shapes, dataset._shapes):
+            if not mine.is_compatible_with(theirs):
+                raise TypeError("Expected output shapes compatible with %r but got dataset "
+                                "with output shapes %r."
+                                % (self.output_shapes, dataset.output_shapes))
+        return _ops._make("MakeIterator", [dataset._variant(), self._handle], {},
+                          name=name or "MakeIterator")
+
+    def get_next(self, name=None):
+        """The next element, as tensors arranged as output_types."""
+        op = _ops._make("IteratorGetNext", [self._handle],
+                        {"output_types": [t.as_datatype_enum for t in self._types],
+                         "output_shapes": [_shape_attr(s) for s in self._shapes]},
+                        name=name or "IteratorGetNext")
+        return nest.pack_sequence_as(self._structure, op.outputs)
+
+
+def _flatten_shapes(types, shapes):
+    """`shapes` flattened as `types` is: a shape (list or TensorShape) is a leaf."""
+    if isinstance(types, dict):
+        return [s for k in sorted(types) for s in _flatten_shapes(types[k], shapes[k])]
+    if isinstance(types, tuple):
+        return [s for t, sh in zip(types, shapes) for s in _flatten_shapes(t, sh)]
+    return [shapes]

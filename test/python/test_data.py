@@ -1,0 +1,394 @@
+"""tf.data: ports of TensorFlow 1.x's dataset tests (range, from_tensor_slices, batch,
+shuffle, repeat/take/skip/shard, zip, concatenate, map, filter, prefetch, the record readers
+and the iterators), checked against the results TensorFlow documents, and the errors for bad
+input."""
+
+import collections
+import os
+
+import numpy as np
+import pytest
+
+import troupe as tf
+
+
+def drain(next_element, sess, limit=10000):
+    out = []
+    for _ in range(limit):
+        try:
+            out.append(sess.run(next_element))
+        except tf.errors.OutOfRangeError:
+            return out
+    raise AssertionError("no end of sequence after %d elements" % limit)
+
+
+def values(dataset):
+    with tf.Session() as sess:
+        return drain(dataset.make_one_shot_iterator().get_next(), sess)
+
+
+# --- range_dataset_op_test ---
+
+def test_range_with_stop_start_and_step():
+    assert values(tf.data.Dataset.range(5)) == [0, 1, 2, 3, 4]
+    assert values(tf.data.Dataset.range(2, 5)) == [2, 3, 4]
+    assert values(tf.data.Dataset.range(2, 10, 3)) == [2, 5, 8]
+    assert values(tf.data.Dataset.range(10, 2, -3)) == [10, 7, 4]
+    assert values(tf.data.Dataset.range(5, 2)) == []
+    with pytest.raises(ValueError, match="step must be a non-zero integer"):
+        tf.data.Dataset.range(2, 10, 0)
+
+
+def test_range_takes_tensors_fed_at_initialization():
+    start = tf.placeholder(tf.int64, shape=[])
+    stop = tf.placeholder(tf.int64, shape=[])
+    iterator = tf.data.Dataset.range(start, stop).make_initializable_iterator()
+    nxt = iterator.get_next()
+    assert nxt.dtype == tf.int64 and nxt.shape.as_list() == []
+    with tf.Session() as sess:
+        sess.run(iterator.initializer, feed_dict={start: 2, stop: 5})
+        assert drain(nxt, sess) == [2, 3, 4]
+        sess.run(iterator.initializer, feed_dict={start: 0, stop: 2})
+        assert drain(nxt, sess) == [0, 1]
+
+
+# --- from_tensor_slices / from_tensors ---
+
+def test_from_tensor_slices_of_a_tuple():
+    components = (np.tile(np.array([[1], [2], [3], [4]]), 20),
+                  np.tile(np.array([[12], [13], [14], [15]]), 22),
+                  np.array([37.0, 38.0, 39.0, 40.0]))
+    dataset = tf.data.Dataset.from_tensor_slices(components)
+    assert [s.as_list() for s in dataset.output_shapes] == [[20], [22], []]
+    got = values(dataset)
+    assert len(got) == 4
+    for i, element in enumerate(got):
+        for component, value in zip(components, element):
+            np.testing.assert_array_equal(component[i], value)
+
+
+def test_from_tensor_slices_of_a_dict_and_a_namedtuple():
+    dataset = tf.data.Dataset.from_tensor_slices({"a": [1, 2], "b": [[3.0], [4.0]]})
+    assert dataset.output_types == {"a": tf.int32, "b": tf.float32}
+    got = values(dataset)
+    assert [e["a"] for e in got] == [1, 2]
+    np.testing.assert_array_equal(got[1]["b"], [4.0])
+    Point = collections.namedtuple("Point", ["x", "y"])
+    got = values(tf.data.Dataset.from_tensor_slices(Point([1, 2], [3, 4])))
+    assert got == [Point(1, 3), Point(2, 4)]
+
+
+def test_from_tensor_slices_with_a_placeholder_and_bad_components():
+    x = tf.placeholder(tf.float32, shape=[None, 2])
+    iterator = tf.data.Dataset.from_tensor_slices(x).make_initializable_iterator()
+    nxt = iterator.get_next()
+    assert nxt.shape.as_list() == [2]
+    with tf.Session() as sess:
+        sess.run(iterator.initializer, feed_dict={x: [[1, 2], [3, 4], [5, 6]]})
+        assert [v.tolist() for v in drain(nxt, sess)] == [[1, 2], [3, 4], [5, 6]]
+    with pytest.raises(ValueError, match="scalar"):
+        tf.data.Dataset.from_tensor_slices(3.0)
+    with pytest.raises(ValueError, match="different first dimensions"):
+        tf.data.Dataset.from_tensor_slices(([1, 2], [1, 2, 3]))
+
+
+def test_from_tensors_is_one_element():
+    got = values(tf.data.Dataset.from_tensors(([1, 2, 3], "s")))
+    assert len(got) == 1
+    np.testing.assert_array_equal(got[0][0], [1, 2, 3])
+    assert got[0][1] == b"s"
+
+
+# --- batch_dataset_op_test ---
+
+def test_batch_and_drop_remainder():
+    dataset = tf.data.Dataset.range(10)
+    got = values(dataset.batch(4))
+    assert [v.tolist() for v in got] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert dataset.batch(4).output_shapes.as_list() == [None]
+    dropped = dataset.batch(4, drop_remainder=True)
+    assert dropped.output_shapes.as_list() == [4]
+    assert [v.tolist() for v in values(dropped)] == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    with pytest.raises(ValueError, match="batch_size must be greater than zero"):
+        dataset.batch(0)
+
+
+def test_batch_of_different_shapes_is_an_error():
+    dataset = tf.data.Dataset.range(1, 4).map(
+        lambda x: tf.fill(tf.reshape(tf.cast(x, tf.int32), [1]), x))
+    nxt = dataset.batch(2).make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="Cannot batch tensors with different shapes in component 0. "
+                                 "First element had shape \\[1\\] and element 1 had "
+                                 "shape \\[2\\]"):
+            sess.run(nxt)
+
+
+# --- repeat, take, skip, shard ---
+
+def test_repeat_take_skip_shard():
+    d = tf.data.Dataset.range(3)
+    assert values(d.repeat(2)) == [0, 1, 2, 0, 1, 2]
+    assert values(d.repeat().take(7)) == [0, 1, 2, 0, 1, 2, 0]
+    assert values(d.take(-1)) == [0, 1, 2]
+    assert values(d.skip(1)) == [1, 2]
+    assert values(d.skip(-1)) == []
+    assert values(d.repeat(0)) == []
+    assert values(tf.data.Dataset.range(10).shard(3, 0)) == [0, 3, 6, 9]
+    assert values(tf.data.Dataset.range(10).shard(3, 2)) == [2, 5, 8]
+    with pytest.raises(ValueError, match="index must be between 0 and 2"):
+        tf.data.Dataset.range(10).shard(3, 3)
+    with pytest.raises(ValueError, match="num_shards must be greater than zero"):
+        tf.data.Dataset.range(10).shard(0, 0)
+
+
+# --- shuffle_dataset_op_test ---
+
+def test_shuffle_is_seeded_and_reshuffles_each_iteration():
+    def order(seed, reshuffle=None, graph_seed=None):
+        tf.reset_default_graph()
+        if graph_seed is not None:
+            tf.set_random_seed(graph_seed)
+        d = tf.data.Dataset.range(20).shuffle(10, seed=seed,
+                                              reshuffle_each_iteration=reshuffle).repeat(2)
+        return values(d)
+    a, b = order(37), order(37)
+    assert a == b
+    assert sorted(a[:20]) == list(range(20)) and a[:20] != list(range(20))
+    assert a[:20] != a[20:]
+    same = order(37, reshuffle=False)
+    assert same[:20] == same[20:]
+    assert order(37) != order(38)
+    assert order(None, graph_seed=5) == order(None, graph_seed=5)
+
+
+def test_unseeded_shuffle_differs_between_runs():
+    orders = {tuple(values(tf.data.Dataset.range(50).shuffle(50))) for _ in range(3)}
+    assert len(orders) > 1
+
+
+# --- zip and concatenate ---
+
+def test_zip_of_nested_datasets():
+    a = tf.data.Dataset.range(3)
+    b = tf.data.Dataset.from_tensor_slices(["x", "y", "z", "w"])
+    c = tf.data.Dataset.range(10, 20)
+    zipped = tf.data.Dataset.zip((a, (b, c)))
+    assert zipped.output_types == (tf.int64, (tf.string, tf.int64))
+    assert values(zipped) == [(0, (b"x", 10)), (1, (b"y", 11)), (2, (b"z", 12))]
+
+
+def test_concatenate():
+    a = tf.data.Dataset.from_tensor_slices(([1, 2], [[1.0], [2.0]]))
+    b = tf.data.Dataset.from_tensor_slices(([3], [[3.0, 4.0]]))
+    both = a.concatenate(b)
+    assert both.output_shapes[1].as_list() == [None]
+    got = values(both)
+    assert [g[0] for g in got] == [1, 2, 3]
+    with pytest.raises(TypeError, match="different types"):
+        a.concatenate(tf.data.Dataset.range(3))
+
+
+# --- map_dataset_op_test, filter_dataset_op_test ---
+
+def test_map_on_tuples_dicts_and_captured_tensors():
+    scale = tf.placeholder(tf.int64, shape=[])
+    d = tf.data.Dataset.range(4).map(lambda x: (x * scale, tf.cast(x, tf.float32) / 2.0))
+    assert d.output_types == (tf.int64, tf.float32)
+    iterator = d.make_initializable_iterator()
+    nxt = iterator.get_next()
+    with tf.Session() as sess:
+        sess.run(iterator.initializer, feed_dict={scale: 3})
+        got = drain(nxt, sess)
+    assert [g[0] for g in got] == [0, 3, 6, 9]
+    assert [g[1] for g in got] == [0.0, 0.5, 1.0, 1.5]
+    # A tuple element is passed as separate arguments; a dict as one.
+    pairs = tf.data.Dataset.from_tensor_slices(([1, 2], [10, 20])).map(lambda a, b: a + b)
+    assert values(pairs) == [11, 22]
+    dicts = tf.data.Dataset.from_tensor_slices({"a": [1, 2]}).map(lambda e: {"twice": e["a"] * 2})
+    assert values(dicts) == [{"twice": 2}, {"twice": 4}]
+
+
+def test_map_with_an_outer_constant_and_parallel_calls():
+    offset = tf.constant(100, tf.int64)
+    d = tf.data.Dataset.range(5).map(lambda x: x + offset, num_parallel_calls=4)
+    assert values(d) == [100, 101, 102, 103, 104]
+    with pytest.raises(ValueError, match="num_parallel_calls"):
+        tf.data.Dataset.range(5).map(lambda x: x, num_parallel_calls=0)
+
+
+def test_map_errors_name_the_node_in_the_function():
+    rows = tf.placeholder(tf.float32, shape=[None, None])
+    d = tf.data.Dataset.from_tensor_slices(rows).map(lambda x: tf.reshape(x, [3]))
+    iterator = d.make_initializable_iterator()
+    with tf.Session() as sess:
+        sess.run(iterator.initializer, feed_dict={rows: [[1.0, 2.0, 3.0], [3.0, 4.0, 5.0]]})
+        assert sess.run(iterator.get_next()).tolist() == [1.0, 2.0, 3.0]
+        sess.run(iterator.initializer, feed_dict={rows: [[1.0, 2.0], [3.0, 4.0]]})
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="node 'Reshape' \\(Reshape\\): cannot reshape"):
+            sess.run(iterator.get_next())
+    # A function whose shapes are known to be wrong fails when it is traced.
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape"):
+        tf.data.Dataset.from_tensor_slices([[1.0, 2.0]]).map(lambda x: tf.reshape(x, [3]))
+
+
+def test_filter():
+    d = tf.data.Dataset.range(10).filter(lambda x: tf.equal(x % 3, 0))
+    assert values(d) == [0, 3, 6, 9]
+    with pytest.raises(ValueError, match="scalar boolean"):
+        tf.data.Dataset.range(10).filter(lambda x: x)
+
+
+def test_prefetch_keeps_the_order():
+    d = tf.data.Dataset.range(100).map(lambda x: x * 2).batch(7)
+    expected = [v.tolist() for v in values(d)]
+    assert [v.tolist() for v in values(d.prefetch(3))] == expected
+    assert [v.tolist() for v in values(d.prefetch(tf.data.experimental.AUTOTUNE))] == expected
+
+
+# --- iterator_ops_test ---
+
+def test_iterators_one_shot_reinitializable_and_errors():
+    one_shot = tf.data.Dataset.range(2).make_one_shot_iterator()
+    with pytest.raises(ValueError, match="does not have an initializer"):
+        one_shot.initializer
+    iterator = tf.data.Iterator.from_structure(tf.int64, tf.TensorShape([]))
+    nxt = iterator.get_next()
+    small, big = tf.data.Dataset.range(2), tf.data.Dataset.range(10, 13)
+    init_small, init_big = iterator.make_initializer(small), iterator.make_initializer(big)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="not been initialized"):
+            sess.run(nxt)
+        sess.run(init_small)
+        assert drain(nxt, sess) == [0, 1]
+        sess.run(init_big)
+        assert drain(nxt, sess) == [10, 11, 12]
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(nxt)
+    with pytest.raises(TypeError, match="Expected output types"):
+        iterator.make_initializer(tf.data.Dataset.from_tensor_slices([1.0]))
+    with pytest.raises(RuntimeError, match="eager"):
+        iter(tf.data.Dataset.range(3))
+    x = tf.placeholder(tf.int64, [None])
+    with pytest.raises(ValueError, match="Cannot capture a placeholder"):
+        tf.data.Dataset.from_tensor_slices(x * 2).make_one_shot_iterator()
+    with pytest.raises(ValueError, match="Cannot capture a placeholder"):
+        tf.data.Dataset.range(3).map(lambda v: v + x[0]).make_one_shot_iterator()
+
+
+def test_monitored_session_stops_at_the_end_of_the_data():
+    nxt = tf.data.Dataset.range(5).make_one_shot_iterator().get_next()
+    seen = []
+    with tf.train.MonitoredSession() as sess:
+        while not sess.should_stop():
+            seen.append(sess.run(nxt))
+    assert seen == [0, 1, 2, 3, 4]
+
+
+# --- reader_dataset_ops_test ---
+
+def test_tfrecord_dataset_reads_what_tfrecord_writer_wrote(tmp_path):
+    files = []
+    for f in range(2):
+        path = str(tmp_path / ("tf_record.%d.txt" % f))
+        with tf.python_io.TFRecordWriter(path) as writer:
+            for r in range(5):
+                writer.write(("Record %d of file %d" % (r, f)).encode())
+        files.append(path)
+    got = values(tf.data.TFRecordDataset(files))
+    assert got == [("Record %d of file %d" % (r, f)).encode() for f in range(2) for r in range(5)]
+    filenames = tf.placeholder(tf.string, shape=[None])
+    iterator = tf.data.TFRecordDataset(filenames).repeat(2).make_initializable_iterator()
+    nxt = iterator.get_next()
+    with tf.Session() as sess:
+        sess.run(iterator.initializer, feed_dict={filenames: [files[1]]})
+        assert len(drain(nxt, sess)) == 10
+
+
+def test_tfrecord_corruption_is_data_loss_naming_file_and_offset(tmp_path):
+    path = str(tmp_path / "bad.tfrecord")
+    with tf.python_io.TFRecordWriter(path) as writer:
+        writer.write(b"first")
+        writer.write(b"second")
+    with open(path, "r+b") as f:
+        f.seek(21 + 12 + 2)
+        f.write(b"X")
+    nxt = tf.data.TFRecordDataset(path).make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert sess.run(nxt) == b"first"
+        with pytest.raises(tf.errors.DataLossError,
+                           match="'%s': record 1 at offset 21 has corrupt data" % path):
+            sess.run(nxt)
+    missing = tf.data.TFRecordDataset(str(tmp_path / "missing")).make_one_shot_iterator()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.NotFoundError, match="missing"):
+            sess.run(missing.get_next())
+    with pytest.raises(ValueError, match="compression_type"):
+        tf.data.TFRecordDataset(path, compression_type="BZIP2")
+
+
+def test_text_line_and_fixed_length_record_datasets(tmp_path):
+    text = tmp_path / "lines.txt"
+    text.write_bytes(b"0: a\r\n1: bb\n2: ccc")
+    assert values(tf.data.TextLineDataset(str(text))) == [b"0: a", b"1: bb", b"2: ccc"]
+    fixed = tmp_path / "fixed.bin"
+    fixed.write_bytes(b"HDR" + b"1111" + b"2222" + b"33" + b"FT")
+    d = tf.data.FixedLengthRecordDataset(str(fixed), 4, header_bytes=3, footer_bytes=2)
+    assert values(d) == [b"1111", b"2222"]
+
+
+def test_tfrecord_pipeline_shard_shuffle_batch(tmp_path):
+    path = str(tmp_path / "numbers.tfrecord")
+    with tf.python_io.TFRecordWriter(path) as writer:
+        for i in range(20):
+            writer.write(str(i).encode())
+    d = (tf.data.TFRecordDataset(path).shard(2, 1)
+         .shuffle(4, seed=1).batch(3).prefetch(1))
+    got = values(d)
+    flat = sorted(int(x) for batch in got for x in batch)
+    assert flat == list(range(1, 20, 2))
+
+
+def test_each_worker_reads_its_shard_and_trains_variables_on_the_ps(tmp_path, insecure):
+    from conftest import free_ports
+    path = str(tmp_path / "points.tfrecord")
+    with tf.python_io.TFRecordWriter(path) as writer:
+        for i in range(40):
+            writer.write(str(i).encode())
+    ports = free_ports(3)
+    cluster = tf.train.ClusterSpec({"ps": ["127.0.0.1:%d" % ports[0]],
+                                    "worker": ["127.0.0.1:%d" % p for p in ports[1:]]})
+    servers = [tf.train.Server(cluster, "ps", 0)] + \
+        [tf.train.Server(cluster, "worker", i) for i in range(2)]
+    try:
+        seen = {}
+        for task in range(2):
+            graph = tf.Graph()
+            with graph.as_default():
+                with tf.device(tf.train.replica_device_setter(
+                        worker_device="/job:worker/task:%d" % task, cluster=cluster)):
+                    records = (tf.data.TFRecordDataset(path).shard(2, task).batch(4)
+                               .make_one_shot_iterator().get_next())
+                    tf.train.get_or_create_global_step()  # on the ps, shared by both
+                    count = tf.get_variable("count", [], tf.int64,
+                                            initializer=tf.zeros_initializer())
+                    size = tf.size(records, out_type=tf.int64)
+                    with tf.colocate_with(count):
+                        add = tf.assign_add(count, size)
+                assert count.device.startswith("/job:ps")
+                assert records.device.startswith("/job:worker/task:%d" % task)
+                got = []
+                with tf.train.MonitoredTrainingSession(master=servers[1 + task].target,
+                                                       is_chief=(task == 0),
+                                                       max_wait_secs=60) as sess:
+                    while not sess.should_stop():
+                        batch, total = sess.run([records, add])
+                        got.extend(int(r) for r in batch)
+                seen[task] = got
+        assert seen[0] == list(range(0, 40, 2)) and seen[1] == list(range(1, 40, 2))
+        assert total == 40  # both workers added to the one variable on the ps
+    finally:
+        for s in servers:
+            s.stop()
