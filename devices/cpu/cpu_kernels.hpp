@@ -32,6 +32,7 @@ void register_pooling_kernels(KernelRegistry& registry);
 void register_scan_kernels(KernelRegistry& registry);
 void register_control_flow_kernels(KernelRegistry& registry);
 void register_sparse_kernels(KernelRegistry& registry);
+void register_parsing_kernels(KernelRegistry& registry);
 
 inline void register_cpu_kernels(KernelRegistry& registry) {
   register_array_kernels(registry);
@@ -59,6 +60,7 @@ inline void register_cpu_kernels(KernelRegistry& registry) {
   register_scan_kernels(registry);
   register_control_flow_kernels(registry);
   register_sparse_kernels(registry);
+  register_parsing_kernels(registry);
 }
 
 }  // namespace troupe

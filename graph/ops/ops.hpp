@@ -15,6 +15,7 @@
 #include "troupe/graph/ops/grad_ops.hpp"
 #include "troupe/graph/ops/math_ops.hpp"
 #include "troupe/graph/ops/nn_ops.hpp"
+#include "troupe/graph/ops/parsing_ops.hpp"
 #include "troupe/graph/ops/random_ops.hpp"
 #include "troupe/graph/ops/selection_ops.hpp"
 #include "troupe/graph/ops/sparse_ops.hpp"

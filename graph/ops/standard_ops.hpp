@@ -12,6 +12,7 @@ void register_nn_ops(OpRegistry& registry);
 void register_state_ops(OpRegistry& registry);
 void register_data_flow_ops(OpRegistry& registry);
 void register_dataset_ops(OpRegistry& registry);
+void register_parsing_ops(OpRegistry& registry);
 void register_training_ops(OpRegistry& registry);
 void register_grad_ops(OpRegistry& registry);
 void register_internal_ops(OpRegistry& registry);
@@ -30,6 +31,7 @@ inline void register_standard_ops(OpRegistry& registry) {
   register_state_ops(registry);
   register_data_flow_ops(registry);
   register_dataset_ops(registry);
+  register_parsing_ops(registry);
   register_training_ops(registry);
   register_grad_ops(registry);
   register_internal_ops(registry);

@@ -7,7 +7,8 @@ kind ("double", "float", "int32", "int64", "uint32", "uint64", "bool", "enum", "
 as protobuf's Python messages do for what TensorFlow programs use: keyword construction,
 attribute access with defaults, sub-messages that exist on access and become present when set,
 repeated fields as lists (`summary.value.add(tag=..., simple_value=...)` for messages), oneof
-groups (`WhichOneof`), `HasField`, `SerializeToString` (proto3: scalars at zero are left out,
+groups (`WhichOneof`), map<string, Message> fields (label "map"), `HasField`,
+`SerializeToString` (proto3: scalars at zero are left out,
 numbers of repeated scalars packed), `FromString`/`ParseFromString` (unknown fields skipped),
 `==`, `CopyFrom`, and a text form for str().
 """
@@ -94,6 +95,46 @@ class RepeatedField(list):
         super().__setitem__(index, self._item(value))
 
 
+class MessageMap(dict):
+    """A map<string, Message> field: `m[key]` makes the entry on first access, as protobuf's
+    message maps do; items set must be messages of the value class."""
+
+    def __init__(self, kind, where, on_change):
+        super().__init__()
+        self._kind = kind
+        self._where = where
+        self._on_change = on_change
+
+    def _check_key(self, key):
+        if not isinstance(key, str):
+            raise TypeError("%r has type %s, but expected one of: str (%s key)"
+                            % (key, type(key).__name__, self._where))
+
+    def __missing__(self, key):
+        self._check_key(key)
+        value = self._kind()
+        dict.__setitem__(self, key, value)
+        self._on_change()
+        return value
+
+    def __setitem__(self, key, value):
+        raise ValueError("May not set values directly, call %s[%r].CopyFrom(...)"
+                         % (self._where, key))
+
+    def get_or_create(self, key):
+        return self[key]
+
+    def update(self, other=(), **more):
+        items = list(other.items() if hasattr(other, "items") else other) + list(more.items())
+        for key, value in items:
+            if isinstance(value, dict):
+                value = self._kind(**value)
+            if not isinstance(value, self._kind):
+                raise TypeError("%s: expected %s values, got %s"
+                                % (self._where, self._kind.__name__, type(value).__name__))
+            self[key].CopyFrom(value)
+
+
 class Message:
     FIELDS = {}
     _ENUMS = {}
@@ -109,6 +150,8 @@ class Message:
             label = self.FIELDS[name][2]
             if label == "repeated":
                 getattr(self, name).extend(value)
+            elif label == "map":
+                getattr(self, name).update(value)
             elif isinstance(self.FIELDS[name][1], type):
                 kind = self.FIELDS[name][1]
                 if isinstance(value, dict):
@@ -142,6 +185,11 @@ class Message:
         if name in values:
             return values[name]
         _, kind, label = fields[name]
+        if label == "map":
+            value = MessageMap(kind, "%s.%s" % (type(self).__name__, name),
+                               lambda: self._mark(name))
+            values[name] = value
+            return value
         if label == "repeated":
             value = RepeatedField(kind, "%s.%s" % (type(self).__name__, name),
                                   lambda: self._mark(name))
@@ -168,7 +216,7 @@ class Message:
     def HasField(self, name):
         if name not in self.FIELDS:
             raise ValueError('Protocol message %s has no field %s.' % (type(self).__name__, name))
-        if self.FIELDS[name][2] == "repeated":
+        if self.FIELDS[name][2] in ("repeated", "map"):
             raise ValueError('Protocol message has no singular "%s" field.' % name)
         return name in self._present
 
@@ -189,7 +237,7 @@ class Message:
 
     def _has_value(self, name):
         _, kind, label = self.FIELDS[name]
-        if label == "repeated":
+        if label in ("repeated", "map"):
             return len(self._values.get(name, ())) > 0
         if label.startswith("oneof:") or isinstance(kind, type):
             return name in self._present
@@ -209,7 +257,11 @@ class Message:
                             "%s got %s." % (type(self).__name__, type(other).__name__))
         for name, value in other.ListFields():
             _, kind, label = self.FIELDS[name]
-            if label == "repeated":
+            if label == "map":
+                target = getattr(self, name)
+                for key, item in value.items():
+                    target[key].MergeFrom(item)
+            elif label == "repeated":
                 target = getattr(self, name)
                 for item in value:
                     if isinstance(kind, type):
@@ -239,7 +291,13 @@ class Message:
             if not self._has_value(name):
                 continue
             value = getattr(self, name)
-            if label == "repeated":
+            if label == "map":  # entries: key = 1, value = 2, in key order (deterministic)
+                for key in sorted(value):
+                    entry = bytearray()
+                    _put_field(entry, 1, "string", key)
+                    _put_field(entry, 2, kind, value[key])
+                    _put_field(out, number, "bytes", bytes(entry))
+            elif label == "repeated":
                 if kind in _PACKABLE:
                     packed = bytearray()
                     for item in value:
@@ -283,6 +341,16 @@ class Message:
                 pos = _skip(data, pos, wire)
                 continue
             name, kind, label = by_number[number]
+            if label == "map":
+                if wire != 2:
+                    raise DecodeError("field %s: wire type %d" % (name, wire))
+                length, pos = _get_varint(data, pos)
+                if pos + length > len(data):
+                    raise DecodeError("truncated field %s" % name)
+                key, item = _map_entry(data[pos:pos + length], kind, name)
+                pos += length
+                getattr(self, name)[key].CopyFrom(item)
+                continue
             if label == "repeated" and kind in _PACKABLE and wire == 2:
                 length, pos = _get_varint(data, pos)
                 end = pos + length
@@ -336,6 +404,12 @@ class Message:
         pad = "  " * indent
         for name, value in self.ListFields():
             _, kind, label = self.FIELDS[name]
+            if label == "map":
+                for key in sorted(value):
+                    lines.append('%s%s {\n%s  key: "%s"\n%s  value {\n%s%s  }\n%s}\n'
+                                 % (pad, name, pad, key, pad, value[key]._text(indent + 2),
+                                    pad, pad))
+                continue
             items = value if label == "repeated" else [value]
             for item in items:
                 if isinstance(item, Message):
@@ -355,6 +429,27 @@ class Message:
                 else:
                     lines.append("%s%s: %r\n" % (pad, name, item))
         return "".join(lines)
+
+
+def _map_entry(data, kind, name):
+    """The (key, value) of one serialized map<string, kind> entry."""
+    key, value, pos = "", kind(), 0
+    while pos < len(data):
+        tag, pos = _get_varint(data, pos)
+        number, wire = tag >> 3, tag & 7
+        if number in (1, 2) and wire == 2:
+            length, pos = _get_varint(data, pos)
+            if pos + length > len(data):
+                raise DecodeError("truncated entry of %s" % name)
+            raw = data[pos:pos + length]
+            pos += length
+            if number == 1:
+                key = raw.decode("utf-8", "replace")
+            else:
+                value.MergeFromString(raw)
+        else:
+            pos = _skip(data, pos, wire)
+    return key, value
 
 
 # --- encoding helpers ---

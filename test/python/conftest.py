@@ -70,10 +70,8 @@ def insecure(monkeypatch):
     monkeypatch.setenv("TROUPE_INSECURE", "1")
 
 
-@pytest.fixture(scope="session")
-def tensorboard_pb2(tmp_path_factory):
-    """protobuf's own classes for TensorBoard's records (test/python/protos), compiled with
-    protoc, to decode what troupe writes independently of troupe's encoder. Skips where protoc
+def _compiled_protos(tmp_path_factory, name):
+    """The protobuf module protoc makes of test/python/protos/<name>.proto. Skips where protoc
     or python3-protobuf is missing."""
     import importlib
     import shutil
@@ -85,12 +83,25 @@ def tensorboard_pb2(tmp_path_factory):
     out = tmp_path_factory.mktemp("protos")
     protos = os.path.join(os.path.dirname(os.path.abspath(__file__)), "protos")
     subprocess.run(["protoc", "-I", protos, "--python_out", str(out),
-                    os.path.join(protos, "tensorboard_records.proto")], check=True)
+                    os.path.join(protos, name + ".proto")], check=True)
     sys.path.insert(0, str(out))
     try:
-        return importlib.import_module("tensorboard_records_pb2")
+        return importlib.import_module(name + "_pb2")
     finally:
         sys.path.remove(str(out))
+
+
+@pytest.fixture(scope="session")
+def tensorboard_pb2(tmp_path_factory):
+    """protobuf's own classes for TensorBoard's records, to decode what troupe writes
+    independently of troupe's encoder."""
+    return _compiled_protos(tmp_path_factory, "tensorboard_records")
+
+
+@pytest.fixture(scope="session")
+def example_pb2(tmp_path_factory):
+    """protobuf's own tf.train.Example classes, to check troupe's encoder and parser."""
+    return _compiled_protos(tmp_path_factory, "example_records")
 
 
 def read_tfrecords(path):

@@ -11,6 +11,8 @@ from .hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, Fi
 from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,
                                 SessionCreator, SingularMonitoredSession, WorkerSessionCreator)
 from .scaffold import Scaffold
+from ..example_pb import (BytesList, Example, Feature, FeatureList, FeatureLists,  # noqa: F401
+                          Features, FloatList, Int64List, SequenceExample)
 from ..summary import summary_iterator
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,

@@ -1,0 +1,255 @@
+// CPU kernels that parse records: ParseExample (tf.train.Example protos, decoded by
+// example_proto.hpp, into dense tensors and sparse components) and DecodeRaw (the bytes of
+// equal-length strings as numbers). Bad records are InvalidArgument naming the node, the
+// record's index and the feature.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "troupe/devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/cpu/example_proto.hpp"
+
+namespace troupe {
+namespace {
+
+class ParseExampleKernel : public OpKernel {
+ public:
+  explicit ParseExampleKernel(const OpKernelConstruction& c)
+      : OpKernel(c),
+        num_sparse_(static_cast<int>(c.attr<int64_t>("Nsparse"))),
+        num_dense_(static_cast<int>(c.attr<int64_t>("Ndense"))),
+        sparse_types_(c.attr<std::vector<DataType>>("sparse_types")),
+        dense_types_(c.attr<std::vector<DataType>>("Tdense")),
+        dense_shapes_(c.attr<std::vector<PartialShape>>("dense_shapes")) {}
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& serialized = ctx.input(0);
+    if (serialized.rank() != 1) {
+      return ctx.fail_invalid("serialized must be a vector of records, got shape {}",
+                              serialized.shape().to_string());
+    }
+    const Tensor& names = ctx.input(1);
+    auto records = serialized.flat<std::string>();
+    auto batch = static_cast<int64_t>(records.size());
+    std::vector<std::map<std::string, ExampleFeature, std::less<>>> examples;
+    for (int64_t b = 0; b < batch; ++b) {
+      std::string what = record_name(names, b);
+      auto example = decode_example(records[b], what);
+      if (!example.ok()) {
+        return ctx.fail_invalid("could not parse {} as an Example: {}", what,
+                                example.status().message());
+      }
+      examples.push_back(std::move(example).value());
+    }
+    int sparse_keys = 2, dense_keys = 2 + num_sparse_, defaults = dense_keys + num_dense_;
+    for (int i = 0; i < num_sparse_; ++i) {
+      if (!parse_sparse(ctx, examples, names, i, key(ctx, sparse_keys + i))) return;
+    }
+    for (int i = 0; i < num_dense_; ++i) {
+      if (!parse_dense(ctx, examples, names, i, key(ctx, dense_keys + i),
+                       ctx.input(defaults + i))) {
+        return;
+      }
+    }
+  }
+
+ private:
+  static std::string record_name(const Tensor& names, int64_t b) {
+    if (names.num_elements() > b) {
+      return fmt::format("record {} ('{}')", b, names.flat<std::string>()[b]);
+    }
+    return fmt::format("record {}", b);
+  }
+
+  static std::string key(const OpKernelContext& ctx, int input) {
+    const Tensor& t = ctx.input(input);
+    return t.num_elements() == 1 ? t.flat<std::string>()[0] : std::string();
+  }
+
+  // A present feature of the wrong kind fails naming it.
+  static bool check_kind(OpKernelContext& ctx, const ExampleFeature& feature, DataType expected,
+                         const std::string& what, const std::string& key) {
+    if (feature.dtype == expected || feature.size() == 0) return true;
+    ctx.fail_invalid(
+        "{}, feature '{}': data types don't match: the record has {}, the feature "
+        "is declared {}",
+        what, key, dtype_name(feature.dtype), dtype_name(expected));
+    return false;
+  }
+
+  // Copies `count` values of `feature` (of dtype t) into `out` from element `at`.
+  static void copy_values(const ExampleFeature& feature, DataType t, Tensor& out, int64_t at) {
+    if (t == DataType::kString) {
+      std::copy(feature.bytes.begin(), feature.bytes.end(), out.data<std::string>() + at);
+    } else if (t == DataType::kFloat) {
+      std::copy(feature.floats.begin(), feature.floats.end(), out.data<float>() + at);
+    } else {
+      std::copy(feature.ints.begin(), feature.ints.end(), out.data<int64_t>() + at);
+    }
+  }
+
+  bool parse_dense(OpKernelContext& ctx,
+                   const std::vector<std::map<std::string, ExampleFeature, std::less<>>>& examples,
+                   const Tensor& names, int i, const std::string& key, const Tensor& fallback) {
+    const PartialShape& shape = dense_shapes_[i];
+    DataType t = dense_types_[i];
+    if (!shape.is_fully_defined()) {
+      ctx.fail_invalid("dense_shapes[{}] ({}) for feature '{}' must be fully defined", i,
+                       shape.to_string(), key);
+      return false;
+    }
+    int64_t per_record = shape.num_elements();
+    if (fallback.num_elements() != 0 && fallback.num_elements() != per_record) {
+      ctx.fail_invalid("the default of feature '{}' has {} values, its shape {} needs {}", key,
+                       fallback.num_elements(), shape.to_string(), per_record);
+      return false;
+    }
+    std::vector<int64_t> dims{static_cast<int64_t>(examples.size())};
+    dims.insert(dims.end(), shape.dims().begin(), shape.dims().end());
+    Tensor& out = ctx.allocate_output(3 * num_sparse_ + i, TensorShape(dims));
+    for (size_t b = 0; b < examples.size(); ++b) {
+      int64_t at = static_cast<int64_t>(b) * per_record;
+      auto found = examples[b].find(key);
+      if (found == examples[b].end() || found->second.size() == 0) {
+        if (fallback.num_elements() == 0) {
+          ctx.fail_invalid("{}: feature '{}' (data type: {}) is required but could not be found",
+                           record_name(names, static_cast<int64_t>(b)), key, dtype_name(t));
+          return false;
+        }
+        if (per_record > 0) copy_default(fallback, out, at, per_record);
+        continue;
+      }
+      const ExampleFeature& feature = found->second;
+      std::string what = record_name(names, static_cast<int64_t>(b));
+      if (!check_kind(ctx, feature, t, what, key)) return false;
+      if (static_cast<int64_t>(feature.size()) != per_record) {
+        ctx.fail_invalid("{}, feature '{}': {} values, but the shape {} needs {}", what, key,
+                         feature.size(), shape.to_string(), per_record);
+        return false;
+      }
+      copy_values(feature, t, out, at);
+    }
+    return true;
+  }
+
+  static void copy_default(const Tensor& from, Tensor& out, int64_t at, int64_t count) {
+    switch (from.dtype()) {
+      case DataType::kString:
+        std::copy_n(from.data<std::string>(), count, out.data<std::string>() + at);
+        break;
+      case DataType::kFloat:
+        std::copy_n(from.data<float>(), count, out.data<float>() + at);
+        break;
+      default:
+        std::copy_n(from.data<int64_t>(), count, out.data<int64_t>() + at);
+        break;
+    }
+  }
+
+  bool parse_sparse(OpKernelContext& ctx,
+                    const std::vector<std::map<std::string, ExampleFeature, std::less<>>>& examples,
+                    const Tensor& names, int i, const std::string& key) {
+    DataType t = sparse_types_[i];
+    int64_t total = 0, longest = 0;
+    for (size_t b = 0; b < examples.size(); ++b) {
+      auto found = examples[b].find(key);
+      if (found == examples[b].end()) continue;
+      if (!check_kind(ctx, found->second, t, record_name(names, static_cast<int64_t>(b)), key)) {
+        return false;
+      }
+      auto n = static_cast<int64_t>(found->second.size());
+      total += n;
+      longest = std::max(longest, n);
+    }
+    Tensor& indices = ctx.allocate_output(i, TensorShape{total, 2});
+    Tensor& values = ctx.allocate_output(num_sparse_ + i, TensorShape{total});
+    Tensor& shape = ctx.allocate_output(2 * num_sparse_ + i, TensorShape{2});
+    shape.data<int64_t>()[0] = static_cast<int64_t>(examples.size());
+    shape.data<int64_t>()[1] = longest;
+    int64_t at = 0;
+    for (size_t b = 0; b < examples.size(); ++b) {
+      auto found = examples[b].find(key);
+      if (found == examples[b].end()) continue;
+      auto n = static_cast<int64_t>(found->second.size());
+      for (int64_t j = 0; j < n; ++j) {
+        indices.data<int64_t>()[2 * (at + j)] = static_cast<int64_t>(b);
+        indices.data<int64_t>()[2 * (at + j) + 1] = j;
+      }
+      if (n > 0) copy_values(found->second, t, values, at);
+      at += n;
+    }
+    return true;
+  }
+
+  int num_sparse_, num_dense_;
+  std::vector<DataType> sparse_types_, dense_types_;
+  std::vector<PartialShape> dense_shapes_;
+};
+
+template <class T>
+class DecodeRawKernel : public OpKernel {
+ public:
+  explicit DecodeRawKernel(const OpKernelConstruction& c)
+      : OpKernel(c), little_endian_(c.attr<bool>("little_endian")) {}
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    auto strings = input.flat<std::string>();
+    size_t length = strings.empty() ? 0 : strings[0].size();
+    for (size_t i = 0; i < strings.size(); ++i) {
+      if (strings[i].size() != length) {
+        return ctx.fail_invalid(
+            "DecodeRaw requires input strings to all be the same size, but element {} has size "
+            "{} != {}",
+            i, strings[i].size(), length);
+      }
+    }
+    if (length % sizeof(T) != 0) {
+      return ctx.fail_invalid(
+          "Input to DecodeRaw has length {} that is not a multiple of {}, the size of {}", length,
+          sizeof(T), dtype_name(dtype_of<T>));
+    }
+    std::vector<int64_t> dims = input.shape().dims();
+    auto per_string = static_cast<int64_t>(length / sizeof(T));
+    dims.push_back(per_string);
+    Tensor& out = ctx.allocate_output(0, TensorShape(dims));
+    auto* data = reinterpret_cast<char*>(out.data<T>());
+    for (size_t i = 0; i < strings.size(); ++i)
+      std::memcpy(data + i * length, strings[i].data(), length);
+    bool swap = little_endian_ != (std::endian::native == std::endian::little);
+    if (swap) {
+      for (int64_t i = 0; i < out.num_elements(); ++i) {
+        char* p = data + i * sizeof(T);
+        std::reverse(p, p + sizeof(T));
+      }
+    }
+  }
+
+ private:
+  bool little_endian_;
+};
+
+}  // namespace
+
+void register_parsing_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "ParseExample", kCpu, simple_kernel<ParseExampleKernel>());
+  must_add_kernel(r, "DecodeRaw", kCpu,
+                  [](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {
+                    DataType t = c.attr<DataType>("out_type");
+                    switch (t) {
+                      case DataType::kFloat:
+                        return std::unique_ptr<OpKernel>(new DecodeRawKernel<float>(c));
+                      case DataType::kDouble:
+                        return std::unique_ptr<OpKernel>(new DecodeRawKernel<double>(c));
+                      case DataType::kInt32:
+                        return std::unique_ptr<OpKernel>(new DecodeRawKernel<int32_t>(c));
+                      case DataType::kInt64:
+                        return std::unique_ptr<OpKernel>(new DecodeRawKernel<int64_t>(c));
+                      default:
+                        return errors::Unimplemented("node '{}' (DecodeRaw): no kernel for {}",
+                                                     c.name(), dtype_name(t));
+                    }
+                  });
+}
+
+}  // namespace troupe

@@ -1,0 +1,135 @@
+// Parsing ops: definitions (TensorFlow 1.x's signatures) and builders.
+#include "troupe/graph/ops/parsing_ops.hpp"
+
+#include "troupe/graph/ops/standard_ops.hpp"
+#include "troupe/graph/shape_inference.hpp"
+
+namespace troupe {
+namespace {
+
+Status check_feature_types(InferenceContext& c, const char* attr) {
+  for (DataType t : c.attr<std::vector<DataType>>(attr)) {
+    if (t != DataType::kFloat && t != DataType::kInt64 && t != DataType::kString) {
+      return c.invalid("{} may hold float32, int64 and string (the kinds of a Feature), not {}",
+                       attr, dtype_name(t));
+    }
+  }
+  return Status::OK();
+}
+
+Status parse_example_shape(InferenceContext& c) {
+  TROUPE_RETURN_IF_ERROR(check_feature_types(c, "sparse_types"));
+  TROUPE_RETURN_IF_ERROR(check_feature_types(c, "Tdense"));
+  const PartialShape& serialized = c.input(0);
+  if (serialized.rank_known() && serialized.rank() != 1) {
+    return c.invalid("serialized must be a vector of records, got shape {}",
+                     serialized.to_string());
+  }
+  int64_t batch = serialized.rank_known() ? serialized.dim(0) : -1;
+  auto sparse = static_cast<int>(c.attr<int64_t>("Nsparse"));
+  auto dense = static_cast<int>(c.attr<int64_t>("Ndense"));
+  const auto& shapes = c.attr<std::vector<PartialShape>>("dense_shapes");
+  if (static_cast<int>(c.attr<std::vector<DataType>>("sparse_types").size()) != sparse) {
+    return c.invalid("{} sparse_types for {} sparse keys",
+                     c.attr<std::vector<DataType>>("sparse_types").size(), sparse);
+  }
+  if (static_cast<int>(shapes.size()) != dense) {
+    return c.invalid("{} dense_shapes for {} dense keys", shapes.size(), dense);
+  }
+  int out = 0;
+  for (int i = 0; i < sparse; ++i)
+    c.set_output(out++, PartialShape{-1, 2});
+  for (int i = 0; i < sparse; ++i)
+    c.set_output(out++, PartialShape{-1});
+  for (int i = 0; i < sparse; ++i)
+    c.set_output(out++, PartialShape{2});
+  for (int i = 0; i < dense; ++i) {
+    if (!shapes[i].rank_known()) return c.invalid("dense_shapes[{}] must have a known rank", i);
+    std::vector<int64_t> dims{batch};
+    dims.insert(dims.end(), shapes[i].dims().begin(), shapes[i].dims().end());
+    c.set_output(out++, PartialShape(dims));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+void register_parsing_ops(OpRegistry& r) {
+  must_register(r, OpDefBuilder("ParseExample")
+                       .input("serialized: string")
+                       .input("names: string")
+                       .input("sparse_keys: Nsparse * string")
+                       .input("dense_keys: Ndense * string")
+                       .input("dense_defaults: Tdense")
+                       .output("sparse_indices: Nsparse * int64")
+                       .output("sparse_values: sparse_types")
+                       .output("sparse_shapes: Nsparse * int64")
+                       .output("dense_values: Tdense")
+                       .attr("Nsparse: int >= 0")
+                       .attr("Ndense: int >= 0")
+                       .attr("sparse_types: list(type) = []")
+                       .attr("Tdense: list(type) = []")
+                       .attr("dense_shapes: list(shape) = []")
+                       .shape_fn(parse_example_shape));
+  must_register(r, OpDefBuilder("DecodeRaw")
+                       .input("bytes: string")
+                       .output("output: out_type")
+                       .attr("out_type: type")
+                       .attr("little_endian: bool = true")
+                       .shape_fn([](InferenceContext& c) -> Status {
+                         DataType t = c.attr<DataType>("out_type");
+                         if (t == DataType::kString || t == DataType::kBool) {
+                           return c.invalid("out_type must be a number type, not {}",
+                                            dtype_name(t));
+                         }
+                         if (!c.input(0).rank_known()) {
+                           c.set_output(0, PartialShape::unknown());
+                           return Status::OK();
+                         }
+                         std::vector<int64_t> dims = c.input(0).dims();
+                         dims.push_back(-1);
+                         c.set_output(0, PartialShape(dims));
+                         return Status::OK();
+                       }));
+}
+
+namespace ops {
+
+ParseExampleResult ParseExample(const Scope& s, Input serialized,
+                                const std::vector<std::string>& sparse_keys,
+                                const std::vector<DataType>& sparse_types,
+                                const std::vector<std::string>& dense_keys,
+                                const std::vector<Input>& dense_defaults,
+                                const std::vector<PartialShape>& dense_shapes) {
+  std::vector<Input> sparse_key_inputs(sparse_keys.begin(), sparse_keys.end());
+  std::vector<Input> dense_key_inputs(dense_keys.begin(), dense_keys.end());
+  Operation op = NodeBuilder(s, "ParseExample")
+                     .input(serialized)
+                     .input(Input(Tensor(DataType::kString, TensorShape{0})))
+                     .input_list(sparse_key_inputs)
+                     .input_list(dense_key_inputs)
+                     .input_list(dense_defaults)
+                     .attr("sparse_types", sparse_types)
+                     .attr("dense_shapes", dense_shapes)
+                     .finalize();
+  ParseExampleResult result;
+  if (!op.valid()) return result;
+  int out = 0;
+  for (auto* group : {&result.sparse_indices, &result.sparse_values, &result.sparse_shapes})
+    for (size_t i = 0; i < sparse_keys.size(); ++i)
+      group->emplace_back(op, out++);
+  for (size_t i = 0; i < dense_keys.size(); ++i)
+    result.dense_values.emplace_back(op, out++);
+  return result;
+}
+
+Output DecodeRaw(const Scope& s, Input bytes, DataType out_type, bool little_endian) {
+  return NodeBuilder(s, "DecodeRaw")
+      .input(bytes)
+      .attr("out_type", out_type)
+      .attr("little_endian", little_endian)
+      .finalize();
+}
+
+}  // namespace ops
+}  // namespace troupe

@@ -1,0 +1,133 @@
+"""Parsing records: tf.parse_example, tf.parse_single_example (FixedLenFeature, VarLenFeature)
+and tf.decode_raw, as TensorFlow 1.x defines them, on troupe's ParseExample and DecodeRaw ops
+(devices/cpu/parsing_kernels.cpp)."""
+
+import collections
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from . import ops as _ops
+from .framework import Tensor, TensorShape, convert_to_tensor
+from .sparse_tensor import SparseTensor
+
+_FEATURE_DTYPES = (_dtypes.float32, _dtypes.int64, _dtypes.string)
+
+
+class FixedLenFeature(collections.namedtuple("FixedLenFeature",
+                                             ["shape", "dtype", "default_value"])):
+    """A feature of a fixed number of values, parsed into a dense tensor of `shape`; records
+    without it get `default_value` (None: it is required)."""
+
+    def __new__(cls, shape, dtype, default_value=None):
+        return super().__new__(cls, shape, dtype, default_value)
+
+
+class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
+    """A feature of any number of values, parsed into a SparseTensor."""
+
+
+def _feature_dtype(key, dtype):
+    dtype = _dtypes.as_dtype(dtype)
+    if dtype not in _FEATURE_DTYPES:
+        raise ValueError("Unsupported dtype %s for feature '%s': a feature holds float32, int64 "
+                         "or string" % (dtype.name, key))
+    return dtype
+
+
+def _shape_list(key, shape):
+    dims = shape.as_list() if isinstance(shape, TensorShape) else list(shape)
+    for d in dims:
+        if d is None or not isinstance(d, (int, np.integer)) or d < 0:
+            raise ValueError("Invalid shape %r for feature '%s': a FixedLenFeature needs a fully "
+                             "defined shape" % (shape, key))
+    return [int(d) for d in dims]
+
+
+def _default(key, feature, dtype, shape):
+    if feature.default_value is None:
+        return np.zeros([0], dtype=object if dtype == _dtypes.string else dtype.as_numpy_dtype)
+    value = np.asarray(feature.default_value,
+                       dtype=object if dtype == _dtypes.string else dtype.as_numpy_dtype)
+    count = int(np.prod(shape)) if shape else 1
+    if value.size == 1 and count != 1:
+        value = np.full(shape, value.reshape(()), dtype=value.dtype)
+    if value.size != count:
+        raise ValueError("default_value of feature '%s' has %d values, its shape %s needs %d"
+                         % (key, value.size, shape, count))
+    return value.reshape(shape)
+
+
+def parse_example(serialized, features, name=None, example_names=None):
+    """A dict from `features`' keys to a dense Tensor ([batch] + shape) for each
+    FixedLenFeature and a SparseTensor ([batch, longest]) for each VarLenFeature."""
+    if not isinstance(features, dict) or not features:
+        raise ValueError("Missing: features was %r" % (features,))
+    sparse_keys, sparse_types, dense_keys, dense_defaults, dense_shapes = [], [], [], [], []
+    for key in sorted(features):
+        feature = features[key]
+        if isinstance(feature, VarLenFeature):
+            sparse_keys.append(key)
+            sparse_types.append(_feature_dtype(key, feature.dtype))
+        elif isinstance(feature, FixedLenFeature):
+            dtype = _feature_dtype(key, feature.dtype)
+            shape = _shape_list(key, feature.shape)
+            dense_keys.append(key)
+            dense_defaults.append(_default(key, feature, dtype, shape))
+            dense_shapes.append(shape)
+        else:
+            raise ValueError("Unsupported feature %r for '%s': troupe parses FixedLenFeature "
+                             "and VarLenFeature" % (feature, key))
+    serialized = convert_to_tensor(serialized, dtype=_dtypes.string)
+    names = np.array([] if example_names is None else list(example_names), dtype=object)
+    op = _ops._make("ParseExample",
+                    [serialized, names, [np.array(k, dtype=object) for k in sparse_keys],
+                     [np.array(k, dtype=object) for k in dense_keys], dense_defaults],
+                    {"sparse_types": [t.as_datatype_enum for t in sparse_types],
+                     "dense_shapes": dense_shapes},
+                    name=name or "ParseExample")
+    outputs = op.outputs
+    n = len(sparse_keys)
+    result = {}
+    for i, key in enumerate(sparse_keys):
+        result[key] = SparseTensor(outputs[i], outputs[n + i], outputs[2 * n + i])
+    for i, key in enumerate(dense_keys):
+        result[key] = outputs[3 * n + i]
+    return result
+
+
+def parse_single_example(serialized, features, name=None, example_names=None):
+    """parse_example of one record: dense values of their feature's shape, SparseTensors of
+    rank 1."""
+    from . import array_ops
+    serialized = convert_to_tensor(serialized, dtype=_dtypes.string)
+    if serialized.shape.ndims not in (None, 0):
+        raise ValueError("parse_single_example: serialized must be a scalar, got shape %s"
+                         % serialized.shape)
+    batch = _ops.reshape(serialized, [1])
+    parsed = parse_example(batch, features, name=name,
+                           example_names=None if example_names is None else [example_names])
+    result = {}
+    for key, value in parsed.items():
+        if isinstance(value, SparseTensor):
+            result[key] = SparseTensor(
+                array_ops.slice(value.indices, [0, 1], [-1, 1]),
+                value.values, array_ops.slice(value.dense_shape, [1], [1]))
+        else:
+            result[key] = _ops.reshape(
+                value, np.array(_shape_list(key, features[key].shape), dtype=np.int32))
+    return result
+
+
+def decode_raw(bytes, out_type, little_endian=True, name=None):  # noqa: A002 - TF's name
+    """The bytes of each string as numbers of `out_type`: a shape of bytes.shape + [n]."""
+    out_type = _dtypes.as_dtype(out_type)
+    if out_type not in (_dtypes.float32, _dtypes.float64, _dtypes.int32, _dtypes.int64):
+        raise TypeError("decode_raw: out_type %s is not supported by troupe (float32, float64, "
+                        "int32, int64; troupe has no 8- or 16-bit tensors)" % out_type.name)
+    if not isinstance(bytes, Tensor):
+        bytes = convert_to_tensor(bytes, dtype=_dtypes.string)
+    return _ops._make("DecodeRaw", [bytes],
+                      {"out_type": out_type.as_datatype_enum,
+                       "little_endian": bool(little_endian)},
+                      name=name or "DecodeRaw").outputs[0]
