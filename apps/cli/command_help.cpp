@@ -6,6 +6,11 @@ namespace troupe::cli {
 
 const std::vector<CommandHelp>& all_command_help() {
   static const std::vector<CommandHelp> table = {
+      {"data",
+       "write a data set as TFRecord files of tf.train.Example records (for tf.data)",
+       "troupe data fashion-mnist --to=DIR [flags]",
+       {"troupe data fashion-mnist --to=/tmp/fashion    # train-00000-of-00001.tfrecord, test-...",
+        "troupe train --data=tfrecord:/tmp/fashion --epochs=1"}},
       {"hello",
        "run TensorFlow's distributed hello world (a string and a MatMul) on a local server",
        "troupe hello",

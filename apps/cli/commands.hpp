@@ -12,6 +12,9 @@ namespace troupe::cli {
 
 using Args = std::vector<std::string>;
 
+// `troupe data`: a data set written as TFRecord files of tf.train.Example records.
+int data_command(const Args& args);
+
 // `troupe hello`: the seed's first example through a local server's actors.
 int hello_command(const Args& args);
 

@@ -27,6 +27,7 @@
 #include "troupe/apps/cli/exit_code.hpp"
 #include "troupe/apps/cli/exit_now.hpp"
 #include "troupe/apps/cli/fashion_mnist.hpp"
+#include "troupe/apps/cli/fashion_mnist_records.hpp"
 #include "troupe/apps/cli/health_endpoint.hpp"
 #include "troupe/apps/cli/log_level_flag.hpp"
 #include "troupe/apps/cli/runtime_flags.hpp"
@@ -161,12 +162,21 @@ std::pair<Output, Output> loss_and_accuracy(const Scope& scope, const Output& lo
 // `scope` (the worker's devices); with several, the batch is split in equal slices and tower i
 // computes its slice's logits and loss on tower_devices[i], under the name scope "tower_i"
 // (TensorFlow's multi-tower pattern); `forward`'s variables stay where its builder made them.
+// `input`: the batches a tf.data pipeline reads (--data=tfrecord:DIR), which the images and
+// labels take unless fed (the evaluation feeds the test set); null: they must be fed.
 Model build_model(const Scope& scope, const Forward& forward,
-                  const std::vector<std::string>& tower_devices) {
+                  const std::vector<std::string>& tower_devices, const RecordBatches* input) {
   Model m;
-  m.images = ops::Placeholder(scope.with_op_name("images"), DataType::kFloat,
-                              PartialShape({-1, kFashionMnistPixels}));
-  m.labels = ops::Placeholder(scope.with_op_name("labels"), DataType::kInt64, PartialShape({-1}));
+  if (input != nullptr) {
+    m.images = ops::PlaceholderWithDefault(scope.with_op_name("images"), input->images,
+                                           PartialShape({-1, kFashionMnistPixels}));
+    m.labels = ops::PlaceholderWithDefault(scope.with_op_name("labels"), input->labels,
+                                           PartialShape({-1}));
+  } else {
+    m.images = ops::Placeholder(scope.with_op_name("images"), DataType::kFloat,
+                                PartialShape({-1, kFashionMnistPixels}));
+    m.labels = ops::Placeholder(scope.with_op_name("labels"), DataType::kInt64, PartialShape({-1}));
+  }
   m.training = ops::PlaceholderWithDefault(scope.with_op_name("training"), Tensor(false),
                                            PartialShape::scalar());
   if (tower_devices.size() <= 1) {
@@ -273,6 +283,10 @@ FlagSet train_flags() {
   flags.add_string("dropout", "0.4", "cnn: the dense layer's dropout rate while training");
   flags.add_string("optimizer", "adam", "adam, sgd, momentum or adagrad");
   flags.add_string("learning_rate", "0.0005", "the optimizer's learning rate");
+  flags.add_string("data", "idx",
+                   "where the examples come from: idx (the IDX files of --data_dir, fed from "
+                   "memory) or tfrecord:DIR (the TFRecord files `troupe data fashion-mnist` "
+                   "wrote, read by a tf.data pipeline on the worker)");
   flags.add_int("batch_size", 128, "examples per step and worker");
   flags.add_int("epochs", 15, "passes over the training set (all workers together)");
   flags.add_int("save_checkpoint_steps", 200, "global steps between checkpoints");
@@ -451,10 +465,33 @@ static int run_train(const Args& args) {
   int num_workers = def ? def->cluster.num_tasks("worker").value() : 1;
   bool is_chief = task_index == 0;
 
-  auto train = load_fashion_mnist(flags.get_string("data_dir"), true);
-  if (!train.ok()) return fail(train.status());
-  auto test = load_fashion_mnist(flags.get_string("data_dir"), false);
-  if (!test.ok()) return fail(test.status());
+  // --data=tfrecord:DIR: the worker reads its shard of the records through a tf.data
+  // pipeline; the chief's evaluation reads the test records into memory.
+  std::string records_dir;
+  std::vector<std::string> record_files;
+  StatusOr<Dataset> train = Status::OK(), test = Status::OK();
+  int64_t train_size = 0;
+  if (flags.get_string("data").starts_with("tfrecord:")) {
+    records_dir = flags.get_string("data").substr(std::string("tfrecord:").size());
+    auto files = fashion_mnist_record_files(records_dir, "train");
+    if (!files.ok()) return fail(files.status());
+    record_files = *files;
+    auto counted = count_records(record_files);
+    if (!counted.ok()) return fail(counted.status());
+    train_size = *counted;
+    test = read_fashion_mnist_records(records_dir, "test");
+    if (!test.ok()) return fail(test.status());
+  } else if (flags.get_string("data") == "idx") {
+    train = load_fashion_mnist(flags.get_string("data_dir"), true);
+    if (!train.ok()) return fail(train.status());
+    train_size = train->size();
+    test = load_fashion_mnist(flags.get_string("data_dir"), false);
+    if (!test.ok()) return fail(test.status());
+  } else {
+    return fail(errors::InvalidArgument("--data={}: expected idx or tfrecord:DIR",
+                                        flags.get_string("data")),
+                2);
+  }
 
   std::unique_ptr<Server> server;
   if (def) {
@@ -491,13 +528,18 @@ static int run_train(const Args& args) {
     tower_devices.push_back(
         fmt::format("{}/device:{}:{}", worker_device, tower_device == "gpu" ? "GPU" : "CPU", i));
   }
-  Model m = build_model(placed, forward, tower_devices);
+  std::optional<RecordBatches> input;
+  if (!records_dir.empty()) {
+    input = fashion_mnist_record_batches(placed, record_files, task_index, num_workers, batch_size,
+                                         seed);
+  }
+  Model m = build_model(placed, forward, tower_devices, input ? &*input : nullptr);
   bool sync = flags.get_bool("sync_replicas");
   int replicas = flags.get_int("replicas_to_aggregate") > 0
                      ? static_cast<int>(flags.get_int("replicas_to_aggregate"))
                      : num_workers;
   int64_t examples_per_step = sync ? batch_size * replicas : batch_size;
-  int64_t last_step = std::max<int64_t>(1, epochs * train->size() / examples_per_step);
+  int64_t last_step = std::max<int64_t>(1, epochs * train_size / examples_per_step);
   std::unique_ptr<SyncReplicasOptimizer> sync_optimizer;
   Operation train_op;
   if (sync) {
@@ -536,7 +578,7 @@ static int run_train(const Args& args) {
                        {"learning_rate", ops::Const(placed.with_op_name("learning_rate"),
                                                     static_cast<float>(learning_rate))}};
   options.examples_per_step = examples_per_step;
-  int64_t steps_per_epoch = std::max<int64_t>(1, train->size() / examples_per_step);
+  int64_t steps_per_epoch = std::max<int64_t>(1, train_size / examples_per_step);
   auto evaluation = std::make_shared<EvaluationHook>(
       options.checkpoint_dir.empty() ? std::string() : options.checkpoint_dir + "/eval",
       m.global_step.ref,
@@ -591,16 +633,23 @@ static int run_train(const Args& args) {
               << std::endl;
   }
 
-  auto sharded =
-      ShardedBatches::create(*train, task_index, num_workers, static_cast<int>(batch_size),
-                             static_cast<uint64_t>(flags.get_int("seed")));
-  if (!sharded.ok()) return fail(sharded.status());
-  ShardedBatches& batches = *sharded;
+  std::optional<ShardedBatches> batches;
+  if (records_dir.empty()) {
+    auto sharded =
+        ShardedBatches::create(*train, task_index, num_workers, static_cast<int>(batch_size),
+                               static_cast<uint64_t>(flags.get_int("seed")));
+    if (!sharded.ok()) return fail(sharded.status());
+    batches = std::move(sharded).value();
+  }
   Tensor images, labels;
   while (start_step < last_step && !mts.should_stop() && stop_signal.load() == 0) {
-    batches.next(&images, &labels);
-    auto ran = mts.run({}, {{m.images, images}, {m.labels, labels}, {m.training, Tensor(true)}},
-                       {train_op});
+    FeedDict feeds{{m.training, Tensor(true)}};
+    if (batches) {
+      batches->next(&images, &labels);
+      feeds.push_back({m.images, images});
+      feeds.push_back({m.labels, labels});
+    }
+    auto ran = mts.run({}, feeds, {train_op});
     // A stop signal also ends a recovery's wait for the chief.
     if (!ran.ok() && !cancelled_by_stop_signal(ran.status())) return fail(ran.status());
   }

@@ -1,5 +1,6 @@
 // The `troupe` command-line tool: one binary, one subcommand per job.
 //
+//   troupe data       write a data set as TFRecord files of Examples
 //   troupe hello      run the hello/matmul example on a local server
 //   troupe k8s        print a job's Kubernetes manifests
 //   troupe launch     run a program once per task of a local ps/worker cluster
@@ -23,9 +24,10 @@ using Run = int (*)(const troupe::cli::Args&);
 
 Run find_command(const std::string& name) {
   static const std::map<std::string, Run> table = {
-      {"hello", troupe::cli::hello_command},   {"k8s", troupe::cli::k8s_command},
-      {"launch", troupe::cli::launch_command}, {"node", troupe::cli::node_command},
-      {"sim", troupe::cli::sim_command},       {"train", troupe::cli::train_command},
+      {"data", troupe::cli::data_command},   {"hello", troupe::cli::hello_command},
+      {"k8s", troupe::cli::k8s_command},     {"launch", troupe::cli::launch_command},
+      {"node", troupe::cli::node_command},   {"sim", troupe::cli::sim_command},
+      {"train", troupe::cli::train_command},
   };
   auto it = table.find(name);
   return it != table.end() ? it->second : nullptr;

@@ -39,14 +39,45 @@ uint64_t get_le(const char* p, int bytes) {
   return v;
 }
 
+uint32_t crc32c_by_table(const uint8_t* p, size_t size, uint32_t crc) {
+  for (size_t i = 0; i < size; ++i)
+    crc = kCrc32cTable[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+  return crc;
+}
+
+#if defined(__x86_64__)
+// SSE 4.2's CRC32 instruction computes CRC32C: eight bytes a cycle or so, some ten times the
+// table's speed (every TFRecord byte is checked with it).
+__attribute__((target("sse4.2"))) uint32_t crc32c_by_instruction(const uint8_t* p, size_t size,
+                                                                 uint32_t crc) {
+  uint64_t c = crc;
+  for (; size >= 8; size -= 8, p += 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    c = __builtin_ia32_crc32di(c, word);
+  }
+  auto c32 = static_cast<uint32_t>(c);
+  for (; size > 0; --size, ++p)
+    c32 = __builtin_ia32_crc32qi(c32, *p);
+  return c32;
+}
+
+const bool kHaveCrc32Instruction = __builtin_cpu_supports("sse4.2");
+#endif
+
 }  // namespace
 
 uint32_t crc32c(const void* data, size_t size, uint32_t crc) {
   const auto* p = static_cast<const uint8_t*>(data);
-  crc = ~crc;
-  for (size_t i = 0; i < size; ++i)
-    crc = kCrc32cTable[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-  return ~crc;
+#if defined(__x86_64__)
+  if (kHaveCrc32Instruction) return ~crc32c_by_instruction(p, size, ~crc);
+#endif
+  return ~crc32c_by_table(p, size, ~crc);
+}
+
+// Both ways agree (checked by the tests on any x86 host with the instruction).
+uint32_t crc32c_portable(const void* data, size_t size, uint32_t crc) {
+  return ~crc32c_by_table(static_cast<const uint8_t*>(data), size, ~crc);
 }
 
 uint32_t mask_crc32c(uint32_t crc) {

@@ -39,7 +39,7 @@ BOOST_AUTO_TEST_CASE(no_command_prints_usage) {
 // Help the way users type it: --help and -h after every command, and `troupe help CMD`; each
 // starts with what the command does and ends with an example.
 BOOST_AUTO_TEST_CASE(every_command_has_help) {
-  for (std::string command : {"hello", "k8s", "launch", "node", "sim", "train"}) {
+  for (std::string command : {"data", "hello", "k8s", "launch", "node", "sim", "train"}) {
     auto help = run_process({TROUPE_CLI, command, "--help"}, 60000);
     BOOST_TEST(help.exit_code == 0, command << ": " << help.out);
     BOOST_TEST(help.out.rfind("troupe " + command + ": ", 0) == 0u, help.out);
@@ -70,7 +70,7 @@ BOOST_AUTO_TEST_CASE(help_wins_over_other_arguments_and_lists_every_command) {
              train.out);
   auto list = run_process({TROUPE_CLI, "help"}, 60000);
   BOOST_TEST(list.exit_code == 0);
-  for (std::string command : {"hello", "k8s", "launch", "node", "sim", "train", "version"})
+  for (std::string command : {"data", "hello", "k8s", "launch", "node", "sim", "train", "version"})
     BOOST_TEST(list.out.find("\n  " + command + " ") != std::string::npos, list.out);
   auto unknown = run_process({TROUPE_CLI, "help", "nope"}, 60000);
   BOOST_TEST(unknown.exit_code == 2);

@@ -330,6 +330,16 @@ BOOST_AUTO_TEST_CASE(crc32c_known_answers) {
   BOOST_TEST(crc32c(descending.data(), descending.size()) == 0x113fdb5cU);
   BOOST_TEST(crc32c("hello ", 6, crc32c("", 0)) == crc32c("hello ", 6));
   BOOST_TEST(unmask_crc32c(mask_crc32c(0x12345678U)) == 0x12345678U);
+  // The instruction and the table agree on every length and alignment.
+  std::string bytes;
+  for (int i = 0; i < 300; ++i)
+    bytes.push_back(static_cast<char>(i * 31 + 7));
+  for (size_t begin = 0; begin < 9; ++begin) {
+    for (size_t size = 0; begin + size <= bytes.size(); size += 13) {
+      BOOST_TEST(crc32c(bytes.data() + begin, size, 5) ==
+                 crc32c_portable(bytes.data() + begin, size, 5));
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
