@@ -392,3 +392,48 @@ def test_each_worker_reads_its_shard_and_trains_variables_on_the_ps(tmp_path, in
     finally:
         for s in servers:
             s.stop()
+
+
+def test_tfrecord_trainer_example_on_one_ps_and_two_workers(tmp_path):
+    """examples/python/tfrecord_trainer.py as TensorFlow's trainers run: 1 ps + 2 workers from
+    TensorFlow's command lines, each worker reading its shard of the records `troupe data`
+    wrote, to the accuracy of the in-memory job."""
+    import re
+    import subprocess
+    import sys
+    from conftest import EXAMPLES, TROUPE_CLI, free_ports
+    if not os.path.isdir("/usr/share/datasets/fashion-mnist"):
+        pytest.skip("no /usr/share/datasets/fashion-mnist (apt-get install dataset-fashion-mnist)")
+    records = str(tmp_path / "records")
+    subprocess.run([TROUPE_CLI, "data", "fashion-mnist", "--to=" + records, "--shards=2"],
+                   check=True, capture_output=True, timeout=120)
+    ports = free_ports(3)
+    hosts = ["--ps_hosts=localhost:%d" % ports[0],
+             "--worker_hosts=localhost:%d,localhost:%d" % tuple(ports[1:])]
+    env = dict(os.environ)
+    for name in ("TROUPE_TLS_CERT", "TROUPE_TLS_KEY", "TROUPE_TLS_CA"):
+        env.pop(name, None)
+
+    def start(job, index):
+        return subprocess.Popen(
+            [sys.executable, os.path.join(EXAMPLES, "tfrecord_trainer.py")] + hosts +
+            ["--job_name=%s" % job, "--task_index=%d" % index, "--insecure", "--epochs=1",
+             "--records_dir=" + records, "--checkpoint_dir=%s" % (tmp_path / ("task%d" % index))],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+
+    ps = start("ps", 0)
+    workers = [start("worker", i) for i in range(2)]
+    try:
+        outputs = [w.communicate(timeout=300)[0] for w in workers]
+    finally:
+        for p in [ps] + workers:
+            p.kill()
+            p.wait()
+    text = "\n".join(outputs)
+    assert [w.returncode for w in workers] == [0, 0], text
+    # 468 global steps in all, shared by the two workers as their speeds make it.
+    steps = [int(s) for s in re.findall(r"worker \d: (\d+) steps of its shard", text)]
+    assert len(steps) == 2 and 460 <= sum(steps) <= 480, text
+    accuracy = float(re.search(r"test accuracy (0\.\d+)", outputs[0]).group(1))
+    assert accuracy >= 0.78, text  # one epoch from memory: 0.83-0.84
+    assert tf.train.latest_checkpoint(str(tmp_path / "task0")) is not None
