@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -34,6 +35,13 @@ std::vector<std::string> split_hosts(const std::string& list) {
 }
 
 StatusOr<std::string> read_file(const std::string& path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    return errors::InvalidArgument(
+        "--cluster_file: '{}' is a directory (expected a JSON file holding the cluster, as "
+        "TF_CONFIG's \"cluster\")",
+        path);
+  }
   std::ifstream in(path);
   if (!in) {
     return errors::InvalidArgument("--cluster_file: cannot read '{}': {}", path,

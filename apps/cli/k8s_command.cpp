@@ -79,6 +79,11 @@ int k8s_command(const Args& args) {
     return 0;
   }
   if (!parsed.ok()) return usage_error(parsed.message());
+  if (flags.get_string("name").empty()) {
+    return usage_error(
+        "--name is required: the job's name, which every object's name starts "
+        "with (e.g. --name=fashion)");
+  }
   job.name = flags.get_string("name");
   job.namespace_ = flags.get_string("namespace");
   job.ps = static_cast<int>(flags.get_int("ps"));
@@ -111,6 +116,11 @@ int k8s_command(const Args& args) {
     if (::fstat(STDOUT_FILENO, &out_stat) == 0 && S_ISREG(out_stat.st_mode)) {
       ::fchmod(STDOUT_FILENO, 0600);
     }
+  }
+  if (!job.insecure && !job.credentials) {
+    std::cerr << "troupe k8s: the tasks mount the Secret '" << job.name
+              << "-tls' (ca.pem, cert.pem, key.pem): create it before applying these manifests "
+                 "(docs/deploy.md), or run with --make_credentials to include throwaway ones\n";
   }
   std::string out = "# troupe k8s: kubectl apply -f <this file> (docs/deploy.md)\n";
   for (const auto& object : *objects)

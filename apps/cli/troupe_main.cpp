@@ -65,10 +65,19 @@ int main(int argc, char** argv) {
     }
     // troupe help CMD: CMD's own help.
     name = args[0];
-    if (find_command(name) == nullptr) return unknown_command(name);
+    if (find_command(name) == nullptr && name != "version") return unknown_command(name);
     args = {"--help"};
   }
   if (name == "version" || name == "--version") {
+    if (troupe::cli::FlagSet::asks_for_help(args)) {
+      std::cout << "troupe version: print the version\n\nusage: troupe version\n\n  -h, --help"
+                   "  show this help\n\nexample:\n  troupe version\n";
+      return 0;
+    }
+    if (!args.empty()) {
+      std::cerr << "troupe version: unexpected argument '" << args[0] << "'\n";
+      return 2;
+    }
     std::cout << "troupe " << TROUPE_VERSION << "\n";
     return 0;
   }

@@ -81,6 +81,15 @@ BOOST_AUTO_TEST_CASE(version) {
   auto result = run_process({TROUPE_CLI, "version"}, 60000);
   BOOST_TEST(result.exit_code == 0);
   BOOST_TEST(result.out.find("troupe 0.") == 0u, result.out);
+  for (auto args : {std::vector<std::string>{TROUPE_CLI, "version", "--help"},
+                    std::vector<std::string>{TROUPE_CLI, "help", "version"}}) {
+    auto help = run_process(args, 60000);
+    BOOST_TEST(help.exit_code == 0);
+    BOOST_TEST(help.out.rfind("troupe version: print the version", 0) == 0u, help.out);
+  }
+  auto extra = run_process({TROUPE_CLI, "version", "now"}, 60000);
+  BOOST_TEST(extra.exit_code == 2);
+  BOOST_TEST(extra.out.find("unexpected argument 'now'") != std::string::npos, extra.out);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -226,7 +226,12 @@ BOOST_AUTO_TEST_CASE(the_command_prints_a_yaml_stream_and_refuses_bad_flags) {
   BOOST_TEST(contains(result.out, "    - \"--checkpoint_dir=/train_logs\"\n"), result.out);
   auto missing = testing::run_process({TROUPE_CLI, "k8s", "--image=troupe:0.1", "--", "x"}, 30000);
   BOOST_TEST(missing.exit_code == 2);
-  BOOST_TEST(contains(missing.out, "troupe k8s: --name='' (expected a DNS label"), missing.out);
+  BOOST_TEST(contains(missing.out, "troupe k8s: --name is required"), missing.out);
+  // Without --make_credentials the Secret must exist: stderr says so, stdout is the manifests.
+  auto reminder =
+      testing::run_process({TROUPE_CLI, "k8s", "--name=a", "--image=i", "--", "x"}, 30000);
+  BOOST_TEST(reminder.exit_code == 0, reminder.out);
+  BOOST_TEST(contains(reminder.out, "the tasks mount the Secret 'a-tls'"), reminder.out);
   auto both = testing::run_process(
       {TROUPE_CLI, "k8s", "--name=a", "--image=i", "--insecure", "--make_credentials", "--", "x"},
       30000);

@@ -215,6 +215,8 @@ BOOST_AUTO_TEST_CASE(bad_flags_are_one_line_errors) {
   check_refused(run_node({"--ps_hosts=127.0.0.1:1", "--job_name=chief"}), "unknown job 'chief'");
   check_refused(run_node({"--cluster_file=/nonexistent/cluster.json", "--job_name=ps"}),
                 "cannot read '/nonexistent/cluster.json': No such file or directory");
+  check_refused(run_node({"--cluster_file=/tmp", "--job_name=ps"}),
+                "--cluster_file: '/tmp' is a directory (expected a JSON file");
   // Without a cluster a node serves /job:localhost/task:0; another index is a mistake.
   check_refused(run_node({"--task_index=1"}), "--task_index given without a cluster");
   check_refused(run_node({"--port=70000"}), "--port=70000 is not a port");
