@@ -9,6 +9,10 @@
 //                    with reshuffle_each_iteration every new iterator draws another order
 //   ZipDataset       elements of both inputs side by side, until either ends
 //   ConcatenateDataset  the input's elements, then the other's (same dtypes)
+//   PaddedBatchDatasetV2  as Batch, each component padded (with its padding value) to its
+//                    padded shape, whose -1 dimensions take the batch's largest
+//   CacheDataset     the input's elements, read once: the first complete pass is kept in
+//                    memory and later passes replay it (a file name is Unimplemented)
 //   PrefetchDataset  a thread of its own reads up to buffer_size elements ahead
 #include <atomic>
 #include <condition_variable>
@@ -115,6 +119,222 @@ class BatchDatasetKernel : public DatasetOpKernel {
     if (batch_size <= 0)
       return invalid(ctx, "batch_size must be greater than zero, got {}", batch_size);
     return new_dataset<BatchDataset>(node().name(), std::move(input), batch_size, drop);
+  }
+};
+
+// ---- PaddedBatch --------------------------------------------------------------------------
+
+class PaddedBatchDataset : public UnaryDataset {
+ public:
+  PaddedBatchDataset(std::string node, std::shared_ptr<const DatasetBase> input, int64_t batch_size,
+                     std::vector<std::vector<int64_t>> padded_shapes, Element padding_values,
+                     bool drop_remainder)
+      : UnaryDataset(std::move(node), std::move(input)),
+        batch_size_(batch_size),
+        padded_shapes_(std::move(padded_shapes)),
+        padding_values_(std::move(padding_values)),
+        drop_remainder_(drop_remainder) {}
+
+  std::unique_ptr<IteratorBase> make_iterator() const override {
+    return std::make_unique<Iterator>(self<PaddedBatchDataset>());
+  }
+
+ private:
+  class Iterator : public IteratorBase {
+   public:
+    explicit Iterator(std::shared_ptr<const PaddedBatchDataset> dataset)
+        : dataset_(std::move(dataset)), input_(dataset_->input_->make_iterator()) {}
+
+    Status get_next(Element* out, bool* end) override {
+      const PaddedBatchDataset& d = *dataset_;
+      std::vector<Element> batch;
+      while (static_cast<int64_t>(batch.size()) < d.batch_size_) {
+        Element element;
+        bool input_end = false;
+        TROUPE_RETURN_IF_ERROR(input_->get_next(&element, &input_end));
+        if (input_end) break;
+        if (element.size() != d.padded_shapes_.size()) {
+          return errors::InvalidArgument("{}: elements have {} components, {} padded shapes",
+                                         d.node(), element.size(), d.padded_shapes_.size());
+        }
+        batch.push_back(std::move(element));
+      }
+      *end = batch.empty() ||
+             (d.drop_remainder_ && static_cast<int64_t>(batch.size()) < d.batch_size_);
+      if (*end) return Status::OK();
+      out->clear();
+      for (size_t c = 0; c < d.padded_shapes_.size(); ++c) {
+        TROUPE_ASSIGN_OR_RETURN(Tensor padded, pad_component(batch, c));
+        out->push_back(std::move(padded));
+      }
+      return Status::OK();
+    }
+
+   private:
+    StatusOr<Tensor> pad_component(const std::vector<Element>& batch, size_t c) const {
+      const PaddedBatchDataset& d = *dataset_;
+      std::vector<int64_t> shape = d.padded_shapes_[c];
+      for (size_t i = 0; i < batch.size(); ++i) {
+        const Tensor& t = batch[i][c];
+        if (t.rank() != static_cast<int>(shape.size())) {
+          return errors::InvalidArgument(
+              "{}: component {} of element {} has shape {}, of another rank than its padded "
+              "shape",
+              d.node(), c, i, t.shape().to_string());
+        }
+      }
+      for (size_t k = 0; k < shape.size(); ++k) {
+        int64_t largest = 0;
+        for (const Element& e : batch)
+          largest = std::max(largest, e[c].dim(static_cast<int>(k)));
+        if (shape[k] < 0) {
+          shape[k] = largest;
+        } else if (largest > shape[k]) {
+          return errors::InvalidArgument(
+              "{}: component {} has dimension {} of size {}, larger than its padded shape's {}",
+              d.node(), c, k, largest, shape[k]);
+        }
+      }
+      std::vector<int64_t> dims{static_cast<int64_t>(batch.size())};
+      dims.insert(dims.end(), shape.begin(), shape.end());
+      Tensor padded(batch[0][c].dtype(), TensorShape(dims));
+      fill_with(padded, &d.padding_values_[c]);
+      std::vector<int64_t> to_steps = row_major_strides(dims);
+      for (size_t i = 0; i < batch.size(); ++i) {
+        const Tensor& t = batch[i][c];
+        if (t.num_elements() == 0) continue;
+        StridedView to{static_cast<int64_t>(i) * to_steps[0],
+                       std::vector<int64_t>(to_steps.begin() + 1, to_steps.end())};
+        strided_copy(t, dense_view(t.shape().dims()), padded, to, t.shape().dims());
+      }
+      return padded;
+    }
+
+    std::shared_ptr<const PaddedBatchDataset> dataset_;
+    std::unique_ptr<IteratorBase> input_;
+  };
+
+  int64_t batch_size_;
+  std::vector<std::vector<int64_t>> padded_shapes_;
+  Element padding_values_;
+  bool drop_remainder_;
+};
+
+class PaddedBatchDatasetKernel : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+
+ protected:
+  StatusOr<std::shared_ptr<const DatasetBase>> make_dataset(OpKernelContext& ctx) override {
+    TROUPE_ASSIGN_OR_RETURN(auto input, dataset_input(ctx, 0));
+    TROUPE_ASSIGN_OR_RETURN(int64_t batch_size, scalar_input<int64_t>(ctx, 1, "batch_size"));
+    if (batch_size <= 0) {
+      return invalid(ctx, "batch_size must be greater than zero, got {}", batch_size);
+    }
+    const int n = static_cast<int>(input->output_types().size());
+    if (ctx.num_inputs() != 2 + 2 * n + 1) {
+      return invalid(ctx, "{} padded shapes and values for elements of {} components",
+                     (ctx.num_inputs() - 3) / 2, n);
+    }
+    std::vector<std::vector<int64_t>> shapes;
+    Element values;
+    for (int c = 0; c < n; ++c) {
+      const Tensor& shape = ctx.input(2 + c);
+      if (shape.dtype() != DataType::kInt64 || shape.rank() != 1) {
+        return invalid(ctx, "padded shape {} must be an int64 vector", c);
+      }
+      shapes.push_back(shape.to_vector<int64_t>());
+      const Tensor& value = ctx.input(2 + n + c);
+      if (value.rank() != 0 || value.dtype() != input->output_types()[c]) {
+        return invalid(ctx, "padding value {} must be a {} scalar, got {} of shape {}", c,
+                       dtype_name(input->output_types()[c]), dtype_name(value.dtype()),
+                       value.shape().to_string());
+      }
+      values.push_back(value);
+    }
+    TROUPE_ASSIGN_OR_RETURN(bool drop, scalar_input<bool>(ctx, 2 + 2 * n, "drop_remainder"));
+    return new_dataset<PaddedBatchDataset>(node().name(), std::move(input), batch_size,
+                                           std::move(shapes), std::move(values), drop);
+  }
+};
+
+// ---- Cache --------------------------------------------------------------------------------
+
+class CacheDataset : public UnaryDataset {
+ public:
+  using UnaryDataset::UnaryDataset;
+
+  std::unique_ptr<IteratorBase> make_iterator() const override {
+    std::lock_guard lock(mutex_);
+    if (cache_) return std::make_unique<Replay>(self<CacheDataset>(), cache_);
+    return std::make_unique<Fill>(self<CacheDataset>());
+  }
+
+ private:
+  using Cache = std::shared_ptr<const std::vector<Element>>;
+
+  // The first passes read the input and offer what they read once they reach its end.
+  class Fill : public IteratorBase {
+   public:
+    explicit Fill(std::shared_ptr<const CacheDataset> dataset)
+        : dataset_(std::move(dataset)), input_(dataset_->input_->make_iterator()) {}
+
+    Status get_next(Element* out, bool* end) override {
+      TROUPE_RETURN_IF_ERROR(input_->get_next(out, end));
+      if (!*end) {
+        read_.push_back(*out);  // tensors are shared, not copied
+      } else if (!offered_) {
+        offered_ = true;
+        std::lock_guard lock(dataset_->mutex_);
+        if (!dataset_->cache_) {
+          dataset_->cache_ = std::make_shared<const std::vector<Element>>(std::move(read_));
+        }
+      }
+      return Status::OK();
+    }
+
+   private:
+    std::shared_ptr<const CacheDataset> dataset_;
+    std::unique_ptr<IteratorBase> input_;
+    std::vector<Element> read_;
+    bool offered_ = false;
+  };
+
+  class Replay : public IteratorBase {
+   public:
+    Replay(std::shared_ptr<const CacheDataset> dataset, Cache cache)
+        : dataset_(std::move(dataset)), cache_(std::move(cache)) {}
+    Status get_next(Element* out, bool* end) override {
+      *end = next_ >= cache_->size();
+      if (!*end) *out = (*cache_)[next_++];
+      return Status::OK();
+    }
+
+   private:
+    std::shared_ptr<const CacheDataset> dataset_;
+    Cache cache_;
+    size_t next_ = 0;
+  };
+
+  mutable std::mutex mutex_;
+  mutable Cache cache_;  // set by the first pass that reaches the end
+};
+
+class CacheDatasetKernel : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+
+ protected:
+  StatusOr<std::shared_ptr<const DatasetBase>> make_dataset(OpKernelContext& ctx) override {
+    TROUPE_ASSIGN_OR_RETURN(auto input, dataset_input(ctx, 0));
+    TROUPE_ASSIGN_OR_RETURN(std::string filename, scalar_input<std::string>(ctx, 1, "filename"));
+    if (!filename.empty()) {
+      return errors::Unimplemented(
+          "node '{}' (CacheDataset): caching to a file ('{}') is not supported by troupe; "
+          "cache() without a file name keeps the elements in memory",
+          node().name(), filename);
+    }
+    return new_dataset<CacheDataset>(node().name(), std::move(input));
   }
 };
 
@@ -545,6 +765,8 @@ void register_transform_dataset_kernels(KernelRegistry& r) {
   must_add_kernel(r, "ZipDataset", kCpu, kernel_with<PairDatasetKernel>(true));
   must_add_kernel(r, "ConcatenateDataset", kCpu, kernel_with<PairDatasetKernel>(false));
   must_add_kernel(r, "PrefetchDataset", kCpu, simple_kernel<PrefetchDatasetKernel>());
+  must_add_kernel(r, "PaddedBatchDatasetV2", kCpu, simple_kernel<PaddedBatchDatasetKernel>());
+  must_add_kernel(r, "CacheDataset", kCpu, simple_kernel<CacheDatasetKernel>());
 }
 
 }  // namespace troupe::data

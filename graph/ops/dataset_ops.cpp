@@ -135,6 +135,19 @@ void register_dataset_ops(OpRegistry& r) {
                        .input("seed2: int64")
                        .attr("reshuffle_each_iteration: bool = true")
                        .shape_fn(dataset_shape_fn(1)));
+  must_register(r, dataset_op("CacheDataset")
+                       .input("input_dataset: Ref(string)")
+                       .input("filename: string")
+                       .shape_fn(dataset_shape_fn(1)));
+  must_register(r, dataset_op("PaddedBatchDatasetV2")
+                       .input("input_dataset: Ref(string)")
+                       .input("batch_size: int64")
+                       .input("padded_shapes: N * int64")
+                       .input("padding_values: Toutput_types")
+                       .input("drop_remainder: bool")
+                       .attr("Toutput_types: list(type)")
+                       .attr("N: int >= 1")
+                       .shape_fn(shapes::scalar));
   must_register(r, dataset_op("PrefetchDataset")
                        .input("input_dataset: Ref(string)")
                        .input("buffer_size: int64")

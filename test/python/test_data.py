@@ -125,6 +125,42 @@ def test_batch_of_different_shapes_is_an_error():
             sess.run(nxt)
 
 
+def test_padded_batch_as_tensorflow_documents_it():
+    d = tf.data.Dataset.range(1, 5).map(
+        lambda x: tf.fill(tf.reshape(tf.cast(x, tf.int32), [1]), x))
+    padded = d.padded_batch(2, padded_shapes=[None])
+    assert padded.output_shapes.as_list() == [None, None]
+    assert [v.tolist() for v in values(padded)] == [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]]]
+    fixed = d.padded_batch(3, padded_shapes=[5], padding_values=tf.constant(-1, tf.int64),
+                           drop_remainder=True)
+    assert fixed.output_shapes.as_list() == [3, 5]
+    assert [v.tolist() for v in values(fixed)] == [[[1, -1, -1, -1, -1], [2, 2, -1, -1, -1],
+                                                    [3, 3, 3, -1, -1]]]
+    pairs = tf.data.Dataset.zip((d, tf.data.Dataset.from_tensor_slices(["a", "b", "c", "d"])))
+    got = values(pairs.padded_batch(4, padded_shapes=([None], [])))
+    assert got[0][0].shape == (4, 4) and list(got[0][1]) == [b"a", b"b", b"c", b"d"]
+    too_small = d.padded_batch(4, padded_shapes=[2]).make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="dimension 0 of size 4, larger than its padded shape's 2"):
+            sess.run(too_small)
+    with pytest.raises(ValueError, match="another rank"):
+        d.padded_batch(2, padded_shapes=[None, None])
+
+
+def test_cache_replays_the_first_pass():
+    noisy = tf.data.Dataset.range(5).map(
+        lambda x: x + tf.cast(tf.random_uniform([]) * 1000, tf.int64))
+    cached = values(noisy.cache().repeat(3))
+    assert cached[:5] == cached[5:10] == cached[10:]
+    uncached = values(noisy.repeat(2))
+    assert uncached[:5] != uncached[5:]
+    nxt = tf.data.Dataset.range(3).cache("/tmp/x").make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.UnimplementedError, match="caching to a file"):
+            sess.run(nxt)
+
+
 # --- repeat, take, skip, shard ---
 
 def test_repeat_take_skip_shard():
@@ -431,9 +467,10 @@ def test_tfrecord_trainer_example_on_one_ps_and_two_workers(tmp_path):
             p.wait()
     text = "\n".join(outputs)
     assert [w.returncode for w in workers] == [0, 0], text
-    # 468 global steps in all, shared by the two workers as their speeds make it.
+    # 468 global steps in all, shared by the two workers as their speeds make it (more if a
+    # loaded machine made a worker recover from a checkpoint).
     steps = [int(s) for s in re.findall(r"worker \d: (\d+) steps of its shard", text)]
-    assert len(steps) == 2 and 460 <= sum(steps) <= 480, text
+    assert len(steps) == 2 and min(steps) > 0 and sum(steps) >= 468, text
     accuracy = float(re.search(r"test accuracy (0\.\d+)", outputs[0]).group(1))
     assert accuracy >= 0.78, text  # one epoch from memory: 0.83-0.84
     assert tf.train.latest_checkpoint(str(tmp_path / "task0")) is not None

@@ -84,7 +84,8 @@ class Dataset:
         """The tensors this dataset and the datasets it reads take from the graph."""
         tensors = [v for v in getattr(self, "_components", []) + getattr(self, "_scalars", []) +
                    getattr(self, "_args", []) + getattr(self, "_inputs", []) +
-                   list(getattr(self, "_captured", [])) + [getattr(self, "_drop", None)]
+                   list(getattr(self, "_captured", [])) + list(getattr(self, "_values", [])) +
+                   [getattr(self, "_drop", None), getattr(self, "_batch_size", None)]
                    if isinstance(v, Tensor)]
         for name in ("_input", "_other"):
             if hasattr(self, name):
@@ -113,6 +114,16 @@ class Dataset:
     # --- transformations ---
     def batch(self, batch_size, drop_remainder=False):
         return _BatchDataset(self, batch_size, drop_remainder)
+
+    def padded_batch(self, batch_size, padded_shapes, padding_values=None,
+                     drop_remainder=False):
+        return _PaddedBatchDataset(self, batch_size, padded_shapes, padding_values,
+                                   drop_remainder)
+
+    def cache(self, filename=""):
+        if not isinstance(filename, str):
+            raise TypeError("cache: filename must be a string, got %r" % (filename,))
+        return _CacheDataset(self, filename)
 
     def repeat(self, count=None):
         return _UnaryDataset(self, "RepeatDataset", [("count", -1 if count is None else count)])
@@ -292,6 +303,69 @@ class _BatchDataset(_UnaryDataset):
     def _build(self):
         return _ops._make("BatchDatasetV2",
                           [self._input._variant(), self._scalars[0], self._drop], self._attrs())
+
+
+class _PaddedBatchDataset(Dataset):
+    def __init__(self, input_dataset, batch_size, padded_shapes, padding_values,
+                 drop_remainder):
+        if isinstance(batch_size, int) and batch_size <= 0:
+            raise ValueError("batch_size must be greater than zero, got %d" % batch_size)
+        self._input = input_dataset
+        self._batch_size = _int64(batch_size, "padded_batch batch_size")
+        shapes = _flatten_shapes(input_dataset._structure, padded_shapes) \
+            if nest.is_sequence(input_dataset._structure) else [padded_shapes]
+        if len(shapes) != len(input_dataset._types):
+            raise ValueError("padded_shapes has %d shapes for elements of %d components"
+                             % (len(shapes), len(input_dataset._types)))
+        self._padded = []
+        out_shapes = []
+        static_batch = batch_size if isinstance(batch_size, int) and drop_remainder is True \
+            else None
+        for i, (shape, element_shape) in enumerate(zip(shapes, input_dataset._shapes)):
+            dims = shape.as_list() if isinstance(shape, TensorShape) else list(shape)
+            dims = [-1 if d is None else int(d) for d in dims]
+            if element_shape.ndims is not None and element_shape.ndims != len(dims):
+                raise ValueError("padded shape %s of component %d has another rank than its "
+                                 "elements' shape %s" % (dims, i, element_shape))
+            self._padded.append(np.array(dims, dtype=np.int64))
+            out_shapes.append(TensorShape([static_batch] + [None if d < 0 else d for d in dims]))
+        if padding_values is None:
+            values = [None] * len(shapes)
+        elif nest.is_sequence(input_dataset._structure):
+            values = nest.flatten(padding_values)
+        else:
+            values = [padding_values]
+        self._values = []
+        for value, dtype in zip(values, input_dataset._types):
+            if value is None:
+                value = "" if dtype == _dtypes.string else 0
+            if isinstance(value, Tensor):
+                if value.dtype != dtype:
+                    raise TypeError("padding value of dtype %s for a %s component"
+                                    % (value.dtype.name, dtype.name))
+                self._values.append(value)
+            else:
+                self._values.append(convert_to_tensor(value, dtype=dtype))
+        self._drop = drop_remainder if isinstance(drop_remainder, Tensor) \
+            else np.bool_(bool(drop_remainder))
+        self._set_element(input_dataset._structure, input_dataset._types, out_shapes)
+
+    def _build(self):
+        attrs = self._attrs()
+        attrs["Toutput_types"] = [t.as_datatype_enum for t in self._types]
+        return _ops._make("PaddedBatchDatasetV2",
+                          [self._input._variant(), self._batch_size, self._padded, self._values,
+                           self._drop], attrs)
+
+
+class _CacheDataset(_UnaryDataset):
+    def __init__(self, input_dataset, filename):
+        super().__init__(input_dataset, "CacheDataset", [])
+        self._filename = np.array(filename, dtype=object)
+
+    def _build(self):
+        return _ops._make("CacheDataset", [self._input._variant(), self._filename],
+                          self._attrs())
 
 
 class _ZipDataset(Dataset):
