@@ -2,7 +2,9 @@
 // OneShotIterator (the same, started on its dataset the first time it runs), MakeIterator
 // (start, or restart, an iterator on a dataset: the dtypes must be those it declares) and
 // IteratorGetNext (the next element, checked against the declared shapes; OutOfRange
-// "End of sequence" at the end, FailedPrecondition before MakeIterator), as TensorFlow's.
+// "End of sequence" at the end, FailedPrecondition before MakeIterator), as TensorFlow's;
+// IteratorToStringHandle and IteratorFromStringHandle, for feedable iterators: the handle is
+// "<device>\n<container>\n<name>" and is found again on that device only.
 #include <mutex>
 
 #include "troupe/devices/data/dataset_kernel.hpp"
@@ -16,6 +18,9 @@ class IteratorResource : public Resource {
       : name_(std::move(name)), types_(std::move(types)), shapes_(std::move(shapes)) {}
 
   std::string debug_name() const override { return "iterator '" + name_ + "'"; }
+  const std::string& name() const { return name_; }
+  // Where it is kept, for its string handle: the container, set when it is made.
+  std::string container;
   const std::vector<DataType>& types() const { return types_; }
   const std::vector<PartialShape>& shapes() const { return shapes_; }
 
@@ -72,7 +77,9 @@ StatusOr<std::shared_ptr<IteratorResource>> find_or_create(
   return ctx.device().resources().lookup_or_create<IteratorResource>(
       container, name,
       [&]() -> StatusOr<std::shared_ptr<IteratorResource>> {
-        return std::make_shared<IteratorResource>(name, types, shapes);
+        auto made = std::make_shared<IteratorResource>(name, types, shapes);
+        made->container = container;
+        return made;
       },
       [&](const IteratorResource& existing) -> Status {
         if (existing.types() == types) return Status::OK();
@@ -155,9 +162,68 @@ class IteratorGetNextKernel : public OpKernel {
   }
 };
 
+class IteratorToStringHandleKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    IteratorResource* iterator = iterator_input(ctx, 0);
+    if (iterator == nullptr) return;
+    ctx.set_output(0, Tensor(fmt::format("{}\n{}\n{}", ctx.device().name(), iterator->container,
+                                         iterator->name())));
+  }
+};
+
+class IteratorFromStringHandleKernel : public OpKernel {
+ public:
+  explicit IteratorFromStringHandleKernel(const OpKernelConstruction& c)
+      : OpKernel(c), types_(c.attr<std::vector<DataType>>("output_types")) {}
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& handle = ctx.input(0);
+    if (handle.dtype() != DataType::kString || handle.rank() != 0) {
+      return ctx.fail_invalid("string_handle must be a string scalar, got {} of shape {}",
+                              dtype_name(handle.dtype()), handle.shape().to_string());
+    }
+    const std::string& text = handle.scalar<std::string>();
+    size_t first = text.find('\n'), second = text.find('\n', first + 1);
+    if (first == std::string::npos || second == std::string::npos) {
+      return ctx.fail_invalid(
+          "'{}' is not an iterator's string handle (make one with "
+          "Iterator.string_handle())",
+          text);
+    }
+    std::string device = text.substr(0, first);
+    if (device != ctx.device().name()) {
+      return ctx.fail_invalid(
+          "the handle names an iterator of {}; this op runs on {} (build "
+          "it on the iterator's device)",
+          device, ctx.device().name());
+    }
+    std::string name = text.substr(second + 1);
+    auto found = std::dynamic_pointer_cast<IteratorResource>(
+        ctx.device().resources().find(text.substr(first + 1, second - first - 1), name));
+    if (found == nullptr) {
+      return ctx.set_status(
+          errors::NotFound("node '{}': no iterator '{}' on {}", ctx.node().name(), name, device));
+    }
+    if (found->types() != types_) {
+      return ctx.fail_invalid("{} yields elements of types {}; this iterator declares {}",
+                              found->debug_name(), types_string(found->types()),
+                              types_string(types_));
+    }
+    ctx.set_output_ref(0, std::move(found));
+  }
+
+ private:
+  std::vector<DataType> types_;
+};
+
 }  // namespace
 
 void register_iterator_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "IteratorToStringHandle", kCpu, simple_kernel<IteratorToStringHandleKernel>());
+  must_add_kernel(r, "IteratorFromStringHandle", kCpu,
+                  simple_kernel<IteratorFromStringHandleKernel>());
   must_add_kernel(r, "Iterator", kCpu, simple_kernel<IteratorKernel>());
   must_add_kernel(r, "OneShotIterator", kCpu, simple_kernel<IteratorKernel>());
   must_add_kernel(r, "MakeIterator", kCpu, simple_kernel<MakeIteratorKernel>());

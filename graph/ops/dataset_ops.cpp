@@ -193,6 +193,20 @@ void register_dataset_ops(OpRegistry& r) {
                        .attr("output_shapes: list(shape) = []")
                        .stateful()
                        .shape_fn(iterator_shape_fn));
+  // Feedable iterators: a string naming an iterator resource, and the iterator a fed string
+  // names (on the device that holds it).
+  must_register(r, OpDefBuilder("IteratorToStringHandle")
+                       .input("resource_handle: Ref(string)")
+                       .output("string_handle: string")
+                       .stateful()
+                       .shape_fn(shapes::scalar));
+  must_register(r, OpDefBuilder("IteratorFromStringHandle")
+                       .input("string_handle: string")
+                       .output("resource_handle: Ref(string)")
+                       .attr("output_types: list(type)")
+                       .attr("output_shapes: list(shape) = []")
+                       .stateful()
+                       .shape_fn(iterator_shape_fn));
   must_register(r, OpDefBuilder("MakeIterator")
                        .input("dataset: Ref(string)")
                        .input("iterator: Ref(string)")

@@ -314,6 +314,40 @@ def test_iterators_one_shot_reinitializable_and_errors():
         tf.data.Dataset.range(3).map(lambda v: v + x[0]).make_one_shot_iterator()
 
 
+def test_feedable_iterator_switches_between_datasets():
+    train = tf.data.Dataset.range(100).repeat()
+    validation = tf.data.Dataset.range(1000, 1003)
+    handle = tf.placeholder(tf.string, shape=[])
+    iterator = tf.data.Iterator.from_string_handle(handle, train.output_types,
+                                                   train.output_shapes)
+    nxt = iterator.get_next()
+    train_iterator = train.make_one_shot_iterator()
+    validation_iterator = validation.make_initializable_iterator()
+    with tf.Session() as sess:
+        train_handle = sess.run(train_iterator.string_handle())
+        validation_handle = sess.run(validation_iterator.string_handle())
+        assert [sess.run(nxt, {handle: train_handle}) for _ in range(3)] == [0, 1, 2]
+        sess.run(validation_iterator.initializer)
+        assert drain_fed(sess, nxt, {handle: validation_handle}) == [1000, 1001, 1002]
+        assert sess.run(nxt, {handle: train_handle}) == 3
+        with pytest.raises(tf.errors.InvalidArgumentError, match="not an iterator's string"):
+            sess.run(nxt, {handle: b"nonsense"})
+    floats = tf.data.Iterator.from_string_handle(handle, tf.float32).get_next()
+    with tf.Session() as sess:
+        other = sess.run(train_iterator.string_handle())
+        with pytest.raises(tf.errors.InvalidArgumentError, match="declares \\[float32\\]"):
+            sess.run(floats, {handle: other})
+
+
+def drain_fed(sess, nxt, feed):
+    out = []
+    while True:
+        try:
+            out.append(sess.run(nxt, feed))
+        except tf.errors.OutOfRangeError:
+            return out
+
+
 def test_monitored_session_stops_at_the_end_of_the_data():
     nxt = tf.data.Dataset.range(5).make_one_shot_iterator().get_next()
     seen = []

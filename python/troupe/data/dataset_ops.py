@@ -600,6 +600,30 @@ class Iterator:
         return Iterator(handle, None, nest.map_structure(lambda t: 0, output_types), types,
                         shapes)
 
+    @staticmethod
+    def from_string_handle(string_handle, output_types, output_shapes=None,
+                           output_classes=None):
+        """A feedable iterator: get_next() reads from the iterator whose string_handle() is
+        fed to `string_handle` (a tf.string scalar, usually a placeholder)."""
+        string_handle = convert_to_tensor(string_handle, dtype=_dtypes.string)
+        types = [_dtypes.as_dtype(t) for t in nest.flatten(output_types)]
+        if output_shapes is None:
+            shapes = [TensorShape(None)] * len(types)
+        else:
+            shapes = [s if isinstance(s, TensorShape) else TensorShape(s)
+                      for s in _flatten_shapes(output_types, output_shapes)]
+        handle = _ops._make("IteratorFromStringHandle", [string_handle],
+                            {"output_types": [t.as_datatype_enum for t in types],
+                             "output_shapes": [_shape_attr(s) for s in shapes]},
+                            name="IteratorFromStringHandle").outputs[0]
+        return Iterator(handle, None, nest.map_structure(lambda t: 0, output_types), types,
+                        shapes)
+
+    def string_handle(self, name=None):
+        """A tf.string scalar naming this iterator, to feed a from_string_handle() iterator."""
+        return _ops._make("IteratorToStringHandle", [self._handle], {},
+                          name=name or "IteratorToStringHandle").outputs[0]
+
     @property
     def initializer(self):
         if self._initializer is None:
