@@ -79,7 +79,9 @@ StatusOr<ClusterSpec> make_ps_worker_cluster(int num_ps, int num_workers, bool f
 StatusOr<ClusterSpec> free_port_cluster(const std::vector<std::pair<std::string, int>>& jobs,
                                         const std::string& host = "127.0.0.1");
 
-// A TCP port on 127.0.0.1 that was free when probed.
+// A TCP port on 127.0.0.1 that was free when probed: a random one below the kernel's
+// ephemeral port range where it can (so no outgoing connection takes it meanwhile), else one
+// the kernel hands out.
 StatusOr<int> pick_free_port();
 
 }  // namespace troupe

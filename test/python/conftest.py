@@ -21,12 +21,28 @@ def fresh_graph():
     yield
 
 
+def _ephemeral_range_start():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_ports(count):
-    """`count` ports free on 127.0.0.1 now (each bound once, then released)."""
+    """`count` distinct ports free on 127.0.0.1 now (each bound once, then released): random
+    ones below the kernel's ephemeral range, which the servers started meanwhile cannot take
+    for their outgoing connections (as troupe's pick_free_port chooses them)."""
+    import random
+    high = _ephemeral_range_start() - 1
     sockets, ports = [], []
-    for _ in range(count):
+    while len(ports) < count:
         s = socket.socket()
-        s.bind(("127.0.0.1", 0))
+        try:
+            s.bind(("127.0.0.1", random.randint(10000, high) if high > 10000 else 0))
+        except OSError:
+            s.close()
+            continue
         sockets.append(s)
         ports.append(s.getsockname()[1])
     for s in sockets:
