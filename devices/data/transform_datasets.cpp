@@ -38,6 +38,22 @@ class UnaryDataset : public DatasetBase {
   std::shared_ptr<const DatasetBase> input_;
 };
 
+// Up to `size` elements of `input` into *batch; *end when none came, or fewer than `size`
+// and `drop_remainder` (Batch and PaddedBatch alike).
+Status read_batch(IteratorBase& input, int64_t size, bool drop_remainder,
+                  std::vector<Element>* batch, bool* end) {
+  batch->clear();
+  while (static_cast<int64_t>(batch->size()) < size) {
+    Element element;
+    bool input_end = false;
+    TROUPE_RETURN_IF_ERROR(input.get_next(&element, &input_end));
+    if (input_end) break;
+    batch->push_back(std::move(element));
+  }
+  *end = batch->empty() || (drop_remainder && static_cast<int64_t>(batch->size()) < size);
+  return Status::OK();
+}
+
 // ---- Batch ------------------------------------------------------------------------------
 
 class BatchDataset : public UnaryDataset {
@@ -60,15 +76,8 @@ class BatchDataset : public UnaryDataset {
 
     Status get_next(Element* out, bool* end) override {
       std::vector<Element> batch;
-      while (static_cast<int64_t>(batch.size()) < dataset_->batch_size_) {
-        Element element;
-        bool input_end = false;
-        TROUPE_RETURN_IF_ERROR(input_->get_next(&element, &input_end));
-        if (input_end) break;
-        batch.push_back(std::move(element));
-      }
-      *end = batch.empty() || (dataset_->drop_remainder_ &&
-                               static_cast<int64_t>(batch.size()) < dataset_->batch_size_);
+      TROUPE_RETURN_IF_ERROR(
+          read_batch(*input_, dataset_->batch_size_, dataset_->drop_remainder_, &batch, end));
       if (*end) return Status::OK();
       return stack(batch, out);
     }
@@ -148,19 +157,7 @@ class PaddedBatchDataset : public UnaryDataset {
     Status get_next(Element* out, bool* end) override {
       const PaddedBatchDataset& d = *dataset_;
       std::vector<Element> batch;
-      while (static_cast<int64_t>(batch.size()) < d.batch_size_) {
-        Element element;
-        bool input_end = false;
-        TROUPE_RETURN_IF_ERROR(input_->get_next(&element, &input_end));
-        if (input_end) break;
-        if (element.size() != d.padded_shapes_.size()) {
-          return errors::InvalidArgument("{}: elements have {} components, {} padded shapes",
-                                         d.node(), element.size(), d.padded_shapes_.size());
-        }
-        batch.push_back(std::move(element));
-      }
-      *end = batch.empty() ||
-             (d.drop_remainder_ && static_cast<int64_t>(batch.size()) < d.batch_size_);
+      TROUPE_RETURN_IF_ERROR(read_batch(*input_, d.batch_size_, d.drop_remainder_, &batch, end));
       if (*end) return Status::OK();
       out->clear();
       for (size_t c = 0; c < d.padded_shapes_.size(); ++c) {
