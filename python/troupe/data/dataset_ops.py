@@ -49,12 +49,10 @@ def _int64(value, what):
     return np.int64(value)
 
 
-class Dataset:
-    """A sequence of elements. Subclasses set _structure (a nested structure whose leaves
-    stand for components), _types and _shapes (flat lists), and build their op in
-    _build()."""
+class _Element:
+    """The element of a dataset or iterator: _structure (a nested structure whose leaves
+    stand for components), _types and _shapes (flat lists)."""
 
-    # --- the element's structure ---
     @property
     def output_types(self):
         return nest.pack_sequence_as(self._structure, self._types)
@@ -75,6 +73,11 @@ class Dataset:
     def _attrs(self):
         return {"output_types": [t.as_datatype_enum for t in self._types],
                 "output_shapes": [_shape_attr(s) for s in self._shapes]}
+
+
+class Dataset(_Element):
+    """A sequence of elements. Subclasses set the element (_set_element) and build their op
+    in _build()."""
 
     def _variant(self):
         """Builds this dataset's ops in the default graph; returns its reference tensor."""
@@ -570,35 +573,35 @@ class FixedLengthRecordDataset(_FileDataset):
                           _int64(0 if buffer_size is None else buffer_size, "buffer_size")])
 
 
-class Iterator:
+class Iterator(_Element):
     """tf.data.Iterator: get_next() yields the next element (OutOfRangeError at the end)."""
 
     def __init__(self, handle, initializer, structure, types, shapes):
         self._handle = handle
         self._initializer = initializer
-        self._structure = structure
-        self._types = list(types)
-        self._shapes = list(shapes)
+        self._set_element(structure, types, shapes)
+
+    @staticmethod
+    def _declared(output_types, output_shapes):
+        """An iterator's element as from_structure and from_string_handle are given it:
+        (structure, dtypes, shapes)."""
+        types = [_dtypes.as_dtype(t) for t in nest.flatten(output_types)]
+        shapes = [TensorShape(None)] * len(types) if output_shapes is None else \
+            _flatten_shapes(output_types, output_shapes)
+        return nest.map_structure(lambda t: 0, output_types), types, shapes
 
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None,
                        output_classes=None):
         """An iterator of the given element structure, not yet on any dataset: each
         make_initializer(dataset) gives an op that starts it on `dataset`."""
-        types = [_dtypes.as_dtype(t) for t in nest.flatten(output_types)]
-        if output_shapes is None:
-            shapes = [TensorShape(None)] * len(types)
-        else:
-            shapes = [TensorShape(s) if s is not None and not isinstance(s, TensorShape)
-                      else (s if s is not None else TensorShape(None))
-                      for s in _flatten_shapes(output_types, output_shapes)]
-        attrs = {"output_types": [t.as_datatype_enum for t in types],
-                 "output_shapes": [_shape_attr(s) for s in shapes]}
+        element = _Element()
+        element._set_element(*Iterator._declared(output_types, output_shapes))
+        attrs = element._attrs()
         if shared_name:
             attrs["shared_name"] = shared_name
         handle = _ops._make("Iterator", [], attrs, name="Iterator").outputs[0]
-        return Iterator(handle, None, nest.map_structure(lambda t: 0, output_types), types,
-                        shapes)
+        return Iterator(handle, None, element._structure, element._types, element._shapes)
 
     @staticmethod
     def from_string_handle(string_handle, output_types, output_shapes=None,
@@ -606,18 +609,11 @@ class Iterator:
         """A feedable iterator: get_next() reads from the iterator whose string_handle() is
         fed to `string_handle` (a tf.string scalar, usually a placeholder)."""
         string_handle = convert_to_tensor(string_handle, dtype=_dtypes.string)
-        types = [_dtypes.as_dtype(t) for t in nest.flatten(output_types)]
-        if output_shapes is None:
-            shapes = [TensorShape(None)] * len(types)
-        else:
-            shapes = [s if isinstance(s, TensorShape) else TensorShape(s)
-                      for s in _flatten_shapes(output_types, output_shapes)]
-        handle = _ops._make("IteratorFromStringHandle", [string_handle],
-                            {"output_types": [t.as_datatype_enum for t in types],
-                             "output_shapes": [_shape_attr(s) for s in shapes]},
+        element = _Element()
+        element._set_element(*Iterator._declared(output_types, output_shapes))
+        handle = _ops._make("IteratorFromStringHandle", [string_handle], element._attrs(),
                             name="IteratorFromStringHandle").outputs[0]
-        return Iterator(handle, None, nest.map_structure(lambda t: 0, output_types), types,
-                        shapes)
+        return Iterator(handle, None, element._structure, element._types, element._shapes)
 
     def string_handle(self, name=None):
         """A tf.string scalar naming this iterator, to feed a from_string_handle() iterator."""
@@ -629,18 +625,6 @@ class Iterator:
         if self._initializer is None:
             raise ValueError("Iterator does not have an initializer.")
         return self._initializer
-
-    @property
-    def output_types(self):
-        return nest.pack_sequence_as(self._structure, self._types)
-
-    @property
-    def output_shapes(self):
-        return nest.pack_sequence_as(self._structure, self._shapes)
-
-    @property
-    def output_classes(self):
-        return nest.pack_sequence_as(self._structure, [Tensor] * len(self._types))
 
     def make_initializer(self, dataset, name=None):
         if dataset._types != self._types:
@@ -656,9 +640,7 @@ class Iterator:
 
     def get_next(self, name=None):
         """The next element, as tensors arranged as output_types."""
-        op = _ops._make("IteratorGetNext", [self._handle],
-                        {"output_types": [t.as_datatype_enum for t in self._types],
-                         "output_shapes": [_shape_attr(s) for s in self._shapes]},
+        op = _ops._make("IteratorGetNext", [self._handle], self._attrs(),
                         name=name or "IteratorGetNext")
         return nest.pack_sequence_as(self._structure, op.outputs)
 
