@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 namespace troupe::proto {
-namespace {
 
 void put_le(std::string& out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i)
@@ -19,8 +18,6 @@ uint64_t get_le(const char* p, int bytes) {
     v |= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
   return v;
 }
-
-}  // namespace
 
 void put_varint(std::string& out, uint64_t value) {
   while (value >= 0x80) {

@@ -21,6 +21,11 @@ namespace troupe::proto {
 
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
 
+// The low `bytes` bytes of `v`, little-endian: fixed32/fixed64 fields (and TFRecord's
+// framing, graph/core/tfrecord.cpp).
+void put_le(std::string& out, uint64_t v, int bytes);
+uint64_t get_le(const char* p, int bytes);
+
 void put_varint(std::string& out, uint64_t value);
 void put_key(std::string& out, uint32_t field, WireType type);
 // int32, int64, uint64, bool and enum fields: a varint (a negative int as ten bytes).

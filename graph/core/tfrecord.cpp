@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "troupe/graph/core/protobuf_wire.hpp"
+
 namespace troupe {
 namespace {
 
@@ -27,17 +29,8 @@ constexpr std::array<uint32_t, 256> kCrc32cTable = make_crc32c_table();
 constexpr uint32_t kMaskDelta = 0xa282ead8u;
 constexpr size_t kHeaderSize = 12;  // length + its CRC
 
-void put_le(std::string& out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i)
-    out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-uint64_t get_le(const char* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i)
-    v |= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
-  return v;
-}
+using proto::get_le;
+using proto::put_le;
 
 uint32_t crc32c_by_table(const uint8_t* p, size_t size, uint32_t crc) {
   for (size_t i = 0; i < size; ++i)
