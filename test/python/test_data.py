@@ -487,7 +487,7 @@ def test_tfrecord_trainer_example_on_one_ps_and_two_workers(tmp_path):
     def start(job, index):
         return subprocess.Popen(
             [sys.executable, os.path.join(EXAMPLES, "tfrecord_trainer.py")] + hosts +
-            ["--job_name=%s" % job, "--task_index=%d" % index, "--insecure", "--epochs=1",
+            ["--job_name=%s" % job, "--task_index=%d" % index, "--insecure", "--epochs=2",
              "--records_dir=" + records, "--checkpoint_dir=%s" % (tmp_path / ("task%d" % index))],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
 
@@ -501,10 +501,12 @@ def test_tfrecord_trainer_example_on_one_ps_and_two_workers(tmp_path):
             p.wait()
     text = "\n".join(outputs)
     assert [w.returncode for w in workers] == [0, 0], text
-    # 468 global steps in all, shared by the two workers as their speeds make it (more if a
+    # 937 global steps in all, shared by the two workers as their speeds make it (more if a
     # loaded machine made a worker recover from a checkpoint).
     steps = [int(s) for s in re.findall(r"worker \d: (\d+) steps of its shard", text)]
-    assert len(steps) == 2 and min(steps) > 0 and sum(steps) >= 468, text
+    assert len(steps) == 2 and min(steps) > 0 and sum(steps) >= 937, text
     accuracy = float(re.search(r"test accuracy (0\.\d+)", outputs[0]).group(1))
-    assert accuracy >= 0.78, text  # one epoch from memory: 0.83-0.84
+    # 2 epochs, 4 runs on 2 cores: 0.837-0.851 (as trainer.py's 0.84). One epoch gave
+    # 0.762 once in CI, below this floor: so two.
+    assert accuracy >= 0.78, text
     assert tf.train.latest_checkpoint(str(tmp_path / "task0")) is not None
