@@ -27,6 +27,8 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--compile", action="store_true")
     parser.add_argument("--model", choices=["mlp", "cnn"], default="mlp")
+    parser.add_argument("--profile", action="store_true",
+                        help="after the runs, print where 20 steps' GPU time went (stderr)")
     args = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False  # float32 convolutions, as troupe's
@@ -81,6 +83,8 @@ def main():
         for _ in range(args.steps):
             step()
         rates.append(args.batch * args.steps / (time.perf_counter() - start))
+    if args.profile:
+        print_profile(step)
     print(json.dumps({
         "peer": "pytorch compiled" if args.compile else "pytorch", "device": "gpu",
         "model": args.model,
@@ -88,6 +92,22 @@ def main():
         "optimizer": args.optimizer, "examples_per_s": round(statistics.median(rates)),
         "min": round(min(rates)), "max": round(max(rates)), "last_loss": round(state["loss"], 4),
         "torch": torch.__version__, "gpu": torch.cuda.get_device_name(0)}))
+
+
+def print_profile(step):
+    """The kernels of 20 steps by GPU time, as torch.profiler sums them, on stderr."""
+    import sys
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(20):
+            step()
+    averages = prof.key_averages()
+    for key in ("self_device_time_total", "self_cuda_time_total"):
+        try:
+            print(averages.table(sort_by=key, row_limit=30), file=sys.stderr)
+            return
+        except (AttributeError, KeyError, ValueError):
+            continue
 
 
 if __name__ == "__main__":

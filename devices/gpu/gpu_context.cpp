@@ -138,6 +138,7 @@ StatusOr<std::shared_ptr<GpuContext>> GpuContext::create(int ordinal) {
   TROUPE_RETURN_IF_ERROR(context->check(cublas.create(&context->cublas_), "cublasCreate"));
   TROUPE_RETURN_IF_ERROR(
       context->check(cublas.set_stream(context->cublas_, context->stream_), "cublasSetStream"));
+  context->profiler_ = GpuProfiler::from_environment(ordinal, context->stream_);
   static std::once_flag pinning;
   std::call_once(pinning, [] { BufferPool::set_hooks(pin_buffer, unpin_buffer); });
   return context;
@@ -146,6 +147,7 @@ StatusOr<std::shared_ptr<GpuContext>> GpuContext::create(int ordinal) {
 GpuContext::~GpuContext() {
   cudaSetDevice(ordinal_);
   if (stream_ != nullptr) cudaStreamSynchronize(stream_);
+  profiler_.reset();  // prints its table
   for (auto& copy : in_flight_)
     cudaEventDestroy(copy.done);
   for (cudaEvent_t event : free_events_)

@@ -21,6 +21,7 @@
 
 #include "troupe/devices/gpu/cublas_library.hpp"
 #include "troupe/devices/gpu/gpu_allocator.hpp"
+#include "troupe/devices/gpu/gpu_profiler.hpp"
 #include "troupe/graph/core/tensor.hpp"
 
 namespace troupe {
@@ -40,6 +41,8 @@ class GpuContext : public std::enable_shared_from_this<GpuContext> {
   // The cuBLAS functions (cublas_library.hpp), loaded when the first GPU opened.
   const CublasLibrary& cublas_api() const { return *cublas_api_; }
   GpuAllocator& allocator() { return allocator_; }
+  // The profiler of this GPU's launches when TROUPE_GPU_PROFILE is set, else nullptr.
+  GpuProfiler* profiler() const { return profiler_.get(); }
 
   // The cuDNN handle on this GPU's stream (a cudnnHandle_t), made the first time it is asked
   // for; nullptr where troupe was built without cuDNN's header or cuDNN cannot be loaded (then
@@ -93,6 +96,7 @@ class GpuContext : public std::enable_shared_from_this<GpuContext> {
   std::vector<std::unique_ptr<Staging>> staging_;
   std::deque<InFlight> in_flight_;  // copies from pinned host tensors, oldest first
   std::vector<cudaEvent_t> free_events_;
+  std::unique_ptr<GpuProfiler> profiler_;
 };
 
 // Internal naming the CUDA call and error, for code that has no context at hand.

@@ -30,10 +30,15 @@ class GpuKernel : public OpKernel {
   void compute(OpKernelContext& ctx) final {
     GpuContext& gpu = *ctx.device().gpu();
     if (Status s = gpu.activate(); !s.ok()) return ctx.set_status(std::move(s));
-    if (!compute_on_gpu(ctx, gpu)) {
-      compute_on_host(*host_, ctx);
-      return;
+    GpuProfiler* profiler = gpu.profiler();
+    GpuProfiler::Mark mark;
+    if (profiler != nullptr) mark = profiler->begin();
+    const bool on_gpu = compute_on_gpu(ctx, gpu);
+    if (!on_gpu) compute_on_host(*host_, ctx);
+    if (profiler != nullptr) {
+      profiler->end(mark, node().name(), on_gpu ? node().op_name() : node().op_name() + " (host)");
     }
+    if (!on_gpu) return;
     cudaError_t error = cudaGetLastError();
     if (error != cudaSuccess) {
       ctx.set_status(errors::Internal("node '{}' ({}) on {}: launching its CUDA kernel: {}",
