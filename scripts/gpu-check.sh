@@ -9,8 +9,10 @@
 #                                     needs no Debian packages and no network.
 #   scripts/gpu-check.sh run DIR      (or DIR.tar.xz) on the GPU machine (its own CUDA runtime, of the major
 #                                     version the bundle was built with, cuBLAS, and Python with
-#                                     PyTorch): runs the tests, then each benchmark case on troupe
-#                                     and on PyTorch, and prints one table.
+#                                     PyTorch): runs the tests, profiles the CNN's step, then runs
+#                                     each benchmark case on troupe and on PyTorch, and prints one
+#                                     table. CASES="cnn 128 0 sgd,..." (model batch hidden
+#                                     optimizer) picks cases, PROFILE=0 skips the profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -69,9 +71,21 @@ PY
   echo "== GPU tests"
   "$dir/bin/test_devices" --run_test=gpu_kernels:gpu_registry --log_level=test_suite \
     --report_level=short || status=1
-  echo "== MLP: troupe (Session, one worker) against PyTorch CUDA"
+  if [ "${PROFILE:-1}" != 0 ]; then
+    echo "== CNN: where the time goes (troupe: TROUPE_GPU_PROFILE=1; PyTorch eager: torch.profiler)"
+    TROUPE_GPU_PROFILE=1 timeout 120 "$dir/bin/troupe_gpu_bench" --device=gpu --model=cnn \
+      --steps=100 --runs=1 || status=1
+    timeout 120 python3 "$dir/torch_mlp_cuda.py" --model=cnn --steps=100 --runs=1 --profile \
+      || status=1
+    echo "== CNN: troupe with cuDNN's heuristic algorithms (TF_CUDNN_USE_AUTOTUNE=0)"
+    TF_CUDNN_USE_AUTOTUNE=0 timeout 120 "$dir/bin/troupe_gpu_bench" --device=gpu --model=cnn \
+      --steps="${STEPS:-200}" --runs="${RUNS:-5}" || status=1
+  fi
+  echo "== The MLP and the CNN: troupe (Session, one worker) against PyTorch CUDA"
   results=$(mktemp)
-  for case in "mlp 128 512 sgd" "mlp 128 512 adam" "mlp 1024 2048 sgd" "cnn 128 0 sgd"; do
+  cases=${CASES:-"cnn 128 0 sgd,mlp 128 512 sgd,mlp 128 512 adam,mlp 1024 2048 sgd"}
+  IFS=, read -r -a case_list <<<"$cases"
+  for case in "${case_list[@]}"; do
     read -r model batch hidden optimizer <<<"$case"
     args="--model=$model --batch=$batch --hidden=$hidden --optimizer=$optimizer"
     args="$args --steps=${STEPS:-200} --runs=${RUNS:-5}"

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 
 #include "troupe/devices/gpu/cuda_kernels.hpp"
 
@@ -290,45 +291,69 @@ __global__ void update_kernel(UpdateRule rule, Update u, int64_t n) {
   }
 }
 
-__global__ void im2col_kernel(const float* input, float* patches, int64_t n, WindowShape s) {
-  TROUPE_GRID_LOOP(i, n) {
-    int64_t t = i;
-    const int64_t c = t % s.depth;
+// Indices are I: int32_t where every offset fits (GPU integer division is several times
+// cheaper on 32 bits), int64_t otherwise.
+template <class I>
+struct ConvIndex {
+  I in_rows, in_cols, depth, window_rows, window_cols, out_rows, out_cols;
+  I stride_rows, stride_cols, dilation_rows, dilation_cols, pad_top, pad_left;
+  explicit ConvIndex(const WindowShape& s)
+      : in_rows(s.in_rows),
+        in_cols(s.in_cols),
+        depth(s.depth),
+        window_rows(s.window_rows),
+        window_cols(s.window_cols),
+        out_rows(s.out_rows),
+        out_cols(s.out_cols),
+        stride_rows(s.stride_rows),
+        stride_cols(s.stride_cols),
+        dilation_rows(s.dilation_rows),
+        dilation_cols(s.dilation_cols),
+        pad_top(s.pad_top),
+        pad_left(s.pad_left) {}
+};
+
+template <class I>
+__global__ void im2col_kernel(const float* input, float* patches, I n, ConvIndex<I> s) {
+  for (I i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    I t = i;
+    const I c = t % s.depth;
     t /= s.depth;
-    const int64_t kx = t % s.window_cols;
+    const I kx = t % s.window_cols;
     t /= s.window_cols;
-    const int64_t ky = t % s.window_rows;
+    const I ky = t % s.window_rows;
     t /= s.window_rows;
-    const int64_t ox = t % s.out_cols;
+    const I ox = t % s.out_cols;
     t /= s.out_cols;
-    const int64_t oy = t % s.out_rows;
-    const int64_t image = t / s.out_rows;
-    const int64_t iy = oy * s.stride_rows - s.pad_top + ky * s.dilation_rows;
-    const int64_t ix = ox * s.stride_cols - s.pad_left + kx * s.dilation_cols;
+    const I oy = t % s.out_rows;
+    const I image = t / s.out_rows;
+    const I iy = oy * s.stride_rows - s.pad_top + ky * s.dilation_rows;
+    const I ix = ox * s.stride_cols - s.pad_left + kx * s.dilation_cols;
     patches[i] = iy < 0 || iy >= s.in_rows || ix < 0 || ix >= s.in_cols
                      ? 0.0f
                      : input[((image * s.in_rows + iy) * s.in_cols + ix) * s.depth + c];
   }
 }
 
-__global__ void col2im_kernel(const float* patches, float* input, int64_t n, WindowShape s) {
-  TROUPE_GRID_LOOP(i, n) {
-    int64_t t = i;
-    const int64_t c = t % s.depth;
+template <class I>
+__global__ void col2im_kernel(const float* patches, float* input, I n, ConvIndex<I> s) {
+  for (I i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    I t = i;
+    const I c = t % s.depth;
     t /= s.depth;
-    const int64_t ix = t % s.in_cols;
+    const I ix = t % s.in_cols;
     t /= s.in_cols;
-    const int64_t iy = t % s.in_rows;
-    const int64_t image = t / s.in_rows;
+    const I iy = t % s.in_rows;
+    const I image = t / s.in_rows;
     float sum = 0.0f;
-    for (int64_t ky = 0; ky < s.window_rows; ++ky) {
-      const int64_t y = iy + s.pad_top - ky * s.dilation_rows;
+    for (I ky = 0; ky < s.window_rows; ++ky) {
+      const I y = iy + s.pad_top - ky * s.dilation_rows;
       if (y < 0 || y % s.stride_rows != 0 || y / s.stride_rows >= s.out_rows) continue;
-      const int64_t oy = y / s.stride_rows;
-      for (int64_t kx = 0; kx < s.window_cols; ++kx) {
-        const int64_t x = ix + s.pad_left - kx * s.dilation_cols;
+      const I oy = y / s.stride_rows;
+      for (I kx = 0; kx < s.window_cols; ++kx) {
+        const I x = ix + s.pad_left - kx * s.dilation_cols;
         if (x < 0 || x % s.stride_cols != 0 || x / s.stride_cols >= s.out_cols) continue;
-        const int64_t ox = x / s.stride_cols;
+        const I ox = x / s.stride_cols;
         sum += patches[((((image * s.out_rows + oy) * s.out_cols + ox) * s.window_rows + ky) *
                             s.window_cols +
                         kx) *
@@ -353,19 +378,25 @@ __global__ void filter_transpose_kernel(const float* in, float* out, int64_t spa
   }
 }
 
+bool fits_32_bits(const WindowShape& s) {
+  const int64_t in = s.batch * s.in_rows * s.in_cols * s.depth;
+  const int64_t out = s.batch * s.out_rows * s.out_cols * s.depth;
+  return in < INT32_MAX && out < INT32_MAX;
+}
+
 // The input offset of the first maximum of window (oy, ox), channel c of `image`; -1 if the
 // window holds no input element.
-__device__ int64_t first_max(const float* input, const WindowShape& s, int64_t image, int64_t oy,
-                             int64_t ox, int64_t c) {
-  const int64_t y0 = max(oy * s.stride_rows - s.pad_top, int64_t{0});
-  const int64_t y1 = min(oy * s.stride_rows - s.pad_top + s.window_rows, s.in_rows);
-  const int64_t x0 = max(ox * s.stride_cols - s.pad_left, int64_t{0});
-  const int64_t x1 = min(ox * s.stride_cols - s.pad_left + s.window_cols, s.in_cols);
-  int64_t best_at = -1;
+template <class I>
+__device__ I first_max(const float* input, const ConvIndex<I>& s, I image, I oy, I ox, I c) {
+  const I y0 = max(oy * s.stride_rows - s.pad_top, I{0});
+  const I y1 = min(oy * s.stride_rows - s.pad_top + s.window_rows, s.in_rows);
+  const I x0 = max(ox * s.stride_cols - s.pad_left, I{0});
+  const I x1 = min(ox * s.stride_cols - s.pad_left + s.window_cols, s.in_cols);
+  I best_at = -1;
   float best = -FLT_MAX;
-  for (int64_t y = y0; y < y1; ++y) {
-    for (int64_t x = x0; x < x1; ++x) {
-      const int64_t at = ((image * s.in_rows + y) * s.in_cols + x) * s.depth + c;
+  for (I y = y0; y < y1; ++y) {
+    for (I x = x0; x < x1; ++x) {
+      const I at = ((image * s.in_rows + y) * s.in_cols + x) * s.depth + c;
       if (best_at < 0 || input[at] > best) {
         best = input[at];
         best_at = at;
@@ -375,43 +406,63 @@ __device__ int64_t first_max(const float* input, const WindowShape& s, int64_t i
   return best_at;
 }
 
-__global__ void max_pool_kernel(const float* input, float* output, int64_t n, WindowShape s) {
-  TROUPE_GRID_LOOP(i, n) {
-    int64_t t = i;
-    const int64_t c = t % s.depth;
-    t /= s.depth;
-    const int64_t ox = t % s.out_cols;
-    t /= s.out_cols;
-    const int64_t oy = t % s.out_rows;
-    const int64_t image = t / s.out_rows;
-    const int64_t at = first_max(input, s, image, oy, ox, c);
+// Output element i's window: image, row, column and channel.
+template <class I>
+__device__ void output_position(I i, const ConvIndex<I>& s, I* image, I* oy, I* ox, I* c) {
+  I t = i;
+  *c = t % s.depth;
+  t /= s.depth;
+  *ox = t % s.out_cols;
+  t /= s.out_cols;
+  *oy = t % s.out_rows;
+  *image = t / s.out_rows;
+}
+
+template <class I>
+__global__ void max_pool_kernel(const float* input, float* output, I n, ConvIndex<I> s) {
+  for (I i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    I image, oy, ox, c;
+    output_position(i, s, &image, &oy, &ox, &c);
+    const I at = first_max(input, s, image, oy, ox, c);
     output[i] = at >= 0 ? input[at] : -FLT_MAX;
   }
 }
 
-// A thread per input element: the gradients of the windows (in row-major order) whose first
-// maximum it is.
-__global__ void max_pool_grad_kernel(const float* input, const float* grad, float* dx, int64_t n,
-                                     WindowShape s) {
-  TROUPE_GRID_LOOP(i, n) {
-    int64_t t = i;
-    const int64_t c = t % s.depth;
+// Windows that do not overlap (strides at least the window): a thread per window puts its
+// gradient on its first maximum, which no other window holds (dx zeroed before).
+template <class I>
+__global__ void max_pool_grad_disjoint_kernel(const float* input, const float* grad, float* dx, I n,
+                                              ConvIndex<I> s) {
+  for (I i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    I image, oy, ox, c;
+    output_position(i, s, &image, &oy, &ox, &c);
+    const I at = first_max(input, s, image, oy, ox, c);
+    if (at >= 0) dx[at] = grad[i];
+  }
+}
+
+// Overlapping windows: a thread per input element sums the gradients of the windows (in
+// row-major order) whose first maximum it is, so each sum is made in the CPU kernel's order.
+template <class I>
+__global__ void max_pool_grad_kernel(const float* input, const float* grad, float* dx, I n,
+                                     ConvIndex<I> s) {
+  for (I i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    I t = i;
+    const I c = t % s.depth;
     t /= s.depth;
-    const int64_t ix = t % s.in_cols;
+    const I ix = t % s.in_cols;
     t /= s.in_cols;
-    const int64_t iy = t % s.in_rows;
-    const int64_t image = t / s.in_rows;
+    const I iy = t % s.in_rows;
+    const I image = t / s.in_rows;
     // Windows oy with oy * stride - pad_top <= iy < oy * stride - pad_top + window_rows.
-    const int64_t y_last = (iy + s.pad_top) / s.stride_rows;
-    const int64_t y_first =
-        max((iy + s.pad_top - s.window_rows + s.stride_rows) / s.stride_rows, int64_t{0});
-    const int64_t x_last = (ix + s.pad_left) / s.stride_cols;
-    const int64_t x_first =
-        max((ix + s.pad_left - s.window_cols + s.stride_cols) / s.stride_cols, int64_t{0});
+    const I y_last = (iy + s.pad_top) / s.stride_rows;
+    const I y_first = max((iy + s.pad_top - s.window_rows + s.stride_rows) / s.stride_rows, I{0});
+    const I x_last = (ix + s.pad_left) / s.stride_cols;
+    const I x_first = max((ix + s.pad_left - s.window_cols + s.stride_cols) / s.stride_cols, I{0});
     float sum = 0.0f;
-    for (int64_t oy = y_first; oy <= y_last && oy < s.out_rows; ++oy) {
+    for (I oy = y_first; oy <= y_last && oy < s.out_rows; ++oy) {
       if (oy * s.stride_rows - s.pad_top + s.window_rows <= iy) continue;
-      for (int64_t ox = x_first; ox <= x_last && ox < s.out_cols; ++ox) {
+      for (I ox = x_first; ox <= x_last && ox < s.out_cols; ++ox) {
         if (ox * s.stride_cols - s.pad_left + s.window_cols <= ix) continue;
         if (first_max(input, s, image, oy, ox, c) == i) {
           sum += grad[((image * s.out_rows + oy) * s.out_cols + ox) * s.depth + c];
@@ -422,16 +473,77 @@ __global__ void max_pool_grad_kernel(const float* input, const float* grad, floa
   }
 }
 
+// out[b][j][i] = in[b][i][j] for in [batch, rows, cols]: 32 x 32 tiles through shared memory, so
+// that reads and writes are both coalesced. Blocks of 32 x 8 threads.
+__global__ void batched_transpose_kernel(const float* in, float* out, int batch, int rows,
+                                         int cols) {
+  __shared__ float tile[32][33];
+  for (int b = blockIdx.z; b < batch; b += gridDim.z) {
+    const float* src = in + static_cast<int64_t>(b) * rows * cols;
+    float* dst = out + static_cast<int64_t>(b) * rows * cols;
+    int col = blockIdx.x * 32 + threadIdx.x;
+    int row = blockIdx.y * 32 + threadIdx.y;
+    for (int k = 0; k < 32; k += 8) {
+      if (col < cols && row + k < rows) {
+        tile[threadIdx.y + k][threadIdx.x] = src[static_cast<int64_t>(row + k) * cols + col];
+      }
+    }
+    __syncthreads();
+    const int out_col = blockIdx.y * 32 + threadIdx.x;  // a row of `in`
+    const int out_row = blockIdx.x * 32 + threadIdx.y;  // a column of `in`
+    for (int k = 0; k < 32; k += 8) {
+      if (out_col < rows && out_row + k < cols) {
+        dst[static_cast<int64_t>(out_row + k) * rows + out_col] =
+            tile[threadIdx.x][threadIdx.y + k];
+      }
+    }
+    __syncthreads();
+  }
+}
+
+// A filter [rows, cols, in, out] (HWIO) and [out, in, rows, cols] (OIHW): i indexes the HWIO
+// array.
+__global__ void hwio_oihw_kernel(const float* in, float* out, int64_t spatial, int64_t in_depth,
+                                 int64_t out_depth, bool to_oihw) {
+  TROUPE_GRID_LOOP(i, spatial * in_depth * out_depth) {
+    const int64_t o = i % out_depth;
+    const int64_t c = (i / out_depth) % in_depth;
+    const int64_t k = i / (out_depth * in_depth);  // the spatial position
+    const int64_t j = (o * in_depth + c) * spatial + k;
+    if (to_oihw) {
+      out[j] = in[i];
+    } else {
+      out[i] = in[j];
+    }
+  }
+}
+
 }  // namespace
 
 void im2col(cudaStream_t stream, const float* input, float* patches, const WindowShape& s) {
   const int64_t n = s.batch * s.out_rows * s.out_cols * s.window_rows * s.window_cols * s.depth;
-  if (n > 0) im2col_kernel<<<blocks_for(n), kThreads, 0, stream>>>(input, patches, n, s);
+  if (n == 0) return;
+  if (n < INT32_MAX && s.batch * s.in_rows * s.in_cols * s.depth < INT32_MAX) {
+    im2col_kernel<int32_t><<<blocks_for(n), kThreads, 0, stream>>>(
+        input, patches, static_cast<int32_t>(n), ConvIndex<int32_t>(s));
+  } else {
+    im2col_kernel<int64_t>
+        <<<blocks_for(n), kThreads, 0, stream>>>(input, patches, n, ConvIndex<int64_t>(s));
+  }
 }
 
 void col2im(cudaStream_t stream, const float* patches, float* input, const WindowShape& s) {
   const int64_t n = s.batch * s.in_rows * s.in_cols * s.depth;
-  if (n > 0) col2im_kernel<<<blocks_for(n), kThreads, 0, stream>>>(patches, input, n, s);
+  const int64_t patch_elements =
+      s.batch * s.out_rows * s.out_cols * s.window_rows * s.window_cols * s.depth;
+  if (n == 0) return;
+  if (n < INT32_MAX && patch_elements < INT32_MAX) {
+    col2im_kernel<int32_t><<<blocks_for(n), kThreads, 0, stream>>>(
+        patches, input, static_cast<int32_t>(n), ConvIndex<int32_t>(s));
+  } else {
+    col2im_kernel<int64_t>
+        <<<blocks_for(n), kThreads, 0, stream>>>(patches, input, n, ConvIndex<int64_t>(s));
+  }
 }
 
 void hwio_to_ohwi(cudaStream_t stream, const float* in, float* out, int64_t rows, int64_t cols,
@@ -454,14 +566,70 @@ void ohwi_to_hwio(cudaStream_t stream, const float* in, float* out, int64_t rows
 
 void max_pool(cudaStream_t stream, const float* input, float* output, const WindowShape& s) {
   const int64_t n = s.batch * s.out_rows * s.out_cols * s.depth;
-  if (n > 0) max_pool_kernel<<<blocks_for(n), kThreads, 0, stream>>>(input, output, n, s);
+  if (n == 0) return;
+  if (fits_32_bits(s)) {
+    max_pool_kernel<int32_t><<<blocks_for(n), kThreads, 0, stream>>>(
+        input, output, static_cast<int32_t>(n), ConvIndex<int32_t>(s));
+  } else {
+    max_pool_kernel<int64_t>
+        <<<blocks_for(n), kThreads, 0, stream>>>(input, output, n, ConvIndex<int64_t>(s));
+  }
 }
 
 void max_pool_grad(cudaStream_t stream, const float* input, const float* grad, float* dx,
                    const WindowShape& s) {
-  const int64_t n = s.batch * s.in_rows * s.in_cols * s.depth;
+  const int64_t n_in = s.batch * s.in_rows * s.in_cols * s.depth;
+  const int64_t n_out = s.batch * s.out_rows * s.out_cols * s.depth;
+  if (n_in == 0) return;
+  const bool disjoint = s.stride_rows >= s.window_rows && s.stride_cols >= s.window_cols;
+  if (disjoint) {
+    cudaMemsetAsync(dx, 0, static_cast<size_t>(n_in) * sizeof(float), stream);
+    if (n_out == 0) return;
+    if (fits_32_bits(s)) {
+      max_pool_grad_disjoint_kernel<int32_t><<<blocks_for(n_out), kThreads, 0, stream>>>(
+          input, grad, dx, static_cast<int32_t>(n_out), ConvIndex<int32_t>(s));
+    } else {
+      max_pool_grad_disjoint_kernel<int64_t><<<blocks_for(n_out), kThreads, 0, stream>>>(
+          input, grad, dx, n_out, ConvIndex<int64_t>(s));
+    }
+  } else if (fits_32_bits(s)) {
+    max_pool_grad_kernel<int32_t><<<blocks_for(n_in), kThreads, 0, stream>>>(
+        input, grad, dx, static_cast<int32_t>(n_in), ConvIndex<int32_t>(s));
+  } else {
+    max_pool_grad_kernel<int64_t>
+        <<<blocks_for(n_in), kThreads, 0, stream>>>(input, grad, dx, n_in, ConvIndex<int64_t>(s));
+  }
+}
+
+bool transposable(int64_t batch, int64_t rows, int64_t cols) {
+  return batch * rows * cols < INT32_MAX && (rows + 31) / 32 <= 65535;
+}
+
+void batched_transpose(cudaStream_t stream, const float* in, float* out, int64_t batch,
+                       int64_t rows, int64_t cols) {
+  if (batch * rows * cols == 0) return;
+  const dim3 blocks(static_cast<unsigned>((cols + 31) / 32),
+                    static_cast<unsigned>((rows + 31) / 32),
+                    static_cast<unsigned>(batch < 65535 ? batch : 65535));
+  batched_transpose_kernel<<<blocks, dim3(32, 8), 0, stream>>>(
+      in, out, static_cast<int>(batch), static_cast<int>(rows), static_cast<int>(cols));
+}
+
+void hwio_to_oihw(cudaStream_t stream, const float* in, float* out, int64_t rows, int64_t cols,
+                  int64_t in_depth, int64_t out_depth) {
+  const int64_t n = rows * cols * in_depth * out_depth;
   if (n > 0) {
-    max_pool_grad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(input, grad, dx, n, s);
+    hwio_oihw_kernel<<<blocks_for(n), kThreads, 0, stream>>>(in, out, rows * cols, in_depth,
+                                                             out_depth, true);
+  }
+}
+
+void oihw_to_hwio(cudaStream_t stream, const float* in, float* out, int64_t rows, int64_t cols,
+                  int64_t in_depth, int64_t out_depth) {
+  const int64_t n = rows * cols * in_depth * out_depth;
+  if (n > 0) {
+    hwio_oihw_kernel<<<blocks_for(n), kThreads, 0, stream>>>(in, out, rows * cols, in_depth,
+                                                             out_depth, false);
   }
 }
 

@@ -84,6 +84,16 @@ void hwio_to_ohwi(cudaStream_t stream, const float* in, float* out, int64_t rows
                   int64_t in_depth, int64_t out_depth);
 void ohwi_to_hwio(cudaStream_t stream, const float* in, float* out, int64_t rows, int64_t cols,
                   int64_t in_depth, int64_t out_depth);
+// A filter [rows, cols, in, out] as [out, in, rows, cols] (cuDNN's NCHW filters), and back.
+void hwio_to_oihw(cudaStream_t stream, const float* in, float* out, int64_t rows, int64_t cols,
+                  int64_t in_depth, int64_t out_depth);
+void oihw_to_hwio(cudaStream_t stream, const float* in, float* out, int64_t rows, int64_t cols,
+                  int64_t in_depth, int64_t out_depth);
+// out[b][j][i] = in[b][i][j] for `in` [batch, rows, cols]: NHWC to NCHW is (batch, H*W, C), and
+// back (batch, C, H*W). transposable() says whether the kernel takes such sizes.
+bool transposable(int64_t batch, int64_t rows, int64_t cols);
+void batched_transpose(cudaStream_t stream, const float* in, float* out, int64_t batch,
+                       int64_t rows, int64_t cols);
 // Max pooling over the real elements of each window, and its gradient: each output's gradient
 // to the first maximum of its window (row-major), as troupe's CPU kernel does.
 void max_pool(cudaStream_t stream, const float* input, float* output, const WindowShape& shape);

@@ -50,6 +50,9 @@ StatusOr<CudnnLibrary> load() {
   resolve(l.filter_algorithms, "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
   resolve(l.filter_workspace, "cudnnGetConvolutionBackwardFilterWorkspaceSize");
   resolve(l.backward_filter, "cudnnConvolutionBackwardFilter");
+  resolve(l.find_forward, "cudnnFindConvolutionForwardAlgorithmEx");
+  resolve(l.find_data, "cudnnFindConvolutionBackwardDataAlgorithmEx");
+  resolve(l.find_filter, "cudnnFindConvolutionBackwardFilterAlgorithmEx");
   TROUPE_RETURN_IF_ERROR(status);
   return l;  // the handle stays open for the life of the process
 }

@@ -35,6 +35,9 @@ struct CudnnLibrary {
   decltype(&cudnnGetConvolutionBackwardFilterAlgorithm_v7) filter_algorithms = nullptr;
   decltype(&cudnnGetConvolutionBackwardFilterWorkspaceSize) filter_workspace = nullptr;
   decltype(&cudnnConvolutionBackwardFilter) backward_filter = nullptr;
+  decltype(&cudnnFindConvolutionForwardAlgorithmEx) find_forward = nullptr;
+  decltype(&cudnnFindConvolutionBackwardDataAlgorithmEx) find_data = nullptr;
+  decltype(&cudnnFindConvolutionBackwardFilterAlgorithmEx) find_filter = nullptr;
 };
 
 // libcudnn.so.<CUDNN_MAJOR> (else libcudnn.so), once per process; FailedPrecondition naming

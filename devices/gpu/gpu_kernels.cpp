@@ -10,7 +10,7 @@
 
 #include "troupe/devices/cpu/variable_inputs.hpp"
 #include "troupe/devices/gpu/cuda_kernels.hpp"
-#include "troupe/devices/gpu/cudnn_library.hpp"
+#include "troupe/devices/gpu/cudnn_convolution.hpp"
 #include "troupe/devices/gpu/gpu_context.hpp"
 #include "troupe/devices/gpu/host_kernel.hpp"
 #include "troupe/graph/ops/window_geometry.hpp"
@@ -493,180 +493,6 @@ std::optional<cuda::WindowShape> window_shape(const std::vector<int64_t>& input,
   return s;
 }
 
-enum class ConvPart { kForward, kFilter, kInput };
-
-#ifdef TROUPE_HAVE_CUDNN
-// A convolution through cuDNN (NHWC, float32 without TF32, as the cuBLAS products): its
-// descriptors and algorithms, kept by its kernel and remade when the shapes change. cuDNN's
-// filters are [out, rows, cols, in]: TensorFlow's [rows, cols, in, out] is transposed on the way
-// in (and the filter gradient on the way out).
-class CudnnConvolution {
- public:
-  ~CudnnConvolution() {
-    if (library_ == nullptr) return;
-    library_->destroy_tensor(x_);
-    library_->destroy_tensor(y_);
-    library_->destroy_filter(w_);
-    library_->destroy_convolution(conv_);
-  }
-
-  // Queues `part`, or records a cuDNN error in ctx; false where cuDNN cannot take it (not
-  // loaded, padding it cannot express): the caller then runs the im2col products.
-  bool run(ConvPart part, OpKernelContext& ctx, GpuContext& gpu, const cuda::WindowShape& s,
-           int64_t out_depth, const float* x, const float* w, const float* dy, float* out) {
-    auto* handle = static_cast<cudnnHandle_t>(gpu.cudnn());
-    if (handle == nullptr) return false;
-    // cuDNN pads symmetrically: its output size must be ours.
-    auto cudnn_out = [](int64_t in, int64_t pad, int64_t window, int64_t dilation, int64_t stride) {
-      return (in + 2 * pad - (window - 1) * dilation - 1) / stride + 1;
-    };
-    if (cudnn_out(s.in_rows, s.pad_top, s.window_rows, s.dilation_rows, s.stride_rows) !=
-            s.out_rows ||
-        cudnn_out(s.in_cols, s.pad_left, s.window_cols, s.dilation_cols, s.stride_cols) !=
-            s.out_cols ||
-        !fits_int({s.batch, s.depth, s.in_rows, s.in_cols, out_depth, s.out_rows, s.out_cols})) {
-      return false;
-    }
-    if (Status prepared = prepare(handle, s, out_depth); !prepared.ok()) {
-      ctx.set_status(std::move(prepared));
-      return true;
-    }
-    const int64_t filter_elements = s.window_rows * s.window_cols * s.depth * out_depth;
-    auto filter = gpu.allocate(DataType::kFloat, TensorShape{filter_elements});
-    size_t workspace_bytes = part == ConvPart::kForward ? forward_workspace_
-                             : part == ConvPart::kInput ? data_workspace_
-                                                        : filter_workspace_;
-    auto workspace = gpu.allocate(DataType::kFloat,
-                                  TensorShape{static_cast<int64_t>((workspace_bytes + 3) / 4)});
-    if (!filter.ok() || !workspace.ok()) {
-      ctx.set_status(filter.ok() ? workspace.status() : filter.status());
-      return true;
-    }
-    float* ohwi = filter->data<float>();
-    void* space = workspace->raw_data();
-    const float one = 1.0f, zero = 0.0f;
-    cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
-    if (part != ConvPart::kFilter) {
-      cuda::hwio_to_ohwi(gpu.stream(), w, ohwi, s.window_rows, s.window_cols, s.depth, out_depth);
-    }
-    if (part == ConvPart::kForward) {
-      status = library_->forward(handle, &one, x_, x, w_, ohwi, conv_, forward_algorithm_, space,
-                                 workspace_bytes, &zero, y_, out);
-    } else if (part == ConvPart::kInput) {
-      status = library_->backward_data(handle, &one, w_, ohwi, y_, dy, conv_, data_algorithm_,
-                                       space, workspace_bytes, &zero, x_, out);
-    } else {
-      status = library_->backward_filter(handle, &one, x_, x, y_, dy, conv_, filter_algorithm_,
-                                         space, workspace_bytes, &zero, w_, ohwi);
-      if (status == CUDNN_STATUS_SUCCESS) {
-        cuda::ohwi_to_hwio(gpu.stream(), ohwi, out, s.window_rows, s.window_cols, s.depth,
-                           out_depth);
-      }
-    }
-    if (status != CUDNN_STATUS_SUCCESS) {
-      ctx.set_status(errors::Internal("node '{}' ({}) on {}: cuDNN: {}", ctx.node().name(),
-                                      ctx.node().op_name(), ctx.device().name(),
-                                      library_->error_string(status)));
-    }
-    return true;
-  }
-
- private:
-  Status check(cudnnStatus_t status, const char* what) const {
-    if (status == CUDNN_STATUS_SUCCESS) return Status::OK();
-    return errors::Internal("{}: {}", what, library_->error_string(status));
-  }
-
-  // The descriptors and algorithms for `s`, remade when it differs from the last call's.
-  Status prepare(cudnnHandle_t handle, const cuda::WindowShape& s, int64_t out_depth) {
-    const std::vector<int64_t> key = {
-        s.batch,         s.in_rows, s.in_cols,     s.depth,       s.window_rows,
-        s.window_cols,   out_depth, s.stride_rows, s.stride_cols, s.dilation_rows,
-        s.dilation_cols, s.pad_top, s.pad_left};
-    if (key == key_) return Status::OK();
-    if (library_ == nullptr) {
-      TROUPE_ASSIGN_OR_RETURN(library_, cudnn_library());
-      TROUPE_RETURN_IF_ERROR(check(library_->create_tensor(&x_), "cudnnCreateTensorDescriptor"));
-      TROUPE_RETURN_IF_ERROR(check(library_->create_tensor(&y_), "cudnnCreateTensorDescriptor"));
-      TROUPE_RETURN_IF_ERROR(check(library_->create_filter(&w_), "cudnnCreateFilterDescriptor"));
-      TROUPE_RETURN_IF_ERROR(
-          check(library_->create_convolution(&conv_), "cudnnCreateConvolutionDescriptor"));
-    }
-    auto i = [](int64_t v) { return static_cast<int>(v); };
-    TROUPE_RETURN_IF_ERROR(
-        check(library_->set_tensor(x_, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, i(s.batch), i(s.depth),
-                                   i(s.in_rows), i(s.in_cols)),
-              "cudnnSetTensor4dDescriptor"));
-    TROUPE_RETURN_IF_ERROR(
-        check(library_->set_tensor(y_, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, i(s.batch),
-                                   i(out_depth), i(s.out_rows), i(s.out_cols)),
-              "cudnnSetTensor4dDescriptor"));
-    TROUPE_RETURN_IF_ERROR(
-        check(library_->set_filter(w_, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, i(out_depth),
-                                   i(s.depth), i(s.window_rows), i(s.window_cols)),
-              "cudnnSetFilter4dDescriptor"));
-    TROUPE_RETURN_IF_ERROR(
-        check(library_->set_convolution(conv_, i(s.pad_top), i(s.pad_left), i(s.stride_rows),
-                                        i(s.stride_cols), i(s.dilation_rows), i(s.dilation_cols),
-                                        CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-              "cudnnSetConvolution2dDescriptor"));
-    TROUPE_RETURN_IF_ERROR(
-        check(library_->set_math_type(conv_, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType"));
-    // The heuristics' first algorithm that can run, for each direction.
-    constexpr int kAsk = 8;
-    int found = 0;
-    cudnnConvolutionFwdAlgoPerf_t forward[kAsk];
-    TROUPE_RETURN_IF_ERROR(
-        check(library_->forward_algorithms(handle, x_, w_, conv_, y_, kAsk, &found, forward),
-              "cudnnGetConvolutionForwardAlgorithm_v7"));
-    TROUPE_RETURN_IF_ERROR(pick(forward, found, &forward_algorithm_, "forward"));
-    cudnnConvolutionBwdDataAlgoPerf_t data[kAsk];
-    TROUPE_RETURN_IF_ERROR(
-        check(library_->data_algorithms(handle, w_, y_, conv_, x_, kAsk, &found, data),
-              "cudnnGetConvolutionBackwardDataAlgorithm_v7"));
-    TROUPE_RETURN_IF_ERROR(pick(data, found, &data_algorithm_, "backward data"));
-    cudnnConvolutionBwdFilterAlgoPerf_t filter[kAsk];
-    TROUPE_RETURN_IF_ERROR(
-        check(library_->filter_algorithms(handle, x_, y_, conv_, w_, kAsk, &found, filter),
-              "cudnnGetConvolutionBackwardFilterAlgorithm_v7"));
-    TROUPE_RETURN_IF_ERROR(pick(filter, found, &filter_algorithm_, "backward filter"));
-    TROUPE_RETURN_IF_ERROR(
-        check(library_->forward_workspace(handle, x_, w_, conv_, y_, forward_algorithm_,
-                                          &forward_workspace_),
-              "cudnnGetConvolutionForwardWorkspaceSize"));
-    TROUPE_RETURN_IF_ERROR(check(
-        library_->data_workspace(handle, w_, y_, conv_, x_, data_algorithm_, &data_workspace_),
-        "cudnnGetConvolutionBackwardDataWorkspaceSize"));
-    TROUPE_RETURN_IF_ERROR(check(library_->filter_workspace(handle, x_, y_, conv_, w_,
-                                                            filter_algorithm_, &filter_workspace_),
-                                 "cudnnGetConvolutionBackwardFilterWorkspaceSize"));
-    key_ = key;
-    return Status::OK();
-  }
-
-  template <class Perf, class Algorithm>
-  static Status pick(const Perf* perfs, int found, Algorithm* algorithm, const char* what) {
-    for (int k = 0; k < found; ++k) {
-      if (perfs[k].status == CUDNN_STATUS_SUCCESS) {
-        *algorithm = perfs[k].algo;
-        return Status::OK();
-      }
-    }
-    return errors::Internal("cuDNN has no {} algorithm for this convolution", what);
-  }
-
-  const CudnnLibrary* library_ = nullptr;
-  cudnnTensorDescriptor_t x_ = nullptr, y_ = nullptr;
-  cudnnFilterDescriptor_t w_ = nullptr;
-  cudnnConvolutionDescriptor_t conv_ = nullptr;
-  cudnnConvolutionFwdAlgo_t forward_algorithm_{};
-  cudnnConvolutionBwdDataAlgo_t data_algorithm_{};
-  cudnnConvolutionBwdFilterAlgo_t filter_algorithm_{};
-  size_t forward_workspace_ = 0, data_workspace_ = 0, filter_workspace_ = 0;
-  std::vector<int64_t> key_;
-};
-#endif  // TROUPE_HAVE_CUDNN
-
 // Conv2D and its backprops: through cuDNN where it is loaded (CudnnConvolution), else as
 // products on im2col patches in GPU memory, as the CPU kernels (devices/cpu/conv_kernels.cpp)
 // compute them with OpenBLAS:
@@ -722,29 +548,31 @@ class ConvKernel : public GpuKernel {
       return true;
     }
     auto data = [](const Tensor* t) { return t == nullptr ? nullptr : GpuInputs::data(t); };
+    // Products on im2col patches: the path without cuDNN, and one cuDNN's choice may take.
+    auto im2col_products = [&]() -> Status {
+      TROUPE_ASSIGN_OR_RETURN(Tensor patches,
+                              gpu.allocate(DataType::kFloat, TensorShape{positions, k}));
+      float* columns = patches.data<float>();
+      if (kPart == ConvPart::kForward) {
+        cuda::im2col(gpu.stream(), data(x), columns, *shape);
+        return gemm(gpu, false, false, positions, out_depth, k, columns, data(w), out);
+      }
+      if (kPart == ConvPart::kFilter) {
+        cuda::im2col(gpu.stream(), data(x), columns, *shape);
+        return gemm(gpu, true, false, k, out_depth, positions, columns, data(dy), out);
+      }
+      TROUPE_RETURN_IF_ERROR(
+          gemm(gpu, false, true, positions, k, out_depth, data(dy), data(w), columns));
+      cuda::col2im(gpu.stream(), columns, out, *shape);
+      return Status::OK();
+    };
 #ifdef TROUPE_HAVE_CUDNN
-    if (cudnn_.run(kPart, ctx, gpu, *shape, out_depth, data(x), data(w), data(dy), out)) {
+    if (cudnn_.run(kPart, ctx, gpu, *shape, out_depth, data(x), data(w), data(dy), out,
+                   im2col_products)) {
       return true;
     }
 #endif
-    auto patches = gpu.allocate(DataType::kFloat, TensorShape{positions, k});
-    if (!patches.ok()) {
-      ctx.set_status(patches.status());
-      return true;
-    }
-    float* columns = patches->data<float>();
-    Status s;
-    if (kPart == ConvPart::kForward) {
-      cuda::im2col(gpu.stream(), data(x), columns, *shape);
-      s = gemm(gpu, false, false, positions, out_depth, k, columns, data(w), out);
-    } else if (kPart == ConvPart::kFilter) {
-      cuda::im2col(gpu.stream(), data(x), columns, *shape);
-      s = gemm(gpu, true, false, k, out_depth, positions, columns, data(dy), out);
-    } else {
-      s = gemm(gpu, false, true, positions, k, out_depth, data(dy), data(w), columns);
-      if (s.ok()) cuda::col2im(gpu.stream(), columns, out, *shape);
-    }
-    if (!s.ok()) ctx.set_status(std::move(s));
+    if (Status s = im2col_products(); !s.ok()) ctx.set_status(std::move(s));
     return true;
   }
 

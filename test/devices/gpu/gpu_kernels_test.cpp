@@ -12,6 +12,7 @@
 #include "troupe/graph/optimizers.hpp"
 #include "troupe/graph/variables.hpp"
 #ifdef TROUPE_HAVE_CUDA
+#include "troupe/devices/gpu/cudnn_convolution.hpp"
 #include "troupe/devices/gpu/gpu_context.hpp"
 #endif
 
@@ -323,21 +324,40 @@ BOOST_AUTO_TEST_CASE(convolutions_and_their_gradients_match_the_cpu) {
       {{2, 9, 8, 3}, {3, 3, 3, 5}, {.strides = {1, 1, 1, 1}, .padding = "SAME"}},
       {{2, 9, 8, 3}, {5, 5, 3, 4}, {.strides = {1, 2, 2, 1}, .padding = "VALID"}},
       {{3, 10, 11, 2}, {2, 3, 2, 6}, {.strides = {1, 2, 3, 1}, .padding = "SAME"}},
-      {{1, 7, 7, 2}, {3, 3, 2, 2}, {.padding = "SAME", .dilations = {1, 2, 2, 1}}}};
-  for (const Case& c : cases) {
-    Scope s = Scope::new_root();
-    auto x = ops::Placeholder(s, DataType::kFloat);
-    auto w = ops::Placeholder(s, DataType::kFloat);
-    auto y = ops::Conv2D(s, x, w, c.attrs);
-    auto r = ops::Placeholder(s, DataType::kFloat);
-    auto grads = value_or_throw(add_gradients(
-        s, {ops::Sum(s, ops::Mul(s, y, r), Tensor::from_vector<int32_t>({0, 1, 2, 3}))}, {x, w}));
-    Tensor input = random_tensor(c.input, rng), filter = random_tensor(c.filter, rng);
-    // The output's shape, from a CPU run, for the weights of the sum.
-    Tensor out = testing::run_one(s, y, {{x, input}, {w, filter}});
-    compare(s, {y, grads[0], grads[1]},
-            {{x, input}, {w, filter}, {r, random_tensor(out.shape(), rng)}},
-            "Conv2D " + c.input.to_string() + " * " + c.filter.to_string() + " " + c.attrs.padding);
+      {{1, 7, 7, 2}, {3, 3, 2, 2}, {.padding = "SAME", .dilations = {1, 2, 2, 1}}},
+      // More than one 32 x 32 tile of the NCHW transposes each way.
+      {{3, 9, 9, 40}, {3, 3, 40, 36}, {.strides = {1, 1, 1, 1}, .padding = "SAME"}}};
+#ifdef TROUPE_HAVE_CUDNN
+  // cuDNN in each layout the kernels may choose (NCHW: the inputs transposed and the output
+  // back), then as the measurements choose.
+  struct Restore {
+    ~Restore() { set_cudnn_layouts_for_testing(CudnnLayouts::kMeasureBoth); }
+  } restore;
+  const std::vector<CudnnLayouts> layouts = {CudnnLayouts::kOnlyNhwc, CudnnLayouts::kOnlyNchw,
+                                             CudnnLayouts::kMeasureBoth};
+#else
+  const std::vector<int> layouts = {0};
+#endif
+  for (auto layout : layouts) {
+#ifdef TROUPE_HAVE_CUDNN
+    set_cudnn_layouts_for_testing(layout);
+#endif
+    for (const Case& c : cases) {
+      Scope s = Scope::new_root();
+      auto x = ops::Placeholder(s, DataType::kFloat);
+      auto w = ops::Placeholder(s, DataType::kFloat);
+      auto y = ops::Conv2D(s, x, w, c.attrs);
+      auto r = ops::Placeholder(s, DataType::kFloat);
+      auto grads = value_or_throw(add_gradients(
+          s, {ops::Sum(s, ops::Mul(s, y, r), Tensor::from_vector<int32_t>({0, 1, 2, 3}))}, {x, w}));
+      Tensor input = random_tensor(c.input, rng), filter = random_tensor(c.filter, rng);
+      // The output's shape, from a CPU run, for the weights of the sum.
+      Tensor out = testing::run_one(s, y, {{x, input}, {w, filter}});
+      compare(s, {y, grads[0], grads[1]},
+              {{x, input}, {w, filter}, {r, random_tensor(out.shape(), rng)}},
+              "Conv2D " + c.input.to_string() + " * " + c.filter.to_string() + " " +
+                  c.attrs.padding + " layouts " + std::to_string(static_cast<int>(layout)));
+    }
   }
 }
 
