@@ -692,7 +692,31 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None):
     if hasattr(value, "_as_graph_element"):
         return convert_to_tensor(value._as_graph_element(), dtype, name)
     from . import ops
+    if isinstance(value, (list, tuple)) and _holds_tensor(value):
+        # TensorFlow's auto-packing: a (nested) list holding tensors is their stack, its
+        # Python numbers converted to the tensors' dtype.
+        if dtype is None:
+            dtype = _first_tensor_dtype(value)
+        return ops.stack([convert_to_tensor(v, dtype=dtype) for v in value],
+                         name=name or "packed")
     return ops.constant(value, dtype=dtype if dtype is not None else preferred_dtype, name=name)
+
+
+def _holds_tensor(value):
+    if isinstance(value, (list, tuple)):
+        return any(_holds_tensor(v) for v in value)
+    return isinstance(value, (Tensor, IndexedSlices)) or hasattr(value, "_as_graph_element")
+
+
+def _first_tensor_dtype(value):
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            found = _first_tensor_dtype(v)
+            if found is not None:
+                return found
+        elif isinstance(v, (Tensor, IndexedSlices)) or hasattr(v, "_as_graph_element"):
+            return convert_to_tensor(v).dtype
+    return None
 
 
 def to_numpy(value, dtype=None, what="value"):

@@ -7,8 +7,8 @@ import numpy as np
 
 from . import _troupe
 from . import dtypes as _dtypes
-from .framework import (IndexedSlices, Operation, Tensor, convert_to_tensor, get_default_graph,
-                        to_numpy, control_dependencies, name_scope)
+from .framework import (IndexedSlices, Operation, Tensor, _holds_tensor, convert_to_tensor,
+                        get_default_graph, to_numpy, control_dependencies, name_scope)
 
 
 def _graph_of(*values):
@@ -39,6 +39,9 @@ def _input(value, graph, what, dtype=None):
         return _input(value._dense(), graph, what, dtype)
     if hasattr(value, "_as_graph_element"):
         return _input(value._as_graph_element(), graph, what, dtype)
+    if isinstance(value, (list, tuple)) and _holds_tensor(value):
+        with graph.as_default():
+            return _input(convert_to_tensor(value, dtype=dtype), graph, what)  # auto-packing
     return to_numpy(value, dtype, what)
 
 

@@ -221,3 +221,17 @@ def test_gather_gradient_and_unsorted_segment_sum():
 ])
 def test_selection_gradients_match_finite_differences(name, build, shape):
     check_gradient(build, shape)
+
+
+def test_a_list_holding_tensors_converts_to_their_stack():
+    # TensorFlow's auto-packing (constant_op_test.AutoPackingTest): a nested list holding
+    # tensors is their stack, Python numbers taking the tensors' dtype.
+    x = tf.placeholder(tf.int64, shape=[])
+    packed = tf.convert_to_tensor([[x, 2], [3, x]])
+    assert packed.dtype == tf.int64 and packed.shape.as_list() == [2, 2]
+    doubled = tf.reshape([x, x * 2], [2, 1])
+    with tf.Session() as sess:
+        assert sess.run(packed, {x: 7}).tolist() == [[7, 2], [3, 7]]
+        assert sess.run(doubled, {x: 4}).tolist() == [[4], [8]]
+    with pytest.raises((TypeError, ValueError)):
+        tf.convert_to_tensor([x, tf.constant(1.5)])
