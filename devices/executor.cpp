@@ -13,11 +13,13 @@ Tensor& OpKernelContext::allocate_output(int i, const TensorShape& shape) {
 namespace {
 
 // Checks that the `index` attributes of nodes of `op` are exactly 0..n-1; returns n.
-StatusOr<int> count_indexed(const Graph& graph, std::string_view op) {
+// The number of `op` nodes (and `also` nodes, which share their indices), checking that their
+// indices are 0..n-1.
+StatusOr<int> count_indexed(const Graph& graph, std::string_view op, std::string_view also = {}) {
   std::vector<bool> seen;
   for (int id = 0; id < graph.num_nodes(); ++id) {
     const Node& node = graph.node(id);
-    if (node.op_name() != op) continue;
+    if (node.op_name() != op && (also.empty() || node.op_name() != also)) continue;
     int64_t index = node.def().find_attr("index")->get<int64_t>();
     if (index >= static_cast<int64_t>(seen.size())) seen.resize(index + 1, false);
     if (seen[index]) {
@@ -298,7 +300,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::create(std::shared_ptr<const Graph
   std::unique_ptr<Executor> ex(new Executor(std::move(graph), device));
   const Graph& g = *ex->graph_;
   TROUPE_ASSIGN_OR_RETURN(ex->num_args_, count_indexed(g, "_Arg"));
-  TROUPE_ASSIGN_OR_RETURN(ex->num_rets_, count_indexed(g, "_Retval"));
+  TROUPE_ASSIGN_OR_RETURN(ex->num_rets_, count_indexed(g, "_Retval", "_RetvalRef"));
 
   // Entry ids: node outputs, numbered node by node.
   std::vector<int> output_begin(g.num_nodes());
@@ -365,6 +367,7 @@ void Executor::run_async(StepContext& step, Done done) {
     return;
   }
   step.rets.assign(num_rets_, Tensor());
+  step.ret_refs.assign(num_rets_, nullptr);
   std::make_shared<ExecutorStep>(*this, step, std::move(done))->process();
 }
 

@@ -42,21 +42,33 @@ StatusOr<std::shared_ptr<GraphFunction>> GraphFunction::instantiate(std::string_
       new GraphFunction(std::move(executor).value(), std::move(what)));
 }
 
-StatusOr<std::vector<Tensor>> GraphFunction::call(std::vector<Tensor> args,
-                                                  const std::string& container) {
+Status GraphFunction::run(StepContext& step, std::vector<Tensor> args,
+                          const std::string& container) {
   if (static_cast<int>(args.size()) != num_args()) {
     return errors::InvalidArgument("{}: called with {} arguments, it takes {}", what_, args.size(),
                                    num_args());
   }
   // Function steps get ids from the top of the range, apart from the session's steps.
   static std::atomic<int64_t> next_step_id{int64_t{1} << 62};
-  StepContext step;
   step.step_id = next_step_id.fetch_add(1, std::memory_order_relaxed);
   step.container = container;
   step.args = std::move(args);
   std::lock_guard lock(mutex_);
-  TROUPE_RETURN_IF_ERROR(executor_->run(step));
+  return executor_->run(step);
+}
+
+StatusOr<std::vector<Tensor>> GraphFunction::call(std::vector<Tensor> args,
+                                                  const std::string& container) {
+  StepContext step;
+  TROUPE_RETURN_IF_ERROR(run(step, std::move(args), container));
   return std::move(step.rets);
+}
+
+StatusOr<std::vector<std::shared_ptr<Resource>>> GraphFunction::call_for_resources(
+    std::vector<Tensor> args, const std::string& container) {
+  StepContext step;
+  TROUPE_RETURN_IF_ERROR(run(step, std::move(args), container));
+  return std::move(step.ret_refs);
 }
 
 }  // namespace troupe

@@ -1,10 +1,12 @@
-// GraphFunction: a graph run as a function on one device — tf.data's map and filter bodies.
+// GraphFunction: a graph run as a function on one device — tf.data's map, filter, flat_map
+// and interleave bodies.
 //
 // The body is a graph whose _Arg nodes (indices 0..n-1) are the arguments and whose _Retval
-// nodes (0..m-1) are the results, serialized as graph_def_codec writes it. Instantiated once
-// (graph checked, kernels built for the device); each call runs it to the end on the calling
-// thread. Calls are serialized: kernels with state (random ops) see one call at a time.
-// The body may not reach other devices (no _Send/_Recv) and may not wait on other steps.
+// nodes (0..m-1; _RetvalRef for a reference such as a dataset) are the results, serialized as
+// graph_def_codec writes it. Instantiated once (graph checked, kernels built for the device); each
+// call runs it to the end on the calling thread. Calls are serialized: kernels with state (random
+// ops) see one call at a time. The body may not reach other devices (no _Send/_Recv) and may not
+// wait on other steps.
 #pragma once
 
 #include <memory>
@@ -32,8 +34,14 @@ class GraphFunction {
   // Resources the body uses live in `container`. A kernel's error is returned as it is
   // (it names the node of the body).
   StatusOr<std::vector<Tensor>> call(std::vector<Tensor> args, const std::string& container);
+  // As call(), for a body whose results are references (_RetvalRef: flat_map's dataset): the
+  // resources, nullptr for a result that is a tensor.
+  StatusOr<std::vector<std::shared_ptr<Resource>>> call_for_resources(std::vector<Tensor> args,
+                                                                      const std::string& container);
 
  private:
+  Status run(StepContext& step, std::vector<Tensor> args, const std::string& container);
+
   GraphFunction(std::unique_ptr<Executor> executor, std::string what)
       : executor_(std::move(executor)), what_(std::move(what)) {}
 

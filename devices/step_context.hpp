@@ -6,20 +6,24 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "troupe/devices/cancellation.hpp"
 #include "troupe/devices/rendezvous.hpp"
+#include "troupe/devices/resource.hpp"
 #include "troupe/graph/core/tensor.hpp"
 
 namespace troupe {
 
 struct StepContext {
   int64_t step_id = 0;
-  std::string container;             // resource container ("" = shared by all sessions)
-  std::vector<Tensor> args;          // read by _Arg nodes, by index
-  std::vector<Tensor> rets;          // written by _Retval nodes, by index
+  std::string container;     // resource container ("" = shared by all sessions)
+  std::vector<Tensor> args;  // read by _Arg nodes, by index
+  std::vector<Tensor> rets;  // written by _Retval nodes, by index
+  // Written by _RetvalRef nodes (a function body returning a dataset), by the same index.
+  std::vector<std::shared_ptr<Resource>> ret_refs;
   Rendezvous* rendezvous = nullptr;  // not owned; required by _Send/_Recv
   CancellationManager cancellation;
   // Runs `work` later on the device's thread, outside any kernel. Async kernels complete

@@ -82,6 +82,18 @@ class RetvalKernel : public OpKernel {
   int64_t index_;
 };
 
+class RetvalRefKernel : public OpKernel {
+ public:
+  explicit RetvalRefKernel(const OpKernelConstruction& c)
+      : OpKernel(c), index_(c.attr<int64_t>("index")) {}
+  void compute(OpKernelContext& ctx) override {
+    ctx.step().ret_refs[index_] = ctx.input_ref_ptr(0);
+  }
+
+ private:
+  int64_t index_;
+};
+
 class ReshapeKernel : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -258,6 +270,7 @@ void register_array_kernels(KernelRegistry& r) {
   must_add_kernel(r, "NoOp", kCpu, simple_kernel<NoOpKernel>());
   must_add_kernel(r, "_Arg", kCpu, simple_kernel<ArgKernel>());
   must_add_kernel(r, "_Retval", kCpu, simple_kernel<RetvalKernel>());
+  must_add_kernel(r, "_RetvalRef", kCpu, simple_kernel<RetvalRefKernel>());
   must_add_kernel(r, "Reshape", kCpu, simple_kernel<ReshapeKernel>());
   must_add_kernel(r, "Shape", kCpu, simple_kernel<ShapeKernel>());
   must_add_kernel(r, "Fill", kCpu, simple_kernel<FillKernel>());

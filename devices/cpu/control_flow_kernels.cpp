@@ -1,6 +1,6 @@
-// CPU kernels for Switch and Merge (graph/ops/control_flow_ops.hpp). Switch forwards its data to
-// the taken side and marks the other dead. Merge never runs as a kernel: the executor forwards
-// its live input itself (devices/executor.hpp), so this kernel only reports a misuse.
+// CPU kernels for Switch, Merge and Assert (graph/ops/control_flow_ops.hpp). Switch forwards its
+// data to the taken side and marks the other dead. Merge never runs as a kernel: the executor
+// forwards its live input itself (devices/executor.hpp), so this kernel only reports a misuse.
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 
 namespace troupe {
@@ -34,11 +34,40 @@ class MergeKernel : public OpKernel {
   }
 };
 
+class AssertKernel : public OpKernel {
+ public:
+  explicit AssertKernel(const OpKernelConstruction& c)
+      : OpKernel(c), summarize_(static_cast<int>(c.attr<int64_t>("summarize"))) {}
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& condition = ctx.input(0);
+    if (condition.rank() != 0) {
+      ctx.fail_invalid("condition must be a scalar, got shape {}", condition.shape().to_string());
+      return;
+    }
+    if (condition.scalar<bool>()) return;
+    // As TensorFlow's: each data tensor in brackets; a string scalar as it is.
+    std::string message = "assertion failed:";
+    for (int i = 1; i < ctx.num_inputs(); ++i) {
+      const Tensor& t = ctx.input(i);
+      message += " [";
+      message += t.dtype() == DataType::kString && t.rank() == 0 ? t.scalar<std::string>()
+                                                                 : t.summarize(summarize_);
+      message += "]";
+    }
+    ctx.set_status(errors::InvalidArgument("node '{}' (Assert): {}", node().name(), message));
+  }
+
+ private:
+  int summarize_;
+};
+
 }  // namespace
 
 void register_control_flow_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Switch", kCpu, simple_kernel<SwitchKernel>());
   must_add_kernel(r, "Merge", kCpu, simple_kernel<MergeKernel>());
+  must_add_kernel(r, "Assert", kCpu, simple_kernel<AssertKernel>());
 }
 
 }  // namespace troupe

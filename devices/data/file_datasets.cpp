@@ -3,7 +3,10 @@
 // without "\n" or "\r\n"), FixedLengthRecordDataset (records of record_bytes after
 // header_bytes, up to footer_bytes before the end; a partial record at the end is not read, as
 // TensorFlow's). Files open when the iterator reaches them: a missing file is NotFound naming
-// it. Compression is Unimplemented.
+// it. Compression is Unimplemented. And MatchingFiles, the files a glob pattern names.
+#include <glob.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -209,7 +212,45 @@ KernelFactory file_kernel() {
 
 }  // namespace
 
+// MatchingFiles: every file matching each pattern (glob(3): *, ?, [...]), sorted; none is an
+// empty vector, as TensorFlow's.
+class MatchingFilesKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& patterns = ctx.input(0);
+    if (patterns.rank() > 1) {
+      ctx.fail_invalid("pattern must be a scalar or a vector, got shape {}",
+                       patterns.shape().to_string());
+      return;
+    }
+    std::vector<std::string> found;
+    for (const std::string& pattern : patterns.flat<std::string>()) {
+      glob_t matches{};
+      const int result = ::glob(pattern.c_str(), 0, nullptr, &matches);
+      if (result == 0) {
+        found.insert(found.end(), matches.gl_pathv, matches.gl_pathv + matches.gl_pathc);
+      }
+      globfree(&matches);
+      if (result == GLOB_NOSPACE) {
+        ctx.set_status(errors::ResourceExhausted("node '{}' ({}): out of memory matching '{}'",
+                                                 node().name(), node().op_name(), pattern));
+        return;
+      }
+      if (result == GLOB_ABORTED) {
+        ctx.set_status(errors::Unknown("node '{}' ({}): a directory of '{}' cannot be read",
+                                       node().name(), node().op_name(), pattern));
+        return;
+      }
+    }
+    std::sort(found.begin(), found.end());
+    Tensor& out = ctx.allocate_output(0, TensorShape{static_cast<int64_t>(found.size())});
+    std::copy(found.begin(), found.end(), out.flat<std::string>().begin());
+  }
+};
+
 void register_file_dataset_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "MatchingFiles", kCpu, simple_kernel<MatchingFilesKernel>());
   must_add_kernel(r, "TFRecordDataset", kCpu, file_kernel<Format::kTFRecord>());
   must_add_kernel(r, "TextLineDataset", kCpu, file_kernel<Format::kTextLine>());
   must_add_kernel(r, "FixedLengthRecordDataset", kCpu, file_kernel<Format::kFixedLength>());

@@ -1,9 +1,17 @@
 // Datasets that run a function of the graph on every element (devices/graph_function.hpp):
-//   MapDataset     the element becomes what `f` returns for it (with the captured arguments
-//                  after the element's components); results must have the declared dtypes
-//   FilterDataset  keeps the elements for which `predicate` returns a true bool scalar
+//   MapDataset         the element becomes what `f` returns for it (with the captured arguments
+//                      after the element's components); results must have the declared dtypes
+//   FilterDataset      keeps the elements for which `predicate` returns a true bool scalar
+//   FlatMapDataset     `f` returns a dataset for each element; their elements, one dataset
+//                      after the other
+//   InterleaveDataset  the same, cycle_length datasets open at a time, block_length elements
+//                      from each in turn, a finished one replaced by the next element's (the
+//                      order TensorFlow's interleave documents)
 // The function is instantiated once per node, when its kernel is built, and runs on the thread
 // that asks for the element. num_parallel_calls is accepted; calls run one at a time.
+#include <limits>
+#include <thread>
+
 #include "troupe/devices/data/dataset_kernel.hpp"
 #include "troupe/devices/graph_function.hpp"
 
@@ -124,11 +132,175 @@ class FunctionDatasetKernel : public DatasetOpKernel {
   bool filter_;
 };
 
+// FlatMapDataset and InterleaveDataset: the dataset f returns for each input element.
+class NestedDataset : public DatasetBase {
+ public:
+  NestedDataset(std::string node, std::vector<DataType> types,
+                std::shared_ptr<const DatasetBase> input, Body body, int64_t cycle_length,
+                int64_t block_length)
+      : DatasetBase(std::move(node), std::move(types)),
+        input_(std::move(input)),
+        body_(std::move(body)),
+        cycle_length_(cycle_length),
+        block_length_(block_length) {}
+
+  std::unique_ptr<IteratorBase> make_iterator() const override {
+    return std::make_unique<Iterator>(self<NestedDataset>());
+  }
+
+ private:
+  class Iterator : public IteratorBase {
+   public:
+    explicit Iterator(std::shared_ptr<const NestedDataset> dataset)
+        : dataset_(std::move(dataset)),
+          input_(dataset_->input_->make_iterator()),
+          cycle_(static_cast<size_t>(dataset_->cycle_length_)) {}
+
+    Status get_next(Element* out, bool* end) override {
+      const NestedDataset& d = *dataset_;
+      while (!end_of_input_ || open_ > 0) {
+        auto& current = cycle_[index_];
+        if (current != nullptr) {
+          if (block_ < d.block_length_) {
+            bool done = false;
+            TROUPE_RETURN_IF_ERROR(current->get_next(out, &done));
+            if (!done) {
+              ++block_;
+              *end = false;
+              return Status::OK();  // the dataset's types were checked when it was opened
+            }
+            current.reset();
+            --open_;
+          }
+          advance();
+        } else if (!end_of_input_) {
+          Element element;
+          TROUPE_RETURN_IF_ERROR(input_->get_next(&element, &end_of_input_));
+          if (end_of_input_) continue;
+          TROUPE_ASSIGN_OR_RETURN(current, d.open(element));
+          ++open_;
+        } else {
+          advance();
+        }
+      }
+      *end = true;
+      return Status::OK();
+    }
+
+   private:
+    void advance() {
+      block_ = 0;
+      index_ = (index_ + 1) % cycle_.size();
+    }
+
+    std::shared_ptr<const NestedDataset> dataset_;
+    std::unique_ptr<IteratorBase> input_;
+    std::vector<std::unique_ptr<IteratorBase>> cycle_;
+    size_t index_ = 0;
+    int64_t block_ = 0;
+    int64_t open_ = 0;
+    bool end_of_input_ = false;
+  };
+
+  // An iterator over the dataset `f` returns for `element`.
+  StatusOr<std::unique_ptr<IteratorBase>> open(const Element& element) const {
+    Element args = element;
+    args.insert(args.end(), body_.captured.begin(), body_.captured.end());
+    TROUPE_ASSIGN_OR_RETURN(auto refs,
+                            body_.function->call_for_resources(std::move(args), body_.container));
+    auto dataset =
+        refs.size() == 1 ? std::dynamic_pointer_cast<const DatasetBase>(refs[0]) : nullptr;
+    if (dataset == nullptr) {
+      return errors::InvalidArgument("{}: the function must return a dataset", node());
+    }
+    if (dataset->output_types() != output_types()) {
+      return errors::InvalidArgument("{}: the function returned a dataset of {}, declared {}",
+                                     node(), types_string(dataset->output_types()),
+                                     types_string(output_types()));
+    }
+    return dataset->make_iterator();
+  }
+
+  std::shared_ptr<const DatasetBase> input_;
+  Body body_;
+  int64_t cycle_length_, block_length_;
+};
+
+class NestedDatasetKernel : public DatasetOpKernel {
+ public:
+  NestedDatasetKernel(const OpKernelConstruction& c, std::shared_ptr<GraphFunction> function,
+                      bool interleave)
+      : DatasetOpKernel(c), function_(std::move(function)), interleave_(interleave) {}
+
+  static KernelFactory factory(bool interleave) {
+    return [interleave](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {
+      TROUPE_ASSIGN_OR_RETURN(
+          auto function, GraphFunction::instantiate(c.attr<std::string>("f"), c.device(),
+                                                    fmt::format("node '{}' ({}): function f",
+                                                                c.name(), c.node().op_name())));
+      if (function->num_rets() != 1) {
+        return errors::InvalidArgument(
+            "node '{}' ({}): function f returns {} values; it must "
+            "return one dataset",
+            c.name(), c.node().op_name(), function->num_rets());
+      }
+      return std::unique_ptr<OpKernel>(new NestedDatasetKernel(c, std::move(function), interleave));
+    };
+  }
+
+ protected:
+  StatusOr<std::shared_ptr<const DatasetBase>> make_dataset(OpKernelContext& ctx) override {
+    TROUPE_ASSIGN_OR_RETURN(auto input, dataset_input(ctx, 0));
+    const int captured_end = interleave_ ? ctx.num_inputs() - 2 : ctx.num_inputs();
+    Body body{function_, {}, ctx.step().container};
+    for (int i = 1; i < captured_end; ++i)
+      body.captured.push_back(ctx.input(i));
+    int expected = static_cast<int>(input->output_types().size() + body.captured.size());
+    if (function_->num_args() != expected) {
+      return invalid(ctx,
+                     "the function takes {} arguments; the element has {} components and {} "
+                     "are captured",
+                     function_->num_args(), input->output_types().size(), body.captured.size());
+    }
+    // flat_map is an interleave of one dataset at a time, taken whole.
+    int64_t cycle_length = 1, block_length = std::numeric_limits<int64_t>::max();
+    if (interleave_) {
+      TROUPE_ASSIGN_OR_RETURN(cycle_length,
+                              scalar_input<int64_t>(ctx, captured_end, "cycle_length"));
+      TROUPE_ASSIGN_OR_RETURN(block_length,
+                              scalar_input<int64_t>(ctx, captured_end + 1, "block_length"));
+      if (cycle_length == kAutotune) cycle_length = default_cycle_length();
+      if (cycle_length <= 0) {
+        return invalid(ctx, "cycle_length must be greater than zero, got {}", cycle_length);
+      }
+      if (block_length <= 0) {
+        return invalid(ctx, "block_length must be greater than zero, got {}", block_length);
+      }
+    }
+    auto types = node().def().find_attr("output_types")->get<std::vector<DataType>>();
+    return new_dataset<NestedDataset>(node().name(), std::move(types), std::move(input),
+                                      std::move(body), cycle_length, block_length);
+  }
+
+ private:
+  static constexpr int64_t kAutotune = -1;  // tf.data.experimental.AUTOTUNE
+  // TensorFlow's cycle_length for AUTOTUNE: the cores this process may run on.
+  static int64_t default_cycle_length() {
+    const unsigned cores = std::thread::hardware_concurrency();
+    return cores == 0 ? 1 : static_cast<int64_t>(cores);
+  }
+
+  std::shared_ptr<GraphFunction> function_;
+  bool interleave_;
+};
+
 }  // namespace
 
 void register_function_dataset_kernels(KernelRegistry& r) {
   must_add_kernel(r, "MapDataset", kCpu, FunctionDatasetKernel::factory(false));
   must_add_kernel(r, "FilterDataset", kCpu, FunctionDatasetKernel::factory(true));
+  must_add_kernel(r, "FlatMapDataset", kCpu, NestedDatasetKernel::factory(false));
+  must_add_kernel(r, "InterleaveDataset", kCpu, NestedDatasetKernel::factory(true));
 }
 
 }  // namespace troupe::data

@@ -49,6 +49,19 @@ void register_control_flow_ops(OpRegistry& r) {
                        .attr("T: type")
                        .attr("N: int >= 1")
                        .shape_fn(merge_shape));
+  must_register(r, OpDefBuilder("Assert")
+                       .input("condition: bool")
+                       .input("data: T")
+                       .attr("T: list(type) = []")
+                       .attr("summarize: int = 3")
+                       .stateful()
+                       .shape_fn([](InferenceContext& c) -> Status {
+                         if (c.input(0).rank_known() && c.input(0).rank() != 0) {
+                           return c.invalid("condition must be a scalar, got shape {}",
+                                            c.input(0).to_string());
+                         }
+                         return Status::OK();
+                       }));
 }
 
 namespace ops {
@@ -63,6 +76,15 @@ MergeOutputs Merge(const Scope& s, const std::vector<Input>& inputs) {
   Operation op = NodeBuilder(s, "Merge").input_list(inputs).finalize();
   if (!op.valid()) return {};
   return {Output(op, 0), Output(op, 1)};
+}
+
+Operation Assert(const Scope& s, const Input& condition, const std::vector<Input>& data,
+                 int summarize) {
+  return NodeBuilder(s, "Assert")
+      .input(condition)
+      .input_list(data)
+      .attr("summarize", static_cast<int64_t>(summarize))
+      .finalize();
 }
 
 }  // namespace ops

@@ -3,6 +3,8 @@
 // output_false; the other output is dead, and so is everything computed from it (the executor
 // does not run it). Merge forwards whichever of its inputs is live, and its index. See
 // devices/executor.hpp for how deadness flows; a dead value cannot cross devices yet.
+// Assert fails the step with InvalidArgument "assertion failed: [data 0] [data 1] ..." (at most
+// `summarize` entries of each) when its condition is false.
 #pragma once
 
 #include <vector>
@@ -21,5 +23,8 @@ struct MergeOutputs {
   Output value_index;  // int32: which input it was
 };
 MergeOutputs Merge(const Scope& scope, const std::vector<Input>& inputs);
+
+Operation Assert(const Scope& scope, const Input& condition, const std::vector<Input>& data,
+                 int summarize = 3);
 
 }  // namespace troupe::ops

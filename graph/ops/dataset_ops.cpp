@@ -176,6 +176,46 @@ void register_dataset_ops(OpRegistry& r) {
                        .attr("Targuments: list(type) = []")
                        .shape_fn(shapes::scalar));
 
+  // f returns a dataset (a _RetvalRef); its elements are the output's, in order (flat_map),
+  // or cycle_length of them at a time, block_length elements from each in turn (interleave).
+  must_register(r, dataset_op("FlatMapDataset")
+                       .input("input_dataset: Ref(string)")
+                       .input("other_arguments: Targuments")
+                       .attr("f: string")
+                       .attr("Targuments: list(type) = []")
+                       .shape_fn(shapes::scalar));
+  must_register(r, dataset_op("InterleaveDataset")
+                       .input("input_dataset: Ref(string)")
+                       .input("other_arguments: Targuments")
+                       .input("cycle_length: int64")
+                       .input("block_length: int64")
+                       .attr("f: string")
+                       .attr("Targuments: list(type) = []")
+                       .shape_fn([](InferenceContext& c) -> Status {
+                         // The two scalars are the last inputs.
+                         for (int i = c.num_inputs() - 2; i < c.num_inputs(); ++i) {
+                           if (c.input(i).rank_known() && c.input(i).rank() != 0) {
+                             return c.invalid("input {} must be a scalar, got shape {}", i,
+                                              c.input(i).to_string());
+                           }
+                         }
+                         c.set_output(0, PartialShape::scalar());
+                         return Status::OK();
+                       }));
+  // The files matching a glob pattern (or each of a vector of them), sorted (TensorFlow's io
+  // op, here for Dataset.list_files).
+  must_register(r, OpDefBuilder("MatchingFiles")
+                       .input("pattern: string")
+                       .output("filenames: string")
+                       .shape_fn([](InferenceContext& c) -> Status {
+                         if (c.input(0).rank_known() && c.input(0).rank() > 1) {
+                           return c.invalid("pattern must be a scalar or a vector, got shape {}",
+                                            c.input(0).to_string());
+                         }
+                         c.set_output(0, PartialShape({-1}));
+                         return Status::OK();
+                       }));
+
   must_register(r, OpDefBuilder("Iterator")
                        .output("handle: Ref(string)")
                        .attr("shared_name: string = \"\"")
@@ -223,12 +263,6 @@ void register_dataset_ops(OpRegistry& r) {
 
 namespace ops {
 namespace {
-
-std::vector<Input> with_first(Input first, const std::vector<Input>& rest) {
-  std::vector<Input> all{std::move(first)};
-  all.insert(all.end(), rest.begin(), rest.end());
-  return all;
-}
 
 NodeBuilder& declare(NodeBuilder& builder, const DatasetShapes& element) {
   return builder.attr("output_types", element.types).attr("output_shapes", element.shapes);
@@ -335,6 +369,29 @@ Output FilterDataset(const Scope& s, Input dataset, const std::vector<Input>& ca
       .input_list(captured)
       .attr("predicate", predicate)
       .finalize();
+}
+
+Output FlatMapDataset(const Scope& s, Input dataset, const std::vector<Input>& captured,
+                      const std::string& function, const DatasetShapes& output) {
+  NodeBuilder builder(s, "FlatMapDataset");
+  builder.input(dataset).input_list(captured).attr("f", function);
+  return declare(builder, output).finalize();
+}
+
+Output InterleaveDataset(const Scope& s, Input dataset, const std::vector<Input>& captured,
+                         Input cycle_length, Input block_length, const std::string& function,
+                         const DatasetShapes& output) {
+  NodeBuilder builder(s, "InterleaveDataset");
+  builder.input(dataset)
+      .input_list(captured)
+      .input(cycle_length)
+      .input(block_length)
+      .attr("f", function);
+  return declare(builder, output).finalize();
+}
+
+Output MatchingFiles(const Scope& s, Input pattern) {
+  return NodeBuilder(s, "MatchingFiles").input(pattern).finalize();
 }
 
 Output Iterator(const Scope& s, const DatasetShapes& element) {

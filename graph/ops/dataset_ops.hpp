@@ -6,7 +6,8 @@
 // on a dataset, IteratorGetNext reads the next element (OutOfRange at the end, as TensorFlow).
 // OneShotIterator makes and starts an iterator on the first run and keeps it.
 // Datasets, iterators and the ops that use them run on one device (reference edges colocate).
-// Functions (MapDataset's `f`, FilterDataset's `predicate`) are graphs serialized as
+// Functions (`f` of MapDataset, FlatMapDataset and InterleaveDataset; FilterDataset's
+// `predicate`) are graphs serialized as
 // graph_def_codec writes them, whose _Arg nodes are the element's components followed by
 // the captured arguments and whose _Retval nodes are the results (devices/graph_function.hpp).
 #pragma once
@@ -48,6 +49,14 @@ Output MapDataset(const Scope& scope, Input dataset, const std::vector<Input>& c
                   const std::string& function, const DatasetShapes& output);
 Output FilterDataset(const Scope& scope, Input dataset, const std::vector<Input>& captured,
                      const std::string& predicate);
+// `function` returns a dataset of `output`'s elements for each element (a _RetvalRef result).
+Output FlatMapDataset(const Scope& scope, Input dataset, const std::vector<Input>& captured,
+                      const std::string& function, const DatasetShapes& output);
+Output InterleaveDataset(const Scope& scope, Input dataset, const std::vector<Input>& captured,
+                         Input cycle_length, Input block_length, const std::string& function,
+                         const DatasetShapes& output);
+// The sorted names of the files matching glob `pattern` (a string scalar or vector).
+Output MatchingFiles(const Scope& scope, Input pattern);
 
 // Iterators.
 Output Iterator(const Scope& scope, const DatasetShapes& element);

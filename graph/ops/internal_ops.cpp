@@ -23,6 +23,13 @@ void register_internal_ops(OpRegistry& r) {
                        .attr("T: type")
                        .attr("index: int >= 0")
                        .shape_fn(shapes::no_outputs));
+  // A function body's result that is a reference (tf.data's flat_map and interleave return a
+  // dataset); shares _Retval's indices.
+  must_register(r, OpDefBuilder("_RetvalRef")
+                       .input("input: Ref(T)")
+                       .attr("T: type")
+                       .attr("index: int >= 0")
+                       .shape_fn(shapes::no_outputs));
   must_register(r, OpDefBuilder("_Send")
                        .input("tensor: T")
                        .attr("T: type")

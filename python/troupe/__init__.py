@@ -31,7 +31,8 @@ from .math_ops import (clip_by_global_norm, clip_by_norm, erf, floor_div, floord
                        global_norm, logical_and, logical_or, logical_xor, matmul, mod,
                        reduce_all, reduce_any, reduce_logsumexp, tensordot)
 from .math_ops import argmin, cumprod, cumsum
-from .control_flow_ops import case, cond
+from .control_flow_ops import Assert, case, cond
+from .io_ops import matching_files
 from .array_ops import (concat, expand_dims, invert_permutation, newaxis, one_hot, pad,
                         range, rank, reverse, reverse_v2, slice, split, squeeze, strided_slice,
                         tile, transpose, unstack)  # noqa: A004 - TensorFlow's names

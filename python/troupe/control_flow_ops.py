@@ -130,3 +130,13 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
             result = (lambda p, f, rest: (lambda: cond(p, f, rest, strict=strict)))(
                 pred, fn, result)
         return result()
+
+
+def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFlow's name
+    """An op that fails the step with InvalidArgumentError "assertion failed: [data...]" when
+    `condition` (a bool scalar) is false; run it, or make what follows depend on it."""
+    with name_scope(name, "Assert", [condition, data]):
+        condition = convert_to_tensor(condition, dtype=_dtypes.bool)
+        values = [convert_to_tensor(d) for d in data]
+        return _make("Assert", [condition, values],
+                     {"summarize": 3 if summarize is None else int(summarize)}, name="Assert")

@@ -5,6 +5,7 @@ input."""
 
 import collections
 import os
+import re
 
 import numpy as np
 import pytest
@@ -275,6 +276,131 @@ def test_filter():
     assert values(d) == [0, 3, 6, 9]
     with pytest.raises(ValueError, match="scalar boolean"):
         tf.data.Dataset.range(10).filter(lambda x: x)
+
+
+# --- flat_map_dataset_op_test, interleave_dataset_op_test, list_files_dataset_op_test ---
+
+def test_flat_map_of_repeated_tensors():
+    # flat_map_dataset_op_test.testFlatMapDataset: each x repeated x times.
+    repeats = [1, 2, 3, 4, 5, 0, 1]
+    components = np.array(repeats, dtype=np.int64)
+    dataset = tf.data.Dataset.from_tensor_slices(components).flat_map(
+        lambda x: tf.data.Dataset.from_tensors([x]).repeat(x))
+    assert dataset.output_types == tf.int64
+    assert dataset.output_shapes.as_list() == [1]
+    got = [int(v[0]) for v in values(dataset)]
+    assert got == [i for i in repeats for _ in range(i)]
+
+
+def test_flat_map_of_slices_with_a_captured_tensor():
+    offset = tf.constant(100, dtype=tf.int64)
+    dataset = tf.data.Dataset.range(3).flat_map(
+        lambda x: tf.data.Dataset.from_tensor_slices(tf.stack([x, x + offset])))
+    assert values(dataset) == [0, 100, 1, 101, 2, 102]
+
+
+def test_interleave_in_the_order_tensorflow_documents():
+    # Dataset.interleave's documented example (cycle_length=2, block_length=4).
+    dataset = tf.data.Dataset.range(1, 6).interleave(
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(6), cycle_length=2, block_length=4)
+    assert values(dataset) == [1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 3,
+                               3, 4, 4, 5, 5, 5, 5, 5, 5]
+
+
+def test_interleave_with_uneven_datasets_and_fed_lengths():
+    # interleave_dataset_op_test: inputs [4, 5, 6] each repeated its own value times.
+    cycle = tf.placeholder(tf.int64, shape=[])
+    block = tf.placeholder(tf.int64, shape=[])
+    dataset = tf.data.Dataset.from_tensor_slices(np.array([4, 5, 6], dtype=np.int64)).interleave(
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(x), cycle_length=cycle,
+        block_length=block)
+    iterator = dataset.make_initializable_iterator()
+    nxt = iterator.get_next()
+
+    def reference(inputs, cycle_length, block_length):
+        # The algorithm TensorFlow's interleave documents: cycle_length open datasets, up to
+        # block_length elements from each in turn; a finished one's slot opens the next
+        # input at its next turn.
+        pending, slots, out = list(inputs), [None] * cycle_length, []
+        position, taken = 0, 0
+        while pending or any(slot is not None for slot in slots):
+            if slots[position] is not None:
+                if taken < block_length:
+                    if slots[position]:
+                        out.append(slots[position].pop(0))
+                        taken += 1
+                        continue
+                    slots[position] = None
+                position, taken = (position + 1) % cycle_length, 0
+            elif pending:
+                x = pending.pop(0)
+                slots[position] = [x] * x
+            else:
+                position, taken = (position + 1) % cycle_length, 0
+        return out
+
+    with tf.Session() as sess:
+        for cycle_length, block_length in [(1, 1), (2, 1), (2, 3), (3, 2), (7, 2)]:
+            sess.run(iterator.initializer, feed_dict={cycle: cycle_length, block: block_length})
+            assert drain(nxt, sess) == reference([4, 5, 6], cycle_length, block_length), \
+                (cycle_length, block_length)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="cycle_length must be greater"):
+            sess.run(iterator.initializer, feed_dict={cycle: 0, block: 1})
+
+
+def test_interleave_and_flat_map_bad_input():
+    dataset = tf.data.Dataset.range(3)
+    with pytest.raises(TypeError, match="must return a `Dataset` object"):
+        dataset.flat_map(lambda x: x + 1)
+    with pytest.raises(ValueError, match="block_length must be greater than zero"):
+        dataset.interleave(lambda x: tf.data.Dataset.from_tensors(x), cycle_length=2,
+                           block_length=0)
+    with pytest.raises(ValueError, match="num_parallel_calls must be positive"):
+        dataset.interleave(lambda x: tf.data.Dataset.from_tensors(x), num_parallel_calls=0)
+    # AUTOTUNE (the default cycle length) reads every element.
+    auto = dataset.interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(2))
+    assert sorted(values(auto)) == [0, 0, 1, 1, 2, 2]
+
+
+def test_list_files_interleaved_into_tfrecord_readers(tmp_path):
+    # The canonical sharded-file pipeline: list_files -> interleave(TFRecordDataset).
+    for shard in range(3):
+        with tf.python_io.TFRecordWriter(str(tmp_path / ("part-%d.tfrecord" % shard))) as w:
+            for i in range(4):
+                w.write(b"%d-%d" % (shard, i))
+    (tmp_path / "other.txt").write_text("not a record file")
+    pattern = str(tmp_path / "part-*.tfrecord")
+    names = values(tf.data.Dataset.list_files(pattern, shuffle=False))
+    assert names == [str(tmp_path / ("part-%d.tfrecord" % s)).encode() for s in range(3)]
+    shuffled = values(tf.data.Dataset.list_files(pattern, seed=4))
+    assert sorted(shuffled) == names
+    records = tf.data.Dataset.list_files(pattern, shuffle=False).interleave(
+        tf.data.TFRecordDataset, cycle_length=2, block_length=1)
+    assert values(records) == [b"0-0", b"1-0", b"0-1", b"1-1", b"0-2", b"1-2", b"0-3", b"1-3",
+                               b"2-0", b"2-1", b"2-2", b"2-3"]
+    with tf.Session() as sess:
+        assert sorted(sess.run(tf.matching_files(pattern))) == names
+
+
+def test_list_files_without_a_match_names_the_pattern(tmp_path):
+    pattern = str(tmp_path / "missing-*.tfrecord")
+    nxt = tf.data.Dataset.list_files(pattern).make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=re.escape("No files matched pattern: " + pattern)):
+            sess.run(nxt)
+
+
+def test_assert_fails_the_step_with_its_data():
+    x = tf.placeholder(tf.int32, shape=[])
+    check = tf.Assert(tf.greater(x, 0), ["x must be positive, got", x])
+    with tf.control_dependencies([check]):
+        y = tf.identity(x)
+    with tf.Session() as sess:
+        assert sess.run(y, {x: 3}) == 3
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"assertion failed: \[x must be positive, got\] \[-2\]"):
+            sess.run(y, {x: -2})
 
 
 def test_prefetch_keeps_the_order():

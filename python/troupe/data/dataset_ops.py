@@ -4,7 +4,7 @@ A Dataset is a description: nothing is built until an iterator is made from it, 
 the dataset's ops (graph/ops/dataset_ops.hpp) in the default graph, in one chain ending at the
 iterator; they run on the worker device that runs the iterator, and read nothing before the
 first get_next(). Elements are nested structures (tuples, namedtuples, dicts) of tensors.
-Functions given to map() and filter() are traced once, into a graph of their own that the
+Functions given to map(), filter(), flat_map() and interleave() are traced once, into a graph of their own that the
 dataset op carries and the worker runs per element (devices/graph_function.hpp); tensors of
 the outer graph they use are captured as extra arguments, evaluated when the iterator is
 (re)initialized."""
@@ -114,6 +114,33 @@ class Dataset(_Element):
     def zip(datasets):
         return _ZipDataset(datasets)
 
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None):
+        """The names of the files matching `file_pattern` (a glob, or a list of them), found
+        when the iterator starts, shuffled unless `shuffle` is False (seeded as shuffle()).
+        No match is InvalidArgumentError "No files matched pattern: ..." then."""
+        from ..control_flow_ops import Assert
+        from ..framework import control_dependencies, name_scope
+        from ..io_ops import matching_files
+        with name_scope("list_files"):
+            pattern = convert_to_tensor(file_pattern, dtype=_dtypes.string, name="file_pattern")
+            matching = matching_files(pattern)
+            found = _ops.greater(_ops.size(matching), 0, name="match_not_empty")
+            if isinstance(file_pattern, (str, bytes)):
+                text = file_pattern.decode() if isinstance(file_pattern, bytes) else file_pattern
+                message = ["No files matched pattern: %s" % text]
+            else:
+                message = ["No files matched pattern:", pattern]
+            check = Assert(found, message, summarize=1, name="assert_not_empty")
+            with control_dependencies([check]):
+                matching = _ops.identity(matching)
+            dataset = Dataset.from_tensor_slices(matching)
+            if shuffle is None or shuffle:
+                buffer_size = _ops.maximum(_ops.size(matching, out_type=_dtypes.int64),
+                                           np.int64(1))
+                dataset = dataset.shuffle(buffer_size, seed=seed)
+            return dataset
+
     # --- transformations ---
     def batch(self, batch_size, drop_remainder=False):
         return _BatchDataset(self, batch_size, drop_remainder)
@@ -168,6 +195,23 @@ class Dataset(_Element):
 
     def filter(self, predicate):
         return _FilterDataset(self, predicate)
+
+    def flat_map(self, map_func):
+        """The elements of the datasets `map_func` returns for each element, one dataset after
+        the other."""
+        return _NestedDataset(self, map_func, "Dataset.flat_map")
+
+    def interleave(self, map_func, cycle_length=AUTOTUNE, block_length=1,
+                   num_parallel_calls=None):
+        """The elements of the datasets `map_func` returns, `cycle_length` of them open at a
+        time (AUTOTUNE: as many as the worker has cores), `block_length` elements from each in
+        turn. num_parallel_calls is accepted; the datasets are read one at a time, in the order
+        TensorFlow's interleave documents."""
+        if num_parallel_calls is not None and not isinstance(num_parallel_calls, Tensor) and \
+                (num_parallel_calls == 0 or num_parallel_calls < -1):
+            raise ValueError("num_parallel_calls must be positive or AUTOTUNE (-1), got %r"
+                             % (num_parallel_calls,))
+        return _NestedDataset(self, map_func, "Dataset.interleave", cycle_length, block_length)
 
     def apply(self, transformation_func):
         dataset = transformation_func(self)
@@ -440,9 +484,10 @@ class _FunctionGraph(Graph):
         return self._captured[tensor]
 
 
-def _trace(func, dataset, what):
+def _trace(func, dataset, what, returns_dataset=False):
     """Traces `func` on `dataset`'s elements: (serialized body, result structure, result
-    tensors' dtypes and shapes, captured outer tensors)."""
+    tensors, captured outer tensors). With `returns_dataset`, `func` must return a Dataset:
+    the body returns its reference, and the result is that Dataset."""
     outer = get_default_graph()
     graph = _FunctionGraph(outer, len(dataset._types))
     with graph.as_default():
@@ -453,6 +498,13 @@ def _trace(func, dataset, what):
             result = func(*args)
         else:
             result = func(args)
+        if returns_dataset:
+            if not isinstance(result, Dataset):
+                raise TypeError("%s: `map_func` must return a `Dataset` object, got %r"
+                                % (what, result))
+            _ops._make("_RetvalRef", [result._variant()], {"index": 0}, name="result_0",
+                       graph=graph)
+            return _troupe.serialize_graph(graph._root), result, [], graph._captures
         if isinstance(result, (Operation,)) or result is None:
             raise TypeError("%s: the function must return tensors, got %r" % (what, result))
         results = []
@@ -505,6 +557,36 @@ class _FilterDataset(Dataset):
         attrs.update({"predicate": self._body,
                       "Targuments": [t.dtype.as_datatype_enum for t in self._captured]})
         return _ops._make("FilterDataset", [self._input._variant(), list(self._captured)], attrs)
+
+
+class _NestedDataset(Dataset):
+    """flat_map (no cycle_length) and interleave: map_func returns a dataset per element."""
+
+    def __init__(self, input_dataset, map_func, what, cycle_length=None, block_length=None):
+        self._input = input_dataset
+        self._body, nested, _, self._captured = _trace(map_func, input_dataset, what,
+                                                       returns_dataset=True)
+        self._set_element(nested._structure, nested._types, nested._shapes)
+        self._interleave = cycle_length is not None
+        self._scalars = []
+        if self._interleave:
+            for value, arg in ((cycle_length, "cycle_length"), (block_length, "block_length")):
+                if not isinstance(value, Tensor) and (isinstance(value, bool) or
+                                                      not isinstance(value, (int, np.integer))):
+                    raise TypeError("%s: %s must be an int, got %r" % (what, arg, value))
+                if not isinstance(value, Tensor) and value <= 0 and \
+                        not (arg == "cycle_length" and value == AUTOTUNE):
+                    raise ValueError("%s: %s must be greater than zero, got %d"
+                                     % (what, arg, value))
+                self._scalars.append(_int64(value, "%s %s" % (what, arg)))
+
+    def _build(self):
+        attrs = self._attrs()
+        attrs.update({"f": self._body,
+                      "Targuments": [t.dtype.as_datatype_enum for t in self._captured]})
+        op = "InterleaveDataset" if self._interleave else "FlatMapDataset"
+        return _ops._make(op, [self._input._variant(), list(self._captured)] + self._scalars,
+                          attrs)
 
 
 def _filenames(filenames, what):

@@ -1,7 +1,7 @@
 // Tests for tf.data's kernels on one CPU device: every source and transformation against
 // TensorFlow 1.x's documented results, iterators (one-shot, initializable, the end as
-// OutOfRange, use before initialisation), functions (map, filter), and corrupt or missing
-// files as typed errors naming the file, record and offset.
+// OutOfRange, use before initialisation), functions (map, filter, flat_map, interleave), and
+// corrupt or missing files as typed errors naming the file, record and offset.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -188,6 +188,53 @@ BOOST_AUTO_TEST_CASE(map_and_filter_run_graph_functions) {
   auto next = ops::IteratorGetNext(p.root, ops::OneShotIterator(p.root, broken, element), element);
   check_error(run_graph(p.root, next, {}, {}, &p.device).status(), Code::kInvalidArgument,
               "broken_map");
+}
+
+BOOST_AUTO_TEST_CASE(flat_map_and_interleave_open_the_dataset_a_function_returns) {
+  Pipeline p;
+  // f(x) = range(0, x): a dataset, returned by reference.
+  Scope f = Scope::new_root();
+  auto x = NodeBuilder(f.with_op_name("x"), "_Arg")
+               .attr("T", DataType::kInt64)
+               .attr("index", 0)
+               .finalize();
+  NodeBuilder(f.with_op_name("out"), "_RetvalRef")
+      .input(ops::RangeDataset(f, int64_t{0}, Output(x, 0), int64_t{1}))
+      .attr("T", DataType::kString)
+      .attr("index", 0)
+      .finalize();
+  BOOST_REQUIRE_MESSAGE(f.ok(), f.status().to_string());
+  const ops::DatasetShapes element{{DataType::kInt64}, {}};
+  BOOST_TEST(p.drain(ops::FlatMapDataset(p.root, range(p.root, 1, 4), {}, serialized(f),
+                                         element)) == rows({{0}, {0}, {1}, {0}, {1}, {2}}));
+  // Two open at a time, two elements from each in turn; a finished one's slot opens the next
+  // input at its next turn (TensorFlow's order).
+  auto interleaved = ops::InterleaveDataset(p.root, range(p.root, 3, 6), {}, int64_t{2}, int64_t{2},
+                                            serialized(f), element);
+  BOOST_TEST(p.drain(interleaved) ==
+             rows({{0}, {1}, {0}, {1}, {2}, {2}, {3}, {0}, {1}, {2}, {3}, {4}}));
+
+  // A function that returns a tensor, not a dataset, fails naming the node.
+  Scope g = Scope::new_root();
+  auto y = NodeBuilder(g.with_op_name("y"), "_Arg")
+               .attr("T", DataType::kInt64)
+               .attr("index", 0)
+               .finalize();
+  NodeBuilder(g.with_op_name("out"), "_Retval")
+      .input(Output(y, 0))
+      .attr("T", DataType::kInt64)
+      .attr("index", 0)
+      .finalize();
+  auto wrong = ops::FlatMapDataset(p.root.with_op_name("not_a_dataset"), range(p.root, 0, 2), {},
+                                   serialized(g), element);
+  auto next = ops::IteratorGetNext(p.root, ops::OneShotIterator(p.root, wrong, element), element);
+  check_error(run_graph(p.root, next, {}, {}, &p.device).status(), Code::kInvalidArgument,
+              "not_a_dataset");
+  auto zero_cycle = ops::InterleaveDataset(p.root.with_op_name("zero_cycle"), range(p.root, 0, 2),
+                                           {}, int64_t{0}, int64_t{1}, serialized(f), element);
+  next = ops::IteratorGetNext(p.root, ops::OneShotIterator(p.root, zero_cycle, element), element);
+  check_error(run_graph(p.root, next, {}, {}, &p.device).status(), Code::kInvalidArgument,
+              "cycle_length must be greater than zero");
 }
 
 BOOST_AUTO_TEST_CASE(initializable_iterator_restarts_and_checks_types) {
