@@ -5,6 +5,7 @@
 
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/data/dataset_kernel.hpp"
+#include "troupe/devices/py_func.hpp"
 #ifdef TROUPE_HAVE_CUDA
 #include "troupe/devices/gpu/gpu_kernels.hpp"
 #endif
@@ -17,6 +18,7 @@ KernelRegistry& KernelRegistry::global() {
     auto* r = new KernelRegistry();  // never destroyed: devices may outlive static destructors
     register_cpu_kernels(*r);
     data::register_dataset_kernels(*r);
+    register_py_func_kernels(*r);
 #ifdef TROUPE_HAVE_CUDA
     register_gpu_kernels(*r);
 #endif

@@ -7,8 +7,12 @@
 //   InterleaveDataset  the same, cycle_length datasets open at a time, block_length elements
 //                      from each in turn, a finished one replaced by the next element's (the
 //                      order TensorFlow's interleave documents)
+//   GeneratorDataset   init_func's results are a state; next_func(state) gives each element
+//                      until it fails with OutOfRange (the end); finalize_func(state) runs at
+//                      the end or when the iterator is dropped (Dataset.from_generator)
 // The function is instantiated once per node, when its kernel is built, and runs on the thread
 // that asks for the element. num_parallel_calls is accepted; calls run one at a time.
+#include <array>
 #include <limits>
 #include <thread>
 
@@ -294,9 +298,116 @@ class NestedDatasetKernel : public DatasetOpKernel {
   bool interleave_;
 };
 
+class GeneratorDataset : public DatasetBase {
+ public:
+  GeneratorDataset(std::string node, std::vector<DataType> types, Body init, Body next,
+                   Body finalize)
+      : DatasetBase(std::move(node), std::move(types)),
+        init_(std::move(init)),
+        next_(std::move(next)),
+        finalize_(std::move(finalize)) {}
+
+  std::unique_ptr<IteratorBase> make_iterator() const override {
+    return std::make_unique<Iterator>(self<GeneratorDataset>());
+  }
+
+ private:
+  class Iterator : public IteratorBase {
+   public:
+    explicit Iterator(std::shared_ptr<const GeneratorDataset> dataset)
+        : dataset_(std::move(dataset)) {}
+    ~Iterator() override {
+      if (started_ && !finished_) (void)finish();
+    }
+
+    Status get_next(Element* out, bool* end) override {
+      const GeneratorDataset& d = *dataset_;
+      if (finished_) {
+        *end = true;
+        return Status::OK();
+      }
+      if (!started_) {
+        TROUPE_ASSIGN_OR_RETURN(state_, d.init_.call({}));
+        started_ = true;
+      }
+      auto results = d.next_.call(state_);
+      if (!results.ok() && results.status().code() == Code::kOutOfRange) {
+        *end = true;
+        return finish();
+      }
+      TROUPE_RETURN_IF_ERROR(results.status());
+      if (results->size() != d.output_types().size()) {
+        return errors::InvalidArgument("{}: next_func returned {} values, declared {}", d.node(),
+                                       results->size(), types_string(d.output_types()));
+      }
+      for (size_t i = 0; i < results->size(); ++i) {
+        if ((*results)[i].dtype() != d.output_types()[i]) {
+          return errors::InvalidArgument("{}: next_func returned {} for component {}, declared {}",
+                                         d.node(), dtype_name((*results)[i].dtype()), i,
+                                         dtype_name(d.output_types()[i]));
+        }
+      }
+      *out = std::move(results).value();
+      *end = false;
+      return Status::OK();
+    }
+
+   private:
+    Status finish() {
+      finished_ = true;
+      return dataset_->finalize_.call(state_).status();
+    }
+
+    std::shared_ptr<const GeneratorDataset> dataset_;
+    Element state_;
+    bool started_ = false, finished_ = false;
+  };
+
+  Body init_, next_, finalize_;
+};
+
+class GeneratorDatasetKernel : public DatasetOpKernel {
+ public:
+  GeneratorDatasetKernel(const OpKernelConstruction& c,
+                         std::array<std::shared_ptr<GraphFunction>, 3> functions)
+      : DatasetOpKernel(c), functions_(std::move(functions)) {}
+
+  static StatusOr<std::unique_ptr<OpKernel>> make(const OpKernelConstruction& c) {
+    std::array<std::shared_ptr<GraphFunction>, 3> functions;
+    const char* names[] = {"init_func", "next_func", "finalize_func"};
+    for (int i = 0; i < 3; ++i) {
+      TROUPE_ASSIGN_OR_RETURN(functions[i], GraphFunction::instantiate(
+                                                c.attr<std::string>(names[i]), c.device(),
+                                                fmt::format("node '{}' ({}): function {}", c.name(),
+                                                            c.node().op_name(), names[i])));
+    }
+    return std::unique_ptr<OpKernel>(new GeneratorDatasetKernel(c, std::move(functions)));
+  }
+
+ protected:
+  StatusOr<std::shared_ptr<const DatasetBase>> make_dataset(OpKernelContext& ctx) override {
+    const char* counts[] = {"Tinit_func_args", "Tnext_func_args", "Tfinalize_func_args"};
+    std::array<Body, 3> bodies;
+    int input = 0;
+    for (int i = 0; i < 3; ++i) {
+      bodies[i] = Body{functions_[i], {}, ctx.step().container};
+      const auto n = node().def().find_attr(counts[i])->get<std::vector<DataType>>().size();
+      for (size_t k = 0; k < n; ++k)
+        bodies[i].captured.push_back(ctx.input(input++));
+    }
+    auto types = node().def().find_attr("output_types")->get<std::vector<DataType>>();
+    return new_dataset<GeneratorDataset>(node().name(), std::move(types), std::move(bodies[0]),
+                                         std::move(bodies[1]), std::move(bodies[2]));
+  }
+
+ private:
+  std::array<std::shared_ptr<GraphFunction>, 3> functions_;
+};
+
 }  // namespace
 
 void register_function_dataset_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "GeneratorDataset", kCpu, GeneratorDatasetKernel::make);
   must_add_kernel(r, "MapDataset", kCpu, FunctionDatasetKernel::factory(false));
   must_add_kernel(r, "FilterDataset", kCpu, FunctionDatasetKernel::factory(true));
   must_add_kernel(r, "FlatMapDataset", kCpu, NestedDatasetKernel::factory(false));

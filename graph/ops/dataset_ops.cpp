@@ -202,6 +202,21 @@ void register_dataset_ops(OpRegistry& r) {
                          c.set_output(0, PartialShape::scalar());
                          return Status::OK();
                        }));
+  // Dataset.from_generator's dataset: init_func's results are the state, next_func(state)
+  // each element until it fails with OutOfRange (the end), finalize_func(state) then, or
+  // when the iterator is dropped before the end.
+  must_register(r, dataset_op("GeneratorDataset")
+                       .input("init_func_other_args: Tinit_func_args")
+                       .input("next_func_other_args: Tnext_func_args")
+                       .input("finalize_func_other_args: Tfinalize_func_args")
+                       .attr("init_func: string")
+                       .attr("next_func: string")
+                       .attr("finalize_func: string")
+                       .attr("Tinit_func_args: list(type) = []")
+                       .attr("Tnext_func_args: list(type) = []")
+                       .attr("Tfinalize_func_args: list(type) = []")
+                       .stateful()
+                       .shape_fn(shapes::scalar));
   // The files matching a glob pattern (or each of a vector of them), sorted (TensorFlow's io
   // op, here for Dataset.list_files).
   must_register(r, OpDefBuilder("MatchingFiles")

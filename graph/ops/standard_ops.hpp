@@ -23,6 +23,7 @@ void register_array_manipulation_ops(OpRegistry& registry);
 void register_conv_ops(OpRegistry& registry);
 void register_control_flow_ops(OpRegistry& registry);
 void register_sparse_ops(OpRegistry& registry);
+void register_script_ops(OpRegistry& registry);
 
 inline void register_standard_ops(OpRegistry& registry) {
   register_array_ops(registry);
@@ -42,6 +43,7 @@ inline void register_standard_ops(OpRegistry& registry) {
   register_conv_ops(registry);
   register_control_flow_ops(registry);
   register_sparse_ops(registry);
+  register_script_ops(registry);
 }
 
 // Registers `builder`; a failure here is a bug in troupe, so it ends the process

@@ -17,6 +17,7 @@ void bind_server(pybind11::module_& m);     // server_bindings.cpp: Server
 void bind_session(pybind11::module_& m);    // session_bindings.cpp: Session, Saver
 void bind_training(pybind11::module_& m);   // training_bindings.cpp: MonitoredTrainingSession
 void bind_summaries(pybind11::module_& m);  // summary_bindings.cpp: EventWriter, GraphDef
+void bind_script(pybind11::module_& m);     // script_bindings.cpp: tf.py_func's handler
 
 // An op's input from Python: an Output, an Operation (its first output) or a numpy array.
 Input to_input(pybind11::handle value, const char* what);

@@ -41,4 +41,5 @@ PYBIND11_MODULE(_troupe, m) {
   troupe::python::bind_session(m);
   troupe::python::bind_training(m);
   troupe::python::bind_summaries(m);
+  troupe::python::bind_script(m);
 }

@@ -33,6 +33,7 @@ from .math_ops import (clip_by_global_norm, clip_by_norm, erf, floor_div, floord
 from .math_ops import argmin, cumprod, cumsum
 from .control_flow_ops import Assert, case, cond
 from .io_ops import matching_files
+from .script_ops import py_func
 from .array_ops import (concat, expand_dims, invert_permutation, newaxis, one_hot, pad,
                         range, rank, reverse, reverse_v2, slice, split, squeeze, strided_slice,
                         tile, transpose, unstack)  # noqa: A004 - TensorFlow's names

@@ -391,6 +391,63 @@ def test_list_files_without_a_match_names_the_pattern(tmp_path):
             sess.run(nxt)
 
 
+# --- from_generator_test ---
+
+def test_from_generator_restarts_the_generator_for_each_iterator():
+    def generator():
+        for i in range(3):
+            yield np.array([i, i + 1], dtype=np.int64)
+
+    dataset = tf.data.Dataset.from_generator(generator, tf.int64, output_shapes=[2])
+    assert dataset.output_shapes.as_list() == [2]
+    iterator = dataset.repeat(2).make_initializable_iterator()
+    nxt = iterator.get_next()
+    with tf.Session() as sess:
+        for _ in range(2):
+            sess.run(iterator.initializer)
+            got = [v.tolist() for v in drain(nxt, sess)]
+            assert got == [[0, 1], [1, 2], [2, 3]] * 2
+
+
+def test_from_generator_of_structures_and_args():
+    def generator(count, word):
+        for i in range(int(count)):
+            yield i, {"word": word + b"!" * i}
+
+    dataset = tf.data.Dataset.from_generator(
+        generator, (tf.int64, {"word": tf.string}), args=(tf.constant(3, tf.int64), b"hi"))
+    assert values(dataset) == [(0, {"word": b"hi"}), (1, {"word": b"hi!"}),
+                               (2, {"word": b"hi!!"})]
+    # Shapes may vary where output_shapes leaves them open.
+    ragged = tf.data.Dataset.from_generator(lambda: ([1] * n for n in range(1, 4)), tf.int32,
+                                            output_shapes=[None])
+    assert [v.tolist() for v in values(ragged)] == [[1], [1, 1], [1, 1, 1]]
+
+
+def test_from_generator_errors_as_tensorflow_gives_them():
+    def wrong_type():
+        yield "not a number"
+
+    def wrong_shape():
+        yield np.zeros([3], dtype=np.int64)
+
+    def wrong_structure():
+        yield 1
+
+    with tf.Session() as sess:
+        for generator, types, shapes, message in [
+                (wrong_type, tf.int64, None, "could not be converted to the expected type"),
+                (wrong_shape, tf.int64, [2], "yielded an element of shape"),
+                (wrong_structure, (tf.int64, tf.int64), None, "did not match the expected "
+                                                               "structure")]:
+            nxt = tf.data.Dataset.from_generator(generator, types, shapes) \
+                .make_one_shot_iterator().get_next()
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                sess.run(nxt)
+    with pytest.raises(TypeError, match="`generator` must be callable"):
+        tf.data.Dataset.from_generator(3, tf.int64)
+
+
 def test_assert_fails_the_step_with_its_data():
     x = tf.placeholder(tf.int32, shape=[])
     check = tf.Assert(tf.greater(x, 0), ["x must be positive, got", x])

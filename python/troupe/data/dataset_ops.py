@@ -9,6 +9,8 @@ dataset op carries and the worker runs per element (devices/graph_function.hpp);
 the outer graph they use are captured as extra arguments, evaluated when the iterator is
 (re)initialized."""
 
+import threading
+
 import numpy as np
 
 from .. import _troupe
@@ -113,6 +115,14 @@ class Dataset(_Element):
     @staticmethod
     def zip(datasets):
         return _ZipDataset(datasets)
+
+    @staticmethod
+    def from_generator(generator, output_types, output_shapes=None, args=None):
+        """The elements `generator(*args)` yields, each converted to `output_types` and
+        checked against `output_shapes`; a new generator each time an iterator starts. The
+        generator runs in this process, called by tf.py_func (script_ops.py), so the iterator
+        must run on a device of this process, as in TensorFlow."""
+        return _GeneratorDataset(generator, output_types, output_shapes, args)
 
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None):
@@ -587,6 +597,119 @@ class _NestedDataset(Dataset):
         op = "InterleaveDataset" if self._interleave else "FlatMapDataset"
         return _ops._make(op, [self._input._variant(), list(self._captured)] + self._scalars,
                           attrs)
+
+
+class _Signature:
+    """A function's arguments for _trace: dtypes, shapes and how they nest."""
+
+    def __init__(self, types, shapes, structure=None):
+        self._types, self._shapes = list(types), list(shapes)
+        self._structure = tuple(range(len(self._types))) if structure is None else structure
+
+
+class _GeneratorState:
+    """The generators of a from_generator dataset, one per iterator, by id (TensorFlow's)."""
+
+    def __init__(self, generator):
+        self._generator = generator
+        self._lock = threading.Lock()
+        self._next_id = 0
+        self._args = {}
+        self._iterators = {}
+
+    def get_next_id(self, *args):
+        with self._lock:
+            iterator_id = self._next_id
+            self._next_id += 1
+            self._args[iterator_id] = args
+        return np.array(iterator_id, dtype=np.int64)
+
+    def get_iterator(self, iterator_id):
+        with self._lock:
+            iterator = self._iterators.get(iterator_id)
+            if iterator is None:
+                args = self._args.pop(iterator_id, ())
+        if iterator is None:
+            iterator = iter(self._generator(*args))
+            with self._lock:
+                self._iterators[iterator_id] = iterator
+        return iterator
+
+    def iterator_completed(self, iterator_id):
+        with self._lock:
+            self._iterators.pop(iterator_id, None)
+            self._args.pop(iterator_id, None)
+
+
+class _GeneratorDataset(Dataset):
+    """from_generator: a GeneratorDataset whose functions call the generator by py_func."""
+
+    def __init__(self, generator, output_types, output_shapes, args):
+        from ..script_ops import _convert, py_func
+        if not callable(generator):
+            raise TypeError("`generator` must be callable.")
+        if output_shapes is None:
+            output_shapes = nest.map_structure(lambda _: TensorShape(None), output_types)
+        flat_types = [_dtypes.as_dtype(t) for t in nest.flatten(output_types)]
+        flat_shapes = _flat_shapes(output_shapes)
+        if len(flat_shapes) != len(flat_types):
+            raise ValueError("from_generator: output_shapes has %d components, output_types %d"
+                             % (len(flat_shapes), len(flat_types)))
+        self._set_element(output_types, flat_types, flat_shapes)
+        self._args = [convert_to_tensor(a) for a in (args or ())]
+        state = _GeneratorState(generator)
+
+        def next_values(iterator_id):
+            values = next(state.get_iterator(int(iterator_id)))
+            try:
+                flat = nest.flatten(values)
+                nest.pack_sequence_as(output_types, flat)
+            except (TypeError, ValueError):
+                raise TypeError("`generator` yielded an element that did not match the "
+                                "expected structure. The expected structure was %s, but the "
+                                "yielded element was %s." % (output_types, values))
+            arrays = []
+            for value, dtype, shape in zip(flat, flat_types, flat_shapes):
+                try:
+                    array = _convert(value, dtype)
+                except (TypeError, ValueError):
+                    raise TypeError("`generator` yielded an element that could not be "
+                                    "converted to the expected type. The expected type was "
+                                    "%s, but the yielded element was %s." % (dtype.name, value))
+                if not shape.is_compatible_with(TensorShape(array.shape)):
+                    raise ValueError("`generator` yielded an element of shape %s where an "
+                                     "element of shape %s was expected."
+                                     % (array.shape, shape))
+                arrays.append(array)
+            return arrays
+
+        def finalize(iterator_id):
+            state.iterator_completed(int(iterator_id))
+            return np.array(0, dtype=np.int64)
+
+        scalar_id = _Signature([_dtypes.int64], [TensorShape([])])
+        self._init = _trace(lambda *a: py_func(state.get_next_id, list(a), _dtypes.int64),
+                            _Signature([a.dtype for a in self._args],
+                                       [a.shape for a in self._args]),
+                            "Dataset.from_generator")
+        self._next = _trace(lambda i: tuple(py_func(next_values, [i], flat_types)),
+                            scalar_id, "Dataset.from_generator")
+        self._finalize = _trace(lambda i: py_func(finalize, [i], _dtypes.int64), scalar_id,
+                                "Dataset.from_generator")
+        self._captured = self._args + self._init[3] + self._next[3] + self._finalize[3]
+
+    def _build(self):
+        attrs = self._attrs()
+        attrs.update({"init_func": self._init[0], "next_func": self._next[0],
+                      "finalize_func": self._finalize[0],
+                      "Tinit_func_args": [t.dtype.as_datatype_enum
+                                          for t in self._args + self._init[3]],
+                      "Tnext_func_args": [t.dtype.as_datatype_enum for t in self._next[3]],
+                      "Tfinalize_func_args": [t.dtype.as_datatype_enum
+                                              for t in self._finalize[3]]})
+        return _ops._make("GeneratorDataset",
+                          [self._args + list(self._init[3]), list(self._next[3]),
+                           list(self._finalize[3])], attrs)
 
 
 def _filenames(filenames, what):
