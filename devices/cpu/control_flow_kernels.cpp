@@ -1,6 +1,9 @@
-// CPU kernels for Switch, Merge and Assert (graph/ops/control_flow_ops.hpp). Switch forwards its
-// data to the taken side and marks the other dead. Merge never runs as a kernel: the executor
-// forwards its live input itself (devices/executor.hpp), so this kernel only reports a misuse.
+// CPU kernels for Switch, Merge, Assert and CheckNumerics (graph/ops/control_flow_ops.hpp). Switch
+// forwards its data to the taken side and marks the other dead. Merge never runs as a kernel: the
+// executor forwards its live input itself (devices/executor.hpp), so this kernel only reports a
+// misuse.
+#include <cmath>
+
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 
 namespace troupe {
@@ -62,12 +65,54 @@ class AssertKernel : public OpKernel {
   int summarize_;
 };
 
+class CheckNumericsKernel : public OpKernel {
+ public:
+  explicit CheckNumericsKernel(const OpKernelConstruction& c)
+      : OpKernel(c), message_(c.attr<std::string>("message")) {}
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& t = ctx.input(0);
+    bool nan = false, inf = false;
+    if (t.dtype() == DataType::kFloat) {
+      scan(t.flat<float>(), &nan, &inf);
+    } else if (t.dtype() == DataType::kDouble) {
+      scan(t.flat<double>(), &nan, &inf);
+    } else {
+      ctx.fail_invalid("CheckNumerics takes a floating-point tensor, got {}",
+                       dtype_name(t.dtype()));
+      return;
+    }
+    if (nan || inf) {
+      // TensorFlow's wording.
+      ctx.set_status(errors::InvalidArgument("node '{}' (CheckNumerics): {} : Tensor had {} values",
+                                             node().name(), message_,
+                                             nan && inf ? "NaN and Inf"
+                                             : nan      ? "NaN"
+                                                        : "Inf"));
+      return;
+    }
+    ctx.set_output(0, t);
+  }
+
+ private:
+  template <class Values>
+  static void scan(const Values& values, bool* nan, bool* inf) {
+    for (auto v : values) {
+      if (std::isnan(v)) *nan = true;
+      if (std::isinf(v)) *inf = true;
+    }
+  }
+
+  std::string message_;
+};
+
 }  // namespace
 
 void register_control_flow_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Switch", kCpu, simple_kernel<SwitchKernel>());
   must_add_kernel(r, "Merge", kCpu, simple_kernel<MergeKernel>());
   must_add_kernel(r, "Assert", kCpu, simple_kernel<AssertKernel>());
+  must_add_kernel(r, "CheckNumerics", kCpu, simple_kernel<CheckNumericsKernel>());
 }
 
 }  // namespace troupe

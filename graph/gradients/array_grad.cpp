@@ -1,6 +1,6 @@
-// Gradients of the array ops (Identity, EnsureShapeLike, Reshape, Fill's value, BroadcastTo,
-// Select) and the array ops without a gradient: Const, Placeholder, NoOp, Shape, Size, ZerosLike,
-// OnesLike, BroadcastGradientArgs, StopGradient. The formulas are TensorFlow's
+// Gradients of the array ops (Identity, CheckNumerics, EnsureShapeLike, Reshape, Fill's value,
+// BroadcastTo, Select) and the array ops without a gradient: Const, Placeholder, NoOp, Shape, Size,
+// ZerosLike, OnesLike, BroadcastGradientArgs, StopGradient. The formulas are TensorFlow's
 // (python/ops/array_grad.py).
 #include "troupe/graph/gradients/standard_gradients.hpp"
 #include "troupe/graph/ops/ops.hpp"
@@ -12,6 +12,14 @@ using Outputs = std::vector<Output>;
 
 Status identity_grad(const Scope& s, const Operation&, const Outputs& dy, Outputs* dx) {
   *dx = {ops::Identity(s, dy[0])};
+  return s.status();
+}
+
+// The gradient, checked as the value was (TensorFlow's message).
+Status check_numerics_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const std::string message = op.node()->def().find_attr("message")->get<std::string>();
+  *dx = {ops::CheckNumerics(
+      s, dy[0], "Not a number (NaN) or infinity (Inf) values detected in gradient. " + message)};
   return s.status();
 }
 
@@ -88,6 +96,7 @@ Output shape_of(const Scope& s, const Output& x, DataType out_type) {
 
 void register_array_gradients(GradientRegistry& r) {
   must_register_gradient(r, "Identity", identity_grad);
+  must_register_gradient(r, "CheckNumerics", check_numerics_grad);
   must_register_sparse_gradient(r, "Identity", sparse_identity_grad);
   must_register_gradient(r, "PlaceholderWithDefault", identity_grad);
   must_register_gradient(r, "EnsureShapeLike", ensure_shape_like_grad);

@@ -49,6 +49,16 @@ void register_control_flow_ops(OpRegistry& r) {
                        .attr("T: type")
                        .attr("N: int >= 1")
                        .shape_fn(merge_shape));
+  // The tensor, after checking that it holds no NaN or infinity.
+  must_register(r, OpDefBuilder("CheckNumerics")
+                       .input("tensor: T")
+                       .output("output: T")
+                       .attr("T: type")
+                       .attr("message: string")
+                       .shape_fn([](InferenceContext& c) {
+                         c.set_output(0, c.input(0));
+                         return Status::OK();
+                       }));
   must_register(r, OpDefBuilder("Assert")
                        .input("condition: bool")
                        .input("data: T")
@@ -76,6 +86,10 @@ MergeOutputs Merge(const Scope& s, const std::vector<Input>& inputs) {
   Operation op = NodeBuilder(s, "Merge").input_list(inputs).finalize();
   if (!op.valid()) return {};
   return {Output(op, 0), Output(op, 1)};
+}
+
+Output CheckNumerics(const Scope& s, const Input& tensor, const std::string& message) {
+  return NodeBuilder(s, "CheckNumerics").input(tensor).attr("message", message).finalize();
 }
 
 Operation Assert(const Scope& s, const Input& condition, const std::vector<Input>& data,

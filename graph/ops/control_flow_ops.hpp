@@ -4,9 +4,11 @@
 // does not run it). Merge forwards whichever of its inputs is live, and its index. See
 // devices/executor.hpp for how deadness flows; a dead value cannot cross devices yet.
 // Assert fails the step with InvalidArgument "assertion failed: [data 0] [data 1] ..." (at most
-// `summarize` entries of each) when its condition is false.
+// `summarize` entries of each) when its condition is false; CheckNumerics passes a float tensor
+// on, or fails with InvalidArgument "<message> : Tensor had NaN values" (Inf, NaN and Inf).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "troupe/graph/node_builder.hpp"
@@ -26,5 +28,6 @@ MergeOutputs Merge(const Scope& scope, const std::vector<Input>& inputs);
 
 Operation Assert(const Scope& scope, const Input& condition, const std::vector<Input>& data,
                  int summarize = 3);
+Output CheckNumerics(const Scope& scope, const Input& tensor, const std::string& message);
 
 }  // namespace troupe::ops

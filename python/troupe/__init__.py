@@ -32,6 +32,12 @@ from .math_ops import (clip_by_global_norm, clip_by_norm, erf, floor_div, floord
                        reduce_all, reduce_any, reduce_logsumexp, tensordot)
 from .math_ops import argmin, cumprod, cumsum
 from .control_flow_ops import Assert, case, cond
+from .control_flow_ops import tuple_ as tuple  # noqa: A001 - TensorFlow's name
+from .check_ops import (add_check_numerics_ops, assert_equal, assert_greater,
+                        assert_greater_equal, assert_less, assert_less_equal, assert_negative,
+                        assert_non_negative, assert_non_positive, assert_none_equal,
+                        assert_positive, assert_rank, assert_type, check_numerics,
+                        verify_tensor_all_finite)
 from .io_ops import matching_files
 from .script_ops import py_func
 from .array_ops import (concat, expand_dims, invert_permutation, newaxis, one_hot, pad,

@@ -6,8 +6,9 @@ results must run on one task (a dead value cannot cross devices yet), and there 
 through a cond yet (tf.gradients raises naming the Merge)."""
 
 from . import dtypes as _dtypes
-from .framework import Operation, Tensor, convert_to_tensor, get_default_graph, name_scope
-from .ops import _make, identity
+from .framework import (Operation, Tensor, control_dependencies, convert_to_tensor,
+                        get_default_graph, name_scope)
+from .ops import _make, group, identity, no_op
 
 
 def _switch(data, pred):
@@ -140,3 +141,21 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFl
         values = [convert_to_tensor(d) for d in data]
         return _make("Assert", [condition, values],
                      {"summarize": 3 if summarize is None else int(summarize)}, name="Assert")
+
+
+def tuple_(tensors, name=None, control_inputs=None):
+    """tf.tuple: the tensors, each released only once all of them (and `control_inputs`) are
+    computed (an Operation among them: a no-op after them). Exported as `tuple`."""
+    with name_scope(name, "tuple", [t for t in tensors if t is not None]):
+        gating = [t if isinstance(t, Operation) else t.op for t in tensors if t is not None]
+        if control_inputs:
+            gating += list(control_inputs)
+        gate = group(*gating)
+        out = []
+        for t in tensors:
+            if t is None:
+                out.append(None)
+                continue
+            with control_dependencies([gate]):
+                out.append(no_op() if isinstance(t, Operation) else identity(t))
+        return out

@@ -1,6 +1,8 @@
 // Tests for Switch, Merge and the executor's dead values: a conditional built from them takes
 // one branch, the other branch's nodes (and what hangs on them by control edges) never run, and
 // fetching a value of the untaken branch is an error naming the fetch.
+#include <cmath>
+
 #include "devices/run_graph.hpp"
 #include "troupe/graph/core/throwing.hpp"
 
@@ -66,6 +68,26 @@ BOOST_AUTO_TEST_CASE(fetching_the_untaken_branch_is_an_error_naming_it) {
               Code::kInvalidArgument, "cond that was not taken");
   auto value = value_or_throw(run_graph(c.s, {c.true_value}, {{c.pred, Tensor(true)}}));
   check_tensor<float>(value[0], TensorShape{}, {20.f});
+}
+
+BOOST_AUTO_TEST_CASE(assert_and_check_numerics_fail_with_tensorflows_messages) {
+  Scope s = Scope::new_root();
+  auto x = ops::Placeholder(s.with_op_name("x"), DataType::kFloat, PartialShape({-1}));
+  auto positive = ops::Greater(s, ops::Min(s, x, Tensor::from_vector<int32_t>({0})), 0.f);
+  auto check = ops::Assert(s.with_op_name("check"), positive,
+                           {Input(std::string("x must be positive:")), x}, 2);
+  auto numerics = ops::CheckNumerics(s.with_op_name("numerics"), x, "x");
+  BOOST_REQUIRE(s.ok());
+  const Tensor good = Tensor::from_vector<float>({1.f, 2.f});
+  BOOST_TEST(run_graph(s, {numerics}, {{x, good}}, {check}).ok());
+  check_error(
+      run_graph(s, {}, {{x, Tensor::from_vector<float>({1.f, -2.f, 3.f})}}, {check}).status(),
+      Code::kInvalidArgument,
+      "node 'check' (Assert): assertion failed: [x must be positive:] [[1, -2, ...]]");
+  check_error(run_graph(s, {numerics}, {{x, Tensor::from_vector<float>({NAN, 1.f})}}).status(),
+              Code::kInvalidArgument, "x : Tensor had NaN values");
+  check_error(run_graph(s, {numerics}, {{x, Tensor::from_vector<float>({NAN, INFINITY})}}).status(),
+              Code::kInvalidArgument, "x : Tensor had NaN and Inf values");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
