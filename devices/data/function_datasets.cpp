@@ -28,11 +28,46 @@ struct Body {
   std::string container;
 
   StatusOr<Element> call(const Element& element) const {
+    return function->call(arguments(element), container);
+  }
+  // For a body that returns a reference (flat_map's dataset).
+  StatusOr<std::vector<std::shared_ptr<Resource>>> call_for_resources(
+      const Element& element) const {
+    return function->call_for_resources(arguments(element), container);
+  }
+
+ private:
+  Element arguments(const Element& element) const {
     Element args = element;
     args.insert(args.end(), captured.begin(), captured.end());
-    return function->call(std::move(args), container);
+    return args;
   }
 };
+
+// The function of attribute `attr`, instantiated for the kernel's device; errors name the node.
+StatusOr<std::shared_ptr<GraphFunction>> instantiate(const OpKernelConstruction& c,
+                                                     const char* attr) {
+  return GraphFunction::instantiate(
+      c.attr<std::string>(attr), c.device(),
+      fmt::format("node '{}' ({}): function {}", c.name(), c.node().op_name(), attr));
+}
+
+// The body of a function applied to `input`'s elements, capturing inputs [first, end) of the
+// node; InvalidArgument unless the function takes the element's components and those.
+StatusOr<Body> element_body(OpKernelContext& ctx, const std::shared_ptr<GraphFunction>& function,
+                            const DatasetBase& input, int first, int end) {
+  Body body{function, {}, ctx.step().container};
+  for (int i = first; i < end; ++i)
+    body.captured.push_back(ctx.input(i));
+  const size_t components = input.output_types().size();
+  if (function->num_args() != static_cast<int>(components + body.captured.size())) {
+    return invalid(ctx,
+                   "the function takes {} arguments; the element has {} components and {} are "
+                   "captured",
+                   function->num_args(), components, body.captured.size());
+  }
+  return body;
+}
 
 class FunctionDataset : public DatasetBase {
  public:
@@ -103,10 +138,7 @@ class FunctionDatasetKernel : public DatasetOpKernel {
   static KernelFactory factory(bool filter) {
     return [filter](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {
       const char* attr = filter ? "predicate" : "f";
-      TROUPE_ASSIGN_OR_RETURN(auto function, GraphFunction::instantiate(
-                                                 c.attr<std::string>(attr), c.device(),
-                                                 fmt::format("node '{}' ({}): function {}",
-                                                             c.name(), c.node().op_name(), attr)));
+      TROUPE_ASSIGN_OR_RETURN(auto function, instantiate(c, attr));
       return std::unique_ptr<OpKernel>(new FunctionDatasetKernel(c, std::move(function), filter));
     };
   }
@@ -114,16 +146,7 @@ class FunctionDatasetKernel : public DatasetOpKernel {
  protected:
   StatusOr<std::shared_ptr<const DatasetBase>> make_dataset(OpKernelContext& ctx) override {
     TROUPE_ASSIGN_OR_RETURN(auto input, dataset_input(ctx, 0));
-    Body body{function_, {}, ctx.step().container};
-    for (int i = 1; i < ctx.num_inputs(); ++i)
-      body.captured.push_back(ctx.input(i));
-    int expected = static_cast<int>(input->output_types().size() + body.captured.size());
-    if (function_->num_args() != expected) {
-      return invalid(ctx,
-                     "the function takes {} arguments; the element has {} components and {} "
-                     "are captured",
-                     function_->num_args(), input->output_types().size(), body.captured.size());
-    }
+    TROUPE_ASSIGN_OR_RETURN(Body body, element_body(ctx, function_, *input, 1, ctx.num_inputs()));
     std::vector<DataType> types =
         filter_ ? input->output_types()
                 : node().def().find_attr("output_types")->get<std::vector<DataType>>();
@@ -208,10 +231,7 @@ class NestedDataset : public DatasetBase {
 
   // An iterator over the dataset `f` returns for `element`.
   StatusOr<std::unique_ptr<IteratorBase>> open(const Element& element) const {
-    Element args = element;
-    args.insert(args.end(), body_.captured.begin(), body_.captured.end());
-    TROUPE_ASSIGN_OR_RETURN(auto refs,
-                            body_.function->call_for_resources(std::move(args), body_.container));
+    TROUPE_ASSIGN_OR_RETURN(auto refs, body_.call_for_resources(element));
     auto dataset =
         refs.size() == 1 ? std::dynamic_pointer_cast<const DatasetBase>(refs[0]) : nullptr;
     if (dataset == nullptr) {
@@ -238,10 +258,7 @@ class NestedDatasetKernel : public DatasetOpKernel {
 
   static KernelFactory factory(bool interleave) {
     return [interleave](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {
-      TROUPE_ASSIGN_OR_RETURN(
-          auto function, GraphFunction::instantiate(c.attr<std::string>("f"), c.device(),
-                                                    fmt::format("node '{}' ({}): function f",
-                                                                c.name(), c.node().op_name())));
+      TROUPE_ASSIGN_OR_RETURN(auto function, instantiate(c, "f"));
       if (function->num_rets() != 1) {
         return errors::InvalidArgument(
             "node '{}' ({}): function f returns {} values; it must "
@@ -256,16 +273,7 @@ class NestedDatasetKernel : public DatasetOpKernel {
   StatusOr<std::shared_ptr<const DatasetBase>> make_dataset(OpKernelContext& ctx) override {
     TROUPE_ASSIGN_OR_RETURN(auto input, dataset_input(ctx, 0));
     const int captured_end = interleave_ ? ctx.num_inputs() - 2 : ctx.num_inputs();
-    Body body{function_, {}, ctx.step().container};
-    for (int i = 1; i < captured_end; ++i)
-      body.captured.push_back(ctx.input(i));
-    int expected = static_cast<int>(input->output_types().size() + body.captured.size());
-    if (function_->num_args() != expected) {
-      return invalid(ctx,
-                     "the function takes {} arguments; the element has {} components and {} "
-                     "are captured",
-                     function_->num_args(), input->output_types().size(), body.captured.size());
-    }
+    TROUPE_ASSIGN_OR_RETURN(Body body, element_body(ctx, function_, *input, 1, captured_end));
     // flat_map is an interleave of one dataset at a time, taken whole.
     int64_t cycle_length = 1, block_length = std::numeric_limits<int64_t>::max();
     if (interleave_) {
@@ -376,10 +384,7 @@ class GeneratorDatasetKernel : public DatasetOpKernel {
     std::array<std::shared_ptr<GraphFunction>, 3> functions;
     const char* names[] = {"init_func", "next_func", "finalize_func"};
     for (int i = 0; i < 3; ++i) {
-      TROUPE_ASSIGN_OR_RETURN(functions[i], GraphFunction::instantiate(
-                                                c.attr<std::string>(names[i]), c.device(),
-                                                fmt::format("node '{}' ({}): function {}", c.name(),
-                                                            c.node().op_name(), names[i])));
+      TROUPE_ASSIGN_OR_RETURN(functions[i], instantiate(c, names[i]));
     }
     return std::unique_ptr<OpKernel>(new GeneratorDatasetKernel(c, std::move(functions)));
   }

@@ -432,20 +432,11 @@ StatusOr<float> CudnnConvolution::measure_transposes(ConvPart part, GpuContext& 
                               in_area);
     }
   };
-  cudaEvent_t start = nullptr, stop = nullptr;
-  TROUPE_RETURN_IF_ERROR(gpu.check(cudaEventCreate(&start), "cudaEventCreate"));
-  TROUPE_RETURN_IF_ERROR(gpu.check(cudaEventCreate(&stop), "cudaEventCreate"));
-  transposes();  // once to warm up
-  cudaEventRecord(start, stream);
-  transposes();
-  cudaEventRecord(stop, stream);
-  Status done = gpu.check(cudaEventSynchronize(stop), "timing the NCHW transposes");
-  float ms = 0;
-  if (done.ok()) done = gpu.check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  TROUPE_RETURN_IF_ERROR(done);
-  return ms;
+  TROUPE_ASSIGN_OR_RETURN(Cost cost, time(gpu, [&] {
+                            transposes();
+                            return Status::OK();
+                          }));
+  return static_cast<float>(cost.stream_us / 1000.0);
 }
 
 StatusOr<CudnnConvolution::Choice> CudnnConvolution::heuristic(ConvPart part, GpuContext& gpu) {

@@ -1,9 +1,10 @@
 """Shared fixtures of the Python module's tests: a fresh default graph per test, free ports,
-a gradient check against finite differences, and the paths of the troupe binary and the
-examples."""
+a gradient check against finite differences, the paths of the troupe binary and the examples,
+and a ps and workers run as processes."""
 
 import os
 import socket
+import subprocess
 
 import numpy as np
 import pytest
@@ -76,6 +77,35 @@ def check_gradient(build, shape, seed=0):
         symbolic = sess.run(dx, {x: value})
         numeric = numeric_gradient(lambda v: float(sess.run(y, {x: v})), value)
     np.testing.assert_allclose(symbolic, numeric, rtol=1e-5, atol=1e-6)
+
+
+def without_tls_env():
+    """This process's environment without TLS credentials or TROUPE_INSECURE, for a child that
+    says itself how it listens."""
+    env = dict(os.environ)
+    for name in ("TROUPE_TLS_CERT", "TROUPE_TLS_KEY", "TROUPE_TLS_CA", "TROUPE_INSECURE"):
+        env.pop(name, None)
+    return env
+
+
+def run_ps_and_workers(argv_for, num_workers=2, timeout=300):
+    """Starts argv_for("ps", 0) and argv_for("worker", i) for each worker as processes (without
+    TLS credentials in their environment), waits for the workers (a ps serves until it is
+    killed), kills them all, and returns each worker's output, once every worker exited 0."""
+    def start(job, index):
+        return subprocess.Popen(argv_for(job, index), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, env=without_tls_env())
+
+    ps = start("ps", 0)
+    workers = [start("worker", i) for i in range(num_workers)]
+    try:
+        outputs = [w.communicate(timeout=timeout)[0] for w in workers]
+    finally:
+        for p in [ps] + workers:
+            p.kill()
+            p.wait()
+    assert [w.returncode for w in workers] == [0] * num_workers, "\n".join(outputs)
+    return outputs
 
 
 @pytest.fixture

@@ -654,7 +654,7 @@ def test_tfrecord_trainer_example_on_one_ps_and_two_workers(tmp_path):
     import re
     import subprocess
     import sys
-    from conftest import EXAMPLES, TROUPE_CLI, free_ports
+    from conftest import EXAMPLES, TROUPE_CLI, free_ports, run_ps_and_workers
     if not os.path.isdir("/usr/share/datasets/fashion-mnist"):
         pytest.skip("no /usr/share/datasets/fashion-mnist (apt-get install dataset-fashion-mnist)")
     records = str(tmp_path / "records")
@@ -663,27 +663,11 @@ def test_tfrecord_trainer_example_on_one_ps_and_two_workers(tmp_path):
     ports = free_ports(3)
     hosts = ["--ps_hosts=localhost:%d" % ports[0],
              "--worker_hosts=localhost:%d,localhost:%d" % tuple(ports[1:])]
-    env = dict(os.environ)
-    for name in ("TROUPE_TLS_CERT", "TROUPE_TLS_KEY", "TROUPE_TLS_CA"):
-        env.pop(name, None)
-
-    def start(job, index):
-        return subprocess.Popen(
-            [sys.executable, os.path.join(EXAMPLES, "tfrecord_trainer.py")] + hosts +
-            ["--job_name=%s" % job, "--task_index=%d" % index, "--insecure", "--epochs=2",
-             "--records_dir=" + records, "--checkpoint_dir=%s" % (tmp_path / ("task%d" % index))],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-
-    ps = start("ps", 0)
-    workers = [start("worker", i) for i in range(2)]
-    try:
-        outputs = [w.communicate(timeout=300)[0] for w in workers]
-    finally:
-        for p in [ps] + workers:
-            p.kill()
-            p.wait()
+    outputs = run_ps_and_workers(lambda job, index: (
+        [sys.executable, os.path.join(EXAMPLES, "tfrecord_trainer.py")] + hosts +
+        ["--job_name=%s" % job, "--task_index=%d" % index, "--insecure", "--epochs=2",
+         "--records_dir=" + records, "--checkpoint_dir=%s" % (tmp_path / ("task%d" % index))]))
     text = "\n".join(outputs)
-    assert [w.returncode for w in workers] == [0, 0], text
     # 937 global steps in all, shared by the two workers as their speeds make it (more if a
     # loaded machine made a worker recover from a checkpoint).
     steps = [int(s) for s in re.findall(r"worker \d: (\d+) steps of its shard", text)]

@@ -55,18 +55,15 @@ def test_py_func_errors_have_tensorflow_codes():
 
 def test_py_func_on_another_process_device_is_not_found_there():
     # As TensorFlow's: the function lives in the process that built the graph.
-    import os
     import subprocess
     import sys
     program = ("import sys, time, troupe as tf\n"
                "server = tf.train.Server.create_local_server()\n"
                "print(server.target, flush=True)\n"
                "sys.stdin.read()\n")
-    env = dict(os.environ)
-    for name in ("TROUPE_TLS_CERT", "TROUPE_TLS_KEY", "TROUPE_TLS_CA", "TROUPE_INSECURE"):
-        env.pop(name, None)
+    from conftest import without_tls_env
     child = subprocess.Popen([sys.executable, "-c", program], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True, env=env)
+                             stdout=subprocess.PIPE, text=True, env=without_tls_env())
     try:
         target = child.stdout.readline().strip()
         assert target.startswith("troupe://"), target

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import troupe as tf
-from conftest import EXAMPLES, TROUPE_CLI, free_ports
+from conftest import EXAMPLES, TROUPE_CLI, free_ports, run_ps_and_workers, without_tls_env
 
 # Accuracy spreads, 10 runs each on 2 cores (chance is 0.5 for the supervisor trainer's two
 # classes, 0.1 otherwise):
@@ -56,13 +56,6 @@ IDS = ["mnist_replica", "mnist_replica_sync", "supervisor_trainer", "sync_replic
        "cnn_trainer"]
 
 
-def without_tls_env():
-    env = dict(os.environ)
-    for name in ("TROUPE_TLS_CERT", "TROUPE_TLS_KEY", "TROUPE_TLS_CA", "TROUPE_INSECURE"):
-        env.pop(name, None)
-    return env
-
-
 def check_chief_directory(program, directory):
     files = glob.glob(os.path.join(directory, "events.out.tfevents.*"))
     assert files, os.listdir(directory)
@@ -97,23 +90,13 @@ def test_from_tensorflow_command_lines(tmp_path, program, flags):
     hosts = ["--ps_hosts=localhost:%d" % ports[0],
              "--worker_hosts=localhost:%d,localhost:%d" % tuple(ports[1:])]
 
-    def start(job, index):
+    def argv(job, index):
         directory = "%s=%s" % (DIR_FLAG[program], tmp_path / ("task%d" % index))
-        return subprocess.Popen(
-            [sys.executable, os.path.join(EXAMPLES, program)] + hosts +
-            ["--job_name=%s" % job, "--task_index=%d" % index, "--insecure", directory] + flags,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=without_tls_env())
+        return ([sys.executable, os.path.join(EXAMPLES, program)] + hosts +
+                ["--job_name=%s" % job, "--task_index=%d" % index, "--insecure", directory] +
+                flags)
 
-    ps = start("ps", 0)
-    workers = [start("worker", i) for i in range(2)]
-    try:
-        outputs = [w.communicate(timeout=300)[0] for w in workers]
-    finally:
-        for p in [ps] + workers:
-            p.kill()
-            p.wait()
-    text = "\n".join(outputs)
-    assert [w.returncode for w in workers] == [0, 0], text
+    text = "\n".join(run_ps_and_workers(argv))
     check_results(program, text)
     check_chief_directory(program, str(tmp_path / "task0"))
 

@@ -581,14 +581,12 @@ class _NestedDataset(Dataset):
         self._scalars = []
         if self._interleave:
             for value, arg in ((cycle_length, "cycle_length"), (block_length, "block_length")):
-                if not isinstance(value, Tensor) and (isinstance(value, bool) or
-                                                      not isinstance(value, (int, np.integer))):
-                    raise TypeError("%s: %s must be an int, got %r" % (what, arg, value))
+                scalar = _int64(value, "%s %s" % (what, arg))  # TypeError unless an int
                 if not isinstance(value, Tensor) and value <= 0 and \
                         not (arg == "cycle_length" and value == AUTOTUNE):
                     raise ValueError("%s: %s must be greater than zero, got %d"
                                      % (what, arg, value))
-                self._scalars.append(_int64(value, "%s %s" % (what, arg)))
+                self._scalars.append(scalar)
 
     def _build(self):
         attrs = self._attrs()

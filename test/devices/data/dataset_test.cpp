@@ -53,6 +53,15 @@ std::vector<std::vector<int64_t>> rows(std::initializer_list<std::vector<int64_t
   return r;
 }
 
+// Argument `index` (an int64) of a function graph.
+Output int64_arg(const Scope& function, const char* name, int index) {
+  return Output(NodeBuilder(function.with_op_name(name), "_Arg")
+                    .attr("T", DataType::kInt64)
+                    .attr("index", index)
+                    .finalize(),
+                0);
+}
+
 std::string serialized(const Scope& function) {
   auto words = serialize_graph_def(function.graph().to_graph_def());
   auto bytes = words.asBytes();
@@ -148,16 +157,10 @@ BOOST_AUTO_TEST_CASE(map_and_filter_run_graph_functions) {
   Pipeline p;
   // f(x, k) = x * k, with k captured from the outer graph.
   Scope f = Scope::new_root();
-  auto x = NodeBuilder(f.with_op_name("x"), "_Arg")
-               .attr("T", DataType::kInt64)
-               .attr("index", 0)
-               .finalize();
-  auto k = NodeBuilder(f.with_op_name("k"), "_Arg")
-               .attr("T", DataType::kInt64)
-               .attr("index", 1)
-               .finalize();
+  Output x = int64_arg(f, "x", 0);
+  Output k = int64_arg(f, "k", 1);
   NodeBuilder(f.with_op_name("out"), "_Retval")
-      .input(ops::Mul(f, Output(x, 0), Output(k, 0)))
+      .input(ops::Mul(f, x, k))
       .attr("T", DataType::kInt64)
       .attr("index", 0)
       .finalize();
@@ -168,12 +171,9 @@ BOOST_AUTO_TEST_CASE(map_and_filter_run_graph_functions) {
 
   // keep(x) = x > 1
   Scope g = Scope::new_root();
-  auto y = NodeBuilder(g.with_op_name("y"), "_Arg")
-               .attr("T", DataType::kInt64)
-               .attr("index", 0)
-               .finalize();
+  Output y = int64_arg(g, "y", 0);
   NodeBuilder(g.with_op_name("keep"), "_Retval")
-      .input(ops::Greater(g, Output(y, 0), int64_t{1}))
+      .input(ops::Greater(g, y, int64_t{1}))
       .attr("T", DataType::kBool)
       .attr("index", 0)
       .finalize();
@@ -194,12 +194,9 @@ BOOST_AUTO_TEST_CASE(flat_map_and_interleave_open_the_dataset_a_function_returns
   Pipeline p;
   // f(x) = range(0, x): a dataset, returned by reference.
   Scope f = Scope::new_root();
-  auto x = NodeBuilder(f.with_op_name("x"), "_Arg")
-               .attr("T", DataType::kInt64)
-               .attr("index", 0)
-               .finalize();
+  Output x = int64_arg(f, "x", 0);
   NodeBuilder(f.with_op_name("out"), "_RetvalRef")
-      .input(ops::RangeDataset(f, int64_t{0}, Output(x, 0), int64_t{1}))
+      .input(ops::RangeDataset(f, int64_t{0}, x, int64_t{1}))
       .attr("T", DataType::kString)
       .attr("index", 0)
       .finalize();
@@ -216,12 +213,9 @@ BOOST_AUTO_TEST_CASE(flat_map_and_interleave_open_the_dataset_a_function_returns
 
   // A function that returns a tensor, not a dataset, fails naming the node.
   Scope g = Scope::new_root();
-  auto y = NodeBuilder(g.with_op_name("y"), "_Arg")
-               .attr("T", DataType::kInt64)
-               .attr("index", 0)
-               .finalize();
+  Output y = int64_arg(g, "y", 0);
   NodeBuilder(g.with_op_name("out"), "_Retval")
-      .input(Output(y, 0))
+      .input(y)
       .attr("T", DataType::kInt64)
       .attr("index", 0)
       .finalize();
