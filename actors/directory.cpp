@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include <caf/all.hpp>
@@ -15,6 +16,7 @@
 #include "troupe/actors/local_registry.hpp"
 #include "troupe/actors/messages.hpp"
 #include "troupe/actors/runtime.hpp"
+#include "troupe/actors/transport/handshake_probe.hpp"
 #include "troupe/actors/transport/middleman.hpp"
 #include "troupe/graph/cluster/device_name.hpp"
 #include "troupe/graph/cluster/host_port.hpp"
@@ -26,6 +28,9 @@ namespace {
 using TaskKey = std::pair<std::string, int>;
 using TaskCallback = std::function<void(const Status&, const caf::actor&)>;
 using Clock = std::chrono::steady_clock;
+
+// How long the probe of a failed handshake may take (actors/transport/handshake_probe.hpp).
+constexpr auto kProbeTimeout = std::chrono::milliseconds(1000);
 
 struct Resolving {
   std::vector<TaskCallback> waiters;
@@ -200,6 +205,8 @@ void heartbeat_tick(Self* self) {
 
 void settle(Self* self, const TaskKey& key, const caf::actor& task);
 void settle_failed(Self* self, const TaskKey& key, const caf::error& err);
+void retry_or_give_up(Self* self, const TaskKey& key, const std::string& why);
+void probe_failed_handshake(Self* self, const TaskKey& key, const std::string& error);
 
 // One connection attempt to the task's address; a failure is retried with back-off until
 // the deadline.
@@ -227,37 +234,68 @@ void connect(Self* self, const TaskKey& key) {
             settle(self, key, caf::actor_cast<caf::actor>(ptr));
           },
           [=](caf::error& err) {
+            if (self->state.resolving.count(key) == 0) return;
+            if (err == caf::sec::disconnect_during_handshake) {
+              probe_failed_handshake(self, key, self->system().render(err));
+              return;
+            }
+            retry_or_give_up(self, key, self->system().render(err));
+          });
+}
+
+// Connects again after the back-off, or, past the deadline (or for a lost task), gives up
+// with `why`.
+void retry_or_give_up(Self* self, const TaskKey& key, const std::string& why) {
+  Resolving& again = self->state.resolving.at(key);
+  if (!again.retry || Clock::now() + again.backoff >= again.deadline) {
+    Status unreachable =
+        errors::Unavailable("{} at {} is unreachable: {}", task_label(key), again.address, why);
+    // Never reached (or lost and still away): the next lookups try once each instead of
+    // waiting out the connect timeout again.
+    auto& lost = self->state.lost[key];
+    if (lost.frozen == nullptr) lost.reason = unreachable;
+    finish_resolve(self, key, unreachable, caf::actor());
+    return;
+  }
+  self->delayed_send(self, again.backoff, retry_connect_atom::value, key.first,
+                     static_cast<int32_t>(key.second));
+  again.backoff = std::min(again.backoff * 2, std::chrono::milliseconds(2000));
+}
+
+// The task closed a connection during its handshake. A credentials or protocol mismatch
+// fails at once (trying again changes nothing); a task too busy to finish the handshake (its
+// admission caps were full: actors/transport/accept_gate.hpp) is tried again. A probe on a
+// thread of its own tells them apart (actors/transport/handshake_probe.hpp).
+void probe_failed_handshake(Self* self, const TaskKey& key, const std::string& error) {
+  auto host_port = parse_host_port(self->state.resolving.at(key).address);
+  if (!host_port.ok()) return retry_or_give_up(self, key, error);
+  TlsOptions tls = tls_options_of(self->system());
+  auto prober =
+      self->system().spawn<caf::detached>([tls](caf::event_based_actor* prober) -> caf::behavior {
+        return {[=](const std::string& host, uint16_t port) -> std::tuple<bool, std::string> {
+          HandshakeProbe probe = probe_handshake(tls, host, port, kProbeTimeout);
+          prober->quit();
+          return {probe.retry_may_help(), probe.explanation()};
+        }};
+      });
+  self->request(prober, kProbeTimeout + std::chrono::seconds(5), host_port->first,
+                static_cast<uint16_t>(host_port->second))
+      .then(
+          [=](bool retry, const std::string& explanation) {
             auto it = self->state.resolving.find(key);
             if (it == self->state.resolving.end()) return;
-            Resolving& again = it->second;
-            if (err == caf::sec::disconnect_during_handshake) {
-              // The task is up but refused this one (or this one refused it): trying again
-              // changes nothing.
-              finish_resolve(self, key,
-                             errors::Unavailable(
-                                 "{} at {} refused the connection during the handshake: {} ({}; "
-                                 "docs/security.md)",
-                                 task_label(key), again.address, self->system().render(err),
-                                 uses_tls(self->system())
-                                     ? "its TLS credentials and this task's must share one CA"
-                                     : "it may use TLS, which this task does not"),
-                             caf::actor());
-              return;
+            if (retry) return retry_or_give_up(self, key, error + " (" + explanation + ")");
+            finish_resolve(
+                self, key,
+                errors::Unavailable("{} at {} refused the connection during the handshake: {} ({}; "
+                                    "docs/security.md)",
+                                    task_label(key), it->second.address, error, explanation),
+                caf::actor());
+          },
+          [=](caf::error& err) {
+            if (self->state.resolving.count(key) != 0) {
+              retry_or_give_up(self, key, error + " (" + self->system().render(err) + ")");
             }
-            if (!again.retry || Clock::now() + again.backoff >= again.deadline) {
-              Status unreachable =
-                  errors::Unavailable("{} at {} is unreachable: {}", task_label(key), again.address,
-                                      self->system().render(err));
-              // Never reached (or lost and still away): the next lookups try once each
-              // instead of waiting out the connect timeout again.
-              auto& lost = self->state.lost[key];
-              if (lost.frozen == nullptr) lost.reason = unreachable;
-              finish_resolve(self, key, unreachable, caf::actor());
-              return;
-            }
-            self->delayed_send(self, again.backoff, retry_connect_atom::value, key.first,
-                               static_cast<int32_t>(key.second));
-            again.backoff = std::min(again.backoff * 2, std::chrono::milliseconds(2000));
           });
 }
 

@@ -69,6 +69,14 @@ std::optional<std::string> why_cannot_bind(const char* host, int port) {
   return why;
 }
 
+// The tasks of `def`'s cluster (the admission caps grow with it).
+int cluster_task_count(const ServerDef& def) {
+  int tasks = 0;
+  for (const auto& [job, by_index] : def.cluster.as_map())
+    tasks += static_cast<int>(by_index.size());
+  return tasks;
+}
+
 }  // namespace
 
 struct Server::Impl {
@@ -124,19 +132,22 @@ Status Server::start() {
   // credentials if it has them.
   if (options_.listen && options_.tensor_channel) {
     std::shared_ptr<const ChannelTls> tls;
-    const AdmissionOptions& admission = options_.runtime->options().admission;
+    AdmissionOptions admission =
+        options_.runtime->options().admission.for_cluster(cluster_task_count(server_def_));
     if (const TlsOptions& credentials = options_.runtime->options().tls; credentials.enabled()) {
       TROUPE_ASSIGN_OR_RETURN(tls, ChannelTls::create(credentials));
     }
     TROUPE_ASSIGN_OR_RETURN(
-        impl_->channel, TensorChannel::start(system, host_port.first, bind_address(host_port.first),
-                                             {.max_bytes = max_message_bytes(system),
-                                              .shared_memory = options_.shared_memory,
-                                              .calls = options_.channel_calls,
-                                              .tls = std::move(tls),
-                                              .port = options_.channel_port,
-                                              .handshake_timeout = admission.handshake_timeout,
-                                              .max_pending = admission.max_pending}));
+        impl_->channel,
+        TensorChannel::start(system, host_port.first, bind_address(host_port.first),
+                             {.max_bytes = max_message_bytes(system),
+                              .shared_memory = options_.shared_memory,
+                              .calls = options_.channel_calls,
+                              .tls = std::move(tls),
+                              .port = options_.channel_port,
+                              .handshake_timeout = admission.handshake_timeout,
+                              .max_pending = admission.max_pending,
+                              .max_pending_per_peer = admission.max_pending_per_peer}));
   }
   caf::actor task = spawn_task_actor(
       system, TaskActorConfig{server_def_, options_.peers, options_.faults, impl_->channel});
@@ -144,7 +155,8 @@ Status Server::start() {
   if (options_.listen) {
     // Port 0 picks a free port; address() then reports the real one.
     const char* bind = bind_address(host_port.first);
-    auto port = publish(system, task, static_cast<uint16_t>(host_port.second), bind);
+    auto port = publish(system, task, static_cast<uint16_t>(host_port.second), bind,
+                        cluster_task_count(server_def_));
     if (!port) {
       caf::anon_send_exit(task, caf::exit_reason::user_shutdown);
       impl_->task = nullptr;

@@ -15,6 +15,7 @@
 #include "troupe/actors/local_registry.hpp"
 #include "troupe/actors/messages.hpp"
 #include "troupe/actors/runtime.hpp"
+#include "troupe/actors/transport/handshake_probe.hpp"
 #include "troupe/actors/transport/middleman.hpp"
 #include "troupe/graph/cluster/host_port.hpp"
 #include "troupe/graph/core/logging.hpp"
@@ -27,6 +28,8 @@ const caf::duration kControlTimeout{std::chrono::seconds(60)};
 // The longest pause before connecting again to a server whose connection closed as it was
 // made (100, 200, 400, 800 ms: four more tries).
 constexpr auto kCrossedConnectPauseLimit = std::chrono::milliseconds(800);
+// How long the probe of a failed handshake may take (actors/transport/handshake_probe.hpp).
+constexpr auto kProbeTimeout = std::chrono::milliseconds(1000);
 // Extra time the client waits beyond a step's own deadline for the server's verdict.
 constexpr auto kDeadlineGrace = std::chrono::seconds(10);
 // New nodes go to the server in requests of about this many bytes each (a node bigger than
@@ -121,41 +124,46 @@ StatusOr<LocalTask> connect_to(const std::string& target, std::shared_ptr<Runtim
   // connect to each other at the same moment, CAF 0.17 closes both connections just after
   // they were made. The server is used once it has answered a heartbeat, and reached again
   // if its connection closed first.
-  auto task = remote_actor(system, host_port.first, static_cast<uint16_t>(host_port.second));
-  for (auto pause = std::chrono::milliseconds(100); task; pause *= 2) {
-    auto answered = blocking_request<caf::unit_t>(
-        system, *task, kControlTimeout, "reaching the server at " + target, heartbeat_atom::value);
-    if (answered.ok()) break;
-    // Only a connection that closed is tried again: a server that does not answer is not.
-    if (!connection_closed(*task) || pause > kCrossedConnectPauseLimit) return answered.status();
-    log_debug(
-        "the connection to the server at {} closed as it was made ({}); connecting again "
-        "in {} ms",
-        target, answered.status().to_string(), pause.count());
-    std::this_thread::sleep_for(pause);
-    task = remote_actor(system, host_port.first, static_cast<uint16_t>(host_port.second));
+  const std::string& host = host_port.first;
+  auto port = static_cast<uint16_t>(host_port.second);
+  auto reach = [&]() -> StatusOr<caf::expected<caf::actor>> {
+    auto task = remote_actor(system, host, port);
+    for (auto pause = std::chrono::milliseconds(100); task; pause *= 2) {
+      auto answered =
+          blocking_request<caf::unit_t>(system, *task, kControlTimeout,
+                                        "reaching the server at " + target, heartbeat_atom::value);
+      if (answered.ok()) break;
+      // Only a connection that closed is tried again: a server that does not answer is not.
+      if (!connection_closed(*task) || pause > kCrossedConnectPauseLimit) {
+        return answered.status();
+      }
+      log_debug(
+          "the connection to the server at {} closed as it was made ({}); connecting again "
+          "in {} ms",
+          target, answered.status().to_string(), pause.count());
+      std::this_thread::sleep_for(pause);
+      task = remote_actor(system, host, port);
+    }
+    return task;
+  };
+  TROUPE_ASSIGN_OR_RETURN(auto task, reach());
+  if (!task && (task.error() == caf::sec::disconnect_during_handshake ||
+                task.error() == caf::sec::cannot_connect_to_node)) {
+    // Why the handshake ended, told by one more (handshake_probe.hpp): a credentials or
+    // protocol mismatch is reported as such; a server that was only busy (its admission caps
+    // full) is tried once more.
+    HandshakeProbe probe = probe_handshake(runtime->options().tls, host, port, kProbeTimeout);
+    if (probe.verdict == HandshakeProbe::Verdict::kAccepted) {
+      TROUPE_ASSIGN_OR_RETURN(task, reach());
+    }
+    if (!task) {
+      return errors::Unavailable("cannot reach the server at {}: {} ({}; docs/security.md)", target,
+                                 system.render(task.error()), probe.explanation());
+    }
   }
   if (!task) {
-    std::string hint;
-    // A TLS client's handshake with a plaintext node fails in either of these ways; the node
-    // tells itself apart by speaking first.
-    if (uses_tls(system) &&
-        (task.error() == caf::sec::disconnect_during_handshake ||
-         task.error() == caf::sec::cannot_connect_to_node) &&
-        speaks_plaintext_first(host_port.first, static_cast<uint16_t>(host_port.second),
-                               std::chrono::milliseconds(500))) {
-      hint =
-          " (the server does not use TLS, and this process does: start the server with the "
-          "cluster's credentials; docs/security.md)";
-    } else if (task.error() == caf::sec::disconnect_during_handshake) {
-      hint = uses_tls(system)
-                 ? " (this process uses TLS: the server refused its certificate, or does not "
-                   "use TLS or the same CA; docs/security.md)"
-                 : " (this process does not use TLS: if the server does, give this process the "
-                   "cluster's credentials; docs/security.md)";
-    }
-    return errors::Unavailable("cannot reach the server at {}: {}{}", target,
-                               system.render(task.error()), hint);
+    return errors::Unavailable("cannot reach the server at {}: {}", target,
+                               system.render(task.error()));
   }
   return LocalTask{runtime, *task};
 }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -42,6 +43,13 @@ Status AdmissionOptions::validate() const {
   return Status::OK();
 }
 
+AdmissionOptions AdmissionOptions::for_cluster(int tasks) const {
+  AdmissionOptions raised = *this;
+  raised.max_pending_per_peer = std::max(max_pending_per_peer, 2 * tasks);
+  raised.max_pending = std::max(max_pending, 2 * tasks + max_pending_per_peer);
+  return raised;
+}
+
 namespace accept_gate {
 namespace {
 
@@ -67,6 +75,10 @@ struct FirstFrame {
   size_t have = 0;
 };
 
+// A plaintext connection whose first frame header has not been read is proven by no count of
+// bytes; one whose descriptor is too high to be checked is proven by a header's worth.
+constexpr uint64_t kUnknownFrameBytes = ~uint64_t{0};
+
 // A connection accepted on a watched port that has not proven itself yet. The gate holds a
 // duplicate of its descriptor, so that shutting it down never hits a socket that took the
 // same number after CAF closed this one.
@@ -74,8 +86,15 @@ struct Pending {
   int own_fd = -1;  // the gate's duplicate
   ino_t inode = 0;  // of the socket, to tell when CAF's descriptor is closed or reused
   std::string peer;
-  uint64_t proof_bytes = 0;
+  bool tls = false;
+  uint64_t proof_bytes = 0;  // plaintext: its first frame, header and payload
   Clock::time_point accepted;
+};
+
+// A watched port: whether it speaks TLS, and the size of the cluster its task belongs to.
+struct WatchedPort {
+  bool tls = false;
+  int cluster_tasks = 0;
 };
 
 class Gate {
@@ -100,9 +119,9 @@ class Gate {
       std::memcpy(addr, &peer, std::min<socklen_t>(*addr_len, peer_len));
       *addr_len = peer_len;
     }
-    uint64_t proof = 0;
-    if (!watched(listen_fd, &proof)) return fd;
-    return admit(fd, address_text(peer), proof);
+    bool tls = false;
+    if (!watched(listen_fd, &tls)) return fd;
+    return admit(fd, address_text(peer), tls);
   }
 
   void configure(const AdmissionOptions& options) {
@@ -110,9 +129,9 @@ class Gate {
     options_ = options;
   }
 
-  void watch(uint16_t port, bool tls) {
+  void watch(uint16_t port, bool tls, int cluster_tasks) {
     std::lock_guard lock(mutex_);
-    ports_[port] = tls ? kTlsProofBytes : kPlainProofBytes;
+    ports_[port] = WatchedPort{tls, cluster_tasks};
     if (spare_fd_ < 0) spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (!watchdog_started_) {
       watchdog_started_ = true;
@@ -123,6 +142,15 @@ class Gate {
   void unwatch(uint16_t port) {
     std::lock_guard lock(mutex_);
     ports_.erase(port);
+  }
+
+  void handshake_finished(int fd) {
+    std::lock_guard lock(mutex_);
+    auto it = pending_.find(fd);
+    if (it == pending_.end()) return;
+    struct stat info {};
+    if (::fstat(fd, &info) == 0 && info.st_ino == it->second.inode) ++counters_.proven;
+    forget(it);  // proven, or another socket took the number
   }
 
   // recv() returned `n` bytes of `fd`'s first frame into `buffer`: n, or 0 (end of file, so
@@ -144,7 +172,13 @@ class Gate {
     uint64_t claimed = (uint64_t{length[0]} << 24) | (uint64_t{length[1]} << 16) |
                        (uint64_t{length[2]} << 8) | uint64_t{length[3]};
     stop_checking(fd);
-    if (claimed <= kMaxFirstFrameBytes) return n;
+    if (claimed <= kMaxFirstFrameBytes) {
+      // Proven once the whole frame has arrived (the watchdog reads the socket's count).
+      if (auto p = pending_.find(fd); p != pending_.end() && p->second.inode == frame.inode) {
+        p->second.proof_bytes = kBaspHeaderBytes + claimed;
+      }
+      return n;
+    }
     ::shutdown(fd, SHUT_RDWR);
     ++counters_.refused_frame;
     frame_log_.note(
@@ -164,8 +198,8 @@ class Gate {
  private:
   Gate() = default;
 
-  // Whether `listen_fd` listens on a watched port; its proof size.
-  bool watched(int listen_fd, uint64_t* proof = nullptr) {
+  // Whether `listen_fd` listens on a watched port; whether it speaks TLS.
+  bool watched(int listen_fd, bool* tls = nullptr) {
     sockaddr_storage local{};
     socklen_t len = sizeof(local);
     if (::getsockname(listen_fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) return false;
@@ -180,7 +214,7 @@ class Gate {
     std::lock_guard lock(mutex_);
     auto it = ports_.find(port);
     if (it == ports_.end()) return false;
-    if (proof != nullptr) *proof = it->second;
+    if (tls != nullptr) *tls = it->second.tls;
     return true;
   }
 
@@ -214,7 +248,41 @@ class Gate {
     return -1;
   }
 
-  int admit(int fd, const std::string& peer, uint64_t proof) {
+  // The caps in force: the configured ones, raised for the largest cluster served here.
+  int peer_cap() const { return options_.for_cluster(largest_cluster()).max_pending_per_peer; }
+  int process_cap() const { return options_.for_cluster(largest_cluster()).max_pending; }
+  int largest_cluster() const {
+    int tasks = 0;
+    for (const auto& [port, watched] : ports_)
+      tasks = std::max(tasks, watched.cluster_tasks);
+    return tasks;
+  }
+
+  // Shuts down the oldest pending connection from `peer` (CAF then closes it).
+  void drop_oldest_from(const std::string& peer) {
+    auto oldest = pending_.end();
+    for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+      if (it->second.peer == peer &&
+          (oldest == pending_.end() || it->second.accepted < oldest->second.accepted)) {
+        oldest = it;
+      }
+    }
+    if (oldest == pending_.end()) return;
+    ::shutdown(oldest->second.own_fd, SHUT_RDWR);
+    stop_checking(oldest->first);
+    forget(oldest);
+  }
+
+  // The address with the most pending connections.
+  std::string busiest_peer() const {
+    auto busiest = per_peer_.begin();
+    for (auto it = per_peer_.begin(); it != per_peer_.end(); ++it) {
+      if (it->second > busiest->second) busiest = it;
+    }
+    return busiest == per_peer_.end() ? std::string() : busiest->first;
+  }
+
+  int admit(int fd, const std::string& peer, bool tls) {
     std::lock_guard lock(mutex_);
     // The gate's duplicate takes a descriptor too.
     if (int limit = soft_descriptor_limit(); fd + 1 >= limit - kReservedDescriptors) {
@@ -224,17 +292,21 @@ class Gate {
                                 limit, kReservedDescriptors, peer));
     }
     forget_closed();
-    if (static_cast<int>(pending_.size()) >= options_.max_pending) {
-      return refuse(fd, counters_.refused_pending, pending_log_,
-                    fmt::format("refusing a connection from {}: {} connections have not "
-                                "finished their handshake (max_pending_connections)",
-                                peer, pending_.size()));
-    }
-    if (per_peer_[peer] >= options_.max_pending_per_peer) {
-      return refuse(fd, counters_.refused_peer, peer_log_,
-                    fmt::format("refusing a connection from {}: {} connections from it have "
-                                "not finished their handshake (max_pending_connections_per_peer)",
-                                peer, per_peer_[peer]));
+    if (int cap = peer_cap(); per_peer_[peer] >= cap) {
+      ++counters_.dropped_peer;
+      peer_log_.note(
+          fmt::format("shut down the oldest of {} connections from {} that have not finished their "
+                      "handshake, to admit a newer one (max_pending_connections_per_peer is {})",
+                      per_peer_[peer], peer, cap));
+      drop_oldest_from(peer);
+    } else if (cap = process_cap(); static_cast<int>(pending_.size()) >= cap) {
+      std::string busiest = busiest_peer();
+      ++counters_.dropped_pending;
+      pending_log_.note(fmt::format(
+          "shut down the oldest of {} connections from {} that have not finished their "
+          "handshake, to admit one from {}: {} are pending (max_pending_connections is {})",
+          per_peer_[busiest], busiest, peer, pending_.size(), cap));
+      drop_oldest_from(busiest);
     }
     struct stat info {};
     int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -244,8 +316,10 @@ class Gate {
           fd, counters_.refused_descriptors, descriptors_log_,
           fmt::format("cannot watch a connection from {}: {}", peer, std::strerror(errno)));
     }
-    pending_[fd] = Pending{own, info.st_ino, peer, proof, Clock::now()};
-    if (proof == kPlainProofBytes && fd < kMaxCheckedDescriptor) {
+    bool checked = !tls && fd < kMaxCheckedDescriptor;
+    uint64_t proof = tls ? 0 : checked ? kUnknownFrameBytes : kBaspHeaderBytes;
+    pending_[fd] = Pending{own, info.st_ino, peer, tls, proof, Clock::now()};
+    if (checked) {
       first_frames_[fd] = FirstFrame{info.st_ino, {}, 0};
       first_frame_unchecked[fd].store(true, std::memory_order_release);
     }
@@ -294,11 +368,14 @@ class Gate {
       }
       auto now = Clock::now();
       for (auto it = pending_.begin(); it != pending_.end();) {
+        // A TLS connection is proven by its handshake (handshake_finished), nothing else.
         tcp_info info{};
         socklen_t len = sizeof(info);
-        bool proven = ::getsockopt(it->second.own_fd, IPPROTO_TCP, TCP_INFO, &info, &len) == 0 &&
+        bool proven = !it->second.tls &&
+                      ::getsockopt(it->second.own_fd, IPPROTO_TCP, TCP_INFO, &info, &len) == 0 &&
                       info.tcpi_bytes_received >= it->second.proof_bytes;
         if (proven) {
+          ++counters_.proven;
           auto done = it++;
           forget(done);
           continue;
@@ -321,8 +398,8 @@ class Gate {
 
   std::mutex mutex_;
   AdmissionOptions options_;
-  std::map<uint16_t, uint64_t> ports_;  // watched port -> proof bytes
-  std::map<int, Pending> pending_;      // by CAF's descriptor
+  std::map<uint16_t, WatchedPort> ports_;
+  std::map<int, Pending> pending_;  // by CAF's descriptor
   std::map<std::string, int> per_peer_;
   std::map<int, FirstFrame> first_frames_;  // by CAF's descriptor
   Counters counters_;
@@ -337,8 +414,12 @@ void configure(const AdmissionOptions& options) {
   Gate::instance().configure(options);
 }
 
-void watch_port(uint16_t port, bool tls) {
-  Gate::instance().watch(port, tls);
+void watch_port(uint16_t port, bool tls, int cluster_tasks) {
+  Gate::instance().watch(port, tls, cluster_tasks);
+}
+
+void handshake_finished(int fd) {
+  Gate::instance().handshake_finished(fd);
 }
 
 void unwatch_port(uint16_t port) {

@@ -35,10 +35,13 @@ struct ChannelOptions {
   // The port to listen on; 0 picks a free one.
   uint16_t port = 0;
   // An accepted connection is pending until its first frame, a hello (after the TLS
-  // handshake, with TLS), has been read: it must come within this, and at most max_pending
-  // connections are pending at once (more are closed unread; members retry).
+  // handshake, with TLS), has been read: it must come within this. At most max_pending
+  // connections are pending at once, and max_pending_per_peer from one address: a new one
+  // that finds a cap full has the oldest pending connection of its address (or of the address
+  // with the most) shut down to make room, as the accept gate does (accept_gate.hpp).
   std::chrono::milliseconds handshake_timeout{10000};
   int max_pending = 64;
+  int max_pending_per_peer = 32;
 };
 
 struct ChannelCounters {
@@ -52,7 +55,7 @@ struct ChannelCounters {
   std::atomic<uint64_t> calls_served{0};          // calls received and delivered to a device
   std::atomic<uint64_t> sealed_connections{0};    // made or accepted with TLS, both ways
   std::atomic<uint64_t> handshakes_refused{0};    // TLS handshakes that failed, both ways
-  std::atomic<uint64_t> pending_refused{0};       // accepted while max_pending were pending
+  std::atomic<uint64_t> pending_dropped{0};       // shut down to make room under a cap
   std::atomic<uint64_t> pending_timed_out{0};     // no hello within handshake_timeout
   std::atomic<uint64_t> connections_retired{0};   // outgoing connections whose peer went away
 };
@@ -81,8 +84,8 @@ struct ChannelContext {
   // Refused handshakes, both sides: a stranger knocking many times, or a peer with the wrong
   // credentials, costs no more than one line per 10 s.
   ThrottledLog refused_handshakes;
-  // Connections refused at the pending cap, and pending ones closed at their deadline.
-  ThrottledLog refused_pending;
+  // Pending connections shut down to make room, and pending ones closed at their deadline.
+  ThrottledLog dropped_pending;
   ThrottledLog timed_out_pending;
 
  private:

@@ -50,7 +50,7 @@ void set_receive_timeout(int fd, std::chrono::milliseconds timeout) {
 
 }  // namespace
 
-void serve_connection(ChannelContext& context, int fd) {
+void serve_connection(ChannelContext& context, int fd, std::atomic<bool>& pending_flag) {
   // Junk is logged once per connection, however many frames it sends.
   bool logged = false;
   auto refuse = [&](const std::string& why) {
@@ -69,6 +69,7 @@ void serve_connection(ChannelContext& context, int fd) {
   auto admitted = [&] {
     if (!pending) return;
     pending = false;
+    pending_flag.store(false);
     --context.pending;
   };
   struct Admitted {

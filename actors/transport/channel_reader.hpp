@@ -11,12 +11,14 @@
 // its bytes arrive, not as its head claims: a head is 32 bytes, a claim up to max_bytes.
 #pragma once
 
+#include <atomic>
+
 #include "troupe/actors/transport/channel_context.hpp"
 
 namespace troupe {
 
-// Serves `fd`, an accepted connection counted in context.pending until its hello has been read
-// (or it fails first). Leaves `fd` open: the caller closes it.
-void serve_connection(ChannelContext& context, int fd);
+// Serves `fd`, an accepted connection counted in context.pending, and with `pending` set,
+// until its hello has been read (or it fails first). Leaves `fd` open: the caller closes it.
+void serve_connection(ChannelContext& context, int fd, std::atomic<bool>& pending);
 
 }  // namespace troupe

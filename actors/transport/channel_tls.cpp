@@ -10,6 +10,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include "troupe/actors/transport/sigpipe_blocked.hpp"
+
 namespace troupe {
 namespace {
 
@@ -45,6 +47,7 @@ StatusOr<ChannelTls::Keys> ChannelTls::handshake(int fd, Role role,
                             peer, take_openssl_errors());
   }
   role == Role::kConnector ? SSL_set_connect_state(ssl.get()) : SSL_set_accept_state(ssl.get());
+  SigpipeBlocked quiet;  // the peer may close the connection as the handshake writes
   Status failed;
   for (;;) {
     ERR_clear_error();

@@ -1,18 +1,11 @@
 // Transport: picks CAF's plain or OpenSSL connection manager.
 #include "troupe/actors/transport/middleman.hpp"
 
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <algorithm>
-
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 #include <caf/openssl/all.hpp>
 
 #include "troupe/actors/transport/accept_gate.hpp"
-#include "troupe/actors/transport/tcp_connect.hpp"
 
 namespace troupe {
 
@@ -29,11 +22,11 @@ caf::io::middleman_actor connection_manager(caf::actor_system& system) {
 }
 
 caf::expected<uint16_t> publish(caf::actor_system& system, const caf::actor& whom, uint16_t port,
-                                const char* bind) {
+                                const char* bind, int cluster_tasks) {
   bool tls = uses_tls(system);
   auto published = tls ? caf::openssl::publish(whom, port, bind, true)
                        : system.middleman().publish(whom, port, bind, true);
-  if (published) accept_gate::watch_port(*published, tls);
+  if (published) accept_gate::watch_port(*published, tls, cluster_tasks);
   return published;
 }
 
@@ -60,21 +53,11 @@ bool connection_closed(const caf::actor& remote) {
   return actor != nullptr && actor->fail_state() == caf::exit_reason::remote_link_unreachable;
 }
 
-bool speaks_plaintext_first(const std::string& host, uint16_t port,
-                            std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  int fd = tcp_connect(host, port, timeout);
-  if (fd < 0) return false;
-  auto left =
-      std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-  pollfd readable{fd, POLLIN, 0};
-  char first = 0;
-  // A TLS record starts with a content type of 20..23; BASP's header does not.
-  bool plaintext =
-      ::poll(&readable, 1, static_cast<int>(std::max<int64_t>(left.count(), 0))) == 1 &&
-      ::recv(fd, &first, 1, 0) == 1 && !(first >= 20 && first <= 23);
-  ::close(fd);
-  return plaintext;
+TlsOptions tls_options_of(caf::actor_system& system) {
+  const caf::actor_system_config& config = system.config();
+  if (!uses_tls(system)) return TlsOptions{};
+  return TlsOptions{config.openssl_certificate, config.openssl_key, config.openssl_cafile,
+                    config.openssl_passphrase};
 }
 
 }  // namespace troupe

@@ -11,6 +11,8 @@
 #include <caf/fwd.hpp>
 #include <caf/io/middleman_actor.hpp>
 
+#include "troupe/actors/transport/tls.hpp"
+
 namespace troupe {
 
 // Whether `system` was configured for TLS.
@@ -21,9 +23,10 @@ caf::io::middleman_actor connection_manager(caf::actor_system& system);
 
 // Listens for `whom` on `port` (0: any free port) at `bind` (nullptr: every interface), with
 // SO_REUSEADDR; the port it got. Connections to it pass the accept gate
-// (actors/transport/accept_gate.hpp) until unpublish().
+// (actors/transport/accept_gate.hpp), with caps fit for a cluster of `cluster_tasks` tasks,
+// until unpublish().
 caf::expected<uint16_t> publish(caf::actor_system& system, const caf::actor& whom, uint16_t port,
-                                const char* bind);
+                                const char* bind, int cluster_tasks);
 void unpublish(caf::actor_system& system, const caf::actor& whom, uint16_t port);
 
 // The actor published at `host`:`port`.
@@ -37,11 +40,7 @@ caf::expected<caf::actor> remote_actor(caf::actor_system& system, const std::str
 // again (actors/directory.cpp, actors/session.cpp).
 bool connection_closed(const caf::actor& remote);
 
-// Whether whatever listens at `host`:`port` speaks first, in plaintext, within `timeout`: a
-// node without TLS greets every connection with its BASP handshake, while a TLS server waits
-// for the client's hello. Tells a TLS client why its handshake failed. False when nothing
-// answers, or on any error.
-bool speaks_plaintext_first(const std::string& host, uint16_t port,
-                            std::chrono::milliseconds timeout);
+// The TLS credentials `system` was configured with (not enabled when it has none).
+TlsOptions tls_options_of(caf::actor_system& system);
 
 }  // namespace troupe

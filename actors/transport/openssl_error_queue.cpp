@@ -1,6 +1,7 @@
 // Clears OpenSSL's per-thread error queue before each TLS read, write and handshake step that
-// CAF 0.17's OpenSSL module makes. OpenSSL requires an empty queue before such a call for
-// SSL_get_error() to tell the truth; CAF never clears it, and all its connections share one
+// CAF 0.17's OpenSSL module makes (and tells the accept gate when a handshake it accepted has
+// finished: actors/transport/accept_gate.hpp). OpenSSL requires an empty queue before such a call
+// for SSL_get_error() to tell the truth; CAF never clears it, and all its connections share one
 // network thread. So one connection that failed (e.g. a peer closing a redundant connection,
 // which OpenSSL 3 records as "unexpected eof") made the next SSL_read on a healthy connection
 // look failed too, and CAF closed that connection: two TLS nodes that both connected to each
@@ -11,6 +12,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include "troupe/actors/transport/accept_gate.hpp"
 #include "troupe/actors/transport/caf_call_hooks.hpp"
 
 namespace {
@@ -48,10 +50,13 @@ int ssl_connect(SSL* ssl) {
   return real(ssl);
 }
 
+// A finished handshake also proves the connection to the accept gate.
 int ssl_accept(SSL* ssl) {
   static auto real = next_definition<int (*)(SSL*)>("SSL_accept");
   ERR_clear_error();
-  return real(ssl);
+  int result = real(ssl);
+  if (result == 1) accept_gate::handshake_finished(SSL_get_fd(ssl));
+  return result;
 }
 
 }  // namespace caf_call_hooks

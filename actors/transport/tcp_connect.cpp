@@ -59,6 +59,13 @@ std::string address_text(const sockaddr_storage& address) {
   return text;
 }
 
+std::string peer_address(int fd) {
+  sockaddr_storage peer{};
+  socklen_t length = sizeof peer;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) != 0) return "?";
+  return address_text(peer);
+}
+
 std::string peer_text(int fd) {
   sockaddr_storage peer{};
   socklen_t length = sizeof peer;

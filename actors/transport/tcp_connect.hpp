@@ -19,5 +19,7 @@ int tcp_connect(const std::string& host, uint16_t port, std::chrono::millisecond
 std::string address_text(const sockaddr_storage& address);
 // "address:port" of the peer connected on `fd` ("?:0" if unknown).
 std::string peer_text(int fd);
+// The peer's address alone ("?" if unknown).
+std::string peer_address(int fd);
 
 }  // namespace troupe

@@ -9,7 +9,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 
 #include <fmt/core.h>
 #include <caf/all.hpp>
@@ -18,6 +20,7 @@
 #include "troupe/actors/transport/channel_reader.hpp"
 #include "troupe/actors/transport/connection.hpp"
 #include "troupe/actors/transport/stream_io.hpp"
+#include "troupe/actors/transport/tcp_connect.hpp"
 
 namespace troupe {
 namespace {}  // namespace
@@ -134,30 +137,61 @@ void TensorChannel::accept_loop() {
     int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
     set_no_delay(fd);
+    std::string peer = peer_address(fd);
     std::lock_guard lock(mutex_);
-    if (context_.stopping || context_.pending >= context_.options.max_pending) {
-      // Too many strangers at once: this one is closed unread (members retry).
-      if (!context_.stopping) {
-        ++context_.counters.pending_refused;
-        context_.refused_pending.note(fmt::format(
-            "tensor channel: refused a connection: {} connections are pending without a hello "
-            "(max_pending_connections)",
-            context_.options.max_pending));
-      }
+    if (context_.stopping) {
       ::close(fd);
       continue;
     }
+    make_room_for(peer);
     Reader& reader = readers_.emplace_back();
     reader.fd = fd;
+    reader.peer = std::move(peer);
+    reader.accepted = std::chrono::steady_clock::now();
     ++context_.pending;
     reader.thread = std::thread([this, &reader] {
       pthread_setname_np(pthread_self(), "troupe-read");
-      serve_connection(context_, reader.fd);
+      serve_connection(context_, reader.fd, reader.pending);
       std::lock_guard lock(mutex_);  // stop() shuts down only the sockets still open
       ::close(reader.fd);
       reader.done = true;
     });
   }
+}
+
+void TensorChannel::make_room_for(const std::string& peer) {
+  std::map<std::string, int> per_peer;
+  int pending = 0;
+  for (const Reader& reader : readers_) {
+    if (reader.done || reader.dropped || !reader.pending.load()) continue;
+    ++per_peer[reader.peer];
+    ++pending;
+  }
+  std::string victim;
+  if (per_peer[peer] >= context_.options.max_pending_per_peer) {
+    victim = peer;
+  } else if (pending >= context_.options.max_pending) {
+    victim = std::max_element(per_peer.begin(), per_peer.end(), [](auto& a, auto& b) {
+               return a.second < b.second;
+             })->first;
+  } else {
+    return;
+  }
+  Reader* oldest = nullptr;
+  for (Reader& reader : readers_) {
+    if (reader.done || reader.dropped || !reader.pending.load() || reader.peer != victim) continue;
+    if (oldest == nullptr || reader.accepted < oldest->accepted) oldest = &reader;
+  }
+  if (oldest == nullptr) return;
+  oldest->dropped = true;
+  ::shutdown(oldest->fd, SHUT_RDWR);  // its reader ends, and the acceptor joins it
+  ++context_.counters.pending_dropped;
+  context_.dropped_pending.note(fmt::format(
+      "tensor channel: shut down the oldest of {} connections from {} without a hello, to "
+      "admit one from {} ({} pending; max_pending_connections is {}, "
+      "max_pending_connections_per_peer {})",
+      per_peer[victim], victim, peer, pending, context_.options.max_pending,
+      context_.options.max_pending_per_peer));
 }
 
 void TensorChannel::join_finished() {

@@ -114,7 +114,13 @@ class TensorChannel final : public DataPlane, public std::enable_shared_from_thi
     int fd = -1;
     std::thread thread;
     bool done = false;
+    std::string peer;  // its address, without the port
+    std::chrono::steady_clock::time_point accepted;
+    std::atomic<bool> pending{true};  // no hello read yet (serve_connection clears it)
+    bool dropped = false;             // shut down to make room for a newer one
   };
+  // Makes room for a connection from `peer` under the pending caps (mutex_ held).
+  void make_room_for(const std::string& peer);
   std::list<Reader> readers_;  // finished ones are joined by the acceptor
 };
 

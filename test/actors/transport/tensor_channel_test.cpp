@@ -454,6 +454,29 @@ BOOST_AUTO_TEST_CASE(malformed_frames_are_refused_and_the_channel_keeps_serving)
   BOOST_TEST(receiver->counters().frames_received == 1u);
 }
 
+// 70 silent connections from a member's address used to fill the channel's 64 pending slots,
+// and the member's own connection was closed unread (its tensors fell back to actor
+// messages). Now the oldest silent ones from the address make room.
+BOOST_AUTO_TEST_CASE(silent_connections_from_a_members_address_do_not_lock_it_out) {
+  FakeDevice device;
+  auto& system = device.runtime->system();
+  auto receiver = start_channel(system);
+  receiver->attach(kDevice, device.actor);
+  std::vector<int> silent;
+  for (int i = 0; i < 70; ++i)
+    silent.push_back(connect_raw(receiver->address()));
+  BOOST_TEST(reaches(receiver->counters().pending_dropped, 70 - 32));
+  auto sender = start_channel(system);
+  Tensor sent = big_tensor();
+  send_one(*sender, receiver->address(), device.actor, kDevice, 3, "member", sent);
+  Received got = device.wait();
+  BOOST_TEST(got.key == "member");
+  BOOST_TEST(sender->counters().fallbacks == 0u);
+  BOOST_TEST(receiver->counters().frames_received == 1u);
+  for (int fd : silent)
+    close(fd);
+}
+
 // Frames for an unknown device on one connection: each is refused (and counted), but only the
 // first is logged, so a flood of them cannot flood the log.
 BOOST_AUTO_TEST_CASE(refusals_are_logged_once_per_connection) {
