@@ -182,10 +182,14 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
         return promise;
       },
       [=](run_work_atom) {
-        auto& work = self->state.work;
-        while (!work.empty()) {
-          auto fn = std::move(work.front());
-          work.pop_front();
+        // The work there is now; work it schedules waits for the next run_work, behind the
+        // messages that came meanwhile (a step's cancellation, say: a long loop that schedules
+        // its next slice cannot keep them out).
+        std::deque<std::function<void()>> batch;
+        batch.swap(self->state.work);
+        while (!batch.empty()) {
+          auto fn = std::move(batch.front());
+          batch.pop_front();
           fn();
         }
       },

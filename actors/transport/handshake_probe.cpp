@@ -26,6 +26,8 @@ using Verdict = HandshakeProbe::Verdict;
 // certificate; a refusal comes as an alert just after. How long to wait for one when the
 // server sends nothing else.
 constexpr auto kAlertWait = std::chrono::milliseconds(500);
+// How long to wait for a plaintext node's greeting before the TLS handshake.
+constexpr int kGreetingWait = 250;
 
 int millis_until(Clock::time_point deadline) {
   auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -78,6 +80,20 @@ bool wait_for(int fd, int want, Clock::time_point deadline) {
 }
 
 HandshakeProbe probe_tls(int fd, const TlsOptions& tls, Clock::time_point deadline) {
+  // A TLS server waits for the client's hello; a plaintext node greets at once. Its greeting
+  // is looked for first: a node that then closes on the hello may reset the connection and
+  // take the greeting with it.
+  pollfd readable{fd, POLLIN, 0};
+  if (::poll(&readable, 1, std::min(millis_until(deadline), kGreetingWait)) == 1) {
+    char first = 0;
+    ssize_t n = ::recv(fd, &first, 1, MSG_PEEK);
+    if (n == 0) return {Verdict::kClosedWithoutAlert, "the server closed the connection"};
+    if (n == 1 && !(first >= 20 && first <= 23)) {  // a TLS record starts with 20..23
+      return {Verdict::kProtocolMismatch,
+              "the server does not use TLS, and this process does (it greeted in plaintext): "
+              "start the server with the cluster's credentials"};
+    }
+  }
   auto context = tls.load();
   if (!context.ok()) return {Verdict::kUnreachable, context.status().message()};
   std::unique_ptr<SSL, decltype(&SSL_free)> ssl(SSL_new(context->get()), SSL_free);

@@ -1,10 +1,14 @@
-// CPU kernels for Switch, Merge, Assert and CheckNumerics (graph/ops/control_flow_ops.hpp). Switch
-// forwards its data to the taken side and marks the other dead. Merge never runs as a kernel: the
-// executor forwards its live input itself (devices/executor.hpp), so this kernel only reports a
-// misuse.
+// CPU kernels for Switch, Merge, Assert, CheckNumerics and While (graph/ops/control_flow_ops.hpp).
+// Switch forwards its data to the taken side and marks the other dead. Merge never runs as a
+// kernel: the executor forwards its live input itself (devices/executor.hpp), so this kernel only
+// reports a misuse.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "troupe/devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/graph_function.hpp"
 
 namespace troupe {
 namespace {
@@ -106,9 +110,193 @@ class CheckNumericsKernel : public OpKernel {
   std::string message_;
 };
 
+// tf.while_loop: cond and body are functions, called one after the other until cond is false
+// (graph/ops/control_flow_ops.cpp, While). The loop runs in slices of about kSlice on the
+// device's thread and goes back to the device between slices (StepContext::schedule), so a
+// cancelled step (its deadline passed, its client went away) ends a long or endless loop,
+// and the device serves other work meanwhile.
+class WhileKernel : public AsyncOpKernel {
+ public:
+  static KernelFactory factory() {
+    return [](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {
+      auto function = [&](const char* attr) {
+        return GraphFunction::instantiate(
+            c.attr<std::string>(attr), c.device(),
+            fmt::format("node '{}' ({}): function {}", c.name(), c.node().op_name(), attr));
+      };
+      TROUPE_ASSIGN_OR_RETURN(auto cond, function("cond"));
+      TROUPE_ASSIGN_OR_RETURN(auto body, function("body"));
+      return std::unique_ptr<OpKernel>(new WhileKernel(c, std::move(cond), std::move(body)));
+    };
+  }
+
+  void compute_async(OpKernelContext& ctx, DoneCallback done) override {
+    auto loop = std::make_shared<Loop>(*this, ctx, std::move(done));
+    loop->advance(loop);
+  }
+
+ private:
+  static constexpr auto kSlice = std::chrono::milliseconds(2);
+
+  // One run of the loop: its variables, and what the gradient needs recorded.
+  struct Loop {
+    Loop(const WhileKernel& kernel, OpKernelContext& ctx, DoneCallback done)
+        : kernel(kernel), ctx(ctx), done(std::move(done)) {
+      const int n = static_cast<int>(kernel.types_.size());
+      const int n_cond = static_cast<int>(kernel.cond_types_.size());
+      for (int i = 0; i < n; ++i)
+        vars.push_back(ctx.input(i));
+      for (int i = n; i < n + n_cond; ++i)
+        cond_captured.push_back(ctx.input(i));
+      for (int i = n + n_cond; i < ctx.num_inputs(); ++i)
+        body_captured.push_back(ctx.input(i));
+    }
+
+    // Runs iterations for a slice; then finishes, fails, or comes back later.
+    void advance(const std::shared_ptr<Loop>& self) {
+      auto until = std::chrono::steady_clock::now() + kSlice;
+      for (;;) {
+        if (ctx.step().cancellation.is_cancelled()) {
+          return fail(ctx.step().cancellation.reason().with_context(fmt::format(
+              "node '{}' (While), after {} iterations", kernel.node().name(), iterations)));
+        }
+        auto more = iterate();
+        if (!more.ok()) return fail(more.status());
+        if (!*more) return finish();
+        if (std::chrono::steady_clock::now() >= until) {
+          ctx.step().schedule([self] { self->advance(self); });
+          return;
+        }
+      }
+    }
+
+    // One test of cond and, if it holds, one call of body: whether it held.
+    StatusOr<bool> iterate() {
+      std::vector<Tensor> args = vars;
+      args.insert(args.end(), cond_captured.begin(), cond_captured.end());
+      TROUPE_ASSIGN_OR_RETURN(auto verdict,
+                              kernel.cond_->call(std::move(args), ctx.step().container));
+      if (verdict.size() != 1 || verdict[0].dtype() != DataType::kBool ||
+          verdict[0].shape().rank() != 0) {
+        std::string first = verdict.empty() ? ""
+                                            : fmt::format(" (the first {} of shape {})",
+                                                          dtype_name(verdict[0].dtype()),
+                                                          verdict[0].shape().to_string());
+        return kernel.invalid("cond must return one scalar bool, got {} values{}", verdict.size(),
+                              first);
+      }
+      if (!verdict[0].scalar<bool>()) return false;
+      if (iterations == std::numeric_limits<int32_t>::max()) {
+        return kernel.invalid("more than {} iterations", iterations);
+      }
+      if (kernel.record_) history.push_back(vars);
+      args = vars;
+      args.insert(args.end(), body_captured.begin(), body_captured.end());
+      TROUPE_ASSIGN_OR_RETURN(auto next, kernel.body_->call(std::move(args), ctx.step().container));
+      const int n = static_cast<int>(vars.size());
+      if (static_cast<int>(next.size()) != n) {
+        return kernel.invalid("body returned {} values for {} loop variables", next.size(), n);
+      }
+      for (int i = 0; i < n; ++i) {
+        const Tensor& value = next[i];
+        if (value.dtype() != kernel.types_[i]) {
+          return kernel.invalid("body returned {} for loop variable {}, which is {}",
+                                dtype_name(value.dtype()), i, dtype_name(kernel.types_[i]));
+        }
+        const PartialShape& allowed = i < static_cast<int>(kernel.shapes_.size())
+                                          ? kernel.shapes_[i]
+                                          : PartialShape(ctx.input(i).shape());
+        if (!allowed.compatible_with(PartialShape(value.shape()))) {
+          return kernel.invalid(
+              "loop variable {} enters the loop with shape {}, but has shape {} after iteration "
+              "{} (allowed: {}); to let a shape vary, give tf.while_loop's shape_invariants",
+              i, ctx.input(i).shape().to_string(), value.shape().to_string(), iterations + 1,
+              allowed.to_string());
+        }
+      }
+      vars = std::move(next);
+      ++iterations;
+      return true;
+    }
+
+    void finish() {
+      const int n = static_cast<int>(vars.size());
+      for (int i = 0; i < n; ++i)
+        ctx.set_output(i, vars[i]);
+      if (kernel.record_) {
+        for (int i = 0; i < n; ++i) {
+          if (Status s = stack(i); !s.ok()) return fail(s);
+        }
+      }
+      ctx.set_output(ctx.num_outputs() - 1, Tensor::scalar<int32_t>(iterations));
+      done();
+    }
+
+    // Output `stacked` i: variable i entering each iteration, on a new first axis.
+    Status stack(int i) {
+      const int n = static_cast<int>(vars.size());
+      const TensorShape& first =
+          history.empty() ? ctx.input(i).shape() : history.front()[i].shape();
+      std::vector<int64_t> dims = first.dims();
+      dims.insert(dims.begin(), iterations);
+      Tensor& stacked = ctx.allocate_output(n + i, TensorShape(dims));
+      const int64_t each = first.num_elements();
+      for (int32_t k = 0; k < iterations; ++k) {
+        const Tensor& value = history[k][i];
+        if (value.shape() != first) {
+          return kernel.invalid(
+              "loop variable {} has shape {} in iteration {} and {} in iteration 1: its "
+              "gradient needs one shape in every iteration",
+              i, value.shape().to_string(), k + 1, first.to_string());
+        }
+        TROUPE_SWITCH_ALL(kernel.types_[i], T,
+                          std::copy_n(value.data<T>(), each, stacked.data<T>() + k * each));
+      }
+      return Status::OK();
+    }
+
+    void fail(Status status) {
+      ctx.set_status(std::move(status));
+      done();
+    }
+
+    const WhileKernel& kernel;
+    OpKernelContext& ctx;
+    DoneCallback done;
+    std::vector<Tensor> vars, cond_captured, body_captured;
+    std::vector<std::vector<Tensor>> history;  // the variables entering each iteration
+    int32_t iterations = 0;
+  };
+
+  WhileKernel(const OpKernelConstruction& c, std::shared_ptr<GraphFunction> cond,
+              std::shared_ptr<GraphFunction> body)
+      : AsyncOpKernel(c),
+        types_(c.attr<std::vector<DataType>>("T")),
+        cond_types_(c.attr<std::vector<DataType>>("Tcond")),
+        shapes_(c.attr<std::vector<PartialShape>>("output_shapes")),
+        record_(!c.attr<std::vector<DataType>>("Tstacked").empty()),
+        cond_(std::move(cond)),
+        body_(std::move(body)) {}
+
+  // InvalidArgument naming the node.
+  template <class... Args>
+  Status invalid(fmt::format_string<Args...> format, Args&&... args) const {
+    return errors::InvalidArgument("node '{}' (While): {}", node().name(),
+                                   fmt::format(format, std::forward<Args>(args)...));
+  }
+
+  std::vector<DataType> types_;
+  std::vector<DataType> cond_types_;
+  std::vector<PartialShape> shapes_;
+  bool record_;
+  std::shared_ptr<GraphFunction> cond_;
+  std::shared_ptr<GraphFunction> body_;
+};
+
 }  // namespace
 
 void register_control_flow_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "While", kCpu, WhileKernel::factory());
   must_add_kernel(r, "Switch", kCpu, simple_kernel<SwitchKernel>());
   must_add_kernel(r, "Merge", kCpu, simple_kernel<MergeKernel>());
   must_add_kernel(r, "Assert", kCpu, simple_kernel<AssertKernel>());

@@ -32,9 +32,62 @@ Status merge_shape(InferenceContext& c) {
   return Status::OK();
 }
 
+// While: output i has the shape given for it in output_shapes (tf.while_loop's shape
+// invariants), or input i's (a loop variable keeps its shape by default); a recorded variable
+// is stacked over the iterations.
+Status while_shape(InferenceContext& c) {
+  const auto& types = c.attr<std::vector<DataType>>("T");
+  const auto& given = c.attr<std::vector<PartialShape>>("output_shapes");
+  const auto& recorded = c.attr<std::vector<DataType>>("Tstacked");
+  const int n = static_cast<int>(types.size());
+  if (!given.empty() && static_cast<int>(given.size()) != n) {
+    return c.invalid("output_shapes has {} shapes for {} loop variables", given.size(), n);
+  }
+  if (!recorded.empty() && recorded != types) {
+    return c.invalid("Tstacked must be empty or the loop variables' types");
+  }
+  for (int i = 0; i < n; ++i) {
+    PartialShape shape = given.empty() ? c.input(i) : given[i];
+    if (!recorded.empty()) {
+      PartialShape stacked = PartialShape::unknown();
+      if (shape.rank_known()) {
+        std::vector<int64_t> dims = {-1};
+        dims.insert(dims.end(), shape.dims().begin(), shape.dims().end());
+        stacked = PartialShape(dims);
+      }
+      c.set_output(n + i, std::move(stacked));
+    }
+    c.set_output(i, std::move(shape));
+  }
+  c.set_output(c.num_outputs() - 1, PartialShape::scalar());
+  return Status::OK();
+}
+
 }  // namespace
 
 void register_control_flow_ops(OpRegistry& r) {
+  // tf.while_loop as one node, whose condition and body are functions (serialized graphs,
+  // as Dataset.map's): the loop variables `input`, then the tensors each function captures.
+  // cond(vars..., cond_captured...) is a scalar bool; body(vars..., body_captured...) gives
+  // the next vars. With Tstacked (the loop variables' types), `stacked` holds each variable's
+  // value entering every iteration, stacked on a new first axis, for the gradient.
+  must_register(r, OpDefBuilder("While")
+                       .input("input: T")
+                       .input("cond_captured: Tcond")
+                       .input("body_captured: Tbody")
+                       .output("output: T")
+                       .output("stacked: Tstacked")
+                       .output("iterations: int32")
+                       .attr("T: list(type)")
+                       .attr("Tcond: list(type) = []")
+                       .attr("Tbody: list(type) = []")
+                       .attr("Tstacked: list(type) = []")
+                       .attr("cond: string")
+                       .attr("body: string")
+                       .attr("output_shapes: list(shape) = []")
+                       .attr("parallel_iterations: int = 10")
+                       .stateful()
+                       .shape_fn(while_shape));
   must_register(r, OpDefBuilder("Switch")
                        .input("data: T")
                        .input("pred: bool")

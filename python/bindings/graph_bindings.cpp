@@ -4,12 +4,14 @@
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
+#include <mutex>
 #include <optional>
 
 #include "bindings.hpp"
 #include "python_errors.hpp"
 #include "tensor_conversion.hpp"
 #include "troupe/graph/device_setter.hpp"
+#include "troupe/graph/gradient_registry.hpp"
 #include "troupe/graph/gradients.hpp"
 #include "troupe/graph/graph_def_codec.hpp"
 #include "troupe/graph/learning_rate_decay.hpp"
@@ -482,6 +484,30 @@ void bind_graph(py::module_& m) {
     for (const Gradient& g : check(std::move(grads)))
       result.push_back(gradient_to_py(g));
     return result;
+  });
+  // The gradient of While (tf.while_loop) is built in Python, which traced the loop's body
+  // (python/troupe/control_flow_ops.py): the registry's entry calls the function installed
+  // here with the op and its output gradients (None for an integer output), and takes one
+  // gradient or None per input. An exception it raises goes back to tf.gradients' caller.
+  m.def("set_while_gradient", [](py::function builder) {
+    static auto* installed = new py::object();
+    *installed = std::move(builder);
+    static std::once_flag once;
+    std::call_once(once, [] {
+      must_register_gradient(
+          GradientRegistry::global(), "While",
+          [](const Scope& scope, const Operation& op, const std::vector<Output>& grad_outputs,
+             std::vector<Output>* grad_inputs) -> Status {
+            py::gil_scoped_acquire gil;
+            py::list grads;
+            for (const Output& g : grad_outputs)
+              grads.append(g.valid() ? py::cast(g) : py::none());
+            py::object result = (*installed)(op, grads);
+            for (py::handle item : result)
+              grad_inputs->push_back(item.is_none() ? Output() : item.cast<Output>());
+            return scope.status();
+          });
+    });
   });
   // tf.convert_to_tensor of IndexedSlices: the dense tensor they stand for.
   m.def("indexed_slices_to_dense",

@@ -5,6 +5,7 @@ taken branch's ops run (side effects included). Limits: the branches' ops and wh
 results must run on one task (a dead value cannot cross devices yet), and there is no gradient
 through a cond yet (tf.gradients raises naming the Merge)."""
 
+from . import _troupe
 from . import dtypes as _dtypes
 from .framework import (Operation, Tensor, control_dependencies, convert_to_tensor,
                         get_default_graph, name_scope)
@@ -159,3 +160,307 @@ def tuple_(tensors, name=None, control_inputs=None):
             with control_dependencies([gate]):
                 out.append(no_op() if isinstance(t, Operation) else identity(t))
         return out
+
+
+# --- tf.while_loop ---
+#
+# A loop is one While node whose condition and body are functions of the graph (traced as
+# Dataset.map's are: python/troupe/function_graph.py), run by the device one call after the
+# other. Its gradient runs the loop again recording every iteration's loop variables, then a
+# second While runs the body's gradient backwards over them, summing the gradients of the
+# tensors the body captures (_while_grad).
+
+
+def _is_nested(value):
+    return isinstance(value, (list, tuple, dict))
+
+
+def _flatten_nested(structure):
+    """The leaves of lists, tuples (namedtuples included) and dicts (by sorted key)."""
+    if isinstance(structure, dict):
+        return [leaf for key in sorted(structure) for leaf in _flatten_nested(structure[key])]
+    if isinstance(structure, (list, tuple)):
+        return [leaf for item in structure for leaf in _flatten_nested(item)]
+    return [structure]
+
+
+def _pack_nested(structure, flat):
+    """`flat` (as _flatten_nested gives) in the shape of `structure`."""
+    leaves = iter(flat)
+
+    def pack(s):
+        if isinstance(s, dict):
+            return type(s)((key, pack(s[key])) for key in sorted(s))
+        if isinstance(s, (list, tuple)):
+            items = [pack(item) for item in s]
+            if hasattr(s, "_fields"):
+                return type(s)(*items)
+            return type(s)(items)
+        return next(leaves)
+
+    return pack(structure)
+
+
+def _same_structure(a, b):
+    if isinstance(a, dict) or isinstance(b, dict):
+        return isinstance(a, dict) and isinstance(b, dict) and sorted(a) == sorted(b) and \
+            all(_same_structure(a[k], b[k]) for k in a)
+    if _is_nested(a) or _is_nested(b):
+        return _is_nested(a) and _is_nested(b) and len(a) == len(b) and \
+            all(_same_structure(x, y) for x, y in zip(a, b))
+    return True
+
+
+class _Loop:
+    """What the gradient of a While needs to know: its body as a function of flat tensors."""
+
+    def __init__(self, flat_body, num_vars, attrs):
+        self.flat_body = flat_body
+        self.num_vars = num_vars
+        self.attrs = attrs
+
+
+def _trace_function(fn, outer, types, shapes):
+    """Traces fn(*args) on one argument per loop variable: (graph, flat results)."""
+    from .function_graph import FunctionGraph
+    graph = FunctionGraph(outer, len(types))
+    with graph.as_default():
+        args = [graph.arg(i, t, s, "loop_var_%d" % i) for i, (t, s) in enumerate(zip(types,
+                                                                                    shapes))]
+        results = fn(args)
+    return graph, results
+
+
+def _as_tensor_in(graph, value, what):
+    from .framework import IndexedSlices
+    if isinstance(value, IndexedSlices):
+        raise TypeError("while_loop: %s is IndexedSlices, which troupe's loops do not carry "
+                        "yet" % what)
+    if hasattr(value, "_as_graph_element") and not isinstance(value, Tensor):
+        value = value._as_graph_element()
+    if isinstance(value, Operation):
+        raise TypeError("while_loop: %s is the Operation %r; expected a Tensor" % (what,
+                                                                                    value.name))
+    tensor = convert_to_tensor(value)
+    if tensor.graph is not graph:
+        tensor = graph._capture(tensor)
+    return tensor
+
+
+def _build_while(cond_fn, body_fn, flat_vars, invariants, parallel_iterations, loop=None):
+    """One While node for flat loop variables: the node."""
+    from .function_graph import shape_attr
+    outer = get_default_graph()
+    types = [v.dtype for v in flat_vars]
+
+    def traced_cond(args):
+        verdict = cond_fn(args)
+        return [verdict]
+
+    cond_graph, verdict = _trace_function(traced_cond, outer, types, invariants)
+    with cond_graph.as_default():
+        verdict = _as_tensor_in(cond_graph, verdict[0], "the result of cond")
+        if verdict.dtype != _dtypes.bool:
+            raise TypeError("while_loop: cond must return a boolean scalar, got %s"
+                            % verdict.dtype.name)
+        if verdict.shape.ndims not in (None, 0):
+            raise ValueError("while_loop: cond must return a scalar, got shape %s"
+                             % verdict.shape)
+        cond_graph.retval(verdict, 0)
+
+    body_graph, results = _trace_function(body_fn, outer, types, invariants)
+    with body_graph.as_default():
+        tensors = []
+        for i, (value, var, invariant) in enumerate(zip(results, flat_vars, invariants)):
+            tensor = _as_tensor_in(body_graph, value, "loop variable %d returned by body" % i)
+            if tensor.dtype != var.dtype:
+                raise TypeError("while_loop: body returned %s for loop variable %d (%s), which "
+                                "is %s" % (tensor.dtype.name, i, var.name, var.dtype.name))
+            if not invariant.is_compatible_with(tensor.shape):
+                raise ValueError(
+                    "Input tensor '%s' enters the loop with shape %s, but has shape %s after "
+                    "one iteration. To allow the shape to vary across iterations, use the "
+                    "`shape_invariants` argument of tf.while_loop to specify a less-specific "
+                    "shape." % (var.name, invariant, tensor.shape))
+            tensors.append(tensor)
+        for i, tensor in enumerate(tensors):
+            body_graph.retval(tensor, i)
+
+    attrs = {"T": [t.as_datatype_enum for t in types],
+             "Tcond": [t.dtype.as_datatype_enum for t in cond_graph._captures],
+             "Tbody": [t.dtype.as_datatype_enum for t in body_graph._captures],
+             "cond": cond_graph.serialize(), "body": body_graph.serialize(),
+             "output_shapes": [shape_attr(s) for s in invariants],
+             "parallel_iterations": int(parallel_iterations)}
+    op = _make("While", [list(flat_vars), list(cond_graph._captures),
+                         list(body_graph._captures)], attrs, name="While")
+    if loop is not None:
+        loop.attrs = attrs
+        outer._while_loops[op.name] = loop
+    return op
+
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
+               back_prop=True, swap_memory=False, name=None, maximum_iterations=None,
+               return_same_structure=False):
+    """Repeats body while cond is true, as TensorFlow 1.x's tf.while_loop: cond(*loop_vars)
+    is a boolean scalar, body(*loop_vars) gives loop variables of the same structure, dtypes
+    and shapes (or shapes compatible with `shape_invariants`). Returns the loop variables
+    after the last iteration (the single tensor when there is one loop variable, unless
+    return_same_structure). Gradients flow through it to the loop variables and to the tensors
+    the body uses. Loop variables are Tensors (and values convertible to them); TensorArray,
+    IndexedSlices and SparseTensor loop variables are not supported."""
+    from .framework import TensorShape
+    if not callable(cond):
+        raise TypeError("cond must be callable.")
+    if not callable(body):
+        raise TypeError("body must be callable.")
+    if isinstance(parallel_iterations, bool) or not isinstance(parallel_iterations, int) or \
+            parallel_iterations < 1:
+        raise TypeError("parallel_iterations must be a positive integer.")
+    if loop_vars is None or (_is_nested(loop_vars) and not _flatten_nested(loop_vars)):
+        raise ValueError("No loop variables provided")
+    with name_scope(name, "while"):
+        if maximum_iterations is not None:
+            maximum = convert_to_tensor(maximum_iterations, name="maximum_iterations")
+            if maximum.shape.ndims not in (None, 0):
+                raise ValueError("maximum_iterations must be a scalar, saw shape: %s"
+                                 % maximum.shape)
+            from .ops import constant, less
+            from .math_ops import logical_and
+            counter = constant(0, dtype=maximum.dtype, name="iteration_counter")
+            single = _is_nested(loop_vars) and len(loop_vars) == 1 and \
+                not return_same_structure
+            inner_vars = loop_vars[0] if single else loop_vars
+            unpack = (lambda lv: (lv,)) if single or not _is_nested(inner_vars) else \
+                (lambda lv: tuple(lv))
+            user_cond, user_body = cond, body
+            cond = lambda i, lv: logical_and(less(i, maximum), user_cond(*unpack(lv)))  # noqa
+            body = lambda i, lv: (i + 1, user_body(*unpack(lv)))  # noqa: E731
+            if shape_invariants is not None:
+                shape_invariants = (TensorShape([]), shape_invariants[0] if single
+                                    else shape_invariants)
+            result = while_loop(cond, body, (counter, inner_vars), shape_invariants,
+                                parallel_iterations, back_prop, swap_memory,
+                                return_same_structure=True)
+            return result[1]
+
+        structure = loop_vars if _is_nested(loop_vars) else [loop_vars]
+        flat_vars = []
+        for i, value in enumerate(_flatten_nested(structure)):
+            if hasattr(value, "_as_graph_element") and not isinstance(value, Tensor):
+                value = value._as_graph_element()
+            if not isinstance(value, Tensor):
+                try:
+                    value = convert_to_tensor(value, name="loop_var_%d" % i)
+                except (TypeError, ValueError) as e:
+                    raise TypeError("while_loop: loop variable %d (%r) is not a Tensor: %s"
+                                    % (i, value, e)) from None
+            flat_vars.append(value)
+        if shape_invariants is None:
+            invariants = [v.shape for v in flat_vars]
+        else:
+            given = shape_invariants if _is_nested(loop_vars) else [shape_invariants]
+            if not _same_structure(structure, given):
+                raise ValueError("The two structures don't have the same nested structure.\n\n"
+                                 "First structure: %s\n\nSecond structure: %s"
+                                 % (structure, given))
+            invariants = [s if isinstance(s, TensorShape) else TensorShape(s)
+                          for s in _flatten_nested(given)]
+            for var, invariant in zip(flat_vars, invariants):
+                if not invariant.is_compatible_with(var.shape):
+                    raise ValueError(
+                        "The shape invariant specified for %s is not compatible with the "
+                        "initial shape of the loop variable. It enters the loop with shape %s, "
+                        "but the specified shape invariant is %s." % (var.name, var.shape,
+                                                                      invariant))
+
+        def flat_cond(args):
+            return cond(*_pack_nested(structure, args))
+
+        def flat_body(args):
+            result = body(*_pack_nested(structure, args))
+            if not _is_nested(loop_vars):
+                result = [result] if not _is_nested(result) or len(result) != 1 else result
+            elif not _is_nested(result):
+                result = [result]
+            if not _same_structure(list(structure), list(result)):
+                raise ValueError("The two structures don't have the same nested structure.\n\n"
+                                 "First structure: %s\n\nSecond structure: %s"
+                                 % (list(structure), list(result)))
+            return _flatten_nested(list(result))
+
+        loop = _Loop(flat_body, len(flat_vars), None) if back_prop else None
+        op = _build_while(flat_cond, flat_body, flat_vars, invariants, parallel_iterations,
+                          loop=loop)
+        outputs = op.outputs[:len(flat_vars)]
+        if len(outputs) == 1 and not return_same_structure:
+            return outputs[0]
+        return _pack_nested(structure if _is_nested(loop_vars) else [loop_vars], outputs)
+
+
+def _while_grad(native_op, native_grads):
+    """The gradient of a While built by while_loop (called by tf.gradients through the
+    extension): one gradient or None per input of the op."""
+    from .gradients import _building_graph, gradients
+    from .framework import Operation as _Operation
+    from .ops import _t, add, constant, gather, less, zeros_like
+    graph = _building_graph()
+    op = _Operation(native_op, graph)
+    loop = graph._while_loops.get(op.name)
+    if loop is None:
+        raise LookupError("No gradient defined for the loop %s: it was built with "
+                          "back_prop=False, or not by tf.while_loop in this program" % op.name)
+    n = loop.num_vars
+    grads = [None if g is None else _t(g, graph) for g in native_grads]
+    inputs = list(op.inputs)
+    num_cond = len(loop.attrs["Tcond"])
+    variables, body_captured = inputs[:n], inputs[n + num_cond:]
+    floating = [j for j in range(n) if variables[j].dtype.is_floating]
+    floating_captured = [c for c, t in enumerate(body_captured) if t.dtype.is_floating]
+    result = [None] * len(inputs)
+    if not floating:
+        return [None if r is None else r._output for r in result]
+    with name_scope(op.name + "_grad"):
+        attrs = dict(loop.attrs, Tstacked=loop.attrs["T"])
+        recorded = _make("While", [variables, inputs[n:n + num_cond], body_captured], attrs,
+                         name="forward")
+        stacked = recorded.outputs[n:2 * n]
+        iterations = recorded.outputs[2 * n]
+        dvars = [grads[j] if grads[j] is not None else zeros_like(op.outputs[j])
+                 for j in floating]
+        dcaptured = [zeros_like(body_captured[c]) for c in floating_captured]
+
+        def backward_cond(k, dv, dc):
+            return less(constant(-1, dtype=k.dtype), k)
+
+        def backward_body(k, dv, dc):
+            here = get_default_graph()
+            xs = [gather(stacked[j], k) for j in range(n)]
+            ys = loop.flat_body(xs)
+            ys = [_as_tensor_in(here, ys[j], "loop variable %d" % j) for j in floating]
+            captured = [here._capture(body_captured[c]) for c in floating_captured]
+            partial = gradients(ys, [xs[j] for j in floating] + captured,
+                                           grad_ys=list(dv))
+            new_dv = [g if g is not None else zeros_like(xs[j])
+                      for g, j in zip(partial[:len(floating)], floating)]
+            new_dc = [d if g is None else add(d, _dense(g))
+                      for d, g in zip(dc, partial[len(floating):])]
+            return k - 1, [_dense(g) for g in new_dv], new_dc
+
+        _, dvars, dcaptured = while_loop(backward_cond, backward_body,
+                                         (iterations - 1, dvars, dcaptured),
+                                         back_prop=False, name="backward")
+    for j, d in zip(floating, dvars):
+        result[j] = d
+    for c, d in zip(floating_captured, dcaptured):
+        result[n + num_cond + c] = d
+    return [None if r is None else r._output for r in result]
+
+
+def _dense(gradient):
+    from .framework import IndexedSlices
+    return gradient._dense() if isinstance(gradient, IndexedSlices) else gradient
+
+
+_troupe.set_while_gradient(_while_grad)

@@ -33,6 +33,8 @@ class Graph:
         # GIL), only its hooks' thread may build; set by train/monitored_session.py.
         self._preparing = False
         self._preparer = None
+        # While node name -> what its gradient needs (control_flow_ops.while_loop).
+        self._while_loops = {}
 
     def _worker_device(self):
         """The worker device the innermost device() names: a replica_device_setter's

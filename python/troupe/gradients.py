@@ -1,7 +1,20 @@
 """tf.gradients: symbolic derivatives, added to the graph (graph/gradients.hpp)."""
 
+import threading
+
 from . import _troupe
 from .framework import Tensor, _wrap_gradient
+
+# The graphs gradients() is building in, innermost last: gradient functions written in Python
+# (tf.while_loop's) wrap the extension's ops in the graph on top, or, for gradients an optimizer
+# asks the extension for, in the default graph.
+_building = threading.local()
+
+
+def _building_graph():
+    from .framework import get_default_graph
+    graphs = getattr(_building, "graphs", None)
+    return graphs[-1] if graphs else get_default_graph()
 
 
 def _tensors(values, what, allow_none=False):
@@ -63,6 +76,12 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         if t.graph is not g:
             raise ValueError("gradients: %s is from another graph than %s" % (t.name, ys[0].name))
     scope = g._scope
-    result = _troupe.gradients(scope, [y._output for y in ys], [x._output for x in xs],
-                               [d._output for d in grad_ys])
+    if not hasattr(_building, "graphs"):
+        _building.graphs = []
+    _building.graphs.append(g)
+    try:
+        result = _troupe.gradients(scope, [y._output for y in ys], [x._output for x in xs],
+                                   [d._output for d in grad_ys])
+    finally:
+        _building.graphs.pop()
     return [_wrap_gradient(r, g) for r in result]

@@ -5,6 +5,8 @@
 
 #include "devices/run_graph.hpp"
 #include "troupe/graph/core/throwing.hpp"
+#include "troupe/graph/graph_def_codec.hpp"
+#include "troupe/graph/node_builder.hpp"
 
 namespace troupe {
 using testing::check_error;
@@ -44,6 +46,61 @@ struct Conditional {
 };
 
 }  // namespace
+
+// Argument `index` of a function graph.
+Output function_arg(const Scope& function, const char* name, int index, DataType dtype) {
+  return Output(NodeBuilder(function.with_op_name(name), "_Arg")
+                    .attr("T", dtype)
+                    .attr("index", index)
+                    .finalize(),
+                0);
+}
+
+void function_result(const Scope& function, const Output& value, int index, DataType dtype) {
+  NodeBuilder(function.with_op_name("result_" + std::to_string(index)), "_Retval")
+      .input(value)
+      .attr("T", dtype)
+      .attr("index", index)
+      .finalize();
+}
+
+std::string serialized(const Scope& function) {
+  BOOST_REQUIRE_MESSAGE(function.ok(), function.status().to_string());
+  auto words = serialize_graph_def(function.graph().to_graph_def());
+  auto bytes = words.asBytes();
+  return std::string(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
+}
+
+// While(i, x; limit): cond i < limit (limit captured by cond), body (i + 1, x * factor)
+// (factor captured by the body); `record` asks for the stacked loop variables.
+Operation counting_loop(const Scope& s, Output limit, Output factor, bool record,
+                        const std::string& cond_bytes = "") {
+  Scope cond = Scope::new_root();
+  function_arg(cond, "x", 1, DataType::kFloat);  // unused, but every argument has an _Arg
+  function_result(cond,
+                  ops::Less(cond, function_arg(cond, "i", 0, DataType::kInt32),
+                            function_arg(cond, "limit", 2, DataType::kInt32)),
+                  0, DataType::kBool);
+  Scope body = Scope::new_root();
+  function_result(body, ops::Add(body, function_arg(body, "i", 0, DataType::kInt32), 1), 0,
+                  DataType::kInt32);
+  function_result(body,
+                  ops::Mul(body, function_arg(body, "x", 1, DataType::kFloat),
+                           function_arg(body, "factor", 2, DataType::kFloat)),
+                  1, DataType::kFloat);
+  std::vector<DataType> types = {DataType::kInt32, DataType::kFloat};
+  return NodeBuilder(s.with_op_name("loop"), "While")
+      .input_list({Input(ops::Const(s, 0)), Input(ops::Const(s, 1.5f))})
+      .input_list({Input(limit)})
+      .input_list({Input(factor)})
+      .attr("T", types)
+      .attr("Tcond", std::vector<DataType>{DataType::kInt32})
+      .attr("Tbody", std::vector<DataType>{DataType::kFloat})
+      .attr("Tstacked", record ? types : std::vector<DataType>{})
+      .attr("cond", cond_bytes.empty() ? serialized(cond) : cond_bytes)
+      .attr("body", serialized(body))
+      .finalize();
+}
 
 BOOST_AUTO_TEST_SUITE(control_flow_kernels)
 
@@ -88,6 +145,46 @@ BOOST_AUTO_TEST_CASE(assert_and_check_numerics_fail_with_tensorflows_messages) {
               Code::kInvalidArgument, "x : Tensor had NaN values");
   check_error(run_graph(s, {numerics}, {{x, Tensor::from_vector<float>({NAN, INFINITY})}}).status(),
               Code::kInvalidArgument, "x : Tensor had NaN and Inf values");
+}
+
+// The While kernel runs cond and body as functions until cond is false; with Tstacked it
+// also gives every iteration's loop variables, stacked, for the gradient.
+BOOST_AUTO_TEST_CASE(while_runs_its_body_until_its_condition_fails) {
+  Scope s = Scope::new_root();
+  Output limit = ops::Placeholder(s.with_op_name("limit"), DataType::kInt32, PartialShape({}));
+  Operation loop = counting_loop(s, limit, ops::Const(s, 2.f), /*record=*/true);
+  auto result = run_graph(
+      s, {Output(loop, 0), Output(loop, 1), Output(loop, 2), Output(loop, 3), Output(loop, 4)},
+      {{limit, Tensor::scalar<int32_t>(3)}});
+  BOOST_REQUIRE_MESSAGE(result.ok(), result.status().to_string());
+  BOOST_TEST(result->at(0).scalar<int32_t>() == 3);
+  BOOST_TEST(result->at(1).scalar<float>() == 12.f);
+  check_tensor<int32_t>(result->at(2), {3}, {0, 1, 2});
+  check_tensor<float>(result->at(3), {3}, {1.5f, 3.f, 6.f});
+  BOOST_TEST(result->at(4).scalar<int32_t>() == 3);
+
+  // No iteration: the inputs come out, and nothing is stacked.
+  result = run_graph(s, {Output(loop, 1), Output(loop, 3)}, {{limit, Tensor::scalar<int32_t>(0)}});
+  BOOST_REQUIRE_MESSAGE(result.ok(), result.status().to_string());
+  BOOST_TEST(result->at(0).scalar<float>() == 1.5f);
+  check_tensor<float>(result->at(1), {0}, {});
+}
+
+BOOST_AUTO_TEST_CASE(a_bad_condition_or_function_fails_naming_the_node) {
+  Scope s = Scope::new_root();
+  // A condition that returns an int32.
+  Scope cond = Scope::new_root();
+  function_arg(cond, "x", 1, DataType::kFloat);
+  function_arg(cond, "limit", 2, DataType::kInt32);
+  function_result(cond, function_arg(cond, "i", 0, DataType::kInt32), 0, DataType::kInt32);
+  Operation loop = counting_loop(s, ops::Const(s, 3), ops::Const(s, 2.f), false, serialized(cond));
+  check_error(run_graph(s, {Output(loop, 0)}).status(), Code::kInvalidArgument,
+              "node 'loop' (While): cond must return one scalar bool, got 1 values (the first "
+              "int32 of shape [])");
+  Scope t = Scope::new_root();
+  Operation broken = counting_loop(t, ops::Const(t, 3), ops::Const(t, 2.f), false, "not a graph");
+  check_error(run_graph(t, {Output(broken, 0)}).status(), Code::kInvalidArgument,
+              "node 'loop' (While): function cond");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -16,9 +16,10 @@ import numpy as np
 from .. import _troupe
 from .. import dtypes as _dtypes
 from .. import ops as _ops
-from ..framework import Graph, Operation, Tensor, TensorShape, convert_to_tensor, \
+from ..framework import Operation, Tensor, TensorShape, convert_to_tensor, \
     get_default_graph
 from . import nest
+from ..function_graph import FunctionGraph, shape_attr
 
 AUTOTUNE = -1
 
@@ -27,8 +28,7 @@ def _flat_shapes(value):
     return [s if isinstance(s, TensorShape) else TensorShape(s) for s in nest.flatten(value)]
 
 
-def _shape_attr(shape):
-    return None if shape.ndims is None else shape.as_list()
+_shape_attr = shape_attr
 
 
 def _most_specific_compatible(a, b):
@@ -461,47 +461,14 @@ class _ConcatenateDataset(Dataset):
                           self._attrs())
 
 
-class _FunctionGraph(Graph):
-    """The graph a map or filter function is traced into. Tensors of the outer graph it
-    uses become _Arg nodes after the element's (see ops._input)."""
-
-    _is_function = True
-
-    def __init__(self, outer, first_capture_index):
-        super().__init__()
-        self.seed = outer.seed
-        self._outer = outer
-        self._next_index = first_capture_index
-        self._captures = []  # outer tensors, in _Arg order
-        self._captured = {}  # outer tensor -> its _Arg tensor here
-
-    def _arg(self, index, dtype, shape, name):
-        return _ops._make("_Arg", [], {"T": dtype.as_datatype_enum, "index": index,
-                                       "shape": _shape_attr(shape)},
-                          name=name, graph=self).outputs[0]
-
-    def _capture(self, tensor):
-        if tensor.graph is not self._outer:
-            raise ValueError("Tensor %s is from a graph that is neither the function's nor the "
-                             "one the dataset is built in" % tensor.name)
-        if tensor not in self._captured:
-            with self._push(self._root, ""):
-                arg = self._arg(self._next_index, tensor.dtype, tensor.shape,
-                                "captured_%d" % len(self._captures))
-            self._next_index += 1
-            self._captures.append(tensor)
-            self._captured[tensor] = arg
-        return self._captured[tensor]
-
-
 def _trace(func, dataset, what, returns_dataset=False):
     """Traces `func` on `dataset`'s elements: (serialized body, result structure, result
     tensors, captured outer tensors). With `returns_dataset`, `func` must return a Dataset:
     the body returns its reference, and the result is that Dataset."""
     outer = get_default_graph()
-    graph = _FunctionGraph(outer, len(dataset._types))
+    graph = FunctionGraph(outer, len(dataset._types))
     with graph.as_default():
-        flat = [graph._arg(i, t, s, "arg_%d" % i)
+        flat = [graph.arg(i, t, s, "arg_%d" % i)
                 for i, (t, s) in enumerate(zip(dataset._types, dataset._shapes))]
         args = nest.pack_sequence_as(dataset._structure, flat)
         if isinstance(args, tuple) and not hasattr(args, "_fields"):
