@@ -1,5 +1,5 @@
 // Gradients of the array ops (Identity, CheckNumerics, EnsureShapeLike, Reshape, Fill's value,
-// BroadcastTo, Select) and the array ops without a gradient: Const, Placeholder, NoOp, Shape, Size,
+// BroadcastTo, Select, and Switch, a tf.cond's entry) and the array ops without a gradient: Const, Placeholder, NoOp, Shape, Size,
 // ZerosLike, OnesLike, BroadcastGradientArgs, StopGradient. The formulas are TensorFlow's
 // (python/ops/array_grad.py).
 #include "troupe/graph/gradients/standard_gradients.hpp"
@@ -20,6 +20,19 @@ Status check_numerics_grad(const Scope& s, const Operation& op, const Outputs& d
   const std::string message = op.node()->def().find_attr("message")->get<std::string>();
   *dx = {ops::CheckNumerics(
       s, dy[0], "Not a number (NaN) or infinity (Inf) values detected in gradient. " + message)};
+  return s.status();
+}
+
+// A Switch sends its data to one side: the gradient is that side's, which a Merge of both
+// sides' gradients forwards (the other side's is dead, or a zero made from its dead output).
+// None for the predicate. (Merge's gradient needs the cond's predicate, which Python keeps:
+// python/troupe/control_flow_ops.py.)
+Status switch_grad(const Scope& s, const Operation&, const Outputs& dy, Outputs* dx) {
+  if (!dy[0].valid() || !dy[1].valid()) {
+    *dx = {Output(), Output()};
+    return s.status();
+  }
+  *dx = {ops::Merge(s, {dy[0], dy[1]}).output, Output()};
   return s.status();
 }
 
@@ -104,6 +117,7 @@ void register_array_gradients(GradientRegistry& r) {
   must_register_gradient(r, "Fill", fill_grad);
   must_register_gradient(r, "BroadcastTo", broadcast_to_grad);
   must_register_gradient(r, "Select", select_grad);
+  must_register_gradient(r, "Switch", switch_grad);
   for (const char* op : {"Const", "Placeholder", "NoOp", "Shape", "Size", "ZerosLike", "OnesLike",
                          "BroadcastGradientArgs", "StopGradient"}) {
     must_declare_not_differentiable(r, op);

@@ -4,7 +4,6 @@
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
-#include <mutex>
 #include <optional>
 
 #include "bindings.hpp"
@@ -232,6 +231,8 @@ void bind_graph(py::module_& m) {
       .def_property_readonly("device",
                              [](const Operation& op) { return op.node()->requested_device(); })
       .def_property_readonly("num_outputs", &Operation::num_outputs)
+      // Nodes are numbered in the order they were added to their graph.
+      .def_property_readonly("id", [](const Operation& op) { return op.node()->id(); })
       .def("output", [](const Operation& op, int i) { return Output(op, i); })
       .def_property_readonly("inputs",
                              [](const Operation& op) {
@@ -485,29 +486,26 @@ void bind_graph(py::module_& m) {
       result.push_back(gradient_to_py(g));
     return result;
   });
-  // The gradient of While (tf.while_loop) is built in Python, which traced the loop's body
-  // (python/troupe/control_flow_ops.py): the registry's entry calls the function installed
-  // here with the op and its output gradients (None for an integer output), and takes one
-  // gradient or None per input. An exception it raises goes back to tf.gradients' caller.
-  m.def("set_while_gradient", [](py::function builder) {
-    static auto* installed = new py::object();
-    *installed = std::move(builder);
-    static std::once_flag once;
-    std::call_once(once, [] {
-      must_register_gradient(
-          GradientRegistry::global(), "While",
-          [](const Scope& scope, const Operation& op, const std::vector<Output>& grad_outputs,
-             std::vector<Output>* grad_inputs) -> Status {
-            py::gil_scoped_acquire gil;
-            py::list grads;
-            for (const Output& g : grad_outputs)
-              grads.append(g.valid() ? py::cast(g) : py::none());
-            py::object result = (*installed)(op, grads);
-            for (py::handle item : result)
-              grad_inputs->push_back(item.is_none() ? Output() : item.cast<Output>());
-            return scope.status();
-          });
-    });
+  // Gradients built in Python, which knows what the graph does not hold: the body of a While
+  // (tf.while_loop) and the predicate of a tf.cond's Merge (python/troupe/control_flow_ops.py).
+  // The registry's entry for `op_type` calls `builder` with the op and its output gradients
+  // (None for an integer output), and takes one gradient or None per input. An exception it
+  // raises goes back to tf.gradients' caller. Once per op type.
+  m.def("set_python_gradient", [](const std::string& op_type, py::function builder) {
+    auto* installed = new py::object(std::move(builder));  // kept for the process
+    check(GradientRegistry::global().register_gradient(
+        op_type, [installed](const Scope& scope, const Operation& op,
+                             const std::vector<Output>& grad_outputs,
+                             std::vector<Output>* grad_inputs) -> Status {
+          py::gil_scoped_acquire gil;
+          py::list grads;
+          for (const Output& g : grad_outputs)
+            grads.append(g.valid() ? py::cast(g) : py::none());
+          py::object result = (*installed)(op, grads);
+          for (py::handle item : result)
+            grad_inputs->push_back(item.is_none() ? Output() : item.cast<Output>());
+          return scope.status();
+        }));
   });
   // tf.convert_to_tensor of IndexedSlices: the dense tensor they stand for.
   m.def("indexed_slices_to_dense",

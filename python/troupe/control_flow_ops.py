@@ -1,9 +1,11 @@
 """tf.cond and tf.case, built as TensorFlow 1.x builds them from Switch and Merge
 (graph/ops/control_flow_ops.hpp): the predicate switches a pivot into each branch, every op a
-branch creates depends on its pivot, and Merge forwards the taken branch's results. Only the
-taken branch's ops run (side effects included). Limits: the branches' ops and what uses their
-results must run on one task (a dead value cannot cross devices yet), and there is no gradient
-through a cond yet (tf.gradients raises naming the Merge)."""
+branch creates depends on its pivot, a tensor from outside a branch enters it through a Switch
+on the predicate, and Merge forwards the taken branch's results. Only the taken branch's ops run
+(side effects included). Gradients flow back as TensorFlow's do: a Merge's gradient is
+switched into the branches, and each entering Switch's gradient is a Merge of its sides'.
+Limits: the branches' ops and what uses their results must run on one task (a dead value
+cannot cross devices yet). And tf.while_loop."""
 
 from . import _troupe
 from . import dtypes as _dtypes
@@ -35,10 +37,52 @@ def _flatten(result):
                     "of them), got %r" % (result,))
 
 
-def _branch(fn, pivot, what):
+class _CondContext:
+    """One branch of a tf.cond while it is built (TensorFlow 1.x's CondContext): an op of the
+    branch that uses a tensor from outside it (ops._input asks enter()) gets that tensor
+    through a Switch on the predicate, made outside the branch's control dependencies, so that
+    its gradient comes back through a Merge that always has one live input. A variable's
+    reference stays a reference for the ops that change the variable (assign and the like);
+    other ops read it outside the branch and get the read through the Switch."""
+
+    def __init__(self, graph, pred, branch):
+        self.graph = graph
+        self.pred = pred
+        self.branch = branch  # the Switch output this branch takes: 0 false, 1 true
+        self.outer = graph._cond_context
+        self.entry_scope = graph._scope
+        self.first_id = graph._root.num_nodes()
+        self.entered = {}  # outer Output -> the Tensor that enters
+
+    def inside(self, tensor):
+        return tensor.op._op.id >= self.first_id
+
+    def enter(self, tensor):
+        key = tensor._output
+        if key not in self.entered:
+            graph = self.graph
+            graph._cond_context = self.outer  # the Switch's own inputs enter the outer branch
+            try:
+                with graph._push(self.entry_scope):
+                    value = identity(tensor) if key.is_ref else tensor
+                    switch = _make("Switch", [value, self.pred], {})
+                self.entered[key] = switch.outputs[self.branch]
+            finally:
+                graph._cond_context = self
+        return self.entered[key]
+
+
+def _branch(fn, pivot, what, pred=None, branch=None):
     graph = get_default_graph()
+    context = _CondContext(graph, pred, branch) if pred is not None else None
     with graph.control_dependencies([pivot.op]):
-        result = fn()
+        if context is not None:
+            graph._cond_context = context
+        try:
+            result = fn()
+        finally:
+            if context is not None:
+                graph._cond_context = context.outer
         values, rebuild = _flatten(result)
         outputs = []
         for value in values:
@@ -84,8 +128,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         switch_f, switch_t = _switch(pred, pred)
         pivot_t = identity(switch_t, name="switch_t")
         pivot_f = identity(switch_f, name="switch_f")
-        true_values, true_outputs, rebuild = _branch(true_fn, pivot_t, "true_fn")
-        false_values, false_outputs, _ = _branch(false_fn, pivot_f, "false_fn")
+        true_values, true_outputs, rebuild = _branch(true_fn, pivot_t, "true_fn", pred, 1)
+        false_values, false_outputs, _ = _branch(false_fn, pivot_f, "false_fn", pred, 0)
         if len(true_outputs) != len(false_outputs):
             raise ValueError("Outputs of true_fn and false_fn must have the same structure: %d "
                              "and %d results" % (len(true_outputs), len(false_outputs)))
@@ -98,6 +142,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                 raise ValueError("Outputs of true_fn and false_fn must have the same type: "
                                  "%s, %s" % (t.dtype.name, f.dtype.name))
             result = _merge([t, f])
+            get_default_graph()._cond_merges[result.op.name] = pred
             merged.append(result.op if isinstance(tv, Operation) else result)
         out = rebuild(merged)
         if not strict and isinstance(out, list) and len(out) == 1:
@@ -107,8 +152,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
 
 def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
     """The function of the first pair whose predicate is true (else `default`, else the last
-    pair's), as nested conds. exclusive=True (checking that at most one predicate holds) needs
-    tf.Assert, which troupe does not have yet: it is ValueError."""
+    pair's), as nested conds. With exclusive=True the step fails with InvalidArgumentError when
+    more than one predicate holds (TensorFlow's message)."""
     if isinstance(pred_fn_pairs, dict):
         pairs = list(pred_fn_pairs.items())
     elif isinstance(pred_fn_pairs, (list, tuple)):
@@ -123,15 +168,25 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         if not pairs:
             raise ValueError("case: no predicates and no default")
         *pairs, (_, default) = pairs
-    if exclusive:
-        raise ValueError("case(exclusive=True) is not supported by troupe yet (it needs "
-                         "tf.Assert)")
     with name_scope(name, "case"):
-        result = default
-        for pred, fn in reversed(pairs):
-            result = (lambda p, f, rest: (lambda: cond(p, f, rest, strict=strict)))(
-                pred, fn, result)
-        return result()
+        checks = []
+        if exclusive and pairs:
+            from .ops import cast, constant, less, reduce_sum, stack
+            predicates = [convert_to_tensor(p, dtype=_dtypes.bool) for p, _ in pairs]
+            values = stack(predicates, name="preds_c")
+            count = reduce_sum(cast(values, _dtypes.int32), name="num_true_conds")
+            checks.append(Assert(
+                less(count, constant(2, name="two_true_conds")),
+                ["More than one condition evaluated as True but exclusive=True. Conditions: "
+                 "(%s), Values:" % ", ".join(p.name for p in predicates), values],
+                summarize=len(predicates)))
+            pairs = list(zip(predicates, [fn for _, fn in pairs]))
+        with control_dependencies(checks):
+            result = default
+            for pred, fn in reversed(pairs):
+                result = (lambda p, f, rest: (lambda: cond(p, f, rest, strict=strict)))(
+                    pred, fn, result)
+            return result()
 
 
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFlow's name
@@ -463,4 +518,28 @@ def _dense(gradient):
     return gradient._dense() if isinstance(gradient, IndexedSlices) else gradient
 
 
-_troupe.set_while_gradient(_while_grad)
+def _merge_grad(native_op, native_grads):
+    """The gradient of a tf.cond's Merge: switched on the cond's predicate into the branches
+    (the true branch's result is the Merge's input 0)."""
+    from .framework import Operation as _Operation
+    from .gradients import _building_graph
+    from .ops import _t
+    graph = _building_graph()
+    op = _Operation(native_op, graph)
+    pred = graph._cond_merges.get(op.name)
+    if pred is None:
+        raise LookupError("No gradient defined for the Merge %s: it was not built by tf.cond in "
+                          "this program" % op.name)
+    if native_grads[0] is None:
+        return [None] * len(op.inputs)
+    saved = graph._cond_context
+    graph._cond_context = None
+    try:
+        false_side, true_side = _switch(_t(native_grads[0], graph), pred)
+    finally:
+        graph._cond_context = saved
+    return [true_side._output, false_side._output]
+
+
+_troupe.set_python_gradient("While", _while_grad)
+_troupe.set_python_gradient("Merge", _merge_grad)

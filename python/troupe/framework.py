@@ -33,8 +33,11 @@ class Graph:
         # GIL), only its hooks' thread may build; set by train/monitored_session.py.
         self._preparing = False
         self._preparer = None
-        # While node name -> what its gradient needs (control_flow_ops.while_loop).
+        # While node name -> what its gradient needs (control_flow_ops.while_loop); a cond's
+        # Merge node name -> its predicate; the tf.cond branch being built, if any.
         self._while_loops = {}
+        self._cond_merges = {}
+        self._cond_context = None
 
     def _worker_device(self):
         """The worker device the innermost device() names: a replica_device_setter's

@@ -24,11 +24,26 @@ def _graph_of(*values):
     return get_default_graph()
 
 
+def _keeps_reference(what):
+    """Whether the op input `what` (as ops._input names it) changes a variable."""
+    op_type = what.split(" ")[0]
+    return what.endswith(" ref") or op_type.startswith(("Assign", "Scatter", "Apply",
+                                                        "SparseApply", "ResourceApply",
+                                                        "CountUpTo", "IsVariableInitialized"))
+
+
 def _input(value, graph, what, dtype=None):
     """An op input for the extension: an Output, or a numpy array for a literal."""
     if isinstance(value, Tensor):
         if value.graph is not graph and getattr(graph, "_is_function", False):
-            return graph._capture(value)._output  # an outer tensor a traced function uses
+            value = graph._capture(value)  # an outer tensor a traced function uses
+        context = graph._cond_context
+        # A tensor from outside the tf.cond branch being built (a traced function's arguments
+        # and captures are outside any of its conds).
+        if context is not None and value.graph is graph and \
+                (not context.inside(value) or value.op.type == "_Arg") and \
+                not (value._output.is_ref and _keeps_reference(what)):
+            value = context.enter(value)
         if value.graph is not graph:
             raise ValueError("%s: Tensor %s must be from the same graph as the other inputs"
                              % (what, value.name))

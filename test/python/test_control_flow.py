@@ -58,8 +58,16 @@ def test_case_picks_the_first_true_predicate():
                      default=lambda: tf.constant(1))
     with tf.Session() as sess:
         assert [sess.run(result, {x: v}) for v in (-5, 0, 7)] == [-1, 0, 1]
-    with pytest.raises(ValueError, match="exclusive=True"):
-        tf.case([(tf.less(x, 0), lambda: tf.constant(-1))], exclusive=True)
+    # exclusive=True: more than one true predicate fails the step (TensorFlow's message).
+    exclusive = tf.case([(tf.less(x, 0), lambda: tf.constant(-1)),
+                         (tf.less(x, 5), lambda: tf.constant(5))],
+                        default=lambda: tf.constant(9), exclusive=True)
+    with tf.Session() as sess:
+        assert [sess.run(exclusive, {x: v}) for v in (3, 7)] == [5, 9]
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"More than one condition evaluated as True but "
+                                 r"exclusive=True. Conditions: \(Less.*, Less.*\), Values:"):
+            sess.run(exclusive, {x: -1})
 
 
 def test_bad_branches_and_limits():
@@ -73,9 +81,6 @@ def test_bad_branches_and_limits():
     with pytest.raises(TypeError, match="bool scalar"):
         tf.cond(tf.constant(1), lambda: tf.constant(1), lambda: tf.constant(2))
     x = tf.constant(3.0)
-    y = tf.cond(pred, lambda: x * x, lambda: x)
-    with pytest.raises(tf.errors.InvalidArgumentError, match="no gradient is registered"):
-        tf.gradients(y, [x])
     # A value of the untaken branch fetched directly is an error naming the branch.
     inner = []
     tf.cond(pred, lambda: inner.append(x * 2.0) or inner[0], lambda: x)
@@ -83,3 +88,85 @@ def test_bad_branches_and_limits():
         with pytest.raises(tf.errors.InvalidArgumentError, match="cond that was not taken"):
             sess.run(inner[0], {pred: False})
         np.testing.assert_allclose(sess.run(inner[0], {pred: True}), 6.0)
+
+
+# TensorFlow 1.x's control_flow_ops_py_test: testCondGrad_1, _2, _3 and the patterns TF1 models
+# train through (a training flag choosing dropout, a weight used in one branch only).
+def test_cond_grad_1_and_2():
+    x = tf.constant(10.0)
+    r = tf.cond(tf.less(1, 2), lambda: tf.identity(x), lambda: tf.identity(x))
+    with tf.Session() as sess:
+        assert sess.run(tf.gradients(r, [x])[0]) == 1.0
+    c = tf.placeholder(tf.int32, shape=[])
+    r = tf.cond(tf.less(c, 2), lambda: tf.multiply(x, 42.0), lambda: tf.multiply(x, 3.0))
+    grad = tf.gradients(r, [x])[0]
+    with tf.Session() as sess:
+        assert sess.run(grad, {c: 1}) == 42.0
+        assert sess.run(grad, {c: 3}) == 3.0
+
+
+def test_cond_grad_3_nested_in_the_gradient_of_a_branch():
+    c = tf.placeholder(tf.int32, shape=[])
+    ox = tf.constant(10.0)
+    pred = tf.less(c, 2)
+
+    def fn1(x):
+        m = x * x
+        return tf.gradients(m, [ox])[0]
+
+    r = tf.cond(pred, lambda: fn1(ox), lambda: tf.constant(1.0))
+    with tf.Session() as sess:
+        assert sess.run(r, {c: 1}) == 20.0
+        assert sess.run(r, {c: 3}) == 1.0
+
+
+def test_nested_conds_and_their_gradients():
+    x = tf.placeholder(tf.float32, [])
+    p = tf.placeholder(tf.bool, [])
+    q = tf.placeholder(tf.bool, [])
+    y = tf.cond(p, lambda: tf.cond(q, lambda: x * x, lambda: 3.0 * x), lambda: -x)
+    g = tf.gradients(y, x)[0]
+    with tf.Session() as sess:
+        for pv, qv, want in [(True, True, 4.0), (True, False, 3.0), (False, True, -1.0)]:
+            assert sess.run(g, {x: 2.0, p: pv, q: qv}) == want
+
+
+def test_a_weight_used_in_one_branch_gets_zero_when_it_is_not_taken():
+    w = tf.Variable(3.0)
+    v = tf.Variable(5.0)
+    train = tf.placeholder(tf.bool, [])
+    y = tf.cond(train, lambda: w * w, lambda: v + 1.0)
+    gw, gv = tf.gradients(y, [w, v])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run([gw, gv], {train: True}) == [6.0, 0.0]
+        assert sess.run([gw, gv], {train: False}) == [0.0, 1.0]
+
+
+def test_a_model_trains_through_a_training_flag():
+    rng = np.random.RandomState(1)
+    xs = rng.randn(64, 4).astype(np.float32)
+    ys = (xs @ np.array([[1.0], [-2.0], [0.5], [3.0]], np.float32)).astype(np.float32)
+    x = tf.placeholder(tf.float32, [None, 4])
+    y = tf.placeholder(tf.float32, [None, 1])
+    training = tf.placeholder_with_default(False, [])
+    w = tf.Variable(tf.zeros([4, 1]))
+    hidden = tf.cond(training, lambda: tf.nn.dropout(x, keep_prob=0.9) * 0.9, lambda: x)
+    loss = tf.reduce_mean(tf.square(tf.matmul(hidden, w) - y))
+    step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first = sess.run(loss, {x: xs, y: ys})
+        for _ in range(100):
+            sess.run(step, {x: xs, y: ys, training: True})
+        assert sess.run(loss, {x: xs, y: ys}) < first / 10
+
+
+def test_an_assign_in_a_branch_still_changes_the_variable():
+    v = tf.Variable(1.0)
+    p = tf.placeholder(tf.bool, [])
+    r = tf.cond(p, lambda: tf.assign_add(v, 10.0), lambda: tf.identity(v))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(r, {p: True}) == 11.0
+        assert sess.run(r, {p: False}) == 11.0

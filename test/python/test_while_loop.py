@@ -229,3 +229,14 @@ def test_an_endless_loop_ends_at_the_steps_deadline_and_the_device_goes_on():
             sess.run(r, options=tf.RunOptions(timeout_in_ms=500))
         assert time.monotonic() - started < 5
         assert sess.run(tf.constant(3) + 1) == 4  # the loop was cancelled, not left running
+
+
+def test_a_cond_in_the_body_and_the_gradient_through_both():
+    x = tf.constant(2.0, tf.float64)
+
+    def body(i, y):
+        return i + 1, tf.cond(i < 2, lambda: y * x, lambda: y + x)
+
+    _, y = tf.while_loop(lambda i, y: i < 4, body, (tf.constant(0), x))
+    # y = x**3 + 2x: 12 at 2, and dy/dx = 3x**2 + 2 = 14
+    assert run([y, tf.gradients(y, x)[0]]) == [12.0, 14.0]
