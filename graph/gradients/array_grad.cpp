@@ -1,7 +1,7 @@
 // Gradients of the array ops (Identity, CheckNumerics, EnsureShapeLike, Reshape, Fill's value,
-// BroadcastTo, Select, and Switch, a tf.cond's entry) and the array ops without a gradient: Const, Placeholder, NoOp, Shape, Size,
-// ZerosLike, OnesLike, BroadcastGradientArgs, StopGradient. The formulas are TensorFlow's
-// (python/ops/array_grad.py).
+// BroadcastTo, Select, and Switch, a tf.cond's entry) and the array ops without a gradient: Const,
+// Placeholder, NoOp, Shape, Size, ZerosLike, OnesLike, BroadcastGradientArgs, StopGradient. The
+// formulas are TensorFlow's (python/ops/array_grad.py).
 #include "troupe/graph/gradients/standard_gradients.hpp"
 #include "troupe/graph/ops/ops.hpp"
 

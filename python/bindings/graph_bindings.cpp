@@ -494,9 +494,10 @@ void bind_graph(py::module_& m) {
   m.def("set_python_gradient", [](const std::string& op_type, py::function builder) {
     auto* installed = new py::object(std::move(builder));  // kept for the process
     check(GradientRegistry::global().register_gradient(
-        op_type, [installed](const Scope& scope, const Operation& op,
-                             const std::vector<Output>& grad_outputs,
-                             std::vector<Output>* grad_inputs) -> Status {
+        op_type,
+        [installed](const Scope& scope, const Operation& op,
+                    const std::vector<Output>& grad_outputs,
+                    std::vector<Output>* grad_inputs) -> Status {
           py::gil_scoped_acquire gil;
           py::list grads;
           for (const Output& g : grad_outputs)
