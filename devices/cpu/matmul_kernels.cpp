@@ -5,6 +5,8 @@
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/eigen.hpp"
 
+#include <Eigen/QR>
+
 namespace troupe {
 namespace {
 
@@ -109,9 +111,54 @@ class BatchMatMulKernel : public OpKernel {
   bool adj_y_;
 };
 
+// tf.qr: Eigen's Householder QR of each matrix, in column-major copies.
+template <class T>
+class QrKernel : public OpKernel {
+ public:
+  explicit QrKernel(const OpKernelConstruction& c)
+      : OpKernel(c), full_(c.attr<bool>("full_matrices")) {}
+
+  void compute(OpKernelContext& ctx) override {
+    using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const Tensor& input = ctx.input(0);
+    const int rank = input.rank();
+    if (rank < 2) {
+      ctx.fail_invalid("input must have rank >= 2, got shape {}", input.shape().to_string());
+      return;
+    }
+    const int64_t m = input.dim(rank - 2), n = input.dim(rank - 1), k = std::min(m, n);
+    const int64_t q_cols = full_ ? m : k, r_rows = full_ ? m : k;
+    std::vector<int64_t> q_dims = input.shape().dims(), r_dims = input.shape().dims();
+    q_dims.back() = q_cols;
+    r_dims[rank - 2] = r_rows;
+    Tensor& q = ctx.allocate_output(0, TensorShape(q_dims));
+    Tensor& r = ctx.allocate_output(1, TensorShape(r_dims));
+    int64_t batch = 1;
+    for (int d = 0; d + 2 < rank; ++d)
+      batch *= input.dim(d);
+    for (int64_t b = 0; b < batch; ++b) {
+      Eigen::Map<Matrix> q_out(q.data<T>() + b * m * q_cols, m, q_cols);
+      Eigen::Map<Matrix> r_out(r.data<T>() + b * r_rows * n, r_rows, n);
+      if (k == 0) {  // an empty matrix: Q is the identity
+        q_out = Matrix::Identity(m, q_cols);
+        r_out.setZero();
+        continue;
+      }
+      Eigen::Map<const Matrix> a(input.data<T>() + b * m * n, m, n);
+      Eigen::HouseholderQR<Matrix> qr(a);
+      q_out = qr.householderQ() * Matrix::Identity(m, q_cols);
+      r_out = qr.matrixQR().topRows(r_rows).template triangularView<Eigen::Upper>();
+    }
+  }
+
+ private:
+  bool full_;
+};
+
 }  // namespace
 
 void register_matmul_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "Qr", kCpu, floating_kernel<QrKernel>());
   must_add_kernel(r, "MatMul", kCpu, numeric_kernel<MatMulKernel>());
   must_add_kernel(r, "BatchMatMul", kCpu, floating_kernel<BatchMatMulKernel>());
 }

@@ -164,9 +164,103 @@ class PadKernel : public OpKernel {
   }
 };
 
+// MirrorPad and its gradient. Each element of the padded shape comes from one element of the
+// input: along each dimension, coordinate o (before the padding `before`, size n) reads
+// i = o - before, mirrored back into [0, n): REFLECT maps -1 to 1 and n to n - 2, SYMMETRIC
+// -1 to 0 and n to n - 1. The forward op copies along that map; the gradient adds along it.
+class MirrorPadKernel : public OpKernel {
+ public:
+  explicit MirrorPadKernel(const OpKernelConstruction& c, bool gradient)
+      : OpKernel(c), symmetric_(c.attr<std::string>("mode") == "SYMMETRIC"), gradient_(gradient) {}
+
+  static KernelFactory factory(bool gradient) {
+    return [gradient](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {
+      return std::unique_ptr<OpKernel>(new MirrorPadKernel(c, gradient));
+    };
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& given = ctx.input(0);
+    const Tensor& paddings = ctx.input(1);
+    const int rank = given.rank();
+    if (paddings.rank() != 2 || paddings.dim(0) != rank || paddings.dim(1) != 2) {
+      ctx.fail_invalid("paddings must be a [{}, 2] matrix for an input of rank {}, got shape {}",
+                       rank, rank, paddings.shape().to_string());
+      return;
+    }
+    const std::vector<int64_t> pads = int_values(paddings);
+    // `small` is the unpadded shape: the forward op's input, the gradient's output.
+    std::vector<int64_t> small(rank), large(rank);
+    const int64_t offset = symmetric_ ? 0 : 1;
+    for (int d = 0; d < rank; ++d) {
+      const int64_t before = pads[2 * d], after = pads[2 * d + 1];
+      if (before < 0 || after < 0) {
+        ctx.fail_invalid("paddings must be non-negative, got ({}, {}) for dimension {}", before,
+                         after, d);
+        return;
+      }
+      small[d] = gradient_ ? given.dim(d) - before - after : given.dim(d);
+      large[d] = small[d] + before + after;
+      if (small[d] < 0 || before > small[d] - offset || after > small[d] - offset) {
+        ctx.fail_invalid("paddings must be {} the dimension size: {}, {} {} {} (dimension {})",
+                         symmetric_ ? "no greater than" : "less than", before, after,
+                         symmetric_ ? "greater than" : "not less than", small[d], d);
+        return;
+      }
+    }
+    Tensor& out = ctx.allocate_output(0, TensorShape(gradient_ ? small : large));
+    if (gradient_) {
+      TROUPE_SWITCH_NUMERIC(out.dtype(), T, std::fill_n(out.data<T>(), out.num_elements(), T{}));
+    }
+    // Row-major strides of the unpadded shape; walk the padded one element by element.
+    std::vector<int64_t> stride(rank, 1);
+    for (int d = rank - 2; d >= 0; --d)
+      stride[d] = stride[d + 1] * small[d + 1];
+    std::vector<int64_t> at(rank, 0);
+    const int64_t total = TensorShape(large).num_elements();
+    auto source = [&] {
+      int64_t flat = 0;
+      for (int d = 0; d < rank; ++d) {
+        int64_t i = at[d] - pads[2 * d];
+        if (i < 0) i = symmetric_ ? -i - 1 : -i;
+        if (i >= small[d]) i = symmetric_ ? 2 * small[d] - 1 - i : 2 * small[d] - 2 - i;
+        flat += i * stride[d];
+      }
+      return flat;
+    };
+    auto next = [&] {
+      for (int d = rank - 1; d >= 0; --d) {
+        if (++at[d] < large[d]) return;
+        at[d] = 0;
+      }
+    };
+    if (gradient_) {
+      TROUPE_SWITCH_NUMERIC(out.dtype(), T, {
+        const T* dy = given.data<T>();
+        T* dx = out.data<T>();
+        for (int64_t k = 0; k < total; ++k, next())
+          dx[source()] += dy[k];
+      });
+    } else {
+      TROUPE_SWITCH_ALL(out.dtype(), T, {
+        const T* x = given.data<T>();
+        T* y = out.data<T>();
+        for (int64_t k = 0; k < total; ++k, next())
+          y[k] = x[source()];
+      });
+    }
+  }
+
+ private:
+  bool symmetric_;
+  bool gradient_;
+};
+
 }  // namespace
 
 void register_slice_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "MirrorPad", kCpu, MirrorPadKernel::factory(false));
+  must_add_kernel(r, "MirrorPadGrad", kCpu, MirrorPadKernel::factory(true));
   must_add_kernel(r, "Slice", kCpu, simple_kernel<SliceKernel>());
   must_add_kernel(r, "StridedSlice", kCpu, simple_kernel<StridedSliceKernel>());
   must_add_kernel(r, "StridedSliceGrad", kCpu, simple_kernel<StridedSliceGradKernel>());

@@ -94,6 +94,19 @@ Status pad_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs*
   return s.status();
 }
 
+// Each padded element's gradient goes back to the element it mirrors (TensorFlow's
+// MirrorPadGrad); none for the paddings.
+Status mirror_pad_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output paddings = op_input(op, 1);
+  Operation grad = NodeBuilder(s, "MirrorPadGrad")
+                       .input(dy[0])
+                       .input(paddings)
+                       .attr("mode", op.node()->def().find_attr("mode")->get<std::string>())
+                       .finalize();
+  *dx = {Output(grad, 0), Output()};
+  return s.status();
+}
+
 Status transpose_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
   *dx = {ops::Transpose(s, dy[0], ops::InvertPermutation(s, op_input(op, 1))), Output()};
   return s.status();
@@ -136,6 +149,7 @@ void register_array_manipulation_gradients(GradientRegistry& r) {
   must_register_gradient(r, "StridedSliceGrad", strided_slice_grad_grad);
   must_register_gradient(r, "Pad", pad_grad);
   must_register_gradient(r, "PadV2", pad_grad);
+  must_register_gradient(r, "MirrorPad", mirror_pad_grad);
   must_register_gradient(r, "Transpose", transpose_grad);
   must_register_gradient(r, "ReverseV2", reverse_grad);
   must_register_gradient(r, "Tile", tile_grad);

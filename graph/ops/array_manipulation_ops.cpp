@@ -270,6 +270,14 @@ Status strided_slice_grad_shape(InferenceContext& c) {
   return Status::OK();
 }
 
+Status check_mirror_mode(const InferenceContext& c) {
+  const auto& mode = c.attr<std::string>("mode");
+  if (mode != "REFLECT" && mode != "SYMMETRIC") {
+    return c.invalid("mode \"{}\": expected REFLECT or SYMMETRIC", mode);
+  }
+  return Status::OK();
+}
+
 Status pad_shape(InferenceContext& c) {
   const PartialShape& input = c.input(0);
   const PartialShape& paddings = c.input(1);
@@ -596,6 +604,32 @@ void register_array_manipulation_ops(OpRegistry& r) {
                        .attr("T: type")
                        .attr("Tpaddings: {int32, int64} = int32")
                        .shape_fn(pad_shape));
+  // Padding that mirrors the input at each border: REFLECT leaves the border element out of
+  // the mirror (paddings below the dimension), SYMMETRIC repeats it (up to the dimension).
+  must_register(r, OpDefBuilder("MirrorPad")
+                       .input("input: T")
+                       .input("paddings: Tpaddings")
+                       .output("output: T")
+                       .attr("T: type")
+                       .attr("Tpaddings: {int32, int64} = int32")
+                       .attr("mode: string")
+                       .shape_fn([](InferenceContext& c) {
+                         TROUPE_RETURN_IF_ERROR(check_mirror_mode(c));
+                         return pad_shape(c);
+                       }));
+  // MirrorPad's gradient: each element of `input` (the padded gradient) added to the element
+  // of the unpadded shape it was mirrored from.
+  must_register(r, OpDefBuilder("MirrorPadGrad")
+                       .input("input: T")
+                       .input("paddings: Tpaddings")
+                       .output("output: T")
+                       .attr("T: type")
+                       .attr("Tpaddings: {int32, int64} = int32")
+                       .attr("mode: string")
+                       .shape_fn([](InferenceContext& c) {
+                         TROUPE_RETURN_IF_ERROR(check_mirror_mode(c));
+                         return shapes::unknown(c);
+                       }));
   must_register(r, OpDefBuilder("PadV2")
                        .input("input: T")
                        .input("paddings: Tpaddings")

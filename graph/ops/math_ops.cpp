@@ -234,6 +234,32 @@ void register_math_ops(OpRegistry& r) {
                        .attr("transpose_a: bool = false")
                        .attr("transpose_b: bool = false")
                        .shape_fn(matmul_shape));
+  // The QR decomposition of each matrix of `input` ([..., M, N]): q [..., M, K] with
+  // orthonormal columns and upper-triangular r [..., K, N], K = min(M, N) (full_matrices:
+  // q [..., M, M], r [..., M, N]). Householder reflections, as TensorFlow's (tf.qr).
+  must_register(r, OpDefBuilder("Qr")
+                       .input("input: T")
+                       .output("q: T")
+                       .output("r: T")
+                       .attr(kFloating)
+                       .attr("full_matrices: bool = false")
+                       .shape_fn([](InferenceContext& c) -> Status {
+                         const PartialShape& in = c.input(0);
+                         if (!in.rank_known()) return shapes::unknown(c);
+                         if (in.rank() < 2) {
+                           return c.invalid("input must have rank >= 2, got shape {}",
+                                            in.to_string());
+                         }
+                         std::vector<int64_t> q = in.dims(), r = in.dims();
+                         const int64_t m = in.dim(in.rank() - 2), n = in.dim(in.rank() - 1);
+                         const int64_t k = m < 0 || n < 0 ? -1 : std::min(m, n);
+                         const bool full = c.attr<bool>("full_matrices");
+                         q.back() = full ? m : k;
+                         r[r.size() - 2] = full ? m : k;
+                         c.set_output(0, PartialShape(q));
+                         c.set_output(1, PartialShape(r));
+                         return Status::OK();
+                       }));
   must_register(r, OpDefBuilder("BatchMatMul")
                        .input("x: T")
                        .input("y: T")

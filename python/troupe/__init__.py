@@ -30,7 +30,7 @@ from .sparse_ops import (dynamic_partition, dynamic_stitch, scatter_add, scatter
 from .math_ops import (clip_by_global_norm, clip_by_norm, erf, floor_div, floordiv, floormod,
                        global_norm, logical_and, logical_or, logical_xor, matmul, mod,
                        reduce_all, reduce_any, reduce_logsumexp, tensordot)
-from .math_ops import argmin, cumprod, cumsum
+from .math_ops import argmin, cumprod, cumsum, qr
 from .control_flow_ops import Assert, case, cond, while_loop
 from .control_flow_ops import tuple_ as tuple  # noqa: A001 - TensorFlow's name
 from .check_ops import (add_check_numerics_ops, assert_equal, assert_greater,
@@ -54,6 +54,7 @@ from .variables import (AUTO_REUSE, Variable, VariableScope, all_variables,
                         glorot_normal_initializer, glorot_uniform_initializer,
                         initialize_all_variables, initialize_local_variables,
                         local_variables, local_variables_initializer, ones_initializer,
+                        orthogonal_initializer,
                         report_uninitialized_variables, random_normal_initializer,
                         random_uniform_initializer, set_random_seed, trainable_variables,
                         truncated_normal_initializer, variable_scope, variables_initializer,

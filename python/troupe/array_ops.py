@@ -197,13 +197,15 @@ def _check_index(s, allow_none):
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     """tf.pad: paddings[i] = [before, after] elements added around dimension i, filled with
-    constant_values (mode "CONSTANT"; "REFLECT" and "SYMMETRIC" are not supported)."""
-    if not isinstance(mode, str) or mode.upper() != "CONSTANT":
-        if isinstance(mode, str) and mode.upper() in ("REFLECT", "SYMMETRIC"):
-            raise ValueError("pad: mode %r (MirrorPad) is not supported by troupe" % mode)
+    constant_values (mode "CONSTANT"), or mirroring the input at its borders without the border
+    element ("REFLECT": paddings below the dimension) or with it ("SYMMETRIC": up to it). The
+    mode is not case-sensitive."""
+    if not isinstance(mode, str) or mode.upper() not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
         raise ValueError("Unknown padding mode: %s" % (mode,))
     tensor = _tensor(tensor)
     paddings = _int_input(paddings, "pad: paddings")
+    if mode.upper() != "CONSTANT":
+        return _make("MirrorPad", [tensor, paddings], {"mode": mode.upper()}, name).outputs[0]
     if isinstance(constant_values, (int, float)) and constant_values == 0:
         return _make("Pad", [tensor, paddings], {}, name).outputs[0]
     value = constant_values if isinstance(constant_values, Tensor) else \

@@ -265,3 +265,13 @@ Tensor.__ror__ = _reverse(logical_or)
 Tensor.__xor__ = logical_xor
 Tensor.__rxor__ = _reverse(logical_xor)
 Tensor.__invert__ = _invert
+
+
+def qr(input, full_matrices=False, name=None):  # noqa: A002 - TensorFlow's name
+    """tf.qr: the QR decomposition of each inner matrix of `input` ([..., M, N], float32 or
+    float64): (q, r), q [..., M, K] with orthonormal columns and r [..., K, N] upper triangular,
+    K = min(M, N) (full_matrices: q [..., M, M] and r [..., M, N]). No gradient yet."""
+    import collections
+    from .ops import _make
+    op = _make("Qr", [input], {"full_matrices": bool(full_matrices)}, name)
+    return collections.namedtuple("Qr", ["q", "r"])(*op.outputs)

@@ -343,6 +343,38 @@ class variance_scaling_initializer(_Initializer):  # noqa: N801
         return random_uniform(shape, -limit, limit, dtype, self.seed)
 
 
+class orthogonal_initializer(_Initializer):  # noqa: N801
+    """A random orthogonal matrix (or, for a shape of more than two dimensions, one whose
+    flattening to [prod(shape[:-1]), shape[-1]] is orthogonal), times `gain`: the Q of a QR
+    decomposition of a normal matrix, drawn by ops when the initializer runs (TensorFlow's)."""
+
+    def __init__(self, gain=1.0, seed=None, dtype=_dtypes.float32):
+        super().__init__(dtype)
+        if not self.dtype.is_floating:
+            raise ValueError("Expected floating point type, got %s." % self.dtype)
+        self.gain, self.seed = gain, seed
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        from .array_ops import transpose
+        from .ops import _make, constant, multiply, reduce_sum, reshape, sign
+        from .random_ops import random_normal
+        shape = self._shape(shape)
+        dtype = _dtypes.as_dtype(dtype or self.dtype)
+        if len(shape) < 2:
+            raise ValueError("The tensor to initialize must be at least two-dimensional")
+        rows = int(np.prod(shape[:-1]))
+        cols = shape[-1]
+        flat = (cols, rows) if rows < cols else (rows, cols)
+        a = random_normal(flat, dtype=dtype, seed=self.seed)
+        q, r = _make("Qr", [a], {"full_matrices": False}).outputs
+        # Q's columns signed as R's diagonal: then Q is uniformly distributed.
+        diagonal = reduce_sum(multiply(r, constant(np.eye(flat[1]), dtype=dtype)), 0)
+        q = multiply(q, sign(diagonal))
+        if rows < cols:
+            q = transpose(q)
+        return multiply(constant(self.gain, dtype=dtype), reshape(q, shape))
+
+
 class glorot_uniform_initializer(variance_scaling_initializer):  # noqa: N801
     def __init__(self, seed=None, dtype=_dtypes.float32):
         super().__init__(1.0, "fan_avg", "uniform", seed, dtype)

@@ -195,3 +195,51 @@ def test_reduce_prod_and_its_gradient_with_zeros():
 ])
 def test_reduce_prod_gradient(name, build, shape):
     check_gradient(build, shape)
+
+
+# TensorFlow 1.x's qr_op_test (shapes, reconstruction, orthonormal Q, triangular R, batches,
+# full_matrices) and init_ops_test's OrthogonalInitializerTest.
+def test_qr_decomposes_batches_of_matrices():
+    rng = np.random.RandomState(4)
+    for shape in [(5, 3), (3, 5), (2, 4, 4), (1, 0, 3)]:
+        a = rng.randn(*shape)
+        for full in (False, True):
+            q, r = tf.qr(a, full_matrices=full)
+            m, n = shape[-2:]
+            k = m if full else min(m, n)
+            assert q.shape.as_list() == list(shape[:-2]) + [m, k]
+            assert r.shape.as_list() == list(shape[:-2]) + [k, n]
+            with tf.Session() as sess:
+                qv, rv = sess.run([q, r])
+            np.testing.assert_allclose(qv @ rv, a, atol=1e-12)
+            np.testing.assert_allclose(np.swapaxes(qv, -1, -2) @ qv,
+                                       np.broadcast_to(np.eye(k), qv.shape[:-2] + (k, k)),
+                                       atol=1e-12)
+            np.testing.assert_array_equal(np.triu(rv), rv)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="rank >= 2"):
+        tf.qr(np.float32([1, 2]))
+
+
+def test_orthogonal_initializer():
+    def values(shape, **kwargs):
+        graph = tf.Graph()
+        with graph.as_default():
+            v = tf.get_variable("v", shape, dtype=kwargs.get("dtype", tf.float32),
+                                initializer=tf.orthogonal_initializer(**kwargs))
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                return sess.run(v)
+
+    # Same seed, same values; another seed, others.
+    np.testing.assert_array_equal(values([10, 10], seed=1), values([10, 10], seed=1))
+    assert not np.allclose(values([10, 10], seed=1), values([10, 10], seed=2))
+    for shape in [(10, 10), (10, 9, 8), (100, 20), (20, 100)]:
+        t = values(list(shape), seed=3, gain=3.14, dtype=tf.float64)
+        flat = t.reshape(-1, shape[-1])
+        small = min(flat.shape)
+        product = flat.T @ flat if flat.shape[0] >= flat.shape[1] else flat @ flat.T
+        np.testing.assert_allclose(product, 3.14 ** 2 * np.eye(small), atol=1e-9)
+    with pytest.raises(ValueError, match="Expected floating point type"):
+        tf.orthogonal_initializer(dtype=tf.int32)
+    with pytest.raises(ValueError, match="at least two-dimensional"):
+        values([5])
