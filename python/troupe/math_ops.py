@@ -145,7 +145,7 @@ def tensordot(a, b, axes, name=None):
     """Sums the products of a's and b's elements over the given axes: an int n (a's last n
     with b's first n) or a pair of axis lists; a matrix product of the transposed and reshaped
     tensors, as TensorFlow computes it."""
-    from .array_ops import concat, transpose
+    from .array_ops import transpose
     with name_scope(name, "Tensordot"):
         a = a if isinstance(a, Tensor) else convert_to_tensor(a)
         b = b if isinstance(b, Tensor) else convert_to_tensor(b, dtype=a.dtype)
