@@ -152,9 +152,76 @@ KernelFactory sparse_xent_factory() {
   };
 }
 
+// LRN and LRNGrad over the depth (last) dimension of a 4-D input, one row of depth values at
+// a time: norm(j) = bias + alpha * sum of input(k)^2, k within depth_radius of j.
+template <class T>
+class LrnKernel : public OpKernel {
+ public:
+  explicit LrnKernel(const OpKernelConstruction& c)
+      : OpKernel(c),
+        radius_(c.attr<int64_t>("depth_radius")),
+        bias_(static_cast<T>(c.attr<float>("bias"))),
+        alpha_(static_cast<T>(c.attr<float>("alpha"))),
+        beta_(static_cast<T>(c.attr<float>("beta"))),
+        gradient_(c.node().op_name() == "LRNGrad") {}
+
+  void compute(OpKernelContext& ctx) override {
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      if (ctx.input(i).rank() != 4 || ctx.input(i).shape() != ctx.input(0).shape()) {
+        ctx.fail_invalid("{} must be 4-dimensional{}, got shape {}", gradient_ ? "inputs" : "input",
+                         gradient_ ? " and of one shape" : "", ctx.input(i).shape().to_string());
+        return;
+      }
+    }
+    if (radius_ < 0) {
+      ctx.fail_invalid("depth_radius must be non-negative, got {}", radius_);
+      return;
+    }
+    const Tensor& image = ctx.input(gradient_ ? 1 : 0);
+    const int64_t depth = image.dim(3);
+    const int64_t rows = depth == 0 ? 0 : image.num_elements() / depth;
+    Tensor& out = ctx.allocate_output(0, image.shape());
+    const T* in = image.data<T>();
+    T* result = out.data<T>();
+    if (gradient_) std::fill_n(result, out.num_elements(), T(0));
+    for (int64_t row = 0; row < rows; ++row) {
+      const T* x = in + row * depth;
+      T* y = result + row * depth;
+      for (int64_t j = 0; j < depth; ++j) {
+        const int64_t begin = std::max<int64_t>(0, j - radius_);
+        const int64_t end = std::min<int64_t>(depth, j + radius_ + 1);
+        T norm = 0;
+        for (int64_t k = begin; k < end; ++k)
+          norm += x[k] * x[k];
+        norm = bias_ + alpha_ * norm;
+        const T scale = std::pow(norm, -beta_);
+        if (!gradient_) {
+          y[j] = x[j] * scale;
+          continue;
+        }
+        // d out(j) / d in(k) = [k == j] * scale - 2 alpha beta in(k) out(j) / norm.
+        const T dy = ctx.input(0).data<T>()[row * depth + j];
+        const T out_j = ctx.input(2).data<T>()[row * depth + j];
+        for (int64_t k = begin; k < end; ++k) {
+          T d = T(-2) * alpha_ * beta_ * x[k] * out_j / norm;
+          if (k == j) d += scale;
+          y[k] += d * dy;
+        }
+      }
+    }
+  }
+
+ private:
+  int64_t radius_;
+  T bias_, alpha_, beta_;
+  bool gradient_;
+};
+
 }  // namespace
 
 void register_nn_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "LRN", kCpu, floating_kernel<LrnKernel>());
+  must_add_kernel(r, "LRNGrad", kCpu, floating_kernel<LrnKernel>());
   must_add_kernel(r, "BiasAdd", kCpu, numeric_kernel<BiasAddKernel>());
   must_add_kernel(r, "Softmax", kCpu, floating_kernel<SoftmaxKernel>());
   must_add_kernel(r, "SparseSoftmaxCrossEntropyWithLogits", kCpu, sparse_xent_factory());

@@ -72,9 +72,26 @@ Status bias_add_grad_grad(const Scope& s, const Operation& op, const Outputs& dy
   return s.status();
 }
 
+// LRN: its gradient kernel, given the input and the output (TensorFlow's _LRNGrad).
+Status lrn_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const AttrMap& attrs = op.node()->def().attrs;
+  Operation grad = NodeBuilder(s, "LRNGrad")
+                       .input(dy[0])
+                       .input(op_input(op, 0))
+                       .input(Output(op, 0))
+                       .attr("depth_radius", attrs.at("depth_radius").get<int64_t>())
+                       .attr("bias", attrs.at("bias").get<float>())
+                       .attr("alpha", attrs.at("alpha").get<float>())
+                       .attr("beta", attrs.at("beta").get<float>())
+                       .finalize();
+  *dx = {Output(grad, 0)};
+  return s.status();
+}
+
 }  // namespace
 
 void register_nn_gradients(GradientRegistry& r) {
+  must_register_gradient(r, "LRN", lrn_grad);
   must_register_gradient(r, "BiasAdd", bias_add_grad);
   must_register_gradient(r, "Relu", relu_grad);
   must_register_gradient(r, "Sigmoid", sigmoid_grad);

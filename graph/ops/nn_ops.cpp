@@ -63,6 +63,32 @@ Status sparse_xent_shape(InferenceContext& c) {
 }  // namespace
 
 void register_nn_ops(OpRegistry& r) {
+  // Local response normalization across the last (depth) dimension of a 4-D input:
+  // output = input / (bias + alpha * sum of squares within depth_radius) ** beta.
+  for (const char* name : {"LRN", "LRNGrad"}) {
+    OpDefBuilder op(name);
+    if (std::string_view(name) == "LRN") {
+      op.input("input: T");
+    } else {
+      op.input("input_grads: T").input("input_image: T").input("output_image: T");
+    }
+    must_register(r, op.output("output: T")
+                         .attr("depth_radius: int = 5")
+                         .attr("bias: float = 1.0")
+                         .attr("alpha: float = 1.0")
+                         .attr("beta: float = 0.5")
+                         .attr("T: {float32, float64} = float32")
+                         .shape_fn([](InferenceContext& c) -> Status {
+                           for (int i = 0; i < c.num_inputs(); ++i) {
+                             if (c.input(i).rank_known() && c.input(i).rank() != 4) {
+                               return c.invalid("input must be 4-dimensional, got shape {}",
+                                                c.input(i).to_string());
+                             }
+                           }
+                           c.set_output(0, c.input(0));
+                           return Status::OK();
+                         }));
+  }
   must_register(r, OpDefBuilder("BiasAdd")
                        .input("value: T")
                        .input("bias: T")

@@ -519,3 +519,20 @@ def log_softmax(logits, axis=None, name=None, dim=None):
         raise ValueError("log_softmax: troupe computes it over the last axis only (axis=-1)")
     with name_scope(name, "LogSoftmax"):
         return subtract(logits, reduce_logsumexp(logits, -1, keepdims=True))
+
+
+def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5,  # noqa: A002
+                                 name=None):
+    """tf.nn.lrn: each element of a 4-D input over (bias + alpha * the sum of the squares of
+    the elements within depth_radius of it along the last dimension) ** beta, with gradient."""
+    from .framework import convert_to_tensor
+    from .ops import _make
+    x = convert_to_tensor(input)
+    if x.dtype not in (_dtypes.float32, _dtypes.float64):
+        raise TypeError("lrn: input must be float32 or float64, got %s" % x.dtype.name)
+    return _make("LRN", [x], {"depth_radius": int(depth_radius), "bias": float(bias),
+                              "alpha": float(alpha), "beta": float(beta),
+                              "T": x.dtype.as_datatype_enum}, name).outputs[0]
+
+
+lrn = local_response_normalization

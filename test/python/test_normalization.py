@@ -95,3 +95,32 @@ def test_batch_normalization_layer_trains_moving_averages_and_infers_with_them()
 ])
 def test_gradient_matches_finite_differences(name, build, shape):
     check_gradient(build, shape)
+
+
+# TensorFlow 1.x's lrn_op_test: the op against the formula in numpy, for random radii, biases,
+# alphas and betas; the gradient against finite differences; a 3-D input refused.
+def _lrn_reference(x, radius, bias, alpha, beta):
+    out = np.empty_like(x)
+    depth = x.shape[-1]
+    for j in range(depth):
+        window = x[..., max(0, j - radius):min(depth, j + radius + 1)]
+        out[..., j] = x[..., j] / (bias + alpha * np.sum(window ** 2, axis=-1)) ** beta
+    return out
+
+
+def test_lrn_matches_the_formula_and_differentiates():
+    rng = np.random.RandomState(5)
+    for _ in range(5):
+        shape = rng.randint(1, 5, size=4)
+        shape[3] = rng.randint(1, 12)
+        x = rng.rand(*shape).astype(np.float32)
+        radius, bias = int(rng.randint(1, min(8, shape[3]) + 1)), 1.0 + rng.rand()
+        alpha, beta = 2.0 * rng.rand(), 2.0 * rng.rand()
+        with tf.Session() as sess:
+            got = sess.run(tf.nn.lrn(x, radius, bias, alpha, beta))
+        np.testing.assert_allclose(got, _lrn_reference(x, radius, bias, alpha, beta),
+                                   rtol=1e-5, atol=1e-6)
+    check_gradient(lambda x: tf.reduce_sum(tf.sin(tf.nn.local_response_normalization(
+        x, depth_radius=2, bias=1.5, alpha=0.7, beta=0.75))), [2, 3, 2, 7])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must be 4-dimensional"):
+        tf.nn.lrn(np.ones([2, 3, 4], np.float32))
