@@ -536,3 +536,42 @@ def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.
 
 
 lrn = local_response_normalization
+
+
+def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
+                     data_format="NHWC", is_training=True, name=None):
+    """tf.nn.fused_batch_norm of a 4-D x over its channel axis (last for NHWC, 1 for NCHW):
+    (y, batch_mean, batch_variance). Training normalizes with the batch's mean and variance
+    and returns the variance Bessel-corrected (n / (n - 1)), as TensorFlow's kernel does;
+    inference uses `mean` and `variance` and returns them. Epsilon is at least 1.001e-5, as
+    TensorFlow's. Composed of ops (differentiable as they are), not one fused kernel."""
+    from .framework import Tensor, convert_to_tensor, name_scope
+    from .ops import cast, identity, maximum, multiply, reshape, size
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError("data_format must be NHWC or NCHW, got %r" % (data_format,))
+    if not is_training and (mean is None or variance is None):
+        raise ValueError("Both 'mean' and 'variance' must be a 1D tensor when is_training is "
+                         "False.")
+    with name_scope(name, "FusedBatchNorm"):
+        x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+        if x.shape.ndims is not None and x.shape.ndims != 4:
+            raise ValueError("x must be 4-dimensional, got shape %s" % x.shape)
+        epsilon = max(float(epsilon), 1.001e-5)
+        nchw = data_format == "NCHW"
+        axes = [0, 2, 3] if nchw else [0, 1, 2]
+
+        def per_channel(t):
+            t = convert_to_tensor(t, dtype=x.dtype)
+            return reshape(t, [1, -1, 1, 1]) if nchw else t
+
+        if is_training:
+            batch_mean, batch_variance = moments(x, axes)
+            y = batch_normalization(x, per_channel(batch_mean), per_channel(batch_variance),
+                                    per_channel(offset), per_channel(scale), epsilon)
+            count = cast(size(x), x.dtype) / cast(size(batch_mean), x.dtype)
+            corrected = multiply(batch_variance, count / maximum(count - 1.0, 1.0))
+            return y, batch_mean, corrected
+        y = batch_normalization(x, per_channel(mean), per_channel(variance), per_channel(offset),
+                                per_channel(scale), epsilon)
+        return y, identity(convert_to_tensor(mean, dtype=x.dtype)), \
+            identity(convert_to_tensor(variance, dtype=x.dtype))

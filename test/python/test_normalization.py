@@ -124,3 +124,41 @@ def test_lrn_matches_the_formula_and_differentiates():
         x, depth_radius=2, bias=1.5, alpha=0.7, beta=0.75))), [2, 3, 2, 7])
     with pytest.raises(tf.errors.InvalidArgumentError, match="must be 4-dimensional"):
         tf.nn.lrn(np.ones([2, 3, 4], np.float32))
+
+
+# TensorFlow 1.x's nn_fused_batchnorm_test, on the CPU: training and inference against numpy
+# (NHWC and NCHW), the variance it returns Bessel-corrected, gradients by finite differences.
+def test_fused_batch_norm_training_and_inference():
+    rng = np.random.RandomState(7)
+    x = rng.randn(2, 3, 4, 5).astype(np.float32)
+    scale = rng.rand(5).astype(np.float32) + 0.5
+    offset = rng.randn(5).astype(np.float32)
+    mean_ref = x.mean(axis=(0, 1, 2))
+    var_ref = x.var(axis=(0, 1, 2))
+    y_ref = (x - mean_ref) / np.sqrt(var_ref + 0.001) * scale + offset
+    y, m, v = tf.nn.fused_batch_norm(x, scale, offset)
+    yc, mc, vc = tf.nn.fused_batch_norm(np.transpose(x, [0, 3, 1, 2]), scale, offset,
+                                        data_format="NCHW")
+    yi, mi, vi = tf.nn.fused_batch_norm(x, scale, offset, mean=mean_ref, variance=var_ref,
+                                        is_training=False)
+    with tf.Session() as sess:
+        got = sess.run([y, m, v, yc, mc, vc, yi, mi, vi])
+    np.testing.assert_allclose(got[0], y_ref, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got[1], mean_ref, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[2], var_ref * 24 / 23, rtol=1e-4)
+    np.testing.assert_allclose(got[3], np.transpose(y_ref, [0, 3, 1, 2]), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got[5], var_ref * 24 / 23, rtol=1e-4)
+    np.testing.assert_allclose(got[6], y_ref, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got[8], var_ref)
+    for training in (True, False):
+        def build(t, training=training):
+            out, _, _ = tf.nn.fused_batch_norm(
+                t, np.float64([1.5, 0.5]), np.float64([0.1, -0.2]),
+                mean=None if training else np.float64([0.3, -0.1]),
+                variance=None if training else np.float64([1.2, 0.8]), is_training=training)
+            return tf.reduce_sum(tf.sin(out))
+        check_gradient(build, [2, 2, 3, 2])
+    with pytest.raises(ValueError, match="Both 'mean' and 'variance' must be a 1D tensor"):
+        tf.nn.fused_batch_norm(x, scale, offset, is_training=False)
+    with pytest.raises(ValueError, match="4-dimensional"):
+        tf.nn.fused_batch_norm(x[0], scale, offset)
