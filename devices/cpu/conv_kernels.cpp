@@ -314,9 +314,121 @@ class Conv2DBackpropFilterKernel : public ConvKernelBase<T> {
   }
 };
 
+// DepthwiseConv2dNative and its two backprops, by direct loops over the output: output
+// channel c * M + m of position (r, q) is the sum over the window of input channel c times
+// filter (:, :, c, m). The input backprop adds each output gradient back over the window; the
+// filter backprop adds it times the input.
+enum class Depthwise { kForward, kInput, kFilter };
+
+template <class T>
+class DepthwiseKernel : public ConvKernelBase<T> {
+ public:
+  DepthwiseKernel(const OpKernelConstruction& c, Depthwise which)
+      : ConvKernelBase<T>(c), which_(which) {}
+
+  void compute(OpKernelContext& ctx) override {
+    std::vector<int64_t> input_dims, filter_dims;
+    if (which_ == Depthwise::kInput) {
+      input_dims = int_values(ctx.input(0));
+    } else {
+      input_dims = ctx.input(0).shape().dims();
+    }
+    if (which_ == Depthwise::kFilter) {
+      filter_dims = int_values(ctx.input(1));
+    } else {
+      filter_dims = ctx.input(1).shape().dims();
+    }
+    ConvGeometry g;
+    if (!make_geometry(ctx, this->attrs_, input_dims, filter_dims, &g)) return;
+    const int64_t channels = g.in_depth, multiplier = g.out_depth;
+    const std::vector<int64_t> out_dims = {g.batch, g.out_rows, g.out_cols, channels * multiplier};
+    const T* x = nullptr;
+    const T* f = nullptr;
+    const T* dy = nullptr;
+    T* result = nullptr;
+    if (which_ == Depthwise::kForward) {
+      x = ctx.input(0).data<T>();
+      f = ctx.input(1).data<T>();
+      Tensor& y = ctx.allocate_output(0, TensorShape(out_dims));
+      result = y.template data<T>();
+      std::fill_n(result, y.num_elements(), T(0));
+    } else {
+      const Tensor& backprop = ctx.input(2);
+      if (backprop.shape().dims() != out_dims) {
+        ctx.fail_invalid("out_backprop has shape {}, expected [{}]", backprop.shape().to_string(),
+                         fmt::join(out_dims, ","));
+        return;
+      }
+      dy = backprop.data<T>();
+      if (which_ == Depthwise::kInput) {
+        f = ctx.input(1).data<T>();
+        Tensor& dx = ctx.allocate_output(0, TensorShape(input_dims));
+        result = dx.template data<T>();
+        std::fill_n(result, dx.num_elements(), T(0));
+      } else {
+        x = ctx.input(0).data<T>();
+        Tensor& df = ctx.allocate_output(0, TensorShape(filter_dims));
+        result = df.template data<T>();
+        std::fill_n(result, df.num_elements(), T(0));
+      }
+    }
+    for (int64_t n = 0; n < g.batch; ++n) {
+      for (int64_t r = 0; r < g.out_rows; ++r) {
+        for (int64_t q = 0; q < g.out_cols; ++q) {
+          const int64_t out_at = ((n * g.out_rows + r) * g.out_cols + q) * channels * multiplier;
+          for (int64_t kr = 0; kr < g.filter_rows; ++kr) {
+            const int64_t row = r * g.stride_rows - g.pad_top + kr * g.dilation_rows;
+            if (row < 0 || row >= g.in_rows) continue;
+            for (int64_t kc = 0; kc < g.filter_cols; ++kc) {
+              const int64_t col = q * g.stride_cols - g.pad_left + kc * g.dilation_cols;
+              if (col < 0 || col >= g.in_cols) continue;
+              const int64_t in_at = ((n * g.in_rows + row) * g.in_cols + col) * channels;
+              const int64_t filter_at = (kr * g.filter_cols + kc) * channels * multiplier;
+              for (int64_t c = 0; c < channels; ++c) {
+                for (int64_t m = 0; m < multiplier; ++m) {
+                  const int64_t o = c * multiplier + m;
+                  switch (which_) {
+                    case Depthwise::kForward:
+                      result[out_at + o] += x[in_at + c] * f[filter_at + o];
+                      break;
+                    case Depthwise::kInput:
+                      result[in_at + c] += dy[out_at + o] * f[filter_at + o];
+                      break;
+                    case Depthwise::kFilter:
+                      result[filter_at + o] += dy[out_at + o] * x[in_at + c];
+                      break;
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+ private:
+  Depthwise which_;
+};
+
+KernelFactory depthwise_factory(Depthwise which) {
+  return [which](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {
+    const DataType dtype = c.attr<DataType>("T");
+    TROUPE_SWITCH_FLOATING(dtype, T,
+                           return std::unique_ptr<OpKernel>(new DepthwiseKernel<T>(c, which)));
+    return errors::Unimplemented("node '{}' ({}): no kernel for T = {}", c.name(),
+                                 c.node().op_name(), dtype_name(dtype));
+  };
+}
+
 }  // namespace
 
 void register_conv_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "DepthwiseConv2dNative", kCpu, depthwise_factory(Depthwise::kForward));
+  must_add_kernel(r, "DepthwiseConv2dNativeBackpropInput", kCpu,
+                  depthwise_factory(Depthwise::kInput));
+  must_add_kernel(r, "DepthwiseConv2dNativeBackpropFilter", kCpu,
+                  depthwise_factory(Depthwise::kFilter));
   must_add_kernel(r, "Conv2D", kCpu, floating_kernel<Conv2DKernel>());
   must_add_kernel(r, "Conv2DBackpropInput", kCpu, floating_kernel<Conv2DBackpropInputKernel>());
   must_add_kernel(r, "Conv2DBackpropFilter", kCpu, floating_kernel<Conv2DBackpropFilterKernel>());

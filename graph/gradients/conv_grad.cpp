@@ -47,6 +47,26 @@ Status conv2d_backprop_filter_grad(const Scope& s, const Operation& op, const Ou
   return s.status();
 }
 
+// A depthwise convolution's gradients: its two backprops, with its attributes (TensorFlow's
+// _DepthwiseConv2dNativeGrad).
+Status depthwise_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output input = op_input(op, 0), filter = op_input(op, 1);
+  auto backprop = [&](const char* name, Output first, Output second) {
+    return Output(NodeBuilder(s, name)
+                      .input(first)
+                      .input(second)
+                      .input(dy[0])
+                      .attr("strides", op_attr<std::vector<int64_t>>(op, "strides"))
+                      .attr("padding", op_attr<std::string>(op, "padding"))
+                      .attr("dilations", op_attr<std::vector<int64_t>>(op, "dilations"))
+                      .finalize(),
+                  0);
+  };
+  *dx = {backprop("DepthwiseConv2dNativeBackpropInput", shape_of(s, input), filter),
+         backprop("DepthwiseConv2dNativeBackpropFilter", input, shape_of(s, filter))};
+  return s.status();
+}
+
 Status max_pool_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
   *dx = {ops::MaxPoolGrad(s, op_input(op, 0), Output(op, 0), dy[0], pool_attrs(op))};
   return s.status();
@@ -63,6 +83,7 @@ void register_conv_gradients(GradientRegistry& r) {
   must_register_gradient(r, "Conv2D", conv2d_grad);
   must_register_gradient(r, "Conv2DBackpropInput", conv2d_backprop_input_grad);
   must_register_gradient(r, "Conv2DBackpropFilter", conv2d_backprop_filter_grad);
+  must_register_gradient(r, "DepthwiseConv2dNative", depthwise_grad);
   must_register_gradient(r, "MaxPool", max_pool_grad);
   must_register_gradient(r, "AvgPool", avg_pool_grad);
 }

@@ -47,7 +47,9 @@ StatusOr<int64_t> spatial_output(const InferenceContext& c, int64_t in, int64_t 
   return g->output;
 }
 
-Status conv2d_shape(InferenceContext& c) {
+// Conv2D, and DepthwiseConv2dNative (`depthwise`: each input channel convolved with its own
+// filters [rows, cols, channels, multiplier], giving channels * multiplier outputs).
+Status convolution_shape(InferenceContext& c, bool depthwise) {
   TROUPE_RETURN_IF_ERROR(check_window_attrs(c, /*pooling=*/false));
   TROUPE_RETURN_IF_ERROR(require_rank4(c, 0, "input"));
   TROUPE_RETURN_IF_ERROR(require_rank4(c, 1, "filter"));
@@ -63,8 +65,17 @@ Status conv2d_shape(InferenceContext& c) {
                           spatial_output(c, dim(0, 1), dim(1, 0), strides[1], dilations[1]));
   TROUPE_ASSIGN_OR_RETURN(int64_t cols,
                           spatial_output(c, dim(0, 2), dim(1, 1), strides[2], dilations[2]));
-  c.set_output(0, PartialShape({dim(0, 0), rows, cols, dim(1, 3)}));
+  int64_t depth = dim(1, 3);
+  if (depthwise) depth = depth < 0 || filter_channels < 0 ? -1 : depth * filter_channels;
+  c.set_output(0, PartialShape({dim(0, 0), rows, cols, depth}));
   return Status::OK();
+}
+
+Status conv2d_shape(InferenceContext& c) {
+  return convolution_shape(c, false);
+}
+Status depthwise_shape(InferenceContext& c) {
+  return convolution_shape(c, true);
 }
 
 // Output 0 is the shape held by input `i` (an int32 vector of 4), as far as it is known.
@@ -156,6 +167,26 @@ void register_conv_ops(OpRegistry& r) {
                        .output("output: T")
                        .shape_fn(conv2d_backprop_input_shape));
   must_register(r, conv_def("Conv2DBackpropFilter")
+                       .input("input: T")
+                       .input("filter_sizes: int32")
+                       .input("out_backprop: T")
+                       .output("output: T")
+                       .shape_fn(conv2d_backprop_filter_shape));
+  // tf.nn.depthwise_conv2d_native and its gradients: input [batch, rows, cols, channels],
+  // filter [rows, cols, channels, multiplier], output channel c * multiplier + m the
+  // convolution of input channel c with filter (:, :, c, m).
+  must_register(r, conv_def("DepthwiseConv2dNative")
+                       .input("input: T")
+                       .input("filter: T")
+                       .output("output: T")
+                       .shape_fn(depthwise_shape));
+  must_register(r, conv_def("DepthwiseConv2dNativeBackpropInput")
+                       .input("input_sizes: int32")
+                       .input("filter: T")
+                       .input("out_backprop: T")
+                       .output("output: T")
+                       .shape_fn(conv2d_backprop_input_shape));
+  must_register(r, conv_def("DepthwiseConv2dNativeBackpropFilter")
                        .input("input: T")
                        .input("filter_sizes: int32")
                        .input("out_backprop: T")

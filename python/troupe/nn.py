@@ -184,6 +184,45 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
     return _make("Conv2D", [input, filter], attrs, name).outputs[0]
 
 
+def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",  # noqa: A002
+                            dilations=(1, 1, 1, 1), name=None):
+    """tf.nn.depthwise_conv2d_native: NHWC `input` [batch, rows, cols, channels], `filter`
+    [rows, cols, channels, multiplier]; output channel c * multiplier + m is input channel c
+    convolved with filter[:, :, c, m]."""
+    from .ops import _make
+    _nhwc(data_format, "depthwise_conv2d_native")
+    attrs = _conv_attrs("depthwise_conv2d_native", strides, padding, dilations)
+    return _make("DepthwiseConv2dNative", [input, filter], attrs, name).outputs[0]
+
+
+def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None,  # noqa: A002
+                     data_format=None):
+    """tf.nn.depthwise_conv2d: depthwise_conv2d_native, dilated by `rate` [rows, cols] (as
+    TensorFlow 1.x: strides must be 1 where the rate is above 1)."""
+    from .framework import name_scope
+    rate = [1, 1] if rate is None else [int(r) for r in rate]
+    strides = _four(strides, "depthwise_conv2d: strides")
+    if len(rate) != 2 or min(rate) < 1:
+        raise ValueError("rate must be two positive integers, got %r" % (rate,))
+    if max(rate) > 1 and max(strides[1:3]) > 1:
+        raise ValueError("strides > 1 not supported in conjunction with rate > 1")
+    with name_scope(name, "depthwise"):
+        return depthwise_conv2d_native(input, filter, strides, padding, data_format or "NHWC",
+                                       [1, rate[0], rate[1], 1], name="depthwise")
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
+                     rate=None, name=None, data_format=None):
+    """tf.nn.separable_conv2d: a depthwise convolution, then a 1x1 convolution by
+    `pointwise_filter` [1, 1, channels * multiplier, out]."""
+    from .framework import name_scope
+    with name_scope(name, "separable_conv2d"):
+        depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, rate,
+                                     name="depthwise", data_format=data_format)
+        return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], "VALID",
+                      data_format=data_format or "NHWC", name="pointwise")
+
+
 def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
                           use_cudnn_on_gpu=True, data_format="NHWC", dilations=(1, 1, 1, 1),
                           name=None):

@@ -288,3 +288,63 @@ def test_layer_classes_build_once_and_share_their_variables():
         sess.run(tf.global_variables_initializer())
         assert sess.run(train_logits, {x: batch}).shape == (2, 3)
         assert sess.run(eval_logits, {x: batch}).shape == (2, 3)
+
+
+# TensorFlow 1.x's depthwise_conv_op_test and separable convolution, on the CPU: against a
+# numpy reference (strides, SAME and VALID, multipliers, rates), gradients for the input and
+# the filter by finite differences, and bad shapes.
+def _depthwise_reference(x, f, strides, padding, rate=(1, 1)):
+    n, h, w, c = x.shape
+    kh, kw, _, m = f.shape
+    eh, ew = (kh - 1) * rate[0] + 1, (kw - 1) * rate[1] + 1
+    if padding == "SAME":
+        oh, ow = -(-h // strides[1]), -(-w // strides[2])
+        ph = max((oh - 1) * strides[1] + eh - h, 0)
+        pw = max((ow - 1) * strides[2] + ew - w, 0)
+        x = np.pad(x, [[0, 0], [ph // 2, ph - ph // 2], [pw // 2, pw - pw // 2], [0, 0]])
+    else:
+        oh, ow = (h - eh) // strides[1] + 1, (w - ew) // strides[2] + 1
+    out = np.zeros([n, oh, ow, c * m], x.dtype)
+    for r in range(oh):
+        for q in range(ow):
+            patch = x[:, r * strides[1]:r * strides[1] + eh:rate[0],
+                      q * strides[2]:q * strides[2] + ew:rate[1], :]
+            out[:, r, q, :] = np.einsum("nhwc,hwcm->ncm", patch, f).reshape(n, c * m)
+    return out
+
+
+def test_depthwise_and_separable_convolutions():
+    rng = np.random.RandomState(8)
+    x = rng.randn(2, 7, 6, 3)
+    for fshape, strides, padding, rate in [((3, 3, 3, 2), [1, 1, 1, 1], "SAME", (1, 1)),
+                                           ((2, 3, 3, 1), [1, 2, 2, 1], "VALID", (1, 1)),
+                                           ((3, 2, 3, 4), [1, 2, 1, 1], "SAME", (1, 1)),
+                                           ((3, 3, 3, 2), [1, 1, 1, 1], "SAME", (2, 2))]:
+        f = rng.randn(*fshape)
+        got = tf.nn.depthwise_conv2d(x, f, strides, padding, rate=rate)
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(got),
+                                       _depthwise_reference(x, f, strides, padding, rate),
+                                       rtol=1e-10, atol=1e-10)
+        fixed_f = tf.constant(f)
+        check_gradient(lambda t: tf.reduce_sum(tf.sin(
+            tf.nn.depthwise_conv2d_native(t, fixed_f, strides, padding,
+                                          dilations=[1, rate[0], rate[1], 1]))), list(x.shape))
+        fixed_x = tf.constant(x)
+        check_gradient(lambda t: tf.reduce_sum(tf.sin(
+            tf.nn.depthwise_conv2d_native(fixed_x, t, strides, padding,
+                                          dilations=[1, rate[0], rate[1], 1]))), list(fshape))
+    depthwise = rng.randn(3, 3, 3, 2)
+    pointwise = rng.randn(1, 1, 6, 4)
+    got = tf.nn.separable_conv2d(x, depthwise, pointwise, [1, 1, 1, 1], "SAME")
+    assert got.shape.as_list() == [2, 7, 6, 4]
+    with tf.Session() as sess:
+        want = np.einsum("nhwc,cd->nhwd",
+                         _depthwise_reference(x, depthwise, [1, 1, 1, 1], "SAME"),
+                         pointwise[0, 0])
+        np.testing.assert_allclose(sess.run(got), want, rtol=1e-10, atol=1e-10)
+    with pytest.raises(ValueError, match="strides > 1 not supported in conjunction with rate"):
+        tf.nn.depthwise_conv2d(x, depthwise, [1, 2, 2, 1], "SAME", rate=[2, 2])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="3 channels but the filter "
+                                                            "expects 4"):
+        tf.nn.depthwise_conv2d_native(x, rng.randn(3, 3, 4, 1), [1, 1, 1, 1], "SAME")
