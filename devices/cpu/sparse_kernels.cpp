@@ -251,9 +251,82 @@ using ScatterMinKernel = ScatterKernel<ScatterOp::kMin, T>;
 template <class T>
 using ScatterMaxKernel = ScatterKernel<ScatterOp::kMax, T>;
 
+// SparseToDense: the default everywhere, then each value at its index (TensorFlow's checks and
+// messages when validate_indices is set).
+template <class T>
+class SparseToDenseKernel : public OpKernel {
+ public:
+  explicit SparseToDenseKernel(const OpKernelConstruction& c)
+      : OpKernel(c), validate_(c.attr<bool>("validate_indices")) {}
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& indices = ctx.input(0);
+    const Tensor& shape_tensor = ctx.input(1);
+    const Tensor& values = ctx.input(2);
+    const Tensor& fill = ctx.input(3);
+    if (indices.rank() > 2) {
+      return ctx.fail_invalid("sparse_indices should be a scalar, vector, or matrix, got shape {}",
+                              indices.shape().to_string());
+    }
+    if (shape_tensor.rank() > 1) {
+      return ctx.fail_invalid("output_shape should be a scalar or vector, got shape {}",
+                              shape_tensor.shape().to_string());
+    }
+    if (fill.rank() != 0) {
+      return ctx.fail_invalid("default_value should be a scalar, got shape {}",
+                              fill.shape().to_string());
+    }
+    const std::vector<int64_t> dims = int_values(shape_tensor);
+    const int64_t count = indices.rank() > 0 ? indices.dim(0) : 1;
+    const int64_t rank = indices.rank() > 1 ? indices.dim(1) : 1;
+    if (rank != static_cast<int64_t>(dims.size())) {
+      return ctx.fail_invalid("sparse_indices has {} columns but output_shape has {} entries", rank,
+                              dims.size());
+    }
+    if (!(values.rank() == 0 || (values.rank() == 1 && values.dim(0) == count))) {
+      return ctx.fail_invalid("sparse_values has incorrect shape {}, should be [] or [{}]",
+                              values.shape().to_string(), count);
+    }
+    for (int64_t d : dims) {
+      if (d < 0)
+        return ctx.fail_invalid("output_shape has a negative entry: [{}]", fmt::join(dims, ","));
+    }
+    Tensor& dense = ctx.allocate_output(0, TensorShape(dims));
+    T* out = dense.data<T>();
+    std::fill_n(out, dense.num_elements(), fill.scalar<T>());
+    const std::vector<int64_t> flat = int_values(indices);
+    std::vector<int64_t> previous;
+    for (int64_t i = 0; i < count; ++i) {
+      std::vector<int64_t> index(flat.begin() + i * rank, flat.begin() + (i + 1) * rank);
+      int64_t at = 0;
+      for (int64_t d = 0; d < rank; ++d) {
+        if (index[d] < 0 || index[d] >= dims[d]) {
+          return ctx.fail_invalid("indices[{}] = [{}] is out of bounds: need 0 <= index < [{}]", i,
+                                  fmt::join(index, ","), fmt::join(dims, ","));
+        }
+        at = at * dims[d] + index[d];
+      }
+      if (validate_ && i > 0) {
+        if (index == previous) {
+          return ctx.fail_invalid("indices[{}] = [{}] is repeated", i, fmt::join(index, ","));
+        }
+        if (index < previous) {
+          return ctx.fail_invalid("indices[{}] = [{}] is out of order", i, fmt::join(index, ","));
+        }
+      }
+      out[at] = values.rank() == 0 ? values.scalar<T>() : values.data<T>()[i];
+      previous = std::move(index);
+    }
+  }
+
+ private:
+  bool validate_;
+};
+
 }  // namespace
 
 void register_sparse_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "SparseToDense", kCpu, any_type_kernel<SparseToDenseKernel>());
   must_add_kernel(r, "Unique", kCpu, any_type_kernel<UniqueKernel>());
   must_add_kernel(r, "DynamicPartition", kCpu, any_type_kernel<DynamicPartitionKernel>());
   must_add_kernel(r, "DynamicStitch", kCpu, any_type_kernel<DynamicStitchKernel>());

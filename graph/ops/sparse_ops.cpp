@@ -88,6 +88,34 @@ Status dynamic_stitch_shape(InferenceContext& c) {
 }  // namespace
 
 void register_sparse_ops(OpRegistry& r) {
+  // A dense tensor of output_shape holding default_value, with sparse_values (one per index,
+  // or one for all) at sparse_indices ([N, rank], [N] for a vector, or a scalar). With
+  // validate_indices, the indices must be in bounds, sorted and distinct.
+  must_register(r, OpDefBuilder("SparseToDense")
+                       .input("sparse_indices: Tindices")
+                       .input("output_shape: Tindices")
+                       .input("sparse_values: T")
+                       .input("default_value: T")
+                       .output("dense: T")
+                       .attr("validate_indices: bool = true")
+                       .attr("T: type")
+                       .attr("Tindices: {int32, int64}")
+                       .shape_fn([](InferenceContext& c) -> Status {
+                         if (auto dims = c.input_as_ints(1)) {
+                           c.set_output(0, PartialShape(*dims));
+                         } else if (c.input(1).rank_known() && c.input(1).rank() == 1 &&
+                                    c.input(1).dim(0) >= 0) {
+                           c.set_output(0, PartialShape::unknown_of_rank(
+                                               static_cast<int>(c.input(1).dim(0))));
+                         } else {
+                           c.set_output(0, PartialShape::unknown());
+                         }
+                         if (c.input(3).rank_known() && c.input(3).rank() != 0) {
+                           return c.invalid("default_value should be a scalar, got shape {}",
+                                            c.input(3).to_string());
+                         }
+                         return Status::OK();
+                       }));
   must_register(r, OpDefBuilder("DynamicPartition")
                        .input("data: T")
                        .input("partitions: int32")

@@ -24,6 +24,7 @@ from .ops import (abs, add, add_n, argmax, assign, assign_add, assign_sub, boole
                   subtract, tanh, to_float, truediv, unsorted_segment_sum, where, zeros,
                   zeros_like)  # noqa: A004 - TensorFlow's names
 from .gradients import gradients
+from .sparse_ops import sparse_tensor_to_dense, sparse_to_dense
 from .sparse_ops import (dynamic_partition, dynamic_stitch, scatter_add, scatter_div,
                          scatter_max, scatter_min, scatter_mul, scatter_sub, scatter_update,
                          unique)

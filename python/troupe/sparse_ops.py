@@ -113,3 +113,34 @@ def dynamic_stitch(indices, data, name=None):
             raise TypeError("dynamic_stitch: indices must be int32, got %s" % i.dtype.name)
     data = [d if isinstance(d, Tensor) else convert_to_tensor(d) for d in data]
     return _make("DynamicStitch", [indices, data], {}, name).outputs[0]
+
+
+def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0,
+                    validate_indices=True, name=None):
+    """tf.sparse_to_dense: a dense tensor of `output_shape` holding `default_value`, with
+    `sparse_values` (one per index, or one for all) at `sparse_indices` ([N, rank], [N] for a
+    vector, or a scalar). With validate_indices, the indices must be in bounds, sorted and
+    distinct (InvalidArgumentError naming the first that is not)."""
+    values = sparse_values if isinstance(sparse_values, Tensor) else \
+        convert_to_tensor(sparse_values)
+    indices = sparse_indices if isinstance(sparse_indices, Tensor) else \
+        convert_to_tensor(sparse_indices, dtype=_dtypes.int64)
+    shape = output_shape if isinstance(output_shape, Tensor) else \
+        convert_to_tensor(output_shape, dtype=indices.dtype)
+    if shape.dtype != indices.dtype:
+        from .ops import cast
+        shape = cast(shape, indices.dtype)
+    default = default_value if isinstance(default_value, Tensor) else \
+        convert_to_tensor(default_value, dtype=values.dtype)
+    return _make("SparseToDense", [indices, shape, values, default],
+                 {"validate_indices": bool(validate_indices)}, name).outputs[0]
+
+
+def sparse_tensor_to_dense(sp_input, default_value=0, validate_indices=True, name=None):
+    """tf.sparse_tensor_to_dense: the SparseTensor as a dense tensor, `default_value` where it
+    has no value (its indices must be in order: what parse_example's VarLenFeature gives)."""
+    from .sparse_tensor import SparseTensor
+    if not isinstance(sp_input, SparseTensor):
+        raise TypeError("Input must be a SparseTensor, got %r" % (sp_input,))
+    return sparse_to_dense(sp_input.indices, sp_input.dense_shape, sp_input.values,
+                           default_value, validate_indices, name or "SparseToDense")

@@ -544,3 +544,30 @@ def test_scatter_update_of_a_scalar_and_scope_regularizer():
         expected = TABLE.copy()
         expected[[0, 2]] = 0.0
         np.testing.assert_array_equal(sess.run(update), expected)
+
+
+# TensorFlow 1.x's sparse_to_dense_op_py_test and sparse_tensor_to_dense: int32 and int64
+# indices, a shared value, vectors and matrices, the default, and the validation messages.
+def test_sparse_to_dense_and_sparse_tensor_to_dense():
+    with tf.Session() as sess:
+        assert sess.run(tf.sparse_to_dense([1, 3], [5], 1.0, 0.0)).tolist() == \
+            [0.0, 1.0, 0.0, 1.0, 0.0]
+        assert sess.run(tf.sparse_to_dense(np.int32([1, 3]), np.int32([5]), [1, 2], -1)) \
+            .tolist() == [-1, 1, -1, 2, -1]
+        assert sess.run(tf.sparse_to_dense([[0, 1], [1, 2]], [2, 3], ["a", "b"], "")) \
+            .tolist() == [[b"", b"a", b""], [b"", b"", b"b"]]
+        assert sess.run(tf.sparse_to_dense(2, [4], 7)).tolist() == [0, 0, 7, 0]
+        sp = tf.SparseTensor([[0, 0], [1, 2]], [4.0, 5.0], [2, 3])
+        assert sess.run(tf.sparse_tensor_to_dense(sp, default_value=-1.0)).tolist() == \
+            [[4.0, -1.0, -1.0], [-1.0, -1.0, 5.0]]
+        for indices, message in [([[0, 1], [0, 1]], r"indices\[1\] = \[0,1\] is repeated"),
+                                 ([[1, 0], [0, 1]], r"indices\[1\] = \[0,1\] is out of order"),
+                                 ([[0, 3]], r"indices\[0\] = \[0,3\] is out of bounds: need "
+                                            r"0 <= index < \[2,3\]")]:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                sess.run(tf.sparse_to_dense(indices, [2, 3], 1.0))
+        # Unvalidated, repeated indices are written in order.
+        assert sess.run(tf.sparse_to_dense([[0, 1], [0, 1]], [1, 2], [1.0, 2.0],
+                                           validate_indices=False)).tolist() == [[0.0, 2.0]]
+    with pytest.raises(TypeError, match="Input must be a SparseTensor"):
+        tf.sparse_tensor_to_dense(tf.constant([1]))
