@@ -162,6 +162,55 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
         return _activity(outputs, activity_regularizer)
 
 
+def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
+                     data_format="channels_last", dilation_rate=(1, 1), depth_multiplier=1,
+                     activation=None, use_bias=True, depthwise_initializer=None,
+                     pointwise_initializer=None, bias_initializer=zeros_initializer(),
+                     depthwise_regularizer=None, pointwise_regularizer=None,
+                     bias_regularizer=None, activity_regularizer=None, depthwise_constraint=None,
+                     pointwise_constraint=None, bias_constraint=None, trainable=True, name=None,
+                     reuse=None):
+    """tf.layers.separable_conv2d: a depthwise convolution of NHWC inputs (`depth_multiplier`
+    filters per channel, variable `depthwise_kernel`), then a 1x1 one to `filters` channels
+    (`pointwise_kernel`), plus `bias`."""
+    from .nn import bias_add, separable_conv2d as nn_separable_conv2d
+    inputs = _as_tensor(inputs, "separable_conv2d")
+    _channels_last(data_format)
+    _positive_int("separable_conv2d", "filters", filters)
+    _positive_int("separable_conv2d", "depth_multiplier", depth_multiplier)
+    _unsupported("separable_conv2d", depthwise_constraint=depthwise_constraint,
+                 pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint)
+    kh, kw = _pair(kernel_size, "kernel_size")
+    sh, sw = _pair(strides, "strides")
+    dh, dw = _pair(dilation_rate, "dilation_rate")
+    if inputs.shape.ndims != 4:
+        raise ValueError("Input 0 of layer separable_conv2d is incompatible with the layer: "
+                         "expected ndim=4, found ndim=%s. Full shape received: %s"
+                         % (inputs.shape.ndims, inputs.shape))
+    channels = inputs.shape[-1]
+    if channels is None:
+        raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+    scope = name or _unique_scope("separable_conv2d")
+    with variable_scope(scope, reuse=reuse):
+        depthwise = get_variable("depthwise_kernel", [kh, kw, channels, int(depth_multiplier)],
+                                 dtype=inputs.dtype, initializer=depthwise_initializer,
+                                 regularizer=depthwise_regularizer, trainable=trainable)
+        pointwise = get_variable("pointwise_kernel",
+                                 [1, 1, channels * int(depth_multiplier), int(filters)],
+                                 dtype=inputs.dtype, initializer=pointwise_initializer,
+                                 regularizer=pointwise_regularizer, trainable=trainable)
+        outputs = nn_separable_conv2d(inputs, depthwise, pointwise, [1, sh, sw, 1],
+                                      _padding(padding), rate=[dh, dw])
+        if use_bias:
+            bias = get_variable("bias", [int(filters)], dtype=inputs.dtype,
+                                initializer=bias_initializer, regularizer=bias_regularizer,
+                                trainable=trainable)
+            outputs = bias_add(outputs, bias)
+        if activation is not None:
+            outputs = activation(outputs)
+        return _activity(outputs, activity_regularizer)
+
+
 def _pooling(op, base, inputs, pool_size, strides, padding, data_format, name):
     inputs = _as_tensor(inputs, base)
     _channels_last(data_format)
@@ -438,6 +487,18 @@ class Conv2DTranspose(Conv2D):
         return conv2d_transpose(inputs, self.filters, self.kernel_size, self.strides,
                                 self.padding, name=self.name, reuse=reuse or None,
                                 trainable=self.trainable, **self._kwargs)
+
+
+class SeparableConv2D(Conv2D):
+    _base_name = "separable_conv2d"
+
+    def _apply(self, inputs, reuse):
+        return separable_conv2d(inputs, self.filters, self.kernel_size, self.strides,
+                                self.padding, name=self.name, reuse=reuse or None,
+                                trainable=self.trainable, **self._kwargs)
+
+    depthwise_kernel = property(lambda self: self._variable("depthwise_kernel"))
+    pointwise_kernel = property(lambda self: self._variable("pointwise_kernel"))
 
 
 class _Pooling2D(Layer):

@@ -348,3 +348,32 @@ def test_depthwise_and_separable_convolutions():
     with pytest.raises(tf.errors.InvalidArgumentError, match="3 channels but the filter "
                                                             "expects 4"):
         tf.nn.depthwise_conv2d_native(x, rng.randn(3, 3, 4, 1), [1, 1, 1, 1], "SAME")
+
+
+def test_layers_separable_conv2d_variables_output_and_class():
+    x = tf.constant(np.random.RandomState(9).randn(2, 6, 6, 3).astype(np.float32))
+    y = tf.layers.separable_conv2d(x, 5, 3, padding="same", depth_multiplier=2,
+                                   activation=tf.nn.relu)
+    names = sorted(v.name for v in tf.trainable_variables())
+    assert names == ["separable_conv2d/bias:0", "separable_conv2d/depthwise_kernel:0",
+                     "separable_conv2d/pointwise_kernel:0"]
+    assert y.shape.as_list() == [2, 6, 6, 5]
+    graph = tf.get_default_graph()
+    depthwise = graph.get_tensor_by_name("separable_conv2d/depthwise_kernel:0")
+    pointwise = graph.get_tensor_by_name("separable_conv2d/pointwise_kernel:0")
+    assert depthwise.shape.as_list() == [3, 3, 3, 2]
+    assert pointwise.shape.as_list() == [1, 1, 6, 5]
+    layer = tf.layers.SeparableConv2D(4, (3, 3), strides=(2, 2))
+    first, second = layer(x), layer(x)
+    assert first.shape.as_list() == [2, 2, 2, 4]
+    assert layer.depthwise_kernel.name == "separable_conv2d_1/depthwise_kernel:0"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        d, p, got, a, b = sess.run([depthwise, pointwise, y, first, second])
+        want = np.maximum(np.einsum("nhwc,cd->nhwd",
+                                    _depthwise_reference(sess.run(x), d, [1, 1, 1, 1], "SAME"),
+                                    p[0, 0]), 0)
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+        np.testing.assert_array_equal(a, b)  # one layer, one set of variables
+    with pytest.raises(ValueError, match="depth_multiplier must be a positive integer"):
+        tf.layers.separable_conv2d(x, 5, 3, depth_multiplier=0)
