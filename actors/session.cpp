@@ -150,10 +150,10 @@ StatusOr<LocalTask> connect_to(const std::string& target, std::shared_ptr<Runtim
   if (!task && (task.error() == caf::sec::disconnect_during_handshake ||
                 task.error() == caf::sec::cannot_connect_to_node)) {
     // Why the handshake ended, told by one more (handshake_probe.hpp): a credentials or
-    // protocol mismatch is reported as such; a server that was only busy (its admission caps
-    // full) is tried once more.
+    // protocol mismatch is reported as such; a server that may only have been busy (its
+    // admission caps full) is tried once more.
     HandshakeProbe probe = probe_handshake(runtime->options().tls, host, port, kProbeTimeout);
-    if (probe.verdict == HandshakeProbe::Verdict::kAccepted) {
+    if (probe.retry_may_help() && probe.verdict != HandshakeProbe::Verdict::kUnreachable) {
       TROUPE_ASSIGN_OR_RETURN(task, reach());
     }
     if (!task) {

@@ -258,28 +258,47 @@ class Gate {
     return tasks;
   }
 
-  // Shuts down the oldest pending connection from `peer` (CAF then closes it).
-  void drop_oldest_from(const std::string& peer) {
+  // Whether a pending plaintext connection's first frame has all arrived (the watchdog would
+  // forget it at its next scan).
+  static bool proven_plaintext(const Pending& p) {
+    tcp_info info{};
+    socklen_t len = sizeof(info);
+    return !p.tls && ::getsockopt(p.own_fd, IPPROTO_TCP, TCP_INFO, &info, &len) == 0 &&
+           info.tcpi_bytes_received >= p.proof_bytes;
+  }
+
+  // Forgets the pending plaintext connections that have proven themselves since the last scan:
+  // room is never made by shutting down a connection that is no longer pending.
+  void forget_proven() {
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      if (proven_plaintext(it->second)) {
+        ++counters_.proven;
+        auto done = it++;
+        forget(done);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  // The oldest pending connection from an address `chosen` accepts, or end().
+  template <class Chosen>
+  std::map<int, Pending>::iterator oldest_from(Chosen chosen) {
     auto oldest = pending_.end();
     for (auto it = pending_.begin(); it != pending_.end(); ++it) {
-      if (it->second.peer == peer &&
+      if (chosen(it->second.peer) &&
           (oldest == pending_.end() || it->second.accepted < oldest->second.accepted)) {
         oldest = it;
       }
     }
-    if (oldest == pending_.end()) return;
-    ::shutdown(oldest->second.own_fd, SHUT_RDWR);
-    stop_checking(oldest->first);
-    forget(oldest);
+    return oldest;
   }
 
-  // The address with the most pending connections.
-  std::string busiest_peer() const {
-    auto busiest = per_peer_.begin();
-    for (auto it = per_peer_.begin(); it != per_peer_.end(); ++it) {
-      if (it->second > busiest->second) busiest = it;
-    }
-    return busiest == per_peer_.end() ? std::string() : busiest->first;
+  // Shuts down a pending connection (CAF then closes it).
+  void drop(std::map<int, Pending>::iterator it) {
+    ::shutdown(it->second.own_fd, SHUT_RDWR);
+    stop_checking(it->first);
+    forget(it);
   }
 
   int admit(int fd, const std::string& peer, bool tls) {
@@ -292,21 +311,34 @@ class Gate {
                                 limit, kReservedDescriptors, peer));
     }
     forget_closed();
-    if (int cap = peer_cap(); per_peer_[peer] >= cap) {
+    forget_proven();
+    auto count_of = [&](const std::string& address) {
+      auto it = per_peer_.find(address);
+      return it == per_peer_.end() ? 0 : it->second;
+    };
+    if (int cap = peer_cap(); count_of(peer) >= cap) {
       ++counters_.dropped_peer;
       peer_log_.note(
           fmt::format("shut down the oldest of {} connections from {} that have not finished their "
                       "handshake, to admit a newer one (max_pending_connections_per_peer is {})",
-                      per_peer_[peer], peer, cap));
-      drop_oldest_from(peer);
+                      count_of(peer), peer, cap));
+      auto oldest = oldest_from([&](const std::string& from) { return from == peer; });
+      if (oldest != pending_.end()) drop(oldest);
     } else if (cap = process_cap(); static_cast<int>(pending_.size()) >= cap) {
-      std::string busiest = busiest_peer();
-      ++counters_.dropped_pending;
-      pending_log_.note(fmt::format(
-          "shut down the oldest of {} connections from {} that have not finished their "
-          "handshake, to admit one from {}: {} are pending (max_pending_connections is {})",
-          per_peer_[busiest], busiest, peer, pending_.size(), cap));
-      drop_oldest_from(busiest);
+      // The oldest connection of the addresses with the most pending: on a tie (an attacker
+      // with as many addresses as connections) the oldest, never the newest member's.
+      int most = 0;
+      for (const auto& [address, count] : per_peer_)
+        most = std::max(most, count);
+      auto oldest = oldest_from([&](const std::string& from) { return count_of(from) == most; });
+      if (oldest != pending_.end()) {
+        ++counters_.dropped_pending;
+        pending_log_.note(fmt::format(
+            "shut down the oldest of {} connections from {} that have not finished their "
+            "handshake, to admit one from {}: {} are pending (max_pending_connections is {})",
+            most, oldest->second.peer, peer, pending_.size(), cap));
+        drop(oldest);
+      }
     }
     struct stat info {};
     int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);

@@ -69,7 +69,7 @@ void serve_connection(ChannelContext& context, int fd, std::atomic<bool>& pendin
   auto admitted = [&] {
     if (!pending) return;
     pending = false;
-    pending_flag.store(false);
+    pending_flag.store(false);  // a connection being dropped meanwhile ends at its next read
     --context.pending;
   };
   struct Admitted {

@@ -35,15 +35,27 @@ int millis_until(Clock::time_point deadline) {
 }
 
 HandshakeProbe probe_plaintext(int fd, Clock::time_point deadline) {
-  // A plaintext node greets first; a TLS node waits for the client's hello.
+  // A plaintext node greets first; a TLS node waits for the client's hello. After a short
+  // silence the probe sends a TLS record of application data, which a TLS server refuses with
+  // an alert (record type 21) before any handshake: a positive sign of TLS, where silence
+  // alone could also be a busy node.
   pollfd readable{fd, POLLIN, 0};
-  if (::poll(&readable, 1, millis_until(deadline)) != 1) {
-    return {Verdict::kProtocolMismatch,
-            "this process does not use TLS, and the server seems to (it said nothing, as a TLS "
-            "node waits for the client's hello): give this process the cluster's credentials"};
+  if (::poll(&readable, 1, std::min(millis_until(deadline), kGreetingWait)) != 1) {
+    static constexpr char kApplicationData[] = {0x17, 0x03, 0x03, 0x00, 0x01, 0x00};
+    (void)::send(fd, kApplicationData, sizeof kApplicationData, MSG_NOSIGNAL);
+    if (::poll(&readable, 1, millis_until(deadline)) != 1) {
+      return {Verdict::kNoAnswer,
+              "this process does not use TLS, and the server said nothing: it uses TLS (give "
+              "this process the cluster's credentials) or is too busy to greet"};
+    }
   }
   char first = 0;
   ssize_t n = ::recv(fd, &first, 1, 0);
+  if (n == 1 && first == 0x15) {
+    return {Verdict::kProtocolMismatch,
+            "this process does not use TLS, and the server does (it answered with a TLS "
+            "alert): give this process the cluster's credentials"};
+  }
   if (n == 1) return {Verdict::kAccepted, "the server greeted in plaintext"};
   return {Verdict::kClosedWithoutAlert, "the server closed the connection before greeting"};
 }
@@ -112,7 +124,7 @@ HandshakeProbe probe_tls(int fd, const TlsOptions& tls, Clock::time_point deadli
       return tls_failure(ssl.get(), error);
     }
     if (!wait_for(fd, error, deadline)) {
-      return {Verdict::kNoAnswer, "the TLS handshake did not finish"};
+      return {Verdict::kNoAnswer, "the TLS handshake did not finish: the server is busy"};
     }
   }
   // The server's verdict on this certificate, or its first bytes (a node greets).
@@ -168,8 +180,7 @@ std::string HandshakeProbe::explanation() const {
           "handshake_timeout_ms; its log names the one)",
           detail);
     case Verdict::kNoAnswer:
-      return fmt::format("a second handshake did not finish in time ({}): the server is busy",
-                         detail);
+      return fmt::format("a second handshake did not finish in time: {}", detail);
     case Verdict::kAccepted:
       return fmt::format(
           "a second handshake succeeded ({}): the first was shut down while the server was "

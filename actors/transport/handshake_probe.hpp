@@ -24,7 +24,7 @@ struct HandshakeProbe {
     kRefusedTheirCertificate,  // the server's certificate does not verify against our CA
     kProtocolMismatch,         // one side speaks TLS and the other does not
     kClosedWithoutAlert,       // shut down mid-handshake: admission cap, deadline, or not troupe
-    kNoAnswer,                 // nothing within the probe's time
+    kNoAnswer,                 // nothing in time: busy, or TLS to a plain client
     kAccepted,                 // the handshake succeeds now: the failure was transient
     kUnreachable,              // no connection at all
   };

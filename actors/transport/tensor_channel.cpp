@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 
 #include <fmt/core.h>
@@ -167,31 +168,42 @@ void TensorChannel::make_room_for(const std::string& peer) {
     ++per_peer[reader.peer];
     ++pending;
   }
-  std::string victim;
+  // The oldest pending connection of the newcomer's address when that is full, else, when
+  // the channel is full, of the addresses with the most (on a tie: the oldest of them).
+  int most = 0;
+  for (const auto& [address, count] : per_peer)
+    most = std::max(most, count);
+  std::function<bool(const std::string&)> chosen;
   if (per_peer[peer] >= context_.options.max_pending_per_peer) {
-    victim = peer;
+    chosen = [&](const std::string& address) { return address == peer; };
   } else if (pending >= context_.options.max_pending) {
-    victim = std::max_element(per_peer.begin(), per_peer.end(), [](auto& a, auto& b) {
-               return a.second < b.second;
-             })->first;
+    chosen = [&](const std::string& address) { return per_peer[address] == most; };
   } else {
     return;
   }
-  Reader* oldest = nullptr;
-  for (Reader& reader : readers_) {
-    if (reader.done || reader.dropped || !reader.pending.load() || reader.peer != victim) continue;
-    if (oldest == nullptr || reader.accepted < oldest->accepted) oldest = &reader;
+  for (;;) {
+    Reader* oldest = nullptr;
+    for (Reader& reader : readers_) {
+      if (reader.done || reader.dropped || !reader.pending.load() || !chosen(reader.peer)) {
+        continue;
+      }
+      if (oldest == nullptr || reader.accepted < oldest->accepted) oldest = &reader;
+    }
+    if (oldest == nullptr) return;
+    // Claimed from its reader, unless its hello has just been read (then it stays).
+    bool was_pending = true;
+    if (!oldest->pending.compare_exchange_strong(was_pending, false)) continue;
+    oldest->dropped = true;
+    ::shutdown(oldest->fd, SHUT_RDWR);  // its reader ends, and the acceptor joins it
+    ++context_.counters.pending_dropped;
+    context_.dropped_pending.note(fmt::format(
+        "tensor channel: shut down the oldest of {} connections from {} without a hello, to "
+        "admit one from {} ({} pending; max_pending_connections is {}, "
+        "max_pending_connections_per_peer {})",
+        per_peer[oldest->peer], oldest->peer, peer, pending, context_.options.max_pending,
+        context_.options.max_pending_per_peer));
+    return;
   }
-  if (oldest == nullptr) return;
-  oldest->dropped = true;
-  ::shutdown(oldest->fd, SHUT_RDWR);  // its reader ends, and the acceptor joins it
-  ++context_.counters.pending_dropped;
-  context_.dropped_pending.note(fmt::format(
-      "tensor channel: shut down the oldest of {} connections from {} without a hello, to "
-      "admit one from {} ({} pending; max_pending_connections is {}, "
-      "max_pending_connections_per_peer {})",
-      per_peer[victim], victim, peer, pending, context_.options.max_pending,
-      context_.options.max_pending_per_peer));
 }
 
 void TensorChannel::join_finished() {

@@ -160,7 +160,16 @@ class WhileKernel : public AsyncOpKernel {
           return fail(ctx.step().cancellation.reason().with_context(fmt::format(
               "node '{}' (While), after {} iterations", kernel.node().name(), iterations)));
         }
-        auto more = iterate();
+        StatusOr<bool> more = false;
+        try {  // a later slice runs outside the executor's guard
+          more = iterate();
+        } catch (const std::bad_alloc&) {
+          more = errors::ResourceExhausted("node '{}' (While), iteration {}: out of memory",
+                                           kernel.node().name(), iterations + 1);
+        } catch (const std::exception& e) {
+          more = errors::Internal("node '{}' (While), iteration {}: kernel threw: {}",
+                                  kernel.node().name(), iterations + 1, e.what());
+        }
         if (!more.ok()) return fail(more.status());
         if (!*more) return finish();
         if (std::chrono::steady_clock::now() >= until) {

@@ -199,16 +199,27 @@ class MirrorPadKernel : public OpKernel {
                          after, d);
         return;
       }
+      // Compared before any sum, which a huge padding would overflow.
+      if (gradient_ && (before > given.dim(d) || after > given.dim(d) - before)) {
+        ctx.fail_invalid("paddings ({}, {}) exceed dimension {} of the gradient, {}", before, after,
+                         d, given.dim(d));
+        return;
+      }
       small[d] = gradient_ ? given.dim(d) - before - after : given.dim(d);
-      large[d] = small[d] + before + after;
-      if (small[d] < 0 || before > small[d] - offset || after > small[d] - offset) {
+      if (before > small[d] - offset || after > small[d] - offset) {
         ctx.fail_invalid("paddings must be {} the dimension size: {}, {} {} {} (dimension {})",
                          symmetric_ ? "no greater than" : "less than", before, after,
                          symmetric_ ? "greater than" : "not less than", small[d], d);
         return;
       }
+      large[d] = small[d] + before + after;  // at most about 3 x small: no overflow
     }
-    Tensor& out = ctx.allocate_output(0, TensorShape(gradient_ ? small : large));
+    auto shape = TensorShape::from_dims(gradient_ ? small : large);
+    if (!shape.ok()) {
+      ctx.fail_invalid("{}", shape.status().message());
+      return;
+    }
+    Tensor& out = ctx.allocate_output(0, *shape);
     if (gradient_) {
       TROUPE_SWITCH_NUMERIC(out.dtype(), T, std::fill_n(out.data<T>(), out.num_elements(), T{}));
     }

@@ -287,11 +287,9 @@ class SparseToDenseKernel : public OpKernel {
       return ctx.fail_invalid("sparse_values has incorrect shape {}, should be [] or [{}]",
                               values.shape().to_string(), count);
     }
-    for (int64_t d : dims) {
-      if (d < 0)
-        return ctx.fail_invalid("output_shape has a negative entry: [{}]", fmt::join(dims, ","));
-    }
-    Tensor& dense = ctx.allocate_output(0, TensorShape(dims));
+    auto shape = TensorShape::from_dims(dims);  // negative or overflowing sizes refused
+    if (!shape.ok()) return ctx.fail_invalid("output_shape: {}", shape.status().message());
+    Tensor& dense = ctx.allocate_output(0, *shape);
     T* out = dense.data<T>();
     std::fill_n(out, dense.num_elements(), fill.scalar<T>());
     const std::vector<int64_t> flat = int_values(indices);

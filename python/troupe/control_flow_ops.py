@@ -80,26 +80,29 @@ def _branch(fn, pivot, what, pred=None, branch=None):
             graph._cond_context = context
         try:
             result = fn()
+            values, rebuild = _flatten(result)
+            outputs = []
+            # Made inside the branch: a result from outside it (`lambda: x`) enters through
+            # a Switch too, so that its gradient comes back through a Merge.
+            for value in values:
+                if hasattr(value, "_as_graph_element") and not isinstance(value, (Tensor,
+                                                                                    Operation)):
+                    value = value._as_graph_element()
+                if isinstance(value, Operation):
+                    # An op as a result: a tensor that exists once it has run.
+                    with graph.control_dependencies([value]):
+                        outputs.append(identity(pivot))
+                elif isinstance(value, Tensor):
+                    outputs.append(identity(value))
+                else:
+                    try:
+                        outputs.append(identity(convert_to_tensor(value)))
+                    except (TypeError, ValueError):
+                        raise TypeError("cond: %s returned %r, which is not a Tensor"
+                                        % (what, value))
         finally:
             if context is not None:
                 graph._cond_context = context.outer
-        values, rebuild = _flatten(result)
-        outputs = []
-        for value in values:
-            if hasattr(value, "_as_graph_element") and not isinstance(value, (Tensor,
-                                                                                Operation)):
-                value = value._as_graph_element()
-            if isinstance(value, Operation):
-                # An op as a result: a tensor that exists once it has run.
-                with graph.control_dependencies([value]):
-                    outputs.append(identity(pivot))
-            elif isinstance(value, Tensor):
-                outputs.append(identity(value))
-            else:
-                try:
-                    outputs.append(identity(convert_to_tensor(value)))
-                except (TypeError, ValueError):
-                    raise TypeError("cond: %s returned %r, which is not a Tensor" % (what, value))
     return values, outputs, rebuild
 
 
@@ -273,6 +276,7 @@ class _Loop:
         self.flat_body = flat_body
         self.num_vars = num_vars
         self.attrs = attrs
+        self.captures = []  # what the traced body captured (the op's inputs may be switched)
 
 
 def _trace_function(fn, outer, types, shapes):
@@ -351,6 +355,7 @@ def _build_while(cond_fn, body_fn, flat_vars, invariants, parallel_iterations, l
                          list(body_graph._captures)], attrs, name="While")
     if loop is not None:
         loop.attrs = attrs
+        loop.captures = list(body_graph._captures)
         outer._while_loops[op.name] = loop
     return op
 
@@ -494,7 +499,7 @@ def _while_grad(native_op, native_grads):
             xs = [gather(stacked[j], k) for j in range(n)]
             ys = loop.flat_body(xs)
             ys = [_as_tensor_in(here, ys[j], "loop variable %d" % j) for j in floating]
-            captured = [here._capture(body_captured[c]) for c in floating_captured]
+            captured = [here._capture(loop.captures[c]) for c in floating_captured]
             partial = gradients(ys, [xs[j] for j in floating] + captured,
                                            grad_ys=list(dv))
             new_dv = [g if g is not None else zeros_like(xs[j])

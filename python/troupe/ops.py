@@ -24,12 +24,17 @@ def _graph_of(*values):
     return get_default_graph()
 
 
-def _keeps_reference(what):
-    """Whether the op input `what` (as ops._input names it) changes a variable."""
+def _keeps_reference(value, what):
+    """Whether the reference `value` goes into the op input `what` (as ops._input names it)
+    as it is: a reference to anything but a variable (a dataset or iterator handle, a queue),
+    or a variable for an op that changes it or asks about it."""
+    if value.op.type not in ("Variable", "VariableV2"):
+        return True
     op_type = what.split(" ")[0]
     return what.endswith(" ref") or op_type.startswith(("Assign", "Scatter", "Apply",
                                                         "SparseApply", "ResourceApply",
-                                                        "CountUpTo", "IsVariableInitialized"))
+                                                        "CountUpTo", "IsVariableInitialized",
+                                                        "is_variable_initialized"))
 
 
 def _input(value, graph, what, dtype=None):
@@ -42,7 +47,7 @@ def _input(value, graph, what, dtype=None):
         # and captures are outside any of its conds).
         if context is not None and value.graph is graph and \
                 (not context.inside(value) or value.op.type == "_Arg") and \
-                not (value._output.is_ref and _keeps_reference(what)):
+                not (value._output.is_ref and _keeps_reference(value, what)):
             value = context.enter(value)
         if value.graph is not graph:
             raise ValueError("%s: Tensor %s must be from the same graph as the other inputs"

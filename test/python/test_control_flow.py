@@ -170,3 +170,33 @@ def test_an_assign_in_a_branch_still_changes_the_variable():
         sess.run(tf.global_variables_initializer())
         assert sess.run(r, {p: True}) == 11.0
         assert sess.run(r, {p: False}) == 11.0
+
+
+# Found in review: a branch returning a tensor from outside the cond (`lambda: h`) gave h a
+# dead gradient; iterators' handles and is_variable_initialized in a branch were read as
+# values; a while_loop in a branch got no gradient for what its body captured.
+def test_a_branch_returning_an_outside_tensor_and_other_references():
+    x = tf.constant(3.0)
+    p = tf.placeholder(tf.bool, [])
+    h = x * 2.0
+    g = tf.gradients(tf.cond(p, lambda: h * h, lambda: h), x)[0]
+    a = tf.data.Dataset.range(3).make_one_shot_iterator()
+    b = tf.data.Dataset.range(10, 13).make_one_shot_iterator()
+    n = tf.cond(p, a.get_next, b.get_next)
+    v = tf.Variable(1.0)
+    initialized = tf.cond(p, lambda: tf.is_variable_initialized(v), lambda: tf.constant(False))
+    w = tf.Variable(2.0)
+
+    def loop():
+        return tf.while_loop(lambda i, r: i < 3, lambda i, r: (i + 1, r * w),
+                             (0, tf.constant(1.0)))[1]
+
+    z = tf.cond(p, loop, lambda: tf.constant(0.0))
+    gw = tf.gradients(z, w)[0]
+    with tf.Session() as sess:
+        assert [sess.run(g, {p: True}), sess.run(g, {p: False})] == [24.0, 2.0]
+        assert [sess.run(n, {p: t}) for t in (True, False, True)] == [0, 10, 1]
+        assert not sess.run(initialized, {p: True})
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(initialized, {p: True})
+        assert sess.run([z, gw], {p: True}) == [8.0, 12.0]

@@ -571,3 +571,11 @@ def test_sparse_to_dense_and_sparse_tensor_to_dense():
                                            validate_indices=False)).tolist() == [[0.0, 2.0]]
     with pytest.raises(TypeError, match="Input must be a SparseTensor"):
         tf.sparse_tensor_to_dense(tf.constant([1]))
+
+
+def test_sparse_to_dense_refuses_a_shape_whose_size_overflows():
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="output_shape"):
+            sess.run(tf.sparse_to_dense([[5, 0]], [2 ** 62 + 1, 4], 1.0))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="output_shape"):
+            sess.run(tf.sparse_to_dense([1], [-3], 1.0))
