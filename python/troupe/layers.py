@@ -124,13 +124,39 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
         return _activity(outputs, activity_regularizer)
 
 
+def _conv_channels(inputs, layer):
+    """The channels of `inputs`, which a convolution layer needs NHWC with them known."""
+    if inputs.shape.ndims != 4:
+        raise ValueError("Input 0 of layer %s is incompatible with the layer: expected ndim=4, "
+                         "found ndim=%s. Full shape received: %s"
+                         % (layer, inputs.shape.ndims, inputs.shape))
+    channels = inputs.shape[-1]
+    if channels is None:
+        raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+    return channels
+
+
+def _bias_and_activation(outputs, filters, use_bias, bias_initializer, bias_regularizer,
+                         trainable, activation, activity_regularizer):
+    """A convolution layer's last steps, in its variable scope: the bias, the activation."""
+    from .nn import bias_add
+    if use_bias:
+        bias = get_variable("bias", [int(filters)], dtype=outputs.dtype,
+                            initializer=bias_initializer, regularizer=bias_regularizer,
+                            trainable=trainable)
+        outputs = bias_add(outputs, bias)
+    if activation is not None:
+        outputs = activation(outputs)
+    return _activity(outputs, activity_regularizer)
+
+
 def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
            data_format="channels_last", dilation_rate=(1, 1), activation=None, use_bias=True,
            kernel_initializer=None, bias_initializer=zeros_initializer(),
            kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
            kernel_constraint=None, bias_constraint=None, trainable=True, name=None, reuse=None):
     """tf.layers.conv2d: a 2-D convolution of NHWC inputs with `filters` output channels."""
-    from .nn import bias_add, conv2d as nn_conv2d
+    from .nn import conv2d as nn_conv2d
     inputs = _as_tensor(inputs, "conv2d")
     _channels_last(data_format)
     _positive_int("conv2d", "filters", filters)
@@ -138,13 +164,7 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
     kh, kw = _pair(kernel_size, "kernel_size")
     sh, sw = _pair(strides, "strides")
     dh, dw = _pair(dilation_rate, "dilation_rate")
-    if inputs.shape.ndims != 4:
-        raise ValueError("Input 0 of layer conv2d is incompatible with the layer: expected "
-                         "ndim=4, found ndim=%s. Full shape received: %s"
-                         % (inputs.shape.ndims, inputs.shape))
-    channels = inputs.shape[-1]
-    if channels is None:
-        raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+    channels = _conv_channels(inputs, "conv2d")
     scope = name or _unique_scope("conv2d")
     with variable_scope(scope, reuse=reuse):
         kernel = get_variable("kernel", [kh, kw, channels, int(filters)], dtype=inputs.dtype,
@@ -152,14 +172,9 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
                               trainable=trainable)
         outputs = nn_conv2d(inputs, kernel, [1, sh, sw, 1], _padding(padding),
                             dilations=[1, dh, dw, 1])
-        if use_bias:
-            bias = get_variable("bias", [int(filters)], dtype=inputs.dtype,
-                                initializer=bias_initializer, regularizer=bias_regularizer,
-                                trainable=trainable)
-            outputs = bias_add(outputs, bias)
-        if activation is not None:
-            outputs = activation(outputs)
-        return _activity(outputs, activity_regularizer)
+        return _bias_and_activation(outputs, filters, use_bias, bias_initializer,
+                                    bias_regularizer, trainable, activation,
+                                    activity_regularizer)
 
 
 def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
@@ -173,7 +188,7 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     """tf.layers.separable_conv2d: a depthwise convolution of NHWC inputs (`depth_multiplier`
     filters per channel, variable `depthwise_kernel`), then a 1x1 one to `filters` channels
     (`pointwise_kernel`), plus `bias`."""
-    from .nn import bias_add, separable_conv2d as nn_separable_conv2d
+    from .nn import separable_conv2d as nn_separable_conv2d
     inputs = _as_tensor(inputs, "separable_conv2d")
     _channels_last(data_format)
     _positive_int("separable_conv2d", "filters", filters)
@@ -183,13 +198,7 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     kh, kw = _pair(kernel_size, "kernel_size")
     sh, sw = _pair(strides, "strides")
     dh, dw = _pair(dilation_rate, "dilation_rate")
-    if inputs.shape.ndims != 4:
-        raise ValueError("Input 0 of layer separable_conv2d is incompatible with the layer: "
-                         "expected ndim=4, found ndim=%s. Full shape received: %s"
-                         % (inputs.shape.ndims, inputs.shape))
-    channels = inputs.shape[-1]
-    if channels is None:
-        raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+    channels = _conv_channels(inputs, "separable_conv2d")
     scope = name or _unique_scope("separable_conv2d")
     with variable_scope(scope, reuse=reuse):
         depthwise = get_variable("depthwise_kernel", [kh, kw, channels, int(depth_multiplier)],
@@ -201,14 +210,9 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
                                  regularizer=pointwise_regularizer, trainable=trainable)
         outputs = nn_separable_conv2d(inputs, depthwise, pointwise, [1, sh, sw, 1],
                                       _padding(padding), rate=[dh, dw])
-        if use_bias:
-            bias = get_variable("bias", [int(filters)], dtype=inputs.dtype,
-                                initializer=bias_initializer, regularizer=bias_regularizer,
-                                trainable=trainable)
-            outputs = bias_add(outputs, bias)
-        if activation is not None:
-            outputs = activation(outputs)
-        return _activity(outputs, activity_regularizer)
+        return _bias_and_activation(outputs, filters, use_bias, bias_initializer,
+                                    bias_regularizer, trainable, activation,
+                                    activity_regularizer)
 
 
 def _pooling(op, base, inputs, pool_size, strides, padding, data_format, name):
