@@ -80,6 +80,9 @@ PY
     echo "== CNN: troupe with cuDNN's heuristic algorithms (TF_CUDNN_USE_AUTOTUNE=0)"
     TF_CUDNN_USE_AUTOTUNE=0 timeout 120 "$dir/bin/troupe_gpu_bench" --device=gpu --model=cnn \
       --steps="${STEPS:-200}" --runs="${RUNS:-5}" || status=1
+    echo "== CNN: troupe with cuDNN's legacy API (TROUPE_CUDNN_API=legacy)"
+    TROUPE_CUDNN_API=legacy timeout 120 "$dir/bin/troupe_gpu_bench" --device=gpu --model=cnn \
+      --steps="${STEPS:-200}" --runs="${RUNS:-5}" || status=1
   fi
   echo "== The MLP and the CNN: troupe (Session, one worker) against PyTorch CUDA"
   results=$(mktemp)

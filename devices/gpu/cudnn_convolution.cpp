@@ -56,6 +56,43 @@ const char* part_name(ConvPart part) {
 }
 
 std::atomic<CudnnLayouts> layouts{CudnnLayouts::kMeasureBoth};
+std::atomic<CudnnApi> api_for_testing{CudnnApi::kByEnvironment};
+
+// Which of cuDNN's APIs the choices may take: the test's choice, else TROUPE_CUDNN_API's
+// ("graph", the default: the graph API where it has a plan, else the legacy one; "legacy":
+// only the legacy one). InvalidArgument for any other value.
+enum class Apis { kGraphElseLegacy, kOnlyGraph, kOnlyLegacy };
+StatusOr<Apis> apis() {
+  switch (api_for_testing.load()) {
+    case CudnnApi::kOnlyGraph:
+      return Apis::kOnlyGraph;
+    case CudnnApi::kOnlyLegacy:
+      return Apis::kOnlyLegacy;
+    case CudnnApi::kByEnvironment:
+      break;
+  }
+  static const StatusOr<Apis> by_environment = []() -> StatusOr<Apis> {
+    const char* value = std::getenv("TROUPE_CUDNN_API");
+    if (value == nullptr || std::string(value).empty() || std::string(value) == "graph") {
+      return Apis::kGraphElseLegacy;
+    }
+    if (std::string(value) == "legacy") return Apis::kOnlyLegacy;
+    return errors::InvalidArgument("TROUPE_CUDNN_API is '{}': expected 'graph' or 'legacy'", value);
+  }();
+  return by_environment;
+}
+
+// A way for the GPU profile's notes.
+template <class Choice>
+std::string way(const Choice& choice) {
+  if (choice.plan != nullptr) return "graph API " + choice.plan->name();
+  return fmt::format("algorithm {}", choice.algorithm);
+}
+
+// How many of the graph API's plans a measurement times.
+constexpr int kPlansTimed = 8;
+// How much faster than the heuristics' first plan another must measure to be taken.
+constexpr float kClearlyFaster = 0.9f;
 
 // The first algorithm of cuDNN's list (fastest or most promising first) that ran.
 template <class Perf>
@@ -70,6 +107,10 @@ std::optional<Perf> first_success(const Perf* perfs, int found) {
 
 void set_cudnn_layouts_for_testing(CudnnLayouts value) {
   layouts = value;
+}
+
+void set_cudnn_api_for_testing(CudnnApi value) {
+  api_for_testing = value;
 }
 
 // The choices of the process: by GPU, part, autotuning and geometry.
@@ -126,6 +167,12 @@ bool CudnnConvolution::run(ConvPart part, OpKernelContext& ctx, GpuContext& gpu,
   auto choice = choose(part, ctx, gpu, x, w, dy, out, im2col_products);
   if (!choice.ok()) return fail(choice.status());
   if (choice->im2col) return false;
+  // The graph API's plans take buffers aligned as they were built for; GPU allocations are,
+  // a buffer that is not (a view into another) goes the im2col way.
+  if (choice->plan != nullptr &&
+      !CudnnGraphPlan::aligned(x != nullptr ? x : out, dy != nullptr ? dy : out, out)) {
+    return false;
+  }
   if (Status queued = queue(part, gpu, *choice, x, w, dy, out); !queued.ok()) return fail(queued);
   return true;
 }
@@ -179,7 +226,13 @@ Status CudnnConvolution::queue(ConvPart part, GpuContext& gpu, const Choice& cho
   const float one = 1.0f, zero = 0.0f;
   const size_t space_bytes = choice.workspace_bytes;
   cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
-  if (part == ConvPart::kForward) {
+  if (choice.plan != nullptr) {
+    // x, w and y as the part reads or writes them.
+    const float* plan_x = part == ConvPart::kInput ? result : x_in;
+    const float* plan_y = part == ConvPart::kForward ? result : dy_in;
+    TROUPE_RETURN_IF_ERROR(choice.plan->execute(handle, plan_x, filter, plan_y, space)
+                               .with_context(choice.nchw ? "NCHW" : "NHWC"));
+  } else if (part == ConvPart::kForward) {
     status = library_->forward(handle, &one, d.x, x_in, d.w, filter, conv_,
                                static_cast<cudnnConvolutionFwdAlgo_t>(choice.algorithm), space,
                                space_bytes, &zero, d.y, result);
@@ -291,8 +344,9 @@ StatusOr<CudnnConvolution::Choice> CudnnConvolution::choose(
   auto& mine = choices_[static_cast<int>(part)];
   if (mine) return *mine;
   const CudnnLayouts allowed = layouts.load();
+  TROUPE_ASSIGN_OR_RETURN(Apis api, apis());
   std::vector<int64_t> process_key = {gpu.ordinal(), static_cast<int64_t>(part), autotune() ? 1 : 0,
-                                      static_cast<int64_t>(allowed)};
+                                      static_cast<int64_t>(allowed), static_cast<int64_t>(api)};
   process_key.insert(process_key.end(), key_.begin(), key_.end());
   ProcessChoices& process = ProcessChoices::get();
   {
@@ -315,16 +369,20 @@ StatusOr<CudnnConvolution::Choice> CudnnConvolution::choose(
         Tensor filter, gpu.allocate(DataType::kFloat, TensorShape{s.window_rows * s.window_cols *
                                                                   s.depth * out_depth_}));
     float* scratch_w = filter.data<float>();
-    TROUPE_ASSIGN_OR_RETURN(Choice nhwc, measure(part, gpu, nhwc_, x, scratch_w, dy, out));
+    TROUPE_ASSIGN_OR_RETURN(Choice nhwc, measure(part, gpu, false, x, scratch_w, dy, out));
     Choice best = nhwc;
     std::string nchw_note = !nchw_possible_ ? "not measured (too large for the transposes)"
                                             : "not measured (NHWC only, for a test)";
-    if (nchw_possible_ && allowed != CudnnLayouts::kOnlyNhwc) {
-      TROUPE_ASSIGN_OR_RETURN(Choice nchw, measure(part, gpu, nchw_, x, scratch_w, dy, out));
+    // The graph API's plans read NHWC as it is, with engines made for it: NCHW's transposes,
+    // measured on their own, cost a step more than they save (a test may still ask for them).
+    if (nhwc.plan != nullptr && allowed == CudnnLayouts::kMeasureBoth) {
+      nchw_note = "not measured (the graph API's plans take NHWC as it is)";
+    } else if (nchw_possible_ && allowed != CudnnLayouts::kOnlyNhwc) {
+      TROUPE_ASSIGN_OR_RETURN(Choice nchw, measure(part, gpu, true, x, scratch_w, dy, out));
       TROUPE_ASSIGN_OR_RETURN(float transposes, measure_transposes(part, gpu));
       nchw.nchw = true;
       nchw.milliseconds += transposes;
-      nchw_note = fmt::format("algorithm {} {:.4f} ms with {:.4f} ms of transposes", nchw.algorithm,
+      nchw_note = fmt::format("{} {:.4f} ms with {:.4f} ms of transposes", way(nchw),
                               nchw.milliseconds, transposes);
       if (nchw.milliseconds < nhwc.milliseconds || allowed == CudnnLayouts::kOnlyNchw) {
         best = nchw;
@@ -346,11 +404,11 @@ StatusOr<CudnnConvolution::Choice> CudnnConvolution::choose(
     }
     if (GpuProfiler* profiler = gpu.profiler(); profiler != nullptr) {
       profiler->note(fmt::format(
-          "{} '{}' {} of [{}x{}x{}x{}] by [{}x{}x{}x{}]: NHWC algorithm {} {:.4f} ms; NCHW {}; "
+          "{} '{}' {} of [{}x{}x{}x{}] by [{}x{}x{}x{}]: NHWC {} {:.4f} ms{}; NCHW {}; "
           "{}; chosen {}",
           ctx.node().op_name(), ctx.node().name(), part_name(part), s.batch, s.in_rows, s.in_cols,
-          s.depth, s.window_rows, s.window_cols, s.depth, out_depth_, nhwc.algorithm,
-          nhwc.milliseconds, nchw_note, im2col_note,
+          s.depth, s.window_rows, s.window_cols, s.depth, out_depth_, way(nhwc), nhwc.milliseconds,
+          nhwc.measured.empty() ? "" : " " + nhwc.measured, nchw_note, im2col_note,
           best.im2col ? "im2col products"
           : best.nchw ? "cuDNN NCHW"
                       : "cuDNN NHWC"));
@@ -362,21 +420,90 @@ StatusOr<CudnnConvolution::Choice> CudnnConvolution::choose(
   return *mine;
 }
 
+StatusOr<std::vector<std::shared_ptr<const CudnnGraphPlan>>> CudnnConvolution::plans(
+    ConvPart part, GpuContext& gpu, bool nchw, size_t workspace_limit, int limit) const {
+  const cuda::WindowShape& s = shape_;
+  const int64_t n = s.batch, c = s.depth, h = s.in_rows, w = s.in_cols, k = out_depth_,
+                r = s.window_rows, q = s.window_cols, p = s.out_rows, o = s.out_cols;
+  // Logical dims [N, C, H, W], [K, C, R, S], [N, K, P, Q]; the strides say the layout.
+  CudnnConvGeometry g = {
+      .x_dims = {n, c, h, w},
+      .x_strides = {h * w * c, 1, w * c, c},
+      .w_dims = {k, c, r, q},
+      .w_strides = {r * q * c, 1, q * c, c},
+      .y_dims = {n, k, p, o},
+      .y_strides = {p * o * k, 1, o * k, k},
+      .pre_padding = {s.pad_top, s.pad_left},
+      .post_padding = {s.pad_top, s.pad_left},  // symmetric, as run() checked
+      .strides = {s.stride_rows, s.stride_cols},
+      .dilations = {s.dilation_rows, s.dilation_cols},
+  };
+  if (nchw) {
+    const int64_t x_strides[4] = {c * h * w, h * w, w, 1};
+    const int64_t w_strides[4] = {c * r * q, r * q, q, 1};
+    const int64_t y_strides[4] = {k * p * o, p * o, o, 1};
+    std::copy(std::begin(x_strides), std::end(x_strides), g.x_strides);
+    std::copy(std::begin(w_strides), std::end(w_strides), g.w_strides);
+    std::copy(std::begin(y_strides), std::end(y_strides), g.y_strides);
+  }
+  return CudnnGraphPlan::candidates(*library_, static_cast<cudnnHandle_t>(gpu.cudnn()), part, g,
+                                    workspace_limit, limit);
+}
+
 StatusOr<CudnnConvolution::Choice> CudnnConvolution::measure(ConvPart part, GpuContext& gpu,
-                                                             const Descriptors& d, const float* x,
-                                                             float* w, const float* dy,
-                                                             float* out) {
+                                                             bool nchw, const float* x, float* w,
+                                                             const float* dy, float* out) {
   auto* handle = static_cast<cudnnHandle_t>(gpu.cudnn());
   const size_t limit = measuring_workspace_bytes();
   TROUPE_ASSIGN_OR_RETURN(
       Tensor workspace,
       gpu.allocate(DataType::kFloat, TensorShape{static_cast<int64_t>(limit / sizeof(float))}));
   void* space = workspace.raw_data();
+  TROUPE_ASSIGN_OR_RETURN(Apis api, apis());
+  if (api != Apis::kOnlyLegacy) {
+    auto candidates = plans(part, gpu, nchw, limit, kPlansTimed);
+    if (candidates.ok()) {
+      // Each plan on these buffers (what is written is overwritten by the call that follows),
+      // costing the larger of its host and its stream time.
+      const float* plan_x = part == ConvPart::kInput ? out : x;
+      const float* plan_w = w;
+      const float* plan_y = part == ConvPart::kForward ? out : dy;
+      std::optional<Choice> first, best;
+      for (const auto& plan : *candidates) {
+        TROUPE_ASSIGN_OR_RETURN(Cost cost, time(gpu, [&] {
+                                  return plan->execute(handle, plan_x, plan_w, plan_y, space);
+                                }));
+        const float ms = static_cast<float>(cost.per_call() / 1000.0);
+        const Choice choice{.plan = plan,
+                            .workspace_bytes = plan->workspace_bytes(),
+                            .milliseconds = ms,
+                            .nchw = nchw};
+        if (!first) first = choice;
+        if (!best || ms < best->milliseconds) best = choice;
+      }
+      // The heuristics' first plan unless another measures clearly faster: one call timed
+      // alone, on an idle GPU with warm caches, ranks the top plans differently from a step
+      // by more than they differ (on an H200, the fastest plans measured this way made the
+      // tutorial CNN's step 15% slower than the heuristics' first ones).
+      if (best->milliseconds > kClearlyFaster * first->milliseconds) best = first;
+      best->measured =
+          fmt::format("({} of {} plans timed; the heuristics' first: {} {:.4f} ms)", way(*best),
+                      candidates->size(), way(*first), first->milliseconds);
+      return *best;
+    }
+    if (api == Apis::kOnlyGraph) return candidates.status();
+  }
+  const Descriptors& d = nchw ? nchw_ : nhwc_;
   constexpr int kAsk = 16;
   int found = 0;
   std::optional<Choice> best;
   auto keep = [&](const auto& perf) {
-    if (perf) best = Choice{static_cast<int>(perf->algo), perf->memory, perf->time, false};
+    if (perf) {
+      best = Choice{.plan = nullptr,
+                    .algorithm = static_cast<int>(perf->algo),
+                    .workspace_bytes = perf->memory,
+                    .milliseconds = perf->time};
+    }
   };
   // Each call times the algorithms on the stream and returns when it is done.
   if (part == ConvPart::kForward) {
@@ -401,6 +528,7 @@ StatusOr<CudnnConvolution::Choice> CudnnConvolution::measure(ConvPart part, GpuC
   if (!best) {
     return errors::Internal("cuDNN has no {} algorithm for this convolution", part_name(part));
   }
+  best->nchw = nchw;
   return *best;
 }
 
@@ -441,6 +569,14 @@ StatusOr<float> CudnnConvolution::measure_transposes(ConvPart part, GpuContext& 
 
 StatusOr<CudnnConvolution::Choice> CudnnConvolution::heuristic(ConvPart part, GpuContext& gpu) {
   auto* handle = static_cast<cudnnHandle_t>(gpu.cudnn());
+  TROUPE_ASSIGN_OR_RETURN(Apis api, apis());
+  if (api != Apis::kOnlyLegacy) {
+    auto first = plans(part, gpu, false, measuring_workspace_bytes(), 1);
+    if (first.ok()) {
+      return Choice{.plan = first->front(), .workspace_bytes = first->front()->workspace_bytes()};
+    }
+    if (api == Apis::kOnlyGraph) return first.status();
+  }
   const Descriptors& d = nhwc_;
   constexpr int kAsk = 16;
   int found = 0;

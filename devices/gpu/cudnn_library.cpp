@@ -53,6 +53,12 @@ StatusOr<CudnnLibrary> load() {
   resolve(l.find_forward, "cudnnFindConvolutionForwardAlgorithmEx");
   resolve(l.find_data, "cudnnFindConvolutionBackwardDataAlgorithmEx");
   resolve(l.find_filter, "cudnnFindConvolutionBackwardFilterAlgorithmEx");
+  resolve(l.backend_create, "cudnnBackendCreateDescriptor");
+  resolve(l.backend_destroy, "cudnnBackendDestroyDescriptor");
+  resolve(l.backend_set, "cudnnBackendSetAttribute");
+  resolve(l.backend_get, "cudnnBackendGetAttribute");
+  resolve(l.backend_finalize, "cudnnBackendFinalize");
+  resolve(l.backend_execute, "cudnnBackendExecute");
   TROUPE_RETURN_IF_ERROR(status);
   return l;  // the handle stays open for the life of the process
 }

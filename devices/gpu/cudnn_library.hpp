@@ -38,6 +38,13 @@ struct CudnnLibrary {
   decltype(&cudnnFindConvolutionForwardAlgorithmEx) find_forward = nullptr;
   decltype(&cudnnFindConvolutionBackwardDataAlgorithmEx) find_data = nullptr;
   decltype(&cudnnFindConvolutionBackwardFilterAlgorithmEx) find_filter = nullptr;
+  // The graph API (cudnn_graph_plan.hpp).
+  decltype(&cudnnBackendCreateDescriptor) backend_create = nullptr;
+  decltype(&cudnnBackendDestroyDescriptor) backend_destroy = nullptr;
+  decltype(&cudnnBackendSetAttribute) backend_set = nullptr;
+  decltype(&cudnnBackendGetAttribute) backend_get = nullptr;
+  decltype(&cudnnBackendFinalize) backend_finalize = nullptr;
+  decltype(&cudnnBackendExecute) backend_execute = nullptr;
 };
 
 // libcudnn.so.<CUDNN_MAJOR> (else libcudnn.so), once per process; FailedPrecondition naming

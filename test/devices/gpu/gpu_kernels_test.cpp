@@ -328,19 +328,27 @@ BOOST_AUTO_TEST_CASE(convolutions_and_their_gradients_match_the_cpu) {
       // More than one 32 x 32 tile of the NCHW transposes each way.
       {{3, 9, 9, 40}, {3, 3, 40, 36}, {.strides = {1, 1, 1, 1}, .padding = "SAME"}}};
 #ifdef TROUPE_HAVE_CUDNN
-  // cuDNN in each layout the kernels may choose (NCHW: the inputs transposed and the output
-  // back), then as the measurements choose.
+  // cuDNN's graph API and its legacy API, each in each layout the kernels may choose (NCHW:
+  // the inputs transposed and the output back), then as the measurements choose.
   struct Restore {
-    ~Restore() { set_cudnn_layouts_for_testing(CudnnLayouts::kMeasureBoth); }
+    ~Restore() {
+      set_cudnn_layouts_for_testing(CudnnLayouts::kMeasureBoth);
+      set_cudnn_api_for_testing(CudnnApi::kByEnvironment);
+    }
   } restore;
-  const std::vector<CudnnLayouts> layouts = {CudnnLayouts::kOnlyNhwc, CudnnLayouts::kOnlyNchw,
-                                             CudnnLayouts::kMeasureBoth};
+  std::vector<std::pair<CudnnApi, CudnnLayouts>> layouts;
+  for (CudnnApi api : {CudnnApi::kOnlyGraph, CudnnApi::kOnlyLegacy}) {
+    for (CudnnLayouts layout : {CudnnLayouts::kOnlyNhwc, CudnnLayouts::kOnlyNchw})
+      layouts.emplace_back(api, layout);
+  }
+  layouts.emplace_back(CudnnApi::kByEnvironment, CudnnLayouts::kMeasureBoth);
 #else
-  const std::vector<int> layouts = {0};
+  const std::vector<std::pair<int, int>> layouts = {{0, 0}};
 #endif
-  for (auto layout : layouts) {
+  for (auto [api, layout] : layouts) {
 #ifdef TROUPE_HAVE_CUDNN
     set_cudnn_layouts_for_testing(layout);
+    set_cudnn_api_for_testing(api);
 #endif
     for (const Case& c : cases) {
       Scope s = Scope::new_root();
@@ -356,7 +364,8 @@ BOOST_AUTO_TEST_CASE(convolutions_and_their_gradients_match_the_cpu) {
       compare(s, {y, grads[0], grads[1]},
               {{x, input}, {w, filter}, {r, random_tensor(out.shape(), rng)}},
               "Conv2D " + c.input.to_string() + " * " + c.filter.to_string() + " " +
-                  c.attrs.padding + " layouts " + std::to_string(static_cast<int>(layout)));
+                  c.attrs.padding + " api " + std::to_string(static_cast<int>(api)) + " layouts " +
+                  std::to_string(static_cast<int>(layout)));
     }
   }
 }
