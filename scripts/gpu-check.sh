@@ -86,14 +86,20 @@ PY
   fi
   echo "== The MLP and the CNN: troupe (Session, one worker) against PyTorch CUDA"
   results=$(mktemp)
-  cases=${CASES:-"cnn 128 0 sgd,mlp 128 512 sgd,mlp 128 512 adam,mlp 1024 2048 sgd"}
+  # A case: model batch hidden optimizer [towers]; PyTorch runs each model and batch once (its
+  # peer of troupe's towers is the same model on the whole batch).
+  cases=${CASES:-"cnn 128 0 sgd,cnn 128 0 sgd 2,mlp 128 512 sgd,mlp 128 512 sgd 2,mlp 128 512 adam,mlp 1024 2048 sgd"}
   IFS=, read -r -a case_list <<<"$cases"
+  torch_done=" "
   for case in "${case_list[@]}"; do
-    read -r model batch hidden optimizer <<<"$case"
+    read -r model batch hidden optimizer towers <<<"$case"
     args="--model=$model --batch=$batch --hidden=$hidden --optimizer=$optimizer"
     args="$args --steps=${STEPS:-200} --runs=${RUNS:-5}"
     # shellcheck disable=SC2086
-    timeout 120 "$dir/bin/troupe_gpu_bench" --device=gpu $args | tee -a "$results" || status=1
+    timeout 120 "$dir/bin/troupe_gpu_bench" --device=gpu $args --towers="${towers:-1}" \
+      | tee -a "$results" || status=1
+    case "$torch_done" in *" $args "*) continue ;; esac
+    torch_done="$torch_done$args "
     # shellcheck disable=SC2086
     timeout 120 python3 "$dir/torch_mlp_cuda.py" $args | tee -a "$results" || status=1
     # shellcheck disable=SC2086
@@ -102,20 +108,26 @@ PY
   python3 - "$results" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
-cases = {}
+torch, troupe = {}, {}
 for r in rows:
     key = (r.get("model", "mlp"), r["batch"], r["hidden"], r["optimizer"])
-    cases.setdefault(key, {})[r["peer"]] = r
+    if r["peer"] == "troupe":
+        troupe[key + (r.get("towers", 1),)] = r
+    else:
+        torch.setdefault(key, {})[r["peer"]] = r
 gpu = next((r["gpu"] for r in rows if "gpu" in r), "?")
 print(f"\nGPU: {gpu}; examples/s, median of runs (min-max); the ratio is to PyTorch's best")
 print("| model | troupe GPU | PyTorch CUDA eager | PyTorch CUDA compiled | troupe / PyTorch |")
 print("| --- | ---: | ---: | ---: | ---: |")
-for (model, batch, hidden, opt), peers in sorted(cases.items()):
-    t, e, c = (peers.get(k) for k in ("troupe", "pytorch", "pytorch compiled"))
+for (model, batch, hidden, opt, towers), t in sorted(troupe.items()):
+    peers = torch.get((model, batch, hidden, opt), {})
+    e, c = (peers.get(k) for k in ("pytorch", "pytorch compiled"))
     cell = lambda r: f"{r['examples_per_s']:,} ({r['min']:,}-{r['max']:,})" if r else "failed"
     best = max((r["examples_per_s"] for r in (e, c) if r), default=0)
     ratio = f"{t['examples_per_s'] / best:.2f}x" if t and best else "-"
     name = f"MLP 784-{hidden}-{hidden}-10" if model == "mlp" else "CNN (TF tutorial)"
+    if towers > 1:
+        name += f", {towers} towers on one GPU"
     print(f"| {name}, batch {batch}, {opt} | {cell(t)} | {cell(e)} | {cell(c)} | {ratio} |")
 PY
   exit $status

@@ -29,6 +29,7 @@ StatusOr<CublasLibrary> load() {
   TROUPE_RETURN_IF_ERROR(resolve(library.destroy, "cublasDestroy_v2"));
   TROUPE_RETURN_IF_ERROR(resolve(library.set_stream, "cublasSetStream_v2"));
   TROUPE_RETURN_IF_ERROR(resolve(library.sgemm, "cublasSgemm_v2"));
+  TROUPE_RETURN_IF_ERROR(resolve(library.sgemm_strided_batched, "cublasSgemmStridedBatched"));
   return library;  // the handle stays open for the life of the process
 }
 

@@ -14,6 +14,7 @@ struct CublasLibrary {
   decltype(&cublasDestroy_v2) destroy = nullptr;
   decltype(&cublasSetStream_v2) set_stream = nullptr;
   decltype(&cublasSgemm_v2) sgemm = nullptr;
+  decltype(&cublasSgemmStridedBatched) sgemm_strided_batched = nullptr;
 };
 
 // The library of the cuBLAS major version troupe was built with (libcublas.so.<major>, else

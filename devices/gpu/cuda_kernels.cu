@@ -252,42 +252,127 @@ int row_threads(int64_t classes) {
   return threads;
 }
 
-__global__ void update_kernel(UpdateRule rule, Update u, int64_t n) {
-  float lr_t = 0.0f;
-  if (rule == UpdateRule::kAdam) {
-    const float beta1_power = *u.scalars[0], beta2_power = *u.scalars[1], lr = *u.scalars[2];
-    lr_t = lr * sqrtf(1.0f - beta2_power) / (1.0f - beta1_power);
-  }
-  TROUPE_GRID_LOOP(i, n) {
-    const float g = u.grad[i];
-    switch (rule) {
-      case UpdateRule::kGradientDescent:
-        u.refs[0][i] -= *u.scalars[0] * g;
-        break;
-      case UpdateRule::kMomentum: {
-        const float lr = *u.scalars[0], momentum = *u.scalars[1];
-        float accum = u.refs[1][i] * momentum + g;
-        u.refs[1][i] = accum;
-        u.refs[0][i] -= u.nesterov ? lr * g + lr * momentum * accum : lr * accum;
-        break;
-      }
-      case UpdateRule::kAdagrad: {
-        const float accum = u.refs[1][i] + g * g;
-        u.refs[1][i] = accum;
-        u.refs[0][i] -= *u.scalars[0] * g / sqrtf(accum);
-        break;
-      }
-      case UpdateRule::kAdam: {
-        const float beta1 = *u.scalars[3], beta2 = *u.scalars[4], epsilon = *u.scalars[5];
-        const float m = u.refs[1][i] + (g - u.refs[1][i]) * (1.0f - beta1);
-        const float v = u.refs[2][i] + (g * g - u.refs[2][i]) * (1.0f - beta2);
-        u.refs[1][i] = m;
-        u.refs[2][i] = v;
-        const float step = u.nesterov ? m * beta1 + (1.0f - beta1) * g : m;
-        u.refs[0][i] -= lr_t * step / (sqrtf(v) + epsilon);
-        break;
-      }
+// Adam's step size for this step (0 for the other rules).
+__device__ float adam_rate(UpdateRule rule, const Update& u) {
+  if (rule != UpdateRule::kAdam) return 0.0f;
+  const float beta1_power = *u.scalars[0], beta2_power = *u.scalars[1], lr = *u.scalars[2];
+  return lr * sqrtf(1.0f - beta2_power) / (1.0f - beta1_power);
+}
+
+// One element's update: element i of the variable and its slots, by gradient value g.
+__device__ __forceinline__ void apply_rule(UpdateRule rule, const Update& u, int64_t i, float g,
+                                           float lr_t) {
+  switch (rule) {
+    case UpdateRule::kGradientDescent:
+      u.refs[0][i] -= *u.scalars[0] * g;
+      break;
+    case UpdateRule::kMomentum: {
+      const float lr = *u.scalars[0], momentum = *u.scalars[1];
+      float accum = u.refs[1][i] * momentum + g;
+      u.refs[1][i] = accum;
+      u.refs[0][i] -= u.nesterov ? lr * g + lr * momentum * accum : lr * accum;
+      break;
     }
+    case UpdateRule::kAdagrad: {
+      const float accum = u.refs[1][i] + g * g;
+      u.refs[1][i] = accum;
+      u.refs[0][i] -= *u.scalars[0] * g / sqrtf(accum);
+      break;
+    }
+    case UpdateRule::kAdam: {
+      const float beta1 = *u.scalars[3], beta2 = *u.scalars[4], epsilon = *u.scalars[5];
+      const float m = u.refs[1][i] + (g - u.refs[1][i]) * (1.0f - beta1);
+      const float v = u.refs[2][i] + (g * g - u.refs[2][i]) * (1.0f - beta2);
+      u.refs[1][i] = m;
+      u.refs[2][i] = v;
+      const float step = u.nesterov ? m * beta1 + (1.0f - beta1) * g : m;
+      u.refs[0][i] -= lr_t * step / (sqrtf(v) + epsilon);
+      break;
+    }
+  }
+}
+
+__global__ void update_kernel(UpdateRule rule, Update u, int64_t n) {
+  const float lr_t = adam_rate(rule, u);
+  TROUPE_GRID_LOOP(i, n) apply_rule(rule, u, i, u.grad[i], lr_t);
+}
+
+__global__ void sparse_update_kernel(UpdateRule rule, Update u, const int64_t* rows, int64_t n,
+                                     int64_t inner) {
+  const float lr_t = adam_rate(rule, u);
+  TROUPE_GRID_LOOP(e, n * inner) {
+    const int64_t k = e / inner, j = e - k * inner;
+    apply_rule(rule, u, rows[k] * inner + j, u.grad[e], lr_t);
+  }
+}
+
+// One thread per column, the rows in order: a repeated row sees the earlier update.
+__global__ void sparse_update_in_order_kernel(UpdateRule rule, Update u, const int64_t* rows,
+                                              int64_t n, int64_t inner) {
+  const float lr_t = adam_rate(rule, u);
+  TROUPE_GRID_LOOP(j, inner) {
+    for (int64_t k = 0; k < n; ++k)
+      apply_rule(rule, u, rows[k] * inner + j, u.grad[k * inner + j], lr_t);
+  }
+}
+
+__global__ void gather_kernel(const float* params, const int64_t* indices, float* out,
+                              int64_t limit, int64_t n, int64_t inner, int64_t total) {
+  TROUPE_GRID_LOOP(e, total) {
+    const int64_t row = e / inner, j = e - row * inner;  // row = o * n + i
+    const int64_t o = row / n, i = row - o * n;
+    out[e] = params[(o * limit + indices[i]) * inner + j];
+  }
+}
+
+__global__ void segment_sum_kernel(const float* data, const int64_t* ids, float* out, int64_t n,
+                                   int64_t inner) {
+  TROUPE_GRID_LOOP(e, n * inner) {
+    const int64_t i = e / inner, j = e - i * inner;
+    if (ids[i] >= 0) atomicAdd(out + ids[i] * inner + j, data[e]);
+  }
+}
+
+__device__ __forceinline__ void scatter_one(ScatterOp op, float* to, float value) {
+  switch (op) {
+    case ScatterOp::kUpdate:
+      *to = value;
+      break;
+    case ScatterOp::kAdd:
+      *to += value;
+      break;
+    case ScatterOp::kSub:
+      *to -= value;
+      break;
+    case ScatterOp::kMul:
+      *to *= value;
+      break;
+    case ScatterOp::kDiv:
+      *to /= value;
+      break;
+    case ScatterOp::kMin:
+      *to = fminf(*to, value);
+      break;
+    case ScatterOp::kMax:
+      *to = fmaxf(*to, value);
+      break;
+  }
+}
+
+__global__ void scatter_kernel(ScatterOp op, float* ref, const int64_t* indices,
+                               const float* updates, int64_t n, int64_t inner, bool scalar) {
+  TROUPE_GRID_LOOP(e, n * inner) {
+    const int64_t k = e / inner, j = e - k * inner;
+    scatter_one(op, ref + indices[k] * inner + j, updates[scalar ? 0 : e]);
+  }
+}
+
+__global__ void scatter_in_order_kernel(ScatterOp op, float* ref, const int64_t* indices,
+                                        const float* updates, int64_t n, int64_t inner,
+                                        bool scalar) {
+  TROUPE_GRID_LOOP(j, inner) {
+    for (int64_t k = 0; k < n; ++k)
+      scatter_one(op, ref + indices[k] * inner + j, updates[scalar ? 0 : k * inner + j]);
   }
 }
 
@@ -771,6 +856,44 @@ void softmax(cudaStream_t stream, const float* logits, float* out, int64_t rows,
 
 void apply_update(cudaStream_t stream, UpdateRule rule, const Update& update, int64_t n) {
   if (n > 0) update_kernel<<<blocks_for(n), kThreads, 0, stream>>>(rule, update, n);
+}
+
+void sparse_apply_update(cudaStream_t stream, UpdateRule rule, const Update& update,
+                         const int64_t* rows, int64_t n, int64_t inner, bool distinct) {
+  if (n * inner == 0) return;
+  if (distinct) {
+    sparse_update_kernel<<<blocks_for(n * inner), kThreads, 0, stream>>>(rule, update, rows, n,
+                                                                         inner);
+  } else {
+    sparse_update_in_order_kernel<<<blocks_for(inner), kThreads, 0, stream>>>(rule, update, rows, n,
+                                                                              inner);
+  }
+}
+
+void gather(cudaStream_t stream, const float* params, const int64_t* indices, float* out,
+            int64_t outer, int64_t limit, int64_t n, int64_t inner) {
+  const int64_t total = outer * n * inner;
+  if (total == 0) return;
+  gather_kernel<<<blocks_for(total), kThreads, 0, stream>>>(params, indices, out, limit, n, inner,
+                                                            total);
+}
+
+void unsorted_segment_sum(cudaStream_t stream, const float* data, const int64_t* ids, float* out,
+                          int64_t n, int64_t inner) {
+  if (n * inner == 0) return;
+  segment_sum_kernel<<<blocks_for(n * inner), kThreads, 0, stream>>>(data, ids, out, n, inner);
+}
+
+void scatter(cudaStream_t stream, ScatterOp op, float* ref, const int64_t* indices,
+             const float* updates, int64_t n, int64_t inner, bool scalar_updates, bool distinct) {
+  if (n * inner == 0) return;
+  if (distinct) {
+    scatter_kernel<<<blocks_for(n * inner), kThreads, 0, stream>>>(op, ref, indices, updates, n,
+                                                                   inner, scalar_updates);
+  } else {
+    scatter_in_order_kernel<<<blocks_for(inner), kThreads, 0, stream>>>(op, ref, indices, updates,
+                                                                        n, inner, scalar_updates);
+  }
 }
 
 }  // namespace troupe::cuda

@@ -110,5 +110,26 @@ struct Update {
   bool nesterov = false;
 };
 void apply_update(cudaStream_t stream, UpdateRule rule, const Update& update, int64_t n);
+// The same update of the rows `rows[k]` (k < n, in GPU memory, each in range: the caller
+// checks) of the variable and its slots, each `inner` elements wide, by the gradient's row k.
+// distinct: no row twice, so every element runs in parallel; otherwise the rows are applied in
+// order along each column, so a repeated row sees the earlier update, as the CPU kernel does.
+void sparse_apply_update(cudaStream_t stream, UpdateRule rule, const Update& update,
+                         const int64_t* rows, int64_t n, int64_t inner, bool distinct);
+
+// ---- gathers and scatters (indices int64 in GPU memory, checked in range by the caller) ----
+
+// out[o][i][j] = params[o][indices[i]][j], o < outer, i < n, j < inner; params has `limit`
+// rows per o.
+void gather(cudaStream_t stream, const float* params, const int64_t* indices, float* out,
+            int64_t outer, int64_t limit, int64_t n, int64_t inner);
+// out[ids[i]][j] += data[i][j] for every ids[i] >= 0 (out zeroed first by the caller).
+void unsorted_segment_sum(cudaStream_t stream, const float* data, const int64_t* ids, float* out,
+                          int64_t n, int64_t inner);
+// ref[indices[k]][j] op= updates[k][j] (updates[0] for every element when scalar_updates);
+// distinct as for sparse_apply_update.
+enum class ScatterOp { kUpdate, kAdd, kSub, kMul, kDiv, kMin, kMax };
+void scatter(cudaStream_t stream, ScatterOp op, float* ref, const int64_t* indices,
+             const float* updates, int64_t n, int64_t inner, bool scalar_updates, bool distinct);
 
 }  // namespace troupe::cuda

@@ -8,6 +8,7 @@
 #include <deque>
 #include <optional>
 
+#include "troupe/devices/cpu/array_layout.hpp"
 #include "troupe/devices/cpu/variable_inputs.hpp"
 #include "troupe/devices/gpu/cuda_kernels.hpp"
 #include "troupe/devices/gpu/cudnn_convolution.hpp"
@@ -462,6 +463,60 @@ class MatMulKernel : public GpuKernel {
   bool transpose_a_, transpose_b_;
 };
 
+// BatchMatMul: one cuBLAS strided-batched product for every matrix of the batch (row-major, as
+// gemm() above: C^T = B^T A^T in cuBLAS's column-major terms).
+class BatchMatMulKernel : public GpuKernel {
+ public:
+  BatchMatMulKernel(const OpKernelConstruction& c, std::unique_ptr<OpKernel> host)
+      : GpuKernel(c, std::move(host)),
+        adj_x_(c.attr<bool>("adj_x")),
+        adj_y_(c.attr<bool>("adj_y")) {}
+
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    const TensorShape& sx = ctx.input(0).shape();
+    const TensorShape& sy = ctx.input(1).shape();
+    const int rank = sx.rank();
+    bool ok = rank >= 2 && sy.rank() == rank;
+    for (int d = 0; ok && d + 2 < rank; ++d)
+      ok = sx.dim(d) == sy.dim(d);
+    if (!ok) return false;  // the CPU kernel's error
+    const int64_t m = sx.dim(rank - (adj_x_ ? 1 : 2)), k = sx.dim(rank - (adj_x_ ? 2 : 1));
+    const int64_t n = sy.dim(rank - (adj_y_ ? 2 : 1));
+    if (k != sy.dim(rank - (adj_y_ ? 1 : 2))) return false;
+    std::vector<int64_t> dims(sx.dims().begin(), sx.dims().end() - 2);
+    int64_t batch = 1;
+    for (int64_t d : dims)
+      batch *= d;
+    dims.push_back(m);
+    dims.push_back(n);
+    if (!fits_int({m, n, k, batch})) return false;
+    GpuInputs in(ctx, gpu);
+    const Tensor* x = in.get(0);
+    const Tensor* y = in.get(1);
+    if (x == nullptr || y == nullptr) return true;
+    float* out = gpu_output(ctx, gpu, 0, TensorShape(dims));
+    if (out == nullptr || m * n * batch == 0) return true;
+    if (k == 0) {
+      cuda::fill(gpu.stream(), out, m * n * batch, 0.0f);
+      return true;
+    }
+    const float one = 1.0f, zero = 0.0f;
+    const int64_t lda = adj_x_ ? m : k, ldb = adj_y_ ? k : n;
+    Status s = gpu.check(
+        gpu.cublas_api().sgemm_strided_batched(
+            gpu.cublas(), adj_y_ ? CUBLAS_OP_T : CUBLAS_OP_N, adj_x_ ? CUBLAS_OP_T : CUBLAS_OP_N,
+            static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one, GpuInputs::data(y),
+            static_cast<int>(ldb), k * n, GpuInputs::data(x), static_cast<int>(lda), m * k, &zero,
+            out, static_cast<int>(n), m * n, static_cast<int>(batch)),
+        "cublasSgemmStridedBatched");
+    if (!s.ok()) ctx.set_status(std::move(s));
+    return true;
+  }
+
+ private:
+  bool adj_x_, adj_y_;
+};
+
 // ---- convolutions and pooling (NHWC) ----
 
 // The window geometry of a convolution or pooling of an NHWC input `input` with a window of
@@ -814,6 +869,267 @@ class ApplyKernel : public GpuKernel {
   bool nesterov_ = false;
 };
 
+// ---- gathers, scatters and sparse updates ----
+
+// Row indices read on the host (where the ops that make them run: Unique, feeds), checked by
+// the caller, and copied to the GPU as int64.
+struct GpuIndices {
+  std::vector<int64_t> values;
+  Tensor on_gpu;
+  bool distinct = true;  // no value twice
+};
+
+// `indices` (int32 or int64) on the host and the GPU; nullopt after recording an error.
+std::optional<GpuIndices> gpu_indices(OpKernelContext& ctx, GpuContext& gpu,
+                                      const Tensor& indices) {
+  auto host = gpu.on_host(indices);
+  if (!host.ok()) {
+    ctx.set_status(host.status());
+    return std::nullopt;
+  }
+  GpuIndices out;
+  out.values = int_values(*host);
+  std::vector<int64_t> sorted = out.values;
+  std::sort(sorted.begin(), sorted.end());
+  out.distinct = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+  auto copy = gpu.to_device(Tensor::from_vector<int64_t>(out.values));
+  if (!copy.ok()) {
+    ctx.set_status(copy.status());
+    return std::nullopt;
+  }
+  out.on_gpu = std::move(copy).value();
+  return out;
+}
+
+// GatherV2 of float params, with the CPU kernel's checks and messages (an index out of range
+// is InvalidArgument on the GPU too, where TensorFlow's GPU kernel writes zeros).
+class GatherKernel : public GpuKernel {
+ public:
+  using GpuKernel::GpuKernel;
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    const Tensor& axis_tensor = ctx.input(2);
+    if (!axis_tensor.on_host() || axis_tensor.num_elements() != 1) return false;
+    const TensorShape& params_shape = ctx.input(0).shape();
+    const int64_t rank = params_shape.rank();
+    int64_t axis = int_values(axis_tensor)[0];
+    if (axis < -rank || axis >= rank) return false;  // the CPU kernel's error
+    if (axis < 0) axis += rank;
+    const int64_t limit = params_shape.dim(static_cast<int>(axis));
+    auto indices = gpu_indices(ctx, gpu, ctx.input(1));
+    if (!indices) return true;
+    for (size_t i = 0; i < indices->values.size(); ++i) {
+      if (indices->values[i] < 0 || indices->values[i] >= limit) {
+        ctx.fail_invalid("indices[{}] = {} is not in [0, {})", i, indices->values[i], limit);
+        return true;
+      }
+    }
+    std::vector<int64_t> dims(params_shape.dims().begin(), params_shape.dims().begin() + axis);
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d)
+      outer *= params_shape.dim(static_cast<int>(d));
+    for (int64_t d : ctx.input(1).shape().dims())
+      dims.push_back(d);
+    for (int64_t d = axis + 1; d < rank; ++d) {
+      dims.push_back(params_shape.dim(static_cast<int>(d)));
+      inner *= params_shape.dim(static_cast<int>(d));
+    }
+    GpuInputs in(ctx, gpu);
+    const Tensor* params = in.get(0);
+    if (params == nullptr) return true;
+    float* out = gpu_output(ctx, gpu, 0, TensorShape(dims));
+    if (out == nullptr) return true;
+    cuda::gather(gpu.stream(), GpuInputs::data(params), indices->on_gpu.data<int64_t>(), out, outer,
+                 limit, static_cast<int64_t>(indices->values.size()), inner);
+    return true;
+  }
+};
+
+// UnsortedSegmentSum of float data: negative ids dropped, others checked as the CPU kernel does.
+class SegmentSumKernel : public GpuKernel {
+ public:
+  using GpuKernel::GpuKernel;
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    const Tensor& data_in = ctx.input(0);
+    const Tensor& ids_in = ctx.input(1);
+    const Tensor& num = ctx.input(2);
+    if (!num.on_host() || num.rank() != 0) return false;  // the CPU kernel's error
+    const int64_t segments = int_values(num)[0];
+    bool prefix = ids_in.rank() <= data_in.rank() && segments >= 0;
+    for (int d = 0; prefix && d < ids_in.rank(); ++d)
+      prefix = ids_in.dim(d) == data_in.dim(d);
+    if (!prefix) return false;
+    auto ids = gpu_indices(ctx, gpu, ids_in);
+    if (!ids) return true;
+    for (size_t i = 0; i < ids->values.size(); ++i) {
+      if (ids->values[i] >= segments) {
+        ctx.fail_invalid("segment_ids[{}] = {} is out of range [0, {})", i, ids->values[i],
+                         segments);
+        return true;
+      }
+    }
+    std::vector<int64_t> dims = {segments};
+    dims.insert(dims.end(), data_in.shape().dims().begin() + ids_in.rank(),
+                data_in.shape().dims().end());
+    const TensorShape out_shape(dims);
+    GpuInputs in(ctx, gpu);
+    const Tensor* data = in.get(0);
+    if (data == nullptr) return true;
+    float* out = gpu_output(ctx, gpu, 0, out_shape);
+    if (out == nullptr) return true;
+    cuda::fill(gpu.stream(), out, out_shape.num_elements(), 0.0f);
+    const int64_t n = static_cast<int64_t>(ids->values.size());
+    const int64_t inner = n == 0 ? 0 : data_in.num_elements() / n;
+    cuda::unsorted_segment_sum(gpu.stream(), GpuInputs::data(data), ids->on_gpu.data<int64_t>(),
+                               out, n, inner);
+    return true;
+  }
+};
+
+// The Scatter updates of a float variable on the GPU, with the CPU kernel's checks.
+template <cuda::ScatterOp kOp>
+class ScatterKernel : public GpuKernel {
+ public:
+  using GpuKernel::GpuKernel;
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    Variable* var = initialized_variable_input(ctx, 0);
+    if (var == nullptr) return true;
+    const TensorShape shape = var->value().shape();
+    const Tensor& updates_in = ctx.input(2);
+    if (shape.rank() < 1) {
+      ctx.fail_invalid("variable '{}' is a scalar; scatter needs rank >= 1", var->name());
+      return true;
+    }
+    std::vector<int64_t> expected = ctx.input(1).shape().dims();
+    expected.insert(expected.end(), shape.dims().begin() + 1, shape.dims().end());
+    const bool scalar = updates_in.shape().rank() == 0;
+    if (!scalar && updates_in.shape() != TensorShape(expected)) {
+      ctx.fail_invalid("updates has shape {}, expected indices.shape + ref.shape[1:] = {}",
+                       updates_in.shape().to_string(), TensorShape(expected).to_string());
+      return true;
+    }
+    const int64_t rows = shape.dim(0);
+    auto indices = gpu_indices(ctx, gpu, ctx.input(1));
+    if (!indices) return true;
+    for (size_t k = 0; k < indices->values.size(); ++k) {
+      if (indices->values[k] < 0 || indices->values[k] >= rows) {
+        ctx.fail_invalid("indices[{}] = {} is not in [0, {}), the rows of variable '{}'", k,
+                         indices->values[k], rows, var->name());
+        return true;
+      }
+    }
+    GpuInputs in(ctx, gpu);
+    const Tensor* updates = in.get(2);
+    if (updates == nullptr) return true;
+    float* data = writable_gpu_variable(ctx, gpu, 0, &var);
+    if (data == nullptr) return true;
+    const int64_t inner = rows == 0 ? 0 : shape.num_elements() / rows;
+    cuda::scatter(gpu.stream(), kOp, data, indices->on_gpu.data<int64_t>(),
+                  GpuInputs::data(updates), static_cast<int64_t>(indices->values.size()), inner,
+                  scalar, indices->distinct);
+    ctx.set_output_ref(0, ctx.input_ref_ptr(0));
+    return true;
+  }
+};
+
+// The SparseApply updates: as ApplyKernel, with the gradient's rows going to the rows `indices`
+// (right after the gradient) names, with the CPU kernel's checks and messages.
+class SparseApplyKernel : public GpuKernel {
+ public:
+  SparseApplyKernel(const OpKernelConstruction& c, std::unique_ptr<OpKernel> host,
+                    UpdateLayout layout)
+      : GpuKernel(c, std::move(host)), layout_(std::move(layout)) {
+    if (c.node().def().find_attr("use_nesterov") != nullptr) {
+      nesterov_ = c.attr<bool>("use_nesterov");
+    }
+  }
+
+  bool compute_on_gpu(OpKernelContext& ctx, GpuContext& gpu) override {
+    cuda::Update update;
+    update.nesterov = nesterov_;
+    std::vector<Variable*> vars(layout_.refs);
+    for (int i = 0; i < layout_.refs; ++i) {
+      if (initialized_variable_input(ctx, i) == nullptr) return true;
+    }
+    Variable* first = ctx.input_resource<Variable>(0);
+    const TensorShape shape = first->value().shape();
+    for (int i = 1; i < layout_.refs; ++i) {
+      Variable* slot = ctx.input_resource<Variable>(i);
+      if (slot->value().shape() != shape) {
+        ctx.fail_invalid("slot '{}' has shape {}, variable '{}' has {}", slot->name(),
+                         slot->value().shape().to_string(), first->name(), shape.to_string());
+        return true;
+      }
+    }
+    if (shape.rank() < 1) {
+      ctx.fail_invalid("a sparse update needs a variable of rank >= 1, got a scalar");
+      return true;
+    }
+    const Tensor& indices_in = ctx.input(layout_.grad + 1);
+    if (indices_in.shape().rank() != 1) {
+      ctx.fail_invalid("indices must be a vector, got shape {}", indices_in.shape().to_string());
+      return true;
+    }
+    const int64_t n = indices_in.num_elements();
+    std::vector<int64_t> rows_shape = shape.dims();
+    const int64_t rows = rows_shape[0];
+    rows_shape[0] = n;
+    if (ctx.input(layout_.grad).shape() != TensorShape(rows_shape)) {
+      ctx.fail_invalid("the gradient has shape {}, expected {} (a row per index)",
+                       ctx.input(layout_.grad).shape().to_string(),
+                       TensorShape(rows_shape).to_string());
+      return true;
+    }
+    auto indices = gpu_indices(ctx, gpu, indices_in);
+    if (!indices) return true;
+    for (int64_t k = 0; k < n; ++k) {
+      if (indices->values[k] < 0 || indices->values[k] >= rows) {
+        ctx.fail_invalid("indices[{}] = {} is not in [0, {}), the rows of the variable", k,
+                         indices->values[k], rows);
+        return true;
+      }
+    }
+    GpuInputs in(ctx, gpu);
+    for (size_t k = 0; k < layout_.scalars.size(); ++k) {
+      const int i = layout_.scalars[k];
+      if (ctx.input(i).num_elements() != 1) {
+        ctx.fail_invalid("input {} must be a scalar, got shape {}", i,
+                         ctx.input(i).shape().to_string());
+        return true;
+      }
+      const Tensor* scalar = in.get(i);
+      if (scalar == nullptr) return true;
+      update.scalars[k] = GpuInputs::data(scalar);
+    }
+    const Tensor* grad = in.get(layout_.grad);
+    if (grad == nullptr) return true;
+    update.grad = GpuInputs::data(grad);
+    for (int i = 0; i < layout_.refs; ++i) {
+      update.refs[i] = writable_gpu_variable(ctx, gpu, i, &vars[i]);
+      if (update.refs[i] == nullptr) return true;
+    }
+    const int64_t inner = rows == 0 ? 0 : shape.num_elements() / rows;
+    cuda::sparse_apply_update(gpu.stream(), layout_.rule, update, indices->on_gpu.data<int64_t>(),
+                              n, inner, indices->distinct);
+    ctx.set_output_ref(0, ctx.input_ref_ptr(0));
+    return true;
+  }
+
+ private:
+  UpdateLayout layout_;
+  bool nesterov_ = false;
+};
+
+KernelFactory sparse_apply_factory(UpdateLayout layout) {
+  return [layout](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {
+    TROUPE_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> host, make_host_kernel(c));
+    if (c.attr<DataType>("T") != DataType::kFloat) {
+      return errors::Unimplemented("node '{}' ({}): the GPU updates float32 variables only",
+                                   c.name(), c.node().op_name());
+    }
+    return std::unique_ptr<OpKernel>(new SparseApplyKernel(c, std::move(host), layout));
+  };
+}
+
 KernelFactory apply_factory(UpdateLayout layout) {
   return [layout](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {
     TROUPE_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> host, make_host_kernel(c));
@@ -906,6 +1222,7 @@ void register_gpu_kernels(KernelRegistry& r) {
   must_add_kernel(r, "BroadcastTo", kGpu, float_on_gpu<BroadcastToKernel>());
   must_add_kernel(r, "AddN", kGpu, float_on_gpu<AddNKernel>());
   must_add_kernel(r, "MatMul", kGpu, float_on_gpu<MatMulKernel>());
+  must_add_kernel(r, "BatchMatMul", kGpu, float_on_gpu<BatchMatMulKernel>());
   must_add_kernel(r, "Conv2D", kGpu, float_on_gpu<ConvKernel<ConvPart::kForward>>());
   must_add_kernel(r, "Conv2DBackpropFilter", kGpu, float_on_gpu<ConvKernel<ConvPart::kFilter>>());
   must_add_kernel(r, "Conv2DBackpropInput", kGpu, float_on_gpu<ConvKernel<ConvPart::kInput>>());
@@ -921,6 +1238,24 @@ void register_gpu_kernels(KernelRegistry& r) {
   must_add_kernel(r, "ApplyAdagrad", kGpu, apply_factory({UpdateRule::kAdagrad, 2, 3, {2}}));
   must_add_kernel(r, "ApplyAdam", kGpu,
                   apply_factory({UpdateRule::kAdam, 3, 9, {3, 4, 5, 6, 7, 8}}));
+  // Sparse: indices right after the gradient, the scalars after it one place further.
+  must_add_kernel(r, "SparseApplyMomentum", kGpu,
+                  sparse_apply_factory({UpdateRule::kMomentum, 2, 3, {2, 5}}));
+  must_add_kernel(r, "SparseApplyAdagrad", kGpu,
+                  sparse_apply_factory({UpdateRule::kAdagrad, 2, 3, {2}}));
+  must_add_kernel(r, "SparseApplyAdam", kGpu,
+                  sparse_apply_factory({UpdateRule::kAdam, 3, 9, {3, 4, 5, 6, 7, 8}}));
+
+  must_add_kernel(r, "GatherV2", kGpu, float_on_gpu<GatherKernel>("Tparams"));
+  must_add_kernel(r, "UnsortedSegmentSum", kGpu, float_on_gpu<SegmentSumKernel>());
+  using cuda::ScatterOp;
+  must_add_kernel(r, "ScatterUpdate", kGpu, float_on_gpu<ScatterKernel<ScatterOp::kUpdate>>());
+  must_add_kernel(r, "ScatterAdd", kGpu, float_on_gpu<ScatterKernel<ScatterOp::kAdd>>());
+  must_add_kernel(r, "ScatterSub", kGpu, float_on_gpu<ScatterKernel<ScatterOp::kSub>>());
+  must_add_kernel(r, "ScatterMul", kGpu, float_on_gpu<ScatterKernel<ScatterOp::kMul>>());
+  must_add_kernel(r, "ScatterDiv", kGpu, float_on_gpu<ScatterKernel<ScatterOp::kDiv>>());
+  must_add_kernel(r, "ScatterMin", kGpu, float_on_gpu<ScatterKernel<ScatterOp::kMin>>());
+  must_add_kernel(r, "ScatterMax", kGpu, float_on_gpu<ScatterKernel<ScatterOp::kMax>>());
 }
 
 }  // namespace troupe

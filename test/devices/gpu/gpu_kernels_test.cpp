@@ -370,6 +370,143 @@ BOOST_AUTO_TEST_CASE(convolutions_and_their_gradients_match_the_cpu) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(gathers_segment_sums_and_batched_products_match_the_cpu) {
+  std::mt19937 rng(13);
+  const Tensor params = random_tensor({6, 4, 3}, rng);
+  for (int axis : {0, 1, 2}) {
+    for (DataType index_type : {DataType::kInt32, DataType::kInt64}) {
+      Scope s = Scope::new_root();
+      auto p = ops::Placeholder(s, DataType::kFloat);
+      auto i = ops::Placeholder(s, index_type);
+      auto y = ops::GatherV2(s, p, i, int32_t{axis});
+      const std::vector<int64_t> at = {2, 0, 2, 1, 0, 1};  // repeated rows, every dim >= 3
+      Tensor indices = index_type == DataType::kInt64
+                           ? value_or_throw(Tensor::from_vector<int64_t>(at, TensorShape{2, 3}))
+                           : value_or_throw(Tensor::from_vector<int32_t>(
+                                 std::vector<int32_t>(at.begin(), at.end()), TensorShape{2, 3}));
+      compare(s, {y}, {{p, params}, {i, indices}},
+              "GatherV2 axis " + std::to_string(axis) + " " + std::string(dtype_name(index_type)));
+    }
+  }
+  {
+    Scope s = Scope::new_root();
+    auto data = ops::Placeholder(s, DataType::kFloat);
+    auto ids = ops::Placeholder(s, DataType::kInt32);
+    auto sums = ops::UnsortedSegmentSum(s, data, ids, int32_t{4});
+    compare(s, {sums},
+            {{data, random_tensor({6, 4}, rng)},
+             {ids, Tensor::from_vector<int32_t>({0, 2, -1, 2, 3, 0})}},
+            "UnsortedSegmentSum (a negative id dropped)");
+    compare(s, {sums},
+            {{data, random_tensor({2, 3, 5}, rng)},
+             {ids, value_or_throw(Tensor::from_vector<int32_t>({3, 1, 1, 0, 3, 3}, {2, 3}))}},
+            "UnsortedSegmentSum (ids of rank 2)");
+  }
+  for (bool adj_x : {false, true}) {
+    for (bool adj_y : {false, true}) {
+      Scope s = Scope::new_root();
+      auto x = ops::Placeholder(s, DataType::kFloat);
+      auto y = ops::Placeholder(s, DataType::kFloat);
+      auto z = ops::BatchMatMul(s, x, y, adj_x, adj_y);
+      compare(s, {z},
+              {{x, random_tensor(adj_x ? TensorShape{2, 3, 5, 4} : TensorShape{2, 3, 4, 5}, rng)},
+               {y, random_tensor(adj_y ? TensorShape{2, 3, 6, 5} : TensorShape{2, 3, 5, 6}, rng)}},
+              "BatchMatMul adj_x " + std::to_string(adj_x) + " adj_y " + std::to_string(adj_y));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_index_out_of_range_is_invalid_argument_on_the_gpu_as_on_the_cpu) {
+  Devices devices;
+  Scope s = Scope::new_root();
+  auto p = ops::Placeholder(s, DataType::kFloat);
+  auto i = ops::Placeholder(s, DataType::kInt64);
+  auto y = ops::GatherV2(s, p, i, int32_t{0});
+  std::mt19937 rng(15);
+  auto r = run_graph(s, {y},
+                     {{p, random_tensor({6, 2}, rng)}, {i, Tensor::from_vector<int64_t>({1, 99})}},
+                     {}, &devices.gpu);
+  BOOST_REQUIRE(!r.ok());
+  BOOST_TEST(r.status().code() == Code::kInvalidArgument);
+  BOOST_TEST(r.status().message().find("indices[1] = 99 is not in [0, 6)") != std::string::npos,
+             r.status().to_string());
+}
+
+BOOST_AUTO_TEST_CASE(scatters_and_sparse_updates_match_the_cpu_repeated_rows_included) {
+  std::mt19937 rng(14);
+  const Tensor initial = random_tensor({10, 3}, rng, 0.5f, 1.5f);  // positive: ScatterDiv
+  for (bool repeated : {false, true}) {
+    const Tensor indices = repeated ? Tensor::from_vector<int64_t>({7, 2, 7, 0, 2})
+                                    : Tensor::from_vector<int64_t>({7, 2, 9, 0, 4});
+    const Tensor updates = random_tensor({5, 3}, rng, 0.5f, 1.5f);
+    const std::string rows = repeated ? " (repeated rows)" : " (distinct rows)";
+    // The Scatter updates, with a row of updates per index and with one scalar for all.
+    for (std::string op : {"Update", "Add", "Sub", "Mul", "Div", "Min", "Max"}) {
+      for (bool scalar : {false, true}) {
+        Devices devices;
+        std::vector<Tensor> results;
+        for (Device* device : {&devices.cpu, &devices.gpu}) {
+          Scope s = Scope::new_root();
+          auto var = ops::Variable(s.with_op_name("var"), PartialShape({10, 3}), DataType::kFloat);
+          auto at = ops::Placeholder(s, DataType::kInt64);
+          auto u = ops::Placeholder(s, DataType::kFloat);
+          auto update = ops::Scatter(s, op, var, at, u);
+          BOOST_REQUIRE(run_graph(s, {}, {}, {ops::Assign(s, var, initial).op()}, device).ok());
+          for (int step = 0; step < 2; ++step) {
+            auto r = run_graph(s, {}, {{at, indices}, {u, scalar ? Tensor(1.25f) : updates}},
+                               {update.op()}, device);
+            BOOST_REQUIRE_MESSAGE(r.ok(), "Scatter" << op << ": " << r.status().to_string());
+          }
+          auto value = run_graph(s, {ops::Identity(s, var)}, {}, {}, device);
+          BOOST_REQUIRE_MESSAGE(value.ok(), value.status().to_string());
+          results.push_back(value->at(0));
+        }
+        check_close(results[0], results[1], "Scatter" + op + (scalar ? " (a scalar)" : "") + rows);
+      }
+    }
+    // The SparseApply updates of the optimizers that have them on the GPU.
+    for (std::string kind : {"Momentum", "Adagrad", "Adam"}) {
+      Devices devices;
+      std::vector<Tensor> results;
+      for (Device* device : {&devices.cpu, &devices.gpu}) {
+        Scope s = Scope::new_root();
+        auto var = ops::Variable(s.with_op_name("var"), PartialShape({10, 3}), DataType::kFloat);
+        auto slot1 =
+            ops::Variable(s.with_op_name("slot1"), PartialShape({10, 3}), DataType::kFloat);
+        auto slot2 =
+            ops::Variable(s.with_op_name("slot2"), PartialShape({10, 3}), DataType::kFloat);
+        auto g = ops::Placeholder(s, DataType::kFloat);
+        auto at = ops::Placeholder(s, DataType::kInt64);
+        auto init = ops::NoOp(s.with_control_dependencies(
+            {ops::Assign(s, var, initial).op(),
+             ops::Assign(s, slot1, ops::Fill(s, Tensor::from_vector<int32_t>({10, 3}), 0.1f)).op(),
+             ops::Assign(s, slot2, ops::Fill(s, Tensor::from_vector<int32_t>({10, 3}), 0.2f))
+                 .op()}));
+        Output update;
+        if (kind == "Momentum") {
+          update = ops::ApplyUpdate(s, kind, {var, slot1, 0.1f, g, 0.9f}, at, true);
+        } else if (kind == "Adagrad") {
+          update = ops::ApplyUpdate(s, kind, {var, slot1, 0.1f, g}, at);
+        } else {
+          update = ops::ApplyUpdate(
+              s, kind, {var, slot1, slot2, 0.9f, 0.99f, 0.01f, 0.9f, 0.999f, 1e-8f, g}, at);
+        }
+        BOOST_REQUIRE(run_graph(s, {}, {}, {init}, device).ok());
+        for (int step = 0; step < 3; ++step) {
+          auto r = run_graph(s, {}, {{g, updates}, {at, indices}}, {update.op()}, device);
+          BOOST_REQUIRE_MESSAGE(r.ok(), "SparseApply" << kind << ": " << r.status().to_string());
+        }
+        auto values =
+            run_graph(s, {ops::Identity(s, var), ops::Identity(s, slot1)}, {}, {}, device);
+        BOOST_REQUIRE_MESSAGE(values.ok(), values.status().to_string());
+        results.insert(results.end(), values->begin(), values->end());
+      }
+      check_close(results[0], results[2], "SparseApply" + kind + " variable" + rows);
+      check_close(results[1], results[3], "SparseApply" + kind + " slot" + rows);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(max_pooling_and_its_gradient_match_the_cpu_ties_included) {
   std::mt19937 rng(12);
   struct Case {

@@ -107,6 +107,47 @@ BOOST_AUTO_TEST_CASE(every_op_of_a_cnn_training_step_has_a_gpu_kernel) {
              "ops with no GPU kernel: " << fmt::format("{}", fmt::join(missing, " ")));
 }
 
+BOOST_AUTO_TEST_CASE(every_float_op_of_an_embedding_models_training_step_has_a_gpu_kernel) {
+  // The rows the step touches are gathered, their gradients stay sparse (IndexedSlices) and
+  // only those rows are updated; the int ops around them (indices, shapes, Unique for the
+  // optimizers that sum duplicate rows first) run on the host, as TensorFlow's HostMemory ones.
+  for (std::string optimizer : {"sgd", "momentum", "adagrad", "adam"}) {
+    Scope s = Scope::new_root();
+    auto ids = ops::Placeholder(s, DataType::kInt64);
+    auto y = ops::Placeholder(s, DataType::kInt64);
+    auto table =
+        make_variable(s, "table", ops::Fill(s, Tensor::from_vector<int32_t>({100, 8}), 0.1f));
+    auto w = make_variable(s, "w", ops::Fill(s, Tensor::from_vector<int32_t>({8, 3}), 0.1f));
+    auto rows = ops::GatherV2(s, table.ref, ids, int32_t{0});
+    auto loss = ops::Mean(
+        s, ops::SparseSoftmaxCrossEntropyWithLogits(s, ops::MatMul(s, rows, w.ref), y).loss,
+        Tensor::from_vector<int32_t>({0}));
+    auto step = make_variable(s, "global_step", Tensor(int64_t{0}), false);
+    std::unique_ptr<Optimizer> opt;
+    if (optimizer == "sgd") opt = std::make_unique<GradientDescentOptimizer>(0.1);
+    if (optimizer == "momentum") opt = std::make_unique<MomentumOptimizer>(0.1, 0.9);
+    if (optimizer == "adagrad") opt = std::make_unique<AdagradOptimizer>(0.1);
+    if (optimizer == "adam") opt = std::make_unique<AdamOptimizer>(0.1);
+    auto train = opt->minimize(s, loss, step.ref);
+    BOOST_REQUIRE_MESSAGE(train.ok(), train.status().to_string());
+    std::set<std::string> missing, ops_seen;
+    const Graph& graph = s.graph();
+    for (int id = 0; id < graph.num_nodes(); ++id) {
+      const Node& node = graph.node(id);
+      ops_seen.insert(node.op_name());
+      bool float_output = false;
+      for (int i = 0; i < node.num_outputs(); ++i)
+        float_output = float_output || node.output_type(i) == DataType::kFloat;
+      if (float_output && !KernelRegistry::global().has_kernel(node.op_name(), "GPU")) {
+        missing.insert(node.op_name());
+      }
+    }
+    BOOST_TEST(ops_seen.count("GatherV2") == 1);
+    BOOST_TEST(missing.empty(), optimizer << ": float ops with no GPU kernel: "
+                                          << fmt::format("{}", fmt::join(missing, " ")));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(gpus_are_preferred_and_soft_placement_falls_back_to_the_cpu) {
   Scope s = Scope::new_root();
   auto x = ops::Placeholder(s.with_op_name("x"), DataType::kFloat);
