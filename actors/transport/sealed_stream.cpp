@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include <fmt/core.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 namespace troupe {
@@ -120,6 +121,9 @@ bool Sealer::flush(int fd, int flags) {
 }
 
 Sealer::Written Sealer::write(int fd, std::span<const iovec> parts, int flags) {
+  // One writer at a time, whatever the callers do: two at once would seal two records under
+  // one nonce.
+  std::lock_guard lock(writing_);
   const bool wait = (flags & MSG_DONTWAIT) == 0;
   if (pending() && !flush(fd, flags) && (wait || errno != EAGAIN)) return {};
   ends_.clear();
@@ -217,6 +221,9 @@ bool Opener::open(uint8_t* text, size_t length, const uint8_t* tag) {
   std::memcpy(expected, tag, sizeof expected);  // `tag` may follow `text` in the buffer
   if (!cipher_->begin(keys_, records_, static_cast<uint32_t>(length)) ||
       !cipher_->update(text, text, length) || !cipher_->finish(expected)) {
+    // What was decrypted (in place: the caller's buffer for a large record) is not to be used
+    // or seen: wiped.
+    OPENSSL_cleanse(text, length);
     return refuse(fmt::format("record {} failed authentication", records_));
   }
   ++records_;

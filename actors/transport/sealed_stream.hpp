@@ -23,14 +23,16 @@
 // - A stream carries at most kMaxStreamBytes of plaintext (the sealer refuses more; the
 //   connection is then made again, with new keys): far below AES-GCM's usage limits.
 // - A record that fails authentication, or a length out of range, ends the stream: the reader
-//   delivers nothing of it.
+//   delivers nothing of it, and what it decrypted (in the caller's buffer, for a large record)
+//   is wiped.
 //
 // Record boundaries follow the writer's parts: a part of kOwnRecordBytes or more starts a
 // record of its own (split at kMaxRecordBytes), so that a reader asking for that many bytes
 // gets them decrypted where it wants them, with no copy; smaller parts share records.
 //
-// Thread safety: a Sealer is used by one thread at a time, an Opener likewise; the two of a
-// socket may run at the same time.
+// Thread safety: a Sealer's writes are serialised by the Sealer itself (a record's nonce is
+// never reused, whoever calls); an Opener is used by one thread at a time; the two of a socket
+// may run at the same time.
 #pragma once
 
 #include <sys/uio.h>
@@ -39,6 +41,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -91,6 +94,7 @@ class Sealer {
   // Records wholly on the socket: for each record in out_, where it ends in out_ and in the
   // plaintext of the current write().
   std::vector<std::pair<size_t, size_t>> ends_;
+  std::mutex writing_;  // held by write()
 };
 
 class Opener {

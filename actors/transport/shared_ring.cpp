@@ -126,6 +126,15 @@ StatusOr<std::unique_ptr<SharedRing>> SharedRing::open(const std::string& name, 
     close(fd);
     return errors::InvalidArgument("shared memory {}: not {} bytes", name, bytes);
   }
+  // create() makes a segment this user owns and no one else may open (0600): one that another
+  // user owns, or that others could open, was not made by a peer and is not used.
+  if (status.st_uid != geteuid() || (status.st_mode & 077) != 0) {
+    close(fd);
+    return errors::PermissionDenied(
+        "shared memory {}: owned by uid {} with mode {:04o}; a ring must be this process's "
+        "user's (uid {}) with mode 0600",
+        name, status.st_uid, status.st_mode & 07777, geteuid());
+  }
   void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
   int map_error = errno;
   close(fd);

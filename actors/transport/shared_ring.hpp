@@ -31,7 +31,8 @@ class SharedRing {
   static StatusOr<std::unique_ptr<SharedRing>> create();
   // The segment another process created as `name`, if it is there and holds `nonce` (proof
   // that both processes see the same one: not so from another container of the same host).
-  // `slots` and `slot_bytes` must be this build's.
+  // `slots` and `slot_bytes` must be this build's. PermissionDenied for a segment another
+  // user owns or that others may open (create() makes it this user's, mode 0600).
   static StatusOr<std::unique_ptr<SharedRing>> open(const std::string& name, const Nonce& nonce,
                                                     uint32_t slots, uint32_t slot_bytes);
   ~SharedRing();

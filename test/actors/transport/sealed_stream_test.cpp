@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <numeric>
 #include <thread>
@@ -141,6 +142,59 @@ BOOST_AUTO_TEST_CASE(a_changed_byte_anywhere_in_a_record_is_refused) {
     shorter[0] -= 1;
     BOOST_TEST(open_raw(shorter, keys(2), size - 1).first.empty());
   }
+}
+
+// A large record is decrypted in the caller's buffer before its tag is checked: refused, it
+// leaves nothing of the decryption there.
+BOOST_AUTO_TEST_CASE(a_refused_record_leaves_no_plaintext_in_the_callers_buffer) {
+  const size_t size = kOwnRecordBytes * 2;
+  Sealer sealer(keys(4));
+  std::vector<uint8_t> raw = sealed_bytes(sealer, pattern(size, 5));
+  raw[raw.size() - 1] ^= 0x01;  // the tag: every byte of ciphertext decrypts as it was
+  SocketPair pair;
+  std::thread writer([&] {
+    for (size_t at = 0; at < raw.size();) {
+      ssize_t put = ::write(pair.fds[0], raw.data() + at, raw.size() - at);
+      if (put <= 0) break;
+      at += static_cast<size_t>(put);
+    }
+  });
+  Opener opener(pair.fds[1], keys(4));
+  std::vector<uint8_t> buffer(size, 0xAA);
+  const bool read = opener.read(buffer.data(), buffer.size());
+  writer.join();
+  BOOST_TEST(!read);
+  BOOST_TEST(opener.failure() == "record 0 failed authentication");
+  BOOST_TEST((buffer == std::vector<uint8_t>(size, 0)), "the buffer holds what was decrypted");
+}
+
+// Writers on several threads at once through one Sealer: every record opens (a nonce used
+// twice, or records interleaved, would be refused) and every byte arrives.
+BOOST_AUTO_TEST_CASE(writes_from_several_threads_at_once_never_share_a_nonce) {
+  SocketPair pair;
+  constexpr int kThreads = 4, kWrites = 200;
+  const std::vector<uint8_t> message = pattern(1000, 7);  // records shared by small parts
+  Sealer sealer(keys(6));
+  std::vector<std::thread> writers;
+  std::atomic<int> whole{0};
+  for (int t = 0; t < kThreads; ++t) {
+    writers.emplace_back([&] {
+      for (int i = 0; i < kWrites; ++i) {
+        iovec part{const_cast<uint8_t*>(message.data()), message.size()};
+        whole += sealer.write(pair.fds[0], {&part, 1}).bytes == message.size();
+      }
+    });
+  }
+  Opener opener(pair.fds[1], keys(6));
+  int messages = 0;
+  std::vector<uint8_t> got(message.size());
+  for (; messages < kThreads * kWrites; ++messages) {
+    if (!opener.read(got.data(), got.size()) || got != message) break;
+  }
+  for (auto& w : writers)
+    w.join();
+  BOOST_TEST(messages == kThreads * kWrites, opener.failure());
+  BOOST_TEST(whole.load() == kThreads * kWrites);
 }
 
 BOOST_AUTO_TEST_CASE(records_replayed_reordered_or_sealed_with_other_keys_are_refused) {

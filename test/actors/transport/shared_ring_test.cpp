@@ -9,6 +9,11 @@
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "status_checks.hpp"
 #include "troupe/actors/transport/shared_ring.hpp"
 
@@ -71,6 +76,38 @@ BOOST_AUTO_TEST_CASE(only_the_segment_with_its_nonce_and_geometry_opens) {
   BOOST_TEST(open(ring->name(), ring->nonce()).ok());
   ring->unlink();
   check_error(open(ring->name(), ring->nonce()), Code::kNotFound, "cannot open");
+}
+
+// A segment of a ring's name and size that others may open is refused, whoever made it.
+BOOST_AUTO_TEST_CASE(a_segment_others_may_open_is_refused) {
+  auto ring = value_or_throw(SharedRing::create());
+  const std::string name = ring->name();
+  ring->unlink();
+  ring.reset();
+  // Made as an attacker would: the ring's name and size, readable and writable by everyone.
+  int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  BOOST_REQUIRE(fd >= 0);
+  struct Unlink {
+    std::string name;
+    ~Unlink() { shm_unlink(name.c_str()); }
+  } unlink_at_exit{name};
+  // The size create() gives: the size open() expects (it refuses any other first).
+  auto expected_size = [&] {
+    auto probe = value_or_throw(SharedRing::create());
+    struct stat st {};
+    int probe_fd = shm_open(probe->name().c_str(), O_RDONLY | O_CLOEXEC, 0);
+    fstat(probe_fd, &st);
+    close(probe_fd);
+    probe->unlink();
+    return st.st_size;
+  }();
+  BOOST_REQUIRE(ftruncate(fd, expected_size) == 0);
+  BOOST_REQUIRE(fchmod(fd, 0666) == 0);
+  close(fd);
+  check_error(
+      SharedRing::open(name, SharedRing::Nonce{}, SharedRing::kSlots, SharedRing::kSlotBytes)
+          .status(),
+      Code::kPermissionDenied, "mode 0666");
 }
 
 // Nothing written: the reader waits until told to give up. A full ring: so does the writer.
