@@ -8,6 +8,10 @@
 // other lost each other. The SSL_* definitions below take the place of libssl's for the whole
 // process (the executable exports them: see actors/CMakeLists.txt; a shared object installs
 // the functions they call: actors/transport/caf_call_hooks.hpp), and then call libssl's.
+//
+// The same handshake steps make every TLS connection of the process TLS 1.3 only: CAF's
+// OpenSSL module accepts OpenSSL's whole range (TLS 1.2 with its CBC suites included), and the
+// tensor channel already requires 1.3.
 #include <dlfcn.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -44,9 +48,15 @@ int ssl_write(SSL* ssl, const void* buffer, int size) {
   return real(ssl, buffer, size);
 }
 
+// Before a connection's handshake starts: TLS 1.3 or nothing.
+void require_tls_1_3(SSL* ssl) {
+  if (SSL_in_before(ssl)) SSL_set_min_proto_version(ssl, TLS1_3_VERSION);
+}
+
 int ssl_connect(SSL* ssl) {
   static auto real = next_definition<int (*)(SSL*)>("SSL_connect");
   ERR_clear_error();
+  require_tls_1_3(ssl);
   return real(ssl);
 }
 
@@ -54,6 +64,7 @@ int ssl_connect(SSL* ssl) {
 int ssl_accept(SSL* ssl) {
   static auto real = next_definition<int (*)(SSL*)>("SSL_accept");
   ERR_clear_error();
+  require_tls_1_3(ssl);
   int result = real(ssl);
   if (result == 1) accept_gate::handshake_finished(SSL_get_fd(ssl));
   return result;

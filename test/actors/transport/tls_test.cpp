@@ -1,7 +1,15 @@
 // TLS between runtimes (actors/transport/tls.hpp, actors/transport/middleman.hpp): credentials are
 // checked before use, peers with the cluster's credentials work both ways, and a process without
 // them (or with another CA's) is refused while the server keeps serving.
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <thread>
+
+#include <openssl/ssl.h>
 
 #include "status_checks.hpp"
 #include "tls_credentials.hpp"
@@ -9,6 +17,7 @@
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/actors/session.hpp"
+#include "troupe/graph/cluster/host_port.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
@@ -180,6 +189,50 @@ BOOST_AUTO_TEST_CASE(only_clients_with_the_clusters_credentials_get_in) {
   result = 0;
   check_ok(run_step_on(target, device, member, &result));
   BOOST_TEST(result == 42);
+}
+
+// CAF's OpenSSL module would negotiate TLS 1.2 (and its CBC-SHA1 suites) with a client that
+// offers no more; a node takes TLS 1.3 only, as the tensor channel does.
+BOOST_AUTO_TEST_CASE(a_node_takes_tls_1_3_only) {
+  TlsCredentials creds;
+  creds.make_ca("ca");
+  ServerOptions options;
+  options.runtime = runtime_with(creds.make_certificate("node", "ca"));
+  auto server = value_or_throw(Server::create(ServerDef::local(), options));
+  const TlsOptions member = creds.make_certificate("client", "ca");
+  const uint16_t port =
+      static_cast<uint16_t>(value_or_throw(parse_host_port(server->address())).second);
+  // A handshake as a client of at most `max_version`, with libssl's own SSL_connect (this
+  // program's makes every connection TLS 1.3 only, clients included): the version agreed, or
+  // 0 if the handshake failed.
+  auto handshake = [&](int max_version) {
+    std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> context(SSL_CTX_new(TLS_client_method()),
+                                                              SSL_CTX_free);
+    BOOST_REQUIRE(SSL_CTX_use_certificate_file(context.get(), member.certificate_file.c_str(),
+                                               SSL_FILETYPE_PEM) == 1);
+    BOOST_REQUIRE(
+        SSL_CTX_use_PrivateKey_file(context.get(), member.key_file.c_str(), SSL_FILETYPE_PEM) == 1);
+    BOOST_REQUIRE(SSL_CTX_set_max_proto_version(context.get(), max_version) == 1);
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    timeval timeout{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    BOOST_REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    SSL* ssl = SSL_new(context.get());
+    SSL_set_fd(ssl, fd);
+    static auto libssl_connect = reinterpret_cast<int (*)(SSL*)>(::dlsym(RTLD_NEXT, "SSL_connect"));
+    const int version = libssl_connect(ssl) == 1 ? SSL_version(ssl) : 0;
+    SSL_free(ssl);
+    ::close(fd);
+    return version;
+  };
+  BOOST_TEST(handshake(TLS1_3_VERSION) == TLS1_3_VERSION);
+  BOOST_TEST(handshake(TLS1_2_VERSION) == 0, "a TLS 1.2 client was accepted");
+  // The node is still serving.
+  BOOST_TEST(handshake(TLS1_3_VERSION) == TLS1_3_VERSION);
 }
 
 // Regression: two TLS tasks that each connect to the other (the worker to the ps for a step,
