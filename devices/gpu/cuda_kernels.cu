@@ -350,11 +350,11 @@ __device__ __forceinline__ void scatter_one(ScatterOp op, float* to, float value
     case ScatterOp::kDiv:
       *to /= value;
       break;
-    case ScatterOp::kMin:
-      *to = fminf(*to, value);
+    case ScatterOp::kMin:  // std::min's: a NaN in the variable stays, a NaN update is skipped
+      *to = value < *to ? value : *to;
       break;
     case ScatterOp::kMax:
-      *to = fmaxf(*to, value);
+      *to = *to < value ? value : *to;
       break;
   }
 }
@@ -364,6 +364,16 @@ __global__ void scatter_kernel(ScatterOp op, float* ref, const int64_t* indices,
   TROUPE_GRID_LOOP(e, n * inner) {
     const int64_t k = e / inner, j = e - k * inner;
     scatter_one(op, ref + indices[k] * inner + j, updates[scalar ? 0 : e]);
+  }
+}
+
+// Sums need no order: repeated rows add up atomically (in any order, as TensorFlow's GPU
+// kernel; float rounding may differ from the CPU's in-order sum).
+__global__ void scatter_add_kernel(float* ref, const int64_t* indices, const float* updates,
+                                   int64_t n, int64_t inner, bool scalar, float sign) {
+  TROUPE_GRID_LOOP(e, n * inner) {
+    const int64_t k = e / inner, j = e - k * inner;
+    atomicAdd(ref + indices[k] * inner + j, sign * updates[scalar ? 0 : e]);
   }
 }
 
@@ -887,7 +897,10 @@ void unsorted_segment_sum(cudaStream_t stream, const float* data, const int64_t*
 void scatter(cudaStream_t stream, ScatterOp op, float* ref, const int64_t* indices,
              const float* updates, int64_t n, int64_t inner, bool scalar_updates, bool distinct) {
   if (n * inner == 0) return;
-  if (distinct) {
+  if (!distinct && (op == ScatterOp::kAdd || op == ScatterOp::kSub)) {
+    scatter_add_kernel<<<blocks_for(n * inner), kThreads, 0, stream>>>(
+        ref, indices, updates, n, inner, scalar_updates, op == ScatterOp::kSub ? -1.0f : 1.0f);
+  } else if (distinct) {
     scatter_kernel<<<blocks_for(n * inner), kThreads, 0, stream>>>(op, ref, indices, updates, n,
                                                                    inner, scalar_updates);
   } else {

@@ -127,7 +127,8 @@ void gather(cudaStream_t stream, const float* params, const int64_t* indices, fl
 void unsorted_segment_sum(cudaStream_t stream, const float* data, const int64_t* ids, float* out,
                           int64_t n, int64_t inner);
 // ref[indices[k]][j] op= updates[k][j] (updates[0] for every element when scalar_updates);
-// distinct as for sparse_apply_update.
+// distinct as for sparse_apply_update, but repeated rows of Add and Sub are summed atomically,
+// in no particular order. Min and Max as std::min and std::max (a NaN in ref stays).
 enum class ScatterOp { kUpdate, kAdd, kSub, kMul, kDiv, kMin, kMax };
 void scatter(cudaStream_t stream, ScatterOp op, float* ref, const int64_t* indices,
              const float* updates, int64_t n, int64_t inner, bool scalar_updates, bool distinct);

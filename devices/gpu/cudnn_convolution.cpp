@@ -345,7 +345,10 @@ StatusOr<CudnnConvolution::Choice> CudnnConvolution::choose(
   if (mine) return *mine;
   const CudnnLayouts allowed = layouts.load();
   TROUPE_ASSIGN_OR_RETURN(Apis api, apis());
-  std::vector<int64_t> process_key = {gpu.ordinal(), static_cast<int64_t>(part), autotune() ? 1 : 0,
+  // By context, not only by GPU: a graph-API plan is bound to the cuDNN handle it was built
+  // with, and each context (each task's device) has its own.
+  std::vector<int64_t> process_key = {static_cast<int64_t>(gpu.serial()),
+                                      static_cast<int64_t>(part), autotune() ? 1 : 0,
                                       static_cast<int64_t>(allowed), static_cast<int64_t>(api)};
   process_key.insert(process_key.end(), key_.begin(), key_.end());
   ProcessChoices& process = ProcessChoices::get();
@@ -462,6 +465,7 @@ StatusOr<CudnnConvolution::Choice> CudnnConvolution::measure(ConvPart part, GpuC
   TROUPE_ASSIGN_OR_RETURN(Apis api, apis());
   if (api != Apis::kOnlyLegacy) {
     auto candidates = plans(part, gpu, nchw, limit, kPlansTimed);
+    Status failure = candidates.status();
     if (candidates.ok()) {
       // Each plan on these buffers (what is written is overwritten by the call that follows),
       // costing the larger of its host and its stream time.
@@ -470,10 +474,13 @@ StatusOr<CudnnConvolution::Choice> CudnnConvolution::measure(ConvPart part, GpuC
       const float* plan_y = part == ConvPart::kForward ? out : dy;
       std::optional<Choice> first, best;
       for (const auto& plan : *candidates) {
-        TROUPE_ASSIGN_OR_RETURN(Cost cost, time(gpu, [&] {
-                                  return plan->execute(handle, plan_x, plan_w, plan_y, space);
-                                }));
-        const float ms = static_cast<float>(cost.per_call() / 1000.0);
+        auto timed =
+            time(gpu, [&] { return plan->execute(handle, plan_x, plan_w, plan_y, space); });
+        if (!timed.ok()) {  // this plan cannot run here: the others may
+          failure = timed.status();
+          continue;
+        }
+        const float ms = static_cast<float>(timed->per_call() / 1000.0);
         const Choice choice{.plan = plan,
                             .workspace_bytes = plan->workspace_bytes(),
                             .milliseconds = ms,
@@ -481,17 +488,19 @@ StatusOr<CudnnConvolution::Choice> CudnnConvolution::measure(ConvPart part, GpuC
         if (!first) first = choice;
         if (!best || ms < best->milliseconds) best = choice;
       }
-      // The heuristics' first plan unless another measures clearly faster: one call timed
-      // alone, on an idle GPU with warm caches, ranks the top plans differently from a step
-      // by more than they differ (on an H200, the fastest plans measured this way made the
-      // tutorial CNN's step 15% slower than the heuristics' first ones).
-      if (best->milliseconds > kClearlyFaster * first->milliseconds) best = first;
-      best->measured =
-          fmt::format("({} of {} plans timed; the heuristics' first: {} {:.4f} ms)", way(*best),
-                      candidates->size(), way(*first), first->milliseconds);
-      return *best;
+      if (best) {
+        // The heuristics' first plan unless another measures clearly faster: one call timed
+        // alone, on an idle GPU with warm caches, is not the call inside a step (docs/gpu.md,
+        // "Convolutions").
+        if (best->milliseconds > kClearlyFaster * first->milliseconds) best = first;
+        best->measured =
+            fmt::format("({} of {} plans timed; the heuristics' first: {} {:.4f} ms)", way(*best),
+                        candidates->size(), way(*first), first->milliseconds);
+        return *best;
+      }
     }
-    if (api == Apis::kOnlyGraph) return candidates.status();
+    // No plan: the legacy API's algorithms, below, unless only the graph API may be used.
+    if (api == Apis::kOnlyGraph) return failure;
   }
   const Descriptors& d = nchw ? nchw_ : nhwc_;
   constexpr int kAsk = 16;

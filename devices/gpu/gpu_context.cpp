@@ -2,6 +2,8 @@
 // of a build with CUDA.
 #include "troupe/devices/gpu/gpu_context.hpp"
 
+#include <atomic>
+
 #include <cstring>
 
 #include "troupe/graph/core/buffer_pool.hpp"
@@ -122,7 +124,10 @@ StatusOr<std::shared_ptr<GpuContext>> open_gpu(int ordinal) {
   return GpuContext::create(ordinal);
 }
 
-GpuContext::GpuContext(int ordinal) : ordinal_(ordinal), allocator_(ordinal) {}
+GpuContext::GpuContext(int ordinal) : ordinal_(ordinal), allocator_(ordinal) {
+  static std::atomic<uint64_t> contexts{0};
+  serial_ = ++contexts;
+}
 
 StatusOr<std::shared_ptr<GpuContext>> GpuContext::create(int ordinal) {
   std::shared_ptr<GpuContext> context(new GpuContext(ordinal));

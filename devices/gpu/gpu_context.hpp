@@ -35,6 +35,9 @@ class GpuContext : public std::enable_shared_from_this<GpuContext> {
   GpuContext& operator=(const GpuContext&) = delete;
 
   int ordinal() const { return ordinal_; }
+  // This context's number in the process (1, 2, ...: never reused), for caches of what is
+  // bound to one context's handles.
+  uint64_t serial() const { return serial_; }
   const std::string& device_name() const { return name_; }  // "NVIDIA H100 80GB HBM3"
   cudaStream_t stream() const { return stream_; }
   cublasHandle_t cublas() const { return cublas_; }
@@ -85,6 +88,7 @@ class GpuContext : public std::enable_shared_from_this<GpuContext> {
   void reap_in_flight_locked();
 
   int ordinal_;
+  uint64_t serial_;
   std::string name_;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;

@@ -492,8 +492,9 @@ class BatchMatMulKernel : public GpuKernel {
     if (!fits_int({m, n, k, batch})) return false;
     GpuInputs in(ctx, gpu);
     const Tensor* x = in.get(0);
+    if (x == nullptr) return true;
     const Tensor* y = in.get(1);
-    if (x == nullptr || y == nullptr) return true;
+    if (y == nullptr) return true;
     float* out = gpu_output(ctx, gpu, 0, TensorShape(dims));
     if (out == nullptr || m * n * batch == 0) return true;
     if (k == 0) {
@@ -1060,6 +1061,13 @@ class SparseApplyKernel : public GpuKernel {
         return true;
       }
     }
+    for (int i : layout_.scalars) {  // checked first, as the CPU kernel does
+      if (ctx.input(i).num_elements() != 1) {
+        ctx.fail_invalid("input {} must be a scalar, got shape {}", i,
+                         ctx.input(i).shape().to_string());
+        return true;
+      }
+    }
     if (shape.rank() < 1) {
       ctx.fail_invalid("a sparse update needs a variable of rank >= 1, got a scalar");
       return true;
@@ -1090,13 +1098,7 @@ class SparseApplyKernel : public GpuKernel {
     }
     GpuInputs in(ctx, gpu);
     for (size_t k = 0; k < layout_.scalars.size(); ++k) {
-      const int i = layout_.scalars[k];
-      if (ctx.input(i).num_elements() != 1) {
-        ctx.fail_invalid("input {} must be a scalar, got shape {}", i,
-                         ctx.input(i).shape().to_string());
-        return true;
-      }
-      const Tensor* scalar = in.get(i);
+      const Tensor* scalar = in.get(layout_.scalars[k]);
       if (scalar == nullptr) return true;
       update.scalars[k] = GpuInputs::data(scalar);
     }

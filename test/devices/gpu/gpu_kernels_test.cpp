@@ -417,19 +417,100 @@ BOOST_AUTO_TEST_CASE(gathers_segment_sums_and_batched_products_match_the_cpu) {
 }
 
 BOOST_AUTO_TEST_CASE(an_index_out_of_range_is_invalid_argument_on_the_gpu_as_on_the_cpu) {
-  Devices devices;
-  Scope s = Scope::new_root();
-  auto p = ops::Placeholder(s, DataType::kFloat);
-  auto i = ops::Placeholder(s, DataType::kInt64);
-  auto y = ops::GatherV2(s, p, i, int32_t{0});
   std::mt19937 rng(15);
-  auto r = run_graph(s, {y},
-                     {{p, random_tensor({6, 2}, rng)}, {i, Tensor::from_vector<int64_t>({1, 99})}},
-                     {}, &devices.gpu);
-  BOOST_REQUIRE(!r.ok());
-  BOOST_TEST(r.status().code() == Code::kInvalidArgument);
-  BOOST_TEST(r.status().message().find("indices[1] = 99 is not in [0, 6)") != std::string::npos,
-             r.status().to_string());
+  auto expect_invalid = [](const StatusOr<std::vector<Tensor>>& r, const std::string& what,
+                           const std::string& message) {
+    BOOST_REQUIRE_MESSAGE(!r.ok(), what << " succeeded");
+    BOOST_TEST((r.status().code() == Code::kInvalidArgument),
+               what << ": " << r.status().to_string());
+    BOOST_TEST(r.status().message().find(message) != std::string::npos,
+               what << ": " << r.status().to_string());
+  };
+  Devices devices;
+  {
+    Scope s = Scope::new_root();
+    auto p = ops::Placeholder(s, DataType::kFloat);
+    auto i = ops::Placeholder(s, DataType::kInt64);
+    auto y = ops::GatherV2(s, p, i, int32_t{0});
+    expect_invalid(
+        run_graph(s, {y},
+                  {{p, random_tensor({6, 2}, rng)}, {i, Tensor::from_vector<int64_t>({1, 99})}}, {},
+                  &devices.gpu),
+        "GatherV2", "indices[1] = 99 is not in [0, 6)");
+  }
+  {
+    Scope s = Scope::new_root();
+    auto data = ops::Placeholder(s, DataType::kFloat);
+    auto ids = ops::Placeholder(s, DataType::kInt32);
+    auto sums = ops::UnsortedSegmentSum(s, data, ids, int32_t{3});
+    expect_invalid(
+        run_graph(s, {sums},
+                  {{data, random_tensor({2, 2}, rng)}, {ids, Tensor::from_vector<int32_t>({0, 3})}},
+                  {}, &devices.gpu),
+        "UnsortedSegmentSum", "segment_ids[1] = 3 is out of range [0, 3)");
+  }
+  for (bool sparse_apply : {false, true}) {
+    Scope s = Scope::new_root();
+    auto var = ops::Variable(s.with_op_name("var"), PartialShape({4, 2}), DataType::kFloat);
+    auto slot = ops::Variable(s.with_op_name("slot"), PartialShape({4, 2}), DataType::kFloat);
+    auto at = ops::Placeholder(s, DataType::kInt64);
+    auto g = ops::Placeholder(s, DataType::kFloat);
+    auto update = sparse_apply ? ops::ApplyUpdate(s, "Adagrad", {var, slot, 0.1f, g}, at)
+                               : ops::ScatterAdd(s, var, at, g);
+    auto init = ops::NoOp(s.with_control_dependencies(
+        {ops::Assign(s, var, random_tensor({4, 2}, rng)).op(),
+         ops::Assign(s, slot, random_tensor({4, 2}, rng, 0.5f, 1.f)).op()}));
+    BOOST_REQUIRE(run_graph(s, {}, {}, {init}, &devices.gpu).ok());
+    expect_invalid(
+        run_graph(s, {},
+                  {{at, Tensor::from_vector<int64_t>({0, -1})}, {g, random_tensor({2, 2}, rng)}},
+                  {update.op()}, &devices.gpu),
+        sparse_apply ? "SparseApplyAdagrad" : "ScatterAdd", "indices[1] = -1 is not in");
+  }
+}
+
+// Nothing to gather, scatter or multiply: empty results, and variables left as they were.
+BOOST_AUTO_TEST_CASE(empty_indices_and_products_match_the_cpu) {
+  std::mt19937 rng(16);
+  {
+    Scope s = Scope::new_root();
+    auto p = ops::Placeholder(s, DataType::kFloat);
+    auto i = ops::Placeholder(s, DataType::kInt64);
+    compare(s, {ops::GatherV2(s, p, i, int32_t{0})},
+            {{p, random_tensor({5, 3}, rng)}, {i, Tensor::from_vector<int64_t>({})}},
+            "GatherV2 of no index");
+  }
+  for (const auto& [x_shape, y_shape] :
+       {std::pair{TensorShape{2, 3, 0}, TensorShape{2, 0, 4}},     // k = 0: zeros
+        std::pair{TensorShape{0, 3, 5}, TensorShape{0, 5, 4}}}) {  // no matrix at all
+    Scope s = Scope::new_root();
+    auto x = ops::Placeholder(s, DataType::kFloat);
+    auto y = ops::Placeholder(s, DataType::kFloat);
+    compare(s, {ops::BatchMatMul(s, x, y)},
+            {{x, random_tensor(x_shape, rng)}, {y, random_tensor(y_shape, rng)}},
+            "BatchMatMul " + x_shape.to_string() + " x " + y_shape.to_string());
+  }
+  Devices devices;
+  const Tensor initial = random_tensor({4, 2}, rng);
+  std::vector<Tensor> results;
+  for (Device* device : {&devices.cpu, &devices.gpu}) {
+    Scope s = Scope::new_root();
+    auto var = ops::Variable(s.with_op_name("var"), PartialShape({4, 2}), DataType::kFloat);
+    auto at = ops::Placeholder(s, DataType::kInt64);
+    auto u = ops::Placeholder(s, DataType::kFloat);
+    auto update = ops::ScatterSub(s, var, at, u);
+    BOOST_REQUIRE(run_graph(s, {}, {}, {ops::Assign(s, var, initial).op()}, device).ok());
+    auto r = run_graph(
+        s, {},
+        {{at, Tensor::from_vector<int64_t>({})}, {u, Tensor(DataType::kFloat, TensorShape{0, 2})}},
+        {update.op()}, device);
+    BOOST_REQUIRE_MESSAGE(r.ok(), r.status().to_string());
+    auto value = run_graph(s, {ops::Identity(s, var)}, {}, {}, device);
+    BOOST_REQUIRE_MESSAGE(value.ok(), value.status().to_string());
+    results.push_back(value->at(0));
+  }
+  check_close(results[0], results[1], "ScatterSub of no index");
+  check_close(results[1], initial, "ScatterSub of no index");
 }
 
 BOOST_AUTO_TEST_CASE(scatters_and_sparse_updates_match_the_cpu_repeated_rows_included) {
@@ -497,12 +578,14 @@ BOOST_AUTO_TEST_CASE(scatters_and_sparse_updates_match_the_cpu_repeated_rows_inc
           BOOST_REQUIRE_MESSAGE(r.ok(), "SparseApply" << kind << ": " << r.status().to_string());
         }
         auto values =
-            run_graph(s, {ops::Identity(s, var), ops::Identity(s, slot1)}, {}, {}, device);
+            run_graph(s, {ops::Identity(s, var), ops::Identity(s, slot1), ops::Identity(s, slot2)},
+                      {}, {}, device);
         BOOST_REQUIRE_MESSAGE(values.ok(), values.status().to_string());
         results.insert(results.end(), values->begin(), values->end());
       }
-      check_close(results[0], results[2], "SparseApply" + kind + " variable" + rows);
-      check_close(results[1], results[3], "SparseApply" + kind + " slot" + rows);
+      check_close(results[0], results[3], "SparseApply" + kind + " variable" + rows);
+      check_close(results[1], results[4], "SparseApply" + kind + " slot" + rows);
+      check_close(results[2], results[5], "SparseApply" + kind + " second slot" + rows);
     }
   }
 }
