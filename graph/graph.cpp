@@ -154,6 +154,22 @@ StatusOr<Graph> Graph::create(const GraphDef& def, const OpRegistry& registry) {
   return graph;
 }
 
+Status Graph::refine_output_shape(std::string_view node, int index, const PartialShape& shape) {
+  auto it = ids_by_name_.find(std::string(node));
+  if (it == ids_by_name_.end()) return errors::NotFound("no node '{}' in the graph", node);
+  Node& n = *nodes_[it->second];
+  if (index < 0 || index >= n.num_outputs()) {
+    return errors::NotFound("node '{}' has no output {}", node, index);
+  }
+  auto merged = n.output_shapes_[index].merge(shape);
+  if (!merged.ok()) {
+    return errors::InvalidArgument("Shapes {} and {} are incompatible",
+                                   n.output_shapes_[index].to_string(), shape.to_string());
+  }
+  n.output_shapes_[index] = std::move(merged).value();
+  return Status::OK();
+}
+
 Status Graph::extend(const GraphDef& def) {
   const int old_size = num_nodes();
   Status status = extend_unchecked(def);

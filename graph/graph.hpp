@@ -105,6 +105,12 @@ class Graph {
   // graph or of `delta`. All or nothing: on error the graph is unchanged.
   Status extend(const GraphDef& delta);
 
+  // Narrows what is known of output `index` of node `node` to its merge with `shape`
+  // (TensorFlow's Tensor.set_shape): nodes added later infer their shapes from it. NotFound
+  // for no such output, InvalidArgument naming both shapes if they conflict. Only this graph
+  // knows it: it is not part of the node's definition.
+  Status refine_output_shape(std::string_view node, int index, const PartialShape& shape);
+
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   const Node& node(int id) const { return *nodes_[id]; }
   const Node* find(std::string_view name) const;

@@ -1,40 +1,61 @@
-// CPU kernels for queues: FIFOQueue (find or create the queue), QueueEnqueue and QueueDequeue
-// (async: they may wait, and a cancelled step ends the wait), QueueClose, QueueSize.
+// CPU kernels for queues: FIFOQueue and RandomShuffleQueue (find or create the queue),
+// QueueEnqueue/EnqueueMany and QueueDequeue/DequeueMany/DequeueUpTo (async: they may wait, and
+// a cancelled step ends the wait), QueueClose, QueueSize; and the readers that take their work
+// from a queue: TFRecordReader, TextLineReader, FixedLengthRecordReader, WholeFileReader (a
+// reader: its current file and counts, devices/data/record_file.hpp), ReaderRead (the next
+// record, taking the next file name from the queue when a file ends; the queue's OutOfRange
+// once it is closed and empty), ReaderNumRecordsProduced, ReaderNumWorkUnitsCompleted,
+// ReaderReset.
 #include "troupe/devices/cpu/cpu_kernels.hpp"
-#include "troupe/devices/fifo_queue.hpp"
+#include "troupe/devices/data/record_file.hpp"
+#include "troupe/devices/tuple_queue.hpp"
+
+#include <algorithm>
+#include <optional>
 
 namespace troupe {
 namespace {
 
 // The queue behind reference input 0, or nullptr after recording the error.
-FifoQueue* queue_input(OpKernelContext& ctx) {
-  auto* queue = ctx.input_resource<FifoQueue>(0);
+TupleQueue* queue_input(OpKernelContext& ctx) {
+  auto* queue = ctx.input_resource<TupleQueue>(0);
   if (queue == nullptr) {
     ctx.fail_invalid("input 0 is {}, not a queue", ctx.input_ref_ptr(0)->debug_name());
   }
   return queue;
 }
 
-class FIFOQueueKernel : public OpKernel {
+// FIFOQueue, and RandomShuffleQueue (kShuffle).
+template <bool kShuffle>
+class QueueKernel : public OpKernel {
  public:
-  explicit FIFOQueueKernel(const OpKernelConstruction& c)
+  explicit QueueKernel(const OpKernelConstruction& c)
       : OpKernel(c),
         name_(c.attr<std::string>("shared_name").empty() ? c.name()
                                                          : c.attr<std::string>("shared_name")),
         container_(c.attr<std::string>("container")),
         types_(c.attr<std::vector<DataType>>("component_types")),
         shapes_(c.attr<std::vector<PartialShape>>("shapes")),
-        capacity_(c.attr<int64_t>("capacity")) {}
+        capacity_(c.attr<int64_t>("capacity")) {
+    if constexpr (kShuffle) {
+      // TensorFlow's rule for the two seeds: both 0 is a random stream.
+      const auto seed = static_cast<uint64_t>(c.attr<int64_t>("seed"));
+      const auto seed2 = static_cast<uint64_t>(c.attr<int64_t>("seed2"));
+      shuffle_ = TupleQueue::Shuffle{c.attr<int64_t>("min_after_dequeue"),
+                                     seed == 0 && seed2 == 0 ? 0 : (seed << 32) ^ seed2 ^ 1};
+    }
+  }
 
   void compute(OpKernelContext& ctx) override {
     const std::string& container = container_.empty() ? ctx.step().container : container_;
-    auto queue = ctx.device().resources().lookup_or_create<FifoQueue>(
+    auto queue = ctx.device().resources().lookup_or_create<TupleQueue>(
         container, name_,
-        [&]() -> StatusOr<std::shared_ptr<FifoQueue>> {
-          return std::make_shared<FifoQueue>(name_, types_, shapes_, capacity_);
+        [&]() -> StatusOr<std::shared_ptr<TupleQueue>> {
+          return std::make_shared<TupleQueue>(name_, types_, shapes_, capacity_, shuffle_);
         },
-        [&](const FifoQueue& existing) -> Status {
-          if (existing.component_types() == types_ && existing.capacity() == capacity_) {
+        [&](const TupleQueue& existing) -> Status {
+          if (existing.component_types() == types_ && existing.capacity() == capacity_ &&
+              existing.shuffle().has_value() == shuffle_.has_value()) {
             return Status::OK();
           }
           return errors::InvalidArgument(
@@ -55,12 +76,13 @@ class FIFOQueueKernel : public OpKernel {
   std::vector<DataType> types_;
   std::vector<PartialShape> shapes_;
   int64_t capacity_;
+  std::optional<TupleQueue::Shuffle> shuffle_;
 };
 
 // Waits on `queue` through `start(done)`, ending the wait if the step is cancelled.
 template <class Start>
 void wait_cancellably(OpKernelContext& ctx, const std::shared_ptr<Resource>& keep_alive,
-                      FifoQueue& queue, Start start, AsyncOpKernel::DoneCallback done) {
+                      TupleQueue& queue, Start start, AsyncOpKernel::DoneCallback done) {
   CancellationManager& cancellation = ctx.step().cancellation;
   if (cancellation.is_cancelled()) {
     ctx.set_status(cancellation.reason());
@@ -68,61 +90,185 @@ void wait_cancellably(OpKernelContext& ctx, const std::shared_ptr<Resource>& kee
     return;
   }
   auto token = std::make_shared<CancellationManager::Token>(CancellationManager::kAlreadyCancelled);
-  FifoQueue::Waiter waiter = start([&ctx, &cancellation, token, done](const Status& status) {
+  TupleQueue::Waiter waiter = start([&ctx, &cancellation, token, done](const Status& status) {
     if (*token != CancellationManager::kAlreadyCancelled) cancellation.deregister(*token);
     if (!status.ok()) ctx.set_status(status);
     done();
   });
-  if (waiter == FifoQueue::kServed) return;
+  if (waiter == TupleQueue::kServed) return;
   *token = cancellation.register_callback(
       [keep_alive, &queue, waiter](const Status& reason) { queue.cancel(waiter, reason); });
 }
 
+// QueueEnqueue (one tuple) and QueueEnqueueMany (kMany: tuples sliced along dimension 0).
+template <bool kMany>
 class QueueEnqueueKernel : public AsyncOpKernel {
  public:
   using AsyncOpKernel::AsyncOpKernel;
 
   void compute_async(OpKernelContext& ctx, DoneCallback done) override {
-    FifoQueue* queue = queue_input(ctx);
+    TupleQueue* queue = queue_input(ctx);
     if (queue == nullptr) return done();
-    FifoQueue::Tuple tuple;
-    for (int i = 1; i < ctx.num_inputs(); ++i)
-      tuple.push_back(ctx.input(i));
-    if (Status valid = queue->validate(tuple); !valid.ok()) {
-      ctx.fail_invalid("{}", valid.message());
-      return done();
+    std::vector<TupleQueue::Tuple> tuples;
+    if constexpr (kMany) {
+      auto sliced = slices(ctx, *queue);
+      if (!sliced) return done();
+      tuples = std::move(*sliced);
+    } else {
+      TupleQueue::Tuple tuple;
+      for (int i = 1; i < ctx.num_inputs(); ++i)
+        tuple.push_back(ctx.input(i));
+      tuples.push_back(std::move(tuple));
+    }
+    for (const auto& tuple : tuples) {
+      if (Status valid = queue->validate(tuple); !valid.ok()) {
+        ctx.fail_invalid("{}", valid.message());
+        return done();
+      }
     }
     wait_cancellably(
         ctx, ctx.input_ref_ptr(0), *queue,
         [&](std::function<void(const Status&)> finish) {
-          return queue->enqueue(std::move(tuple), std::move(finish));
+          return queue->enqueue(std::move(tuples), std::move(finish));
         },
         std::move(done));
   }
+
+ private:
+  // The tuples of an enqueue of many: element k of each component; nullopt after the error.
+  static std::optional<std::vector<TupleQueue::Tuple>> slices(OpKernelContext& ctx,
+                                                              const TupleQueue& queue) {
+    const int components = ctx.num_inputs() - 1;
+    if (components != static_cast<int>(queue.component_types().size())) {
+      ctx.fail_invalid("{} takes {} components, got {}", queue.debug_name(),
+                       queue.component_types().size(), components);
+      return std::nullopt;
+    }
+    int64_t n = -1;
+    for (int c = 0; c < components; ++c) {
+      const Tensor& t = ctx.input(c + 1);
+      if (t.rank() == 0) {
+        ctx.fail_invalid(
+            "an enqueue of many needs components of rank >= 1; component {} is a "
+            "scalar",
+            c);
+        return std::nullopt;
+      }
+      if (n >= 0 && t.dim(0) != n) {
+        ctx.fail_invalid(
+            "the components of an enqueue of many must agree in dimension 0: "
+            "component 0 has {}, component {} has {}",
+            n, c, t.dim(0));
+        return std::nullopt;
+      }
+      n = t.dim(0);
+    }
+    std::vector<TupleQueue::Tuple> tuples(static_cast<size_t>(n));
+    for (int c = 0; c < components; ++c) {
+      const Tensor& t = ctx.input(c + 1);
+      std::vector<int64_t> dims(t.shape().dims().begin() + 1, t.shape().dims().end());
+      const TensorShape element(dims);
+      const int64_t size = element.num_elements();
+      for (int64_t k = 0; k < n; ++k) {
+        Tensor slice(t.dtype(), element);
+        TROUPE_SWITCH_ALL(t.dtype(), T, std::copy_n(t.data<T>() + k * size, size, slice.data<T>()));
+        tuples[k].push_back(std::move(slice));
+      }
+    }
+    return tuples;
+  }
 };
 
+// QueueDequeue (one tuple), QueueDequeueMany and QueueDequeueUpTo (n tuples, each component
+// stacked along a new dimension 0; UpTo: fewer once the queue is closed).
+enum class DequeueKind { kOne, kMany, kUpTo };
+
+template <DequeueKind kKind>
 class QueueDequeueKernel : public AsyncOpKernel {
  public:
   using AsyncOpKernel::AsyncOpKernel;
 
   void compute_async(OpKernelContext& ctx, DoneCallback done) override {
-    FifoQueue* queue = queue_input(ctx);
+    TupleQueue* queue = queue_input(ctx);
     if (queue == nullptr) return done();
     if (queue->component_types().size() != static_cast<size_t>(ctx.num_outputs())) {
       ctx.fail_invalid("{} has {} components, the dequeue expects {}", queue->debug_name(),
                        queue->component_types().size(), ctx.num_outputs());
       return done();
     }
+    int64_t count = 1;
+    if constexpr (kKind != DequeueKind::kOne) {
+      const Tensor& n = ctx.input(1);
+      if (n.rank() != 0 || n.dtype() != DataType::kInt32 || n.scalar<int32_t>() < 0) {
+        ctx.fail_invalid("n must be a non-negative int32 scalar, got {} of shape {}",
+                         n.dtype() == DataType::kInt32 && n.num_elements() == 1
+                             ? std::to_string(n.data<int32_t>()[0])
+                             : dtype_name(n.dtype()),
+                         n.shape().to_string());
+        return done();
+      }
+      count = n.scalar<int32_t>();
+      if (count == 0 && !all_shapes_known(*queue)) {
+        ctx.fail_invalid("{}: dequeuing 0 elements needs the queue's shapes to be known",
+                         queue->debug_name());
+        return done();
+      }
+    }
     wait_cancellably(
         ctx, ctx.input_ref_ptr(0), *queue,
         [&](std::function<void(const Status&)> finish) {
-          return queue->dequeue([&ctx, finish](const Status& status, FifoQueue::Tuple tuple) {
-            for (size_t i = 0; i < tuple.size(); ++i)
-              ctx.set_output(static_cast<int>(i), tuple[i]);
-            finish(status);
-          });
+          return queue->dequeue(
+              count, kKind == DequeueKind::kUpTo,
+              [&ctx, queue, finish](const Status& status, std::vector<TupleQueue::Tuple> tuples) {
+                if (status.ok()) {
+                  if constexpr (kKind == DequeueKind::kOne) {
+                    for (size_t i = 0; i < tuples[0].size(); ++i)
+                      ctx.set_output(static_cast<int>(i), tuples[0][i]);
+                  } else {
+                    Status stacked = stack(ctx, *queue, tuples);
+                    if (!stacked.ok()) return finish(stacked);
+                  }
+                }
+                finish(status);
+              });
         },
         std::move(done));
+  }
+
+ private:
+  static bool all_shapes_known(const TupleQueue& queue) {
+    if (queue.shapes().empty()) return false;
+    for (const auto& shape : queue.shapes()) {
+      if (!shape.is_fully_defined()) return false;
+    }
+    return true;
+  }
+
+  // Each component's elements stacked into one output.
+  static Status stack(OpKernelContext& ctx, const TupleQueue& queue,
+                      const std::vector<TupleQueue::Tuple>& tuples) {
+    for (size_t c = 0; c < queue.component_types().size(); ++c) {
+      const DataType dtype = queue.component_types()[c];
+      TensorShape element = tuples.empty() ? queue.shapes()[c].to_shape() : tuples[0][c].shape();
+      for (size_t k = 1; k < tuples.size(); ++k) {
+        if (tuples[k][c].shape() != element) {
+          return errors::InvalidArgument(
+              "{}: a dequeue of many needs elements of one shape; component {} has {} and {}",
+              queue.debug_name(), c, element.to_string(), tuples[k][c].shape().to_string());
+        }
+      }
+      std::vector<int64_t> dims = {static_cast<int64_t>(tuples.size())};
+      dims.insert(dims.end(), element.dims().begin(), element.dims().end());
+      Tensor out(dtype, TensorShape(dims));
+      const int64_t size = element.num_elements();
+      for (size_t k = 0; k < tuples.size(); ++k) {
+        TROUPE_SWITCH_ALL(dtype, T,
+                          std::copy_n(tuples[k][c].data<T>(), size,
+                                      out.data<T>() + static_cast<int64_t>(k) * size));
+      }
+      ctx.set_output(static_cast<int>(c), std::move(out));
+    }
+    return Status::OK();
   }
 };
 
@@ -131,7 +277,7 @@ class QueueCloseKernel : public OpKernel {
   explicit QueueCloseKernel(const OpKernelConstruction& c)
       : OpKernel(c), cancel_pending_(c.attr<bool>("cancel_pending_enqueues")) {}
   void compute(OpKernelContext& ctx) override {
-    if (FifoQueue* queue = queue_input(ctx)) queue->close(cancel_pending_);
+    if (TupleQueue* queue = queue_input(ctx)) queue->close(cancel_pending_);
   }
 
  private:
@@ -142,18 +288,218 @@ class QueueSizeKernel : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void compute(OpKernelContext& ctx) override {
-    if (FifoQueue* queue = queue_input(ctx)) {
+    if (TupleQueue* queue = queue_input(ctx)) {
       ctx.set_output(0, Tensor(static_cast<int32_t>(queue->size())));
     }
+  }
+};
+
+// ---- readers ----
+
+class ReaderResource : public Resource {
+ public:
+  ReaderResource(std::string name, data::RecordFormat format, data::RecordLayout layout)
+      : name_(std::move(name)), format_(format), layout_(layout) {}
+  std::string debug_name() const override { return "reader '" + name_ + "'"; }
+
+  data::RecordFormat format() const { return format_; }
+  // Opens the file a queue element names.
+  Status open(const TupleQueue::Tuple& work) {
+    if (work.size() != 1 || work[0].dtype() != DataType::kString || work[0].num_elements() != 1) {
+      return errors::InvalidArgument("{}: the queue must hold file names (one string each)",
+                                     debug_name());
+    }
+    TROUPE_ASSIGN_OR_RETURN(file, data::RecordFile::open(format_, work[0].flat<std::string>()[0],
+                                                         layout_, debug_name()));
+    return Status::OK();
+  }
+  void reset() {
+    file.reset();
+    produced = completed = 0;
+  }
+
+  std::unique_ptr<data::RecordFile> file;  // the file being read, if any
+  int64_t produced = 0, completed = 0;
+
+ private:
+  std::string name_;
+  data::RecordFormat format_;
+  data::RecordLayout layout_;
+};
+
+template <data::RecordFormat kFormat>
+class ReaderKernel : public OpKernel {
+ public:
+  explicit ReaderKernel(const OpKernelConstruction& c)
+      : OpKernel(c),
+        name_(c.attr<std::string>("shared_name").empty() ? c.name()
+                                                         : c.attr<std::string>("shared_name")),
+        container_(c.attr<std::string>("container")) {
+    if constexpr (kFormat == data::RecordFormat::kTextLine) {
+      layout_.skip_header_lines = c.attr<int64_t>("skip_header_lines");
+    }
+    if constexpr (kFormat == data::RecordFormat::kFixedLength) {
+      layout_.header = c.attr<int64_t>("header_bytes");
+      layout_.record = c.attr<int64_t>("record_bytes");
+      layout_.footer = c.attr<int64_t>("footer_bytes");
+      hop_bytes_ = c.attr<int64_t>("hop_bytes");
+    }
+    if constexpr (kFormat == data::RecordFormat::kTFRecord) {
+      compression_ = c.attr<std::string>("compression_type");
+    }
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    if (layout_.skip_header_lines < 0) {
+      return ctx.fail_invalid("skip_header_lines must be >= 0, got {}", layout_.skip_header_lines);
+    }
+    if (kFormat == data::RecordFormat::kFixedLength &&
+        (layout_.record <= 0 || layout_.header < 0 || layout_.footer < 0)) {
+      return ctx.fail_invalid(
+          "record_bytes must be > 0 and header_bytes, footer_bytes >= 0; got {}, {}, {}",
+          layout_.record, layout_.header, layout_.footer);
+    }
+    if (hop_bytes_ != 0) {
+      return ctx.set_status(errors::Unimplemented(
+          "node '{}' (FixedLengthRecordReader): hop_bytes is not supported by troupe",
+          ctx.node().name()));
+    }
+    if (!compression_.empty() && compression_ != "NONE") {
+      return ctx.set_status(errors::Unimplemented(
+          "node '{}' (TFRecordReader): compression_type '{}' is not supported by troupe (files "
+          "are read uncompressed)",
+          ctx.node().name(), compression_));
+    }
+    const std::string& container = container_.empty() ? ctx.step().container : container_;
+    auto reader = ctx.device().resources().lookup_or_create<ReaderResource>(
+        container, name_,
+        [&]() -> StatusOr<std::shared_ptr<ReaderResource>> {
+          return std::make_shared<ReaderResource>(name_, kFormat, layout_);
+        },
+        [&](const ReaderResource& existing) -> Status {
+          if (existing.format() == kFormat) return Status::OK();
+          return errors::InvalidArgument("{} already exists as another kind of reader",
+                                         existing.debug_name());
+        });
+    if (!reader.ok()) return ctx.fail_invalid("{}", reader.status().message());
+    ctx.set_output_ref(0, std::move(reader).value());
+  }
+
+ private:
+  std::string name_;
+  std::string container_;
+  data::RecordLayout layout_;
+  int64_t hop_bytes_ = 0;
+  std::string compression_;
+};
+
+ReaderResource* reader_input(OpKernelContext& ctx) {
+  auto* reader = ctx.input_resource<ReaderResource>(0);
+  if (reader == nullptr) {
+    ctx.fail_invalid("input 0 is {}, not a reader", ctx.input_ref_ptr(0)->debug_name());
+  }
+  return reader;
+}
+
+class ReaderReadKernel : public AsyncOpKernel {
+ public:
+  using AsyncOpKernel::AsyncOpKernel;
+
+  void compute_async(OpKernelContext& ctx, DoneCallback done) override {
+    if (reader_input(ctx) == nullptr) return done();
+    auto* queue = ctx.input_resource<TupleQueue>(1);
+    if (queue == nullptr) {
+      ctx.fail_invalid("input 1 is {}, not a queue", ctx.input_ref_ptr(1)->debug_name());
+      return done();
+    }
+    read_next(ctx, ctx.input_ref_ptr(0), ctx.input_ref_ptr(1), std::move(done));
+  }
+
+ private:
+  // The next record into ctx's outputs, taking file names from the queue as files end; calls
+  // `done` once.
+  static void read_next(OpKernelContext& ctx, std::shared_ptr<Resource> reader_ref,
+                        std::shared_ptr<Resource> queue_ref, DoneCallback done) {
+    auto& reader = static_cast<ReaderResource&>(*reader_ref);
+    auto& queue = static_cast<TupleQueue&>(*queue_ref);
+    while (reader.file != nullptr) {
+      std::string record, key;
+      bool end = false;
+      if (Status read = reader.file->read(&record, &key, &end); !read.ok()) {
+        reader.file.reset();
+        ctx.set_status(read);
+        return done();
+      }
+      if (!end) {
+        ctx.set_output(0, Tensor(key));
+        ctx.set_output(1, Tensor(record));
+        ++reader.produced;
+        return done();
+      }
+      reader.file.reset();
+      ++reader.completed;
+    }
+    wait_cancellably(
+        ctx, queue_ref, queue,
+        [&](std::function<void(const Status&)> finish) {
+          return queue.dequeue(
+              1, false,
+              [&reader, finish](const Status& status, std::vector<TupleQueue::Tuple> work) {
+                finish(status.ok() ? reader.open(work[0]) : status);
+              });
+        },
+        [&ctx, reader_ref, queue_ref, done]() {
+          if (!ctx.ok()) return done();
+          read_next(ctx, reader_ref, queue_ref, done);  // the new file's first record
+        });
+  }
+};
+
+template <bool kRecords>
+class ReaderCountKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    if (ReaderResource* reader = reader_input(ctx)) {
+      ctx.set_output(0, Tensor(kRecords ? reader->produced : reader->completed));
+    }
+  }
+};
+
+class ReaderResetKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    if (ReaderResource* reader = reader_input(ctx)) reader->reset();
   }
 };
 
 }  // namespace
 
 void register_queue_kernels(KernelRegistry& r) {
-  must_add_kernel(r, "FIFOQueue", kCpu, simple_kernel<FIFOQueueKernel>());
-  must_add_kernel(r, "QueueEnqueue", kCpu, simple_kernel<QueueEnqueueKernel>());
-  must_add_kernel(r, "QueueDequeue", kCpu, simple_kernel<QueueDequeueKernel>());
+  using data::RecordFormat;
+  must_add_kernel(r, "TFRecordReader", kCpu,
+                  simple_kernel<ReaderKernel<RecordFormat::kTFRecord>>());
+  must_add_kernel(r, "TextLineReader", kCpu,
+                  simple_kernel<ReaderKernel<RecordFormat::kTextLine>>());
+  must_add_kernel(r, "FixedLengthRecordReader", kCpu,
+                  simple_kernel<ReaderKernel<RecordFormat::kFixedLength>>());
+  must_add_kernel(r, "WholeFileReader", kCpu,
+                  simple_kernel<ReaderKernel<RecordFormat::kWholeFile>>());
+  must_add_kernel(r, "ReaderRead", kCpu, simple_kernel<ReaderReadKernel>());
+  must_add_kernel(r, "ReaderNumRecordsProduced", kCpu, simple_kernel<ReaderCountKernel<true>>());
+  must_add_kernel(r, "ReaderNumWorkUnitsCompleted", kCpu,
+                  simple_kernel<ReaderCountKernel<false>>());
+  must_add_kernel(r, "ReaderReset", kCpu, simple_kernel<ReaderResetKernel>());
+  must_add_kernel(r, "FIFOQueue", kCpu, simple_kernel<QueueKernel<false>>());
+  must_add_kernel(r, "RandomShuffleQueue", kCpu, simple_kernel<QueueKernel<true>>());
+  must_add_kernel(r, "QueueEnqueue", kCpu, simple_kernel<QueueEnqueueKernel<false>>());
+  must_add_kernel(r, "QueueEnqueueMany", kCpu, simple_kernel<QueueEnqueueKernel<true>>());
+  must_add_kernel(r, "QueueDequeue", kCpu, simple_kernel<QueueDequeueKernel<DequeueKind::kOne>>());
+  must_add_kernel(r, "QueueDequeueMany", kCpu,
+                  simple_kernel<QueueDequeueKernel<DequeueKind::kMany>>());
+  must_add_kernel(r, "QueueDequeueUpTo", kCpu,
+                  simple_kernel<QueueDequeueKernel<DequeueKind::kUpTo>>());
   must_add_kernel(r, "QueueClose", kCpu, simple_kernel<QueueCloseKernel>());
   must_add_kernel(r, "QueueSize", kCpu, simple_kernel<QueueSizeKernel>());
 }

@@ -1,37 +1,26 @@
 // Datasets read from files, one file after another, each element a string scalar:
-// TFRecordDataset (records, CRCs checked: graph/core/tfrecord.hpp), TextLineDataset (lines,
-// without "\n" or "\r\n"), FixedLengthRecordDataset (records of record_bytes after
-// header_bytes, up to footer_bytes before the end; a partial record at the end is not read, as
-// TensorFlow's). Files open when the iterator reaches them: a missing file is NotFound naming
-// it. Compression is Unimplemented. And MatchingFiles, the files a glob pattern names.
+// TFRecordDataset, TextLineDataset, FixedLengthRecordDataset (the formats of
+// devices/data/record_file.hpp). Files open when the iterator reaches them: a missing file is
+// NotFound naming it. Compression is Unimplemented. And MatchingFiles, the files a glob pattern
+// names.
 #include <glob.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <optional>
 
 #include "troupe/devices/data/dataset_kernel.hpp"
-#include "troupe/graph/core/tfrecord.hpp"
+#include "troupe/devices/data/record_file.hpp"
 
 namespace troupe::data {
 namespace {
 
-enum class Format { kTFRecord, kTextLine, kFixedLength };
-
-struct FixedLayout {
-  int64_t header = 0, record = 0, footer = 0;
-};
-
 class FileDataset : public DatasetBase {
  public:
-  FileDataset(std::string node, Format format, std::vector<std::string> files, FixedLayout fixed)
+  FileDataset(std::string node, RecordFormat format, std::vector<std::string> files,
+              RecordLayout layout)
       : DatasetBase(std::move(node), {DataType::kString}),
         format_(format),
         files_(std::move(files)),
-        fixed_(fixed) {}
+        layout_(layout) {}
 
   std::unique_ptr<IteratorBase> make_iterator() const override {
     return std::make_unique<Iterator>(self<FileDataset>());
@@ -42,22 +31,23 @@ class FileDataset : public DatasetBase {
   class Iterator : public IteratorBase {
    public:
     explicit Iterator(std::shared_ptr<const FileDataset> dataset) : dataset_(std::move(dataset)) {}
-    ~Iterator() override { close(); }
 
     Status get_next(Element* out, bool* end) override {
-      std::string record;
+      std::string record, key;
       for (;;) {
-        if (!is_open()) {
+        if (file_ == nullptr) {
           if (next_file_ >= dataset_->files_.size()) {
             *end = true;
             return Status::OK();
           }
-          TROUPE_RETURN_IF_ERROR(open(dataset_->files_[next_file_++]));
+          TROUPE_ASSIGN_OR_RETURN(
+              file_, RecordFile::open(dataset_->format_, dataset_->files_[next_file_++],
+                                      dataset_->layout_, dataset_->node()));
         }
         bool file_end = false;
-        TROUPE_RETURN_IF_ERROR(read(&record, &file_end));
+        TROUPE_RETURN_IF_ERROR(file_->read(&record, &key, &file_end));
         if (!file_end) break;
-        close();
+        file_.reset();
       }
       *end = false;
       *out = {Tensor(record)};
@@ -65,105 +55,19 @@ class FileDataset : public DatasetBase {
     }
 
    private:
-    bool is_open() const { return records_.has_value() || file_ != nullptr; }
-
-    Status open(const std::string& path) {
-      if (dataset_->format_ == Format::kTFRecord) {
-        TROUPE_ASSIGN_OR_RETURN(TFRecordReader reader, TFRecordReader::open(path));
-        records_.emplace(std::move(reader));
-        return Status::OK();
-      }
-      file_ = std::fopen(path.c_str(), "rb");
-      if (file_ == nullptr) {
-        int err = errno;
-        if (err == ENOENT) return errors::NotFound("{}: file '{}' does not exist", name(), path);
-        return errors::PermissionDenied("{}: cannot open '{}': {}", name(), path,
-                                        std::strerror(err));
-      }
-      path_ = path;
-      if (dataset_->format_ == Format::kFixedLength) {
-        std::error_code error;
-        auto size = static_cast<int64_t>(std::filesystem::file_size(path, error));
-        if (error)
-          return errors::DataLoss("{}: cannot size '{}': {}", name(), path, error.message());
-        const FixedLayout& f = dataset_->fixed_;
-        end_offset_ = size - f.footer;
-        offset_ = f.header;
-        if (std::fseek(file_, f.header, SEEK_SET) != 0) {
-          return errors::DataLoss("{}: cannot seek in '{}': {}", name(), path,
-                                  std::strerror(errno));
-        }
-      }
-      return Status::OK();
-    }
-
-    void close() {
-      records_.reset();
-      if (file_ != nullptr) std::fclose(file_);
-      file_ = nullptr;
-    }
-
-    Status read(std::string* record, bool* end) {
-      switch (dataset_->format_) {
-        case Format::kTFRecord:
-          return records_->read(record, end);
-        case Format::kTextLine:
-          return read_line(record, end);
-        case Format::kFixedLength:
-          return read_fixed(record, end);
-      }
-      return Status::OK();
-    }
-
-    Status read_line(std::string* line, bool* end) {
-      line->clear();
-      int c;
-      bool any = false;
-      while ((c = std::getc(file_)) != EOF) {
-        any = true;
-        if (c == '\n') break;
-        line->push_back(static_cast<char>(c));
-      }
-      if (std::ferror(file_)) {
-        return errors::DataLoss("{}: cannot read '{}': {}", name(), path_, std::strerror(errno));
-      }
-      if (!line->empty() && line->back() == '\r') line->pop_back();
-      *end = !any;
-      return Status::OK();
-    }
-
-    Status read_fixed(std::string* record, bool* end) {
-      int64_t size = dataset_->fixed_.record;
-      *end = offset_ + size > end_offset_;
-      if (*end) return Status::OK();
-      record->resize(static_cast<size_t>(size));
-      if (std::fread(record->data(), 1, record->size(), file_) != record->size()) {
-        return errors::DataLoss("{}: '{}' is shorter than it was: record at offset {} cut", name(),
-                                path_, offset_);
-      }
-      offset_ += size;
-      return Status::OK();
-    }
-
-    const std::string& name() const { return dataset_->node(); }
-
     std::shared_ptr<const FileDataset> dataset_;
     size_t next_file_ = 0;
-    std::optional<TFRecordReader> records_;
-    std::FILE* file_ = nullptr;
-    std::string path_;
-    int64_t offset_ = 0;
-    int64_t end_offset_ = 0;
+    std::unique_ptr<RecordFile> file_;
   };
 
-  Format format_;
+  RecordFormat format_;
   std::vector<std::string> files_;
-  FixedLayout fixed_;
+  RecordLayout layout_;
 };
 
 class FileDatasetKernel : public DatasetOpKernel {
  public:
-  FileDatasetKernel(const OpKernelConstruction& c, Format format)
+  FileDatasetKernel(const OpKernelConstruction& c, RecordFormat format)
       : DatasetOpKernel(c), format_(format) {}
 
  protected:
@@ -175,8 +79,8 @@ class FileDatasetKernel : public DatasetOpKernel {
     }
     std::vector<std::string> files(filenames.flat<std::string>().begin(),
                                    filenames.flat<std::string>().end());
-    FixedLayout fixed;
-    if (format_ == Format::kFixedLength) {
+    RecordLayout fixed;
+    if (format_ == RecordFormat::kFixedLength) {
       TROUPE_ASSIGN_OR_RETURN(fixed.header, scalar_input<int64_t>(ctx, 1, "header_bytes"));
       TROUPE_ASSIGN_OR_RETURN(fixed.record, scalar_input<int64_t>(ctx, 2, "record_bytes"));
       TROUPE_ASSIGN_OR_RETURN(fixed.footer, scalar_input<int64_t>(ctx, 3, "footer_bytes"));
@@ -200,10 +104,10 @@ class FileDatasetKernel : public DatasetOpKernel {
   }
 
  private:
-  Format format_;
+  RecordFormat format_;
 };
 
-template <Format format>
+template <RecordFormat format>
 KernelFactory file_kernel() {
   return [](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {
     return std::unique_ptr<OpKernel>(new FileDatasetKernel(c, format));
@@ -251,9 +155,9 @@ class MatchingFilesKernel : public OpKernel {
 
 void register_file_dataset_kernels(KernelRegistry& r) {
   must_add_kernel(r, "MatchingFiles", kCpu, simple_kernel<MatchingFilesKernel>());
-  must_add_kernel(r, "TFRecordDataset", kCpu, file_kernel<Format::kTFRecord>());
-  must_add_kernel(r, "TextLineDataset", kCpu, file_kernel<Format::kTextLine>());
-  must_add_kernel(r, "FixedLengthRecordDataset", kCpu, file_kernel<Format::kFixedLength>());
+  must_add_kernel(r, "TFRecordDataset", kCpu, file_kernel<RecordFormat::kTFRecord>());
+  must_add_kernel(r, "TextLineDataset", kCpu, file_kernel<RecordFormat::kTextLine>());
+  must_add_kernel(r, "FixedLengthRecordDataset", kCpu, file_kernel<RecordFormat::kFixedLength>());
 }
 
 }  // namespace troupe::data

@@ -45,6 +45,8 @@ class TFRecordReader {
   const std::string& path() const { return path_; }
   // Records read so far.
   int64_t records_read() const { return index_; }
+  // The byte offset of the next record (TensorFlow's TFRecordReader keys records by it).
+  uint64_t offset() const { return offset_; }
 
  private:
   TFRecordReader(std::FILE* file, std::string path, std::string noun);

@@ -30,6 +30,52 @@ void register_data_flow_ops(OpRegistry& r) {
                          c.set_output(0, PartialShape::scalar());
                          return Status::OK();
                        }));
+  must_register(
+      r, OpDefBuilder("RandomShuffleQueue")
+             .output("handle: Ref(string)")
+             .attr("component_types: list(type)")
+             .attr("shapes: list(shape) = []")
+             .attr("capacity: int = -1")
+             .attr("min_after_dequeue: int = 0")
+             .attr("seed: int = 0")
+             .attr("seed2: int = 0")
+             .attr("container: string = \"\"")
+             .attr("shared_name: string = \"\"")
+             .stateful()
+             .shape_fn([](InferenceContext& c) -> Status {
+               const auto& types = c.attr<std::vector<DataType>>("component_types");
+               const auto& shapes = c.attr<std::vector<PartialShape>>("shapes");
+               if (types.empty()) return c.invalid("component_types is empty");
+               if (!shapes.empty() && shapes.size() != types.size()) {
+                 return c.invalid("{} shapes for {} component types", shapes.size(), types.size());
+               }
+               const int64_t capacity = c.attr<int64_t>("capacity");
+               const int64_t keep = c.attr<int64_t>("min_after_dequeue");
+               if (capacity == 0 || capacity < -1) {
+                 return c.invalid("capacity must be -1 (unbounded) or > 0, got {}", capacity);
+               }
+               if (keep < 0 || (capacity > 0 && keep >= capacity)) {
+                 return c.invalid("min_after_dequeue ({}) must be >= 0 and below capacity ({})",
+                                  keep, capacity);
+               }
+               c.set_output(0, PartialShape::scalar());
+               return Status::OK();
+             }));
+  must_register(r, OpDefBuilder("QueueEnqueueMany")
+                       .input("handle: Ref(string)")
+                       .input("components: Tcomponents")
+                       .attr("Tcomponents: list(type)")
+                       .stateful()
+                       .shape_fn(shapes::no_outputs));
+  for (const char* name : {"QueueDequeueMany", "QueueDequeueUpTo"}) {
+    must_register(r, OpDefBuilder(name)
+                         .input("handle: Ref(string)")
+                         .input("n: int32")
+                         .output("components: component_types")
+                         .attr("component_types: list(type)")
+                         .stateful()
+                         .shape_fn(shapes::unknown));
+  }
   must_register(r, OpDefBuilder("QueueEnqueue")
                        .input("handle: Ref(string)")
                        .input("components: Tcomponents")
@@ -79,6 +125,48 @@ void register_data_flow_ops(OpRegistry& r) {
                        .output("num_accumulated: int32")
                        .stateful()
                        .shape_fn(shapes::scalar));
+  // Readers (TensorFlow's io_ops): each reads the files whose names it takes from a queue.
+  auto reader = [&](const char* name) {
+    return OpDefBuilder(name)
+        .output("reader_handle: Ref(string)")
+        .attr("container: string = \"\"")
+        .attr("shared_name: string = \"\"")
+        .stateful()
+        .shape_fn(shapes::scalar);
+  };
+  must_register(r, reader("TFRecordReader").attr("compression_type: string = \"\""));
+  must_register(r, reader("TextLineReader").attr("skip_header_lines: int = 0"));
+  must_register(r, reader("FixedLengthRecordReader")
+                       .attr("header_bytes: int = 0")
+                       .attr("record_bytes: int")
+                       .attr("footer_bytes: int = 0")
+                       .attr("hop_bytes: int = 0"));
+  must_register(r, reader("WholeFileReader"));
+  must_register(r, OpDefBuilder("ReaderRead")
+                       .input("reader_handle: Ref(string)")
+                       .input("queue_handle: Ref(string)")
+                       .output("key: string")
+                       .output("value: string")
+                       .stateful()
+                       .shape_fn([](InferenceContext& c) -> Status {
+                         c.set_output(0, PartialShape::scalar());
+                         c.set_output(1, PartialShape::scalar());
+                         return Status::OK();
+                       }));
+  must_register(r, OpDefBuilder("ReaderNumRecordsProduced")
+                       .input("reader_handle: Ref(string)")
+                       .output("records_produced: int64")
+                       .stateful()
+                       .shape_fn(shapes::scalar));
+  must_register(r, OpDefBuilder("ReaderNumWorkUnitsCompleted")
+                       .input("reader_handle: Ref(string)")
+                       .output("units_completed: int64")
+                       .stateful()
+                       .shape_fn(shapes::scalar));
+  must_register(r, OpDefBuilder("ReaderReset")
+                       .input("reader_handle: Ref(string)")
+                       .stateful()
+                       .shape_fn(shapes::no_outputs));
   must_register(r, OpDefBuilder("QueueSize")
                        .input("handle: Ref(string)")
                        .output("size: int32")

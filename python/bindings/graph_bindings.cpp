@@ -350,6 +350,13 @@ void bind_graph(py::module_& m) {
     return built(s, builder.finalize());
   });
   // The scope's graph as graph_def_codec serializes it: a function body (tf.data's map).
+  // Tensor.set_shape: narrows the static shape of `output` (ValueError if it conflicts).
+  m.def("set_output_shape", [](const Scope& s, const Output& output, py::handle shape) {
+    Status status = s.graph().refine_output_shape(output.node()->name(), output.index(),
+                                                  shape_from_python(shape));
+    if (status.code() == Code::kInvalidArgument) throw py::value_error(status.message());
+    if (!status.ok()) raise_status(status);
+  });
   m.def("serialize_graph", [](const Scope& s) {
     auto words = serialize_graph_def(s.graph().to_graph_def());
     auto bytes = words.asBytes();

@@ -14,7 +14,8 @@ from .framework import (Graph, GraphKeys, IndexedSlices, IndexedSlicesValue, Ope
                         get_default_graph, name_scope, reset_default_graph)
 from .ops import (abs, add, add_n, argmax, assign, assign_add, assign_sub, boolean_mask, cast,
                   ceil, clip_by_value, constant, cos, count_up_to, div, divide, equal, exp,
-                  expm1, FIFOQueue, fill, floor, gather, greater, greater_equal, group, identity,
+                  expm1, FIFOQueue, QueueBase, RandomShuffleQueue, fill, floor, gather,
+                  greater, greater_equal, group, identity,
                   is_variable_initialized, less, less_equal, log, log1p, logical_not, matmul,
                   maximum, minimum, multiply, negative, no_op, not_equal, ones, ones_like,
                   placeholder, placeholder_with_default, pow, reciprocal, reduce_max,
@@ -39,7 +40,8 @@ from .check_ops import (add_check_numerics_ops, assert_equal, assert_greater,
                         assert_non_negative, assert_non_positive, assert_none_equal,
                         assert_positive, assert_rank, assert_type, check_numerics,
                         verify_tensor_all_finite)
-from .io_ops import matching_files
+from .io_ops import (FixedLengthRecordReader, ReaderBase, TextLineReader, TFRecordReader,
+                     WholeFileReader, matching_files)
 from .script_ops import py_func
 from .array_ops import (concat, expand_dims, invert_permutation, newaxis, one_hot, pad,
                         range, rank, reverse, reverse_v2, slice, split, squeeze, strided_slice,

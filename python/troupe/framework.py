@@ -446,6 +446,17 @@ class Tensor:
     def get_shape(self):
         return self.shape
 
+    def set_shape(self, shape):
+        """Narrows the static shape known for this tensor (TensorFlow's Tensor.set_shape): ops
+        built from it afterwards see the merged shape. ValueError if they conflict."""
+        if isinstance(shape, TensorShape):
+            dims = shape.dims
+        elif shape is None:
+            dims = None
+        else:
+            dims = [None if d is None else int(d) for d in shape]
+        _troupe.set_output_shape(self._graph._op_scope(None), self._output, dims)
+
     def eval(self, feed_dict=None, session=None):
         from .session import get_default_session
         session = session or get_default_session()

@@ -485,29 +485,37 @@ def is_variable_initialized(variable):
 
 # --- queues ---
 
-class FIFOQueue:
-    """tf.FIFOQueue: a queue of tuples of tensors, held by the device it is placed on and
-    shared by the sessions that use it."""
+class QueueBase:
+    """tf.QueueBase: a queue of tuples of tensors, held by the device it is placed on and shared
+    by the sessions that use it (FIFOQueue, RandomShuffleQueue)."""
 
-    def __init__(self, capacity, dtypes, shapes=None, names=None, shared_name=None,
-                 name="fifo_queue"):
+    def __init__(self, dtypes, shapes, names, queue_ref):
+        self._dtypes = dtypes
+        self._shapes = shapes
+        if names is not None:
+            raise ValueError("%s: named components are not supported by troupe"
+                             % type(self).__name__)
+        self._graph = _graph_of(queue_ref)
+        self._handle = queue_ref
+
+    @staticmethod
+    def _checked(kind, capacity, dtypes, shapes):
         if not isinstance(dtypes, (list, tuple)):
             dtypes = [dtypes]
-        self._dtypes = [_dtypes.as_dtype(d) for d in dtypes]
-        if names is not None:
-            raise ValueError("FIFOQueue: named components are not supported by troupe")
+        dtypes = [_dtypes.as_dtype(d) for d in dtypes]
         if shapes is not None:
-            shapes = [list(s) for s in shapes]
-            if len(shapes) != len(self._dtypes):
-                raise ValueError("FIFOQueue: %d shapes for %d dtypes"
-                                 % (len(shapes), len(self._dtypes)))
-        if not isinstance(capacity, int):
-            raise TypeError("FIFOQueue: capacity must be an int, got %r" % (capacity,))
-        g = get_default_graph()
-        self._graph = g
-        self._handle = _t(_troupe.fifo_queue(_scope(g, name),
-                                             [d.as_datatype_enum for d in self._dtypes], shapes,
-                                             capacity, shared_name or ""), g)
+            from .framework import TensorShape
+            # TensorFlow's rule: one shape (a TensorShape, or ints and Nones, () a scalar)
+            # stands for a list of one.
+            if isinstance(shapes, TensorShape) or all(
+                    d is None or isinstance(d, int) for d in shapes):
+                shapes = [shapes]
+            shapes = [[None if d is None else int(d) for d in s] for s in shapes]
+            if len(shapes) != len(dtypes):
+                raise ValueError("%s: %d shapes for %d dtypes" % (kind, len(shapes), len(dtypes)))
+        if not isinstance(capacity, int) or isinstance(capacity, bool):
+            raise TypeError("%s: capacity must be an int, got %r" % (kind, capacity))
+        return dtypes, shapes
 
     @property
     def queue_ref(self):
@@ -518,25 +526,72 @@ class FIFOQueue:
         return list(self._dtypes)
 
     @property
+    def shapes(self):
+        from .framework import TensorShape
+        if self._shapes is None:
+            return [TensorShape(None) for _ in self._dtypes]
+        return [TensorShape(s) for s in self._shapes]
+
+    @property
+    def names(self):
+        return None
+
+    @property
     def name(self):
         return self._handle.op.name
 
-    def enqueue(self, vals, name=None):
+    def _values(self, vals, what):
+        if isinstance(vals, dict):
+            raise ValueError("%s: named components are not supported by troupe" % what)
         if not isinstance(vals, (list, tuple)):
             vals = [vals]
         if len(vals) != len(self._dtypes):
-            raise ValueError("enqueue: %d values for a queue of %d components"
-                             % (len(vals), len(self._dtypes)))
+            raise ValueError("%s: %d values for a queue of %d components"
+                             % (what, len(vals), len(self._dtypes)))
         g = self._graph
-        inputs = [_input(v, g, "enqueue value", d) for v, d in zip(vals, self._dtypes)]
-        return _op(_troupe.queue_enqueue(_scope(g, name), self._handle._output, inputs), g)
+        return [_input(v, g, "%s value" % what, d) for v, d in zip(vals, self._dtypes)]
+
+    def enqueue(self, vals, name=None):
+        g = self._graph
+        return _op(_troupe.queue_enqueue(_scope(g, name), self._handle._output,
+                                         self._values(vals, "enqueue")), g)
+
+    def enqueue_many(self, vals, name=None):
+        """Enqueues each slice along dimension 0 of `vals` as one element."""
+        g = self._graph
+        return _op(_troupe.make_op(_scope(g, name or "enqueue_many"), "QueueEnqueueMany",
+                                   [self._handle._output, self._values(vals, "enqueue_many")],
+                                   {}), g)
+
+    def _outputs(self, outs, batch):
+        tensors = [_t(o, self._graph) for o in outs]
+        if self._shapes is not None:
+            for t, shape in zip(tensors, self._shapes):
+                t.set_shape(list(shape) if batch is False else [batch] + list(shape))
+        return tensors[0] if len(tensors) == 1 else tensors
 
     def dequeue(self, name=None):
         g = self._graph
         outs = _troupe.queue_dequeue(_scope(g, name), self._handle._output,
                                      [d.as_datatype_enum for d in self._dtypes])
-        tensors = [_t(o, g) for o in outs]
-        return tensors[0] if len(tensors) == 1 else tensors
+        return self._outputs(outs, False)
+
+    def _dequeue_n(self, op_type, n, name):
+        n_in = n if isinstance(n, Tensor) else np.array(n, dtype=np.int32)
+        op = _make(op_type, [self._handle, n_in],
+                   {"component_types": [d.as_datatype_enum for d in self._dtypes]},
+                   name=name, graph=self._graph)
+        batch = int(n) if not isinstance(n, Tensor) and op_type == "QueueDequeueMany" else None
+        return self._outputs([o._output for o in op.outputs], batch)
+
+    def dequeue_many(self, n, name=None):
+        """n elements, each component stacked along a new dimension 0; OutOfRange once the queue
+        is closed with fewer."""
+        return self._dequeue_n("QueueDequeueMany", n, name or "dequeue_many")
+
+    def dequeue_up_to(self, n, name=None):
+        """As dequeue_many, but a closed queue gives what it has left (at least one)."""
+        return self._dequeue_n("QueueDequeueUpTo", n, name or "dequeue_up_to")
 
     def close(self, cancel_pending_enqueues=False, name=None):
         g = self._graph
@@ -546,6 +601,40 @@ class FIFOQueue:
     def size(self, name=None):
         g = self._graph
         return _t(_troupe.queue_size(_scope(g, name), self._handle._output), g)
+
+
+class FIFOQueue(QueueBase):
+    """tf.FIFOQueue: elements leave in the order they came."""
+
+    def __init__(self, capacity, dtypes, shapes=None, names=None, shared_name=None,
+                 name="fifo_queue"):
+        dtypes, shapes = QueueBase._checked("FIFOQueue", capacity, dtypes, shapes)
+        g = get_default_graph()
+        handle = _t(_troupe.fifo_queue(_scope(g, name), [d.as_datatype_enum for d in dtypes],
+                                       shapes, capacity, shared_name or ""), g)
+        super().__init__(dtypes, shapes, names, handle)
+
+
+class RandomShuffleQueue(QueueBase):
+    """tf.RandomShuffleQueue: each dequeue takes an element at random, and only while more than
+    `min_after_dequeue` remain (until the queue is closed). Seeded as TensorFlow's random ops
+    (tf.set_random_seed and `seed`)."""
+
+    def __init__(self, capacity, min_after_dequeue, dtypes, shapes=None, names=None, seed=None,
+                 shared_name=None, name="random_shuffle_queue"):
+        dtypes, shapes = QueueBase._checked("RandomShuffleQueue", capacity, dtypes, shapes)
+        if not isinstance(min_after_dequeue, int) or min_after_dequeue < 0:
+            raise ValueError("RandomShuffleQueue: min_after_dequeue must be an int >= 0, got %r"
+                             % (min_after_dequeue,))
+        from .random_ops import _seed_attrs
+        g = get_default_graph()
+        attrs = dict(_seed_attrs(seed),
+                     component_types=[d.as_datatype_enum for d in dtypes], capacity=capacity,
+                     min_after_dequeue=min_after_dequeue, shared_name=shared_name or "")
+        if shapes is not None:
+            attrs["shapes"] = shapes
+        handle = _make("RandomShuffleQueue", [], attrs, name=name, graph=g).outputs[0]
+        super().__init__(dtypes, shapes, names, handle)
 
 
 # --- Tensor's operators ---

@@ -3,8 +3,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "status_checks.hpp"
-#include "troupe/devices/fifo_queue.hpp"
 #include "troupe/devices/resource_manager.hpp"
+#include "troupe/devices/tuple_queue.hpp"
 
 namespace troupe {
 
@@ -31,12 +31,12 @@ BOOST_AUTO_TEST_CASE(reuse_is_vetted) {
   testing::check_error(
       resources.lookup_or_create_variable("", "w", DataType::kInt32, PartialShape({2})).status(),
       Code::kInvalidArgument, "variable 'w' already exists as float32 [2], cannot use it as int32");
-  auto make_queue = []() -> StatusOr<std::shared_ptr<FifoQueue>> {
-    return std::make_shared<FifoQueue>("q", std::vector<DataType>{DataType::kFloat},
-                                       std::vector<PartialShape>{}, 4);
+  auto make_queue = []() -> StatusOr<std::shared_ptr<TupleQueue>> {
+    return std::make_shared<TupleQueue>("q", std::vector<DataType>{DataType::kFloat},
+                                        std::vector<PartialShape>{}, 4);
   };
-  auto any_queue = [](const FifoQueue&) { return Status::OK(); };
-  BOOST_REQUIRE(resources.lookup_or_create<FifoQueue>("", "q", make_queue, any_queue).ok());
+  auto any_queue = [](const TupleQueue&) { return Status::OK(); };
+  BOOST_REQUIRE(resources.lookup_or_create<TupleQueue>("", "q", make_queue, any_queue).ok());
   testing::check_error(
       resources.lookup_or_create_variable("", "q", DataType::kFloat, PartialShape({2})).status(),
       Code::kInvalidArgument, "'q' already names queue 'q', of another kind");
