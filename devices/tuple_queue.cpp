@@ -59,6 +59,10 @@ TupleQueue::Waiter TupleQueue::enqueue(std::vector<Tuple> tuples,
 
 TupleQueue::Waiter TupleQueue::dequeue(
     int64_t count, bool up_to, std::function<void(const Status&, std::vector<Tuple>)> done) {
+  if (count == 0) {  // nothing to wait for, as TensorFlow's
+    done(Status::OK(), {});
+    return kServed;
+  }
   Waiter id = next_waiter_++;
   dequeuers_.emplace(id, Dequeue{count, up_to, std::move(done)});
   serve();

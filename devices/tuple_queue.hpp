@@ -60,7 +60,7 @@ class TupleQueue : public Resource {
   // Takes `count` tuples at once, when that many are there (RandomShuffleQueue: beyond
   // min_after_dequeue, until closed); `done` gets them, or OutOfRange once the queue is closed
   // and cannot give them. With `up_to`, a closed queue gives what it has left (at least one).
-  // Returns kServed or the id of the waiting dequeue.
+  // A count of 0 is served at once. Returns kServed or the id of the waiting dequeue.
   Waiter dequeue(int64_t count, bool up_to,
                  std::function<void(const Status&, std::vector<Tuple>)> done);
   // Finishes a waiting enqueue or dequeue with `reason`; false if it is no longer waiting.
@@ -76,7 +76,7 @@ class TupleQueue : public Resource {
     int64_t count;
     bool up_to;
     std::function<void(const Status&, std::vector<Tuple>)> done;
-    std::vector<Tuple> taken;  // so far, in order
+    std::vector<Tuple> taken{};  // so far, in order
   };
 
   // The next element a dequeue takes: the oldest, or one at random.

@@ -11,6 +11,7 @@
 #include "troupe/devices/tuple_queue.hpp"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 namespace troupe {
@@ -41,8 +42,10 @@ class QueueKernel : public OpKernel {
       // TensorFlow's rule for the two seeds: both 0 is a random stream.
       const auto seed = static_cast<uint64_t>(c.attr<int64_t>("seed"));
       const auto seed2 = static_cast<uint64_t>(c.attr<int64_t>("seed2"));
+      uint64_t mixed = seed * 0x9E3779B97F4A7C15ULL + seed2 + 1;
+      if (mixed == 0) mixed = 1;
       shuffle_ = TupleQueue::Shuffle{c.attr<int64_t>("min_after_dequeue"),
-                                     seed == 0 && seed2 == 0 ? 0 : (seed << 32) ^ seed2 ^ 1};
+                                     seed == 0 && seed2 == 0 ? 0 : mixed};
     }
   }
 
@@ -208,8 +211,9 @@ class QueueDequeueKernel : public AsyncOpKernel {
         return done();
       }
       count = n.scalar<int32_t>();
-      if (count == 0 && !all_shapes_known(*queue)) {
-        ctx.fail_invalid("{}: dequeuing 0 elements needs the queue's shapes to be known",
+      // As TensorFlow's: elements of one known shape per component, so that they stack.
+      if (!all_shapes_known(*queue)) {
+        ctx.fail_invalid("{}: a dequeue of many needs the components' shapes fully specified",
                          queue->debug_name());
         return done();
       }
@@ -321,6 +325,24 @@ class ReaderResource : public Resource {
   std::unique_ptr<data::RecordFile> file;  // the file being read, if any
   int64_t produced = 0, completed = 0;
 
+  // One read at a time, as TensorFlow's reader holds its lock across its wait for a file name:
+  // two reads waiting on the queue at once would each open a file, and the second would drop
+  // what is left of the first. The others wait here, in order; each is resumed with OK (its
+  // turn) or a reason (its step was cancelled).
+  bool reading = false;
+  std::map<int64_t, std::function<void(const Status&)>> waiting;
+  int64_t next_waiting = 0;
+
+  // The read in progress is over: the next waiting one's turn, if any.
+  void release() {
+    if (waiting.empty()) {
+      reading = false;
+      return;
+    }
+    auto next = waiting.extract(waiting.begin());
+    next.mapped()(Status::OK());  // `reading` stays set: handed over
+  }
+
  private:
   std::string name_;
   data::RecordFormat format_;
@@ -406,16 +428,68 @@ class ReaderReadKernel : public AsyncOpKernel {
   using AsyncOpKernel::AsyncOpKernel;
 
   void compute_async(OpKernelContext& ctx, DoneCallback done) override {
-    if (reader_input(ctx) == nullptr) return done();
+    ReaderResource* reader = reader_input(ctx);
+    if (reader == nullptr) return done();
     auto* queue = ctx.input_resource<TupleQueue>(1);
     if (queue == nullptr) {
       ctx.fail_invalid("input 1 is {}, not a queue", ctx.input_ref_ptr(1)->debug_name());
       return done();
     }
-    read_next(ctx, ctx.input_ref_ptr(0), ctx.input_ref_ptr(1), std::move(done));
+    std::shared_ptr<Resource> reader_ref = ctx.input_ref_ptr(0), queue_ref = ctx.input_ref_ptr(1);
+    if (!reader->reading) {
+      reader->reading = true;
+      // Whatever ends this read hands the reader to the next one.
+      return read_next(ctx, reader_ref, queue_ref, [reader_ref, done = std::move(done)] {
+        static_cast<ReaderResource&>(*reader_ref).release();
+        done();
+      });
+    }
+    wait_for_turn(ctx, *reader, reader_ref, queue_ref, std::move(done));
   }
 
  private:
+  // Waits for the read in progress (and those before this one), then reads; a cancelled step
+  // stops waiting.
+  static void wait_for_turn(OpKernelContext& ctx, ReaderResource& reader,
+                            std::shared_ptr<Resource> reader_ref,
+                            std::shared_ptr<Resource> queue_ref, DoneCallback done) {
+    CancellationManager& cancellation = ctx.step().cancellation;
+    if (cancellation.is_cancelled()) {
+      ctx.set_status(cancellation.reason());
+      return done();
+    }
+    auto token =
+        std::make_shared<CancellationManager::Token>(CancellationManager::kAlreadyCancelled);
+    const int64_t id = reader.next_waiting++;
+    auto schedule = ctx.step().schedule;
+    // The entry holds the reader weakly: the reader holds the entry.
+    std::weak_ptr<Resource> weak_reader = reader_ref;
+    reader.waiting.emplace(id, [&ctx, &cancellation, token, weak_reader, queue_ref, schedule,
+                                done](const Status& status) {
+      if (*token != CancellationManager::kAlreadyCancelled) cancellation.deregister(*token);
+      std::shared_ptr<Resource> reader_ref = weak_reader.lock();
+      if (!status.ok() || reader_ref == nullptr) {
+        ctx.set_status(status.ok() ? errors::Aborted("the reader was deleted") : status);
+        return done();
+      }
+      // Its turn (the reader is already marked as reading for it): on its own step's work.
+      schedule([&ctx, reader_ref, queue_ref, done] {
+        read_next(ctx, reader_ref, queue_ref, [reader_ref, done] {
+          static_cast<ReaderResource&>(*reader_ref).release();
+          done();
+        });
+      });
+    });
+    *token = cancellation.register_callback([reader_ref, id](const Status& reason) {
+      auto& r = static_cast<ReaderResource&>(*reader_ref);
+      auto it = r.waiting.find(id);
+      if (it == r.waiting.end()) return;
+      auto resume = std::move(it->second);
+      r.waiting.erase(it);
+      resume(reason);
+    });
+  }
+
   // The next record into ctx's outputs, taking file names from the queue as files end; calls
   // `done` once.
   static void read_next(OpKernelContext& ctx, std::shared_ptr<Resource> reader_ref,
@@ -439,6 +513,7 @@ class ReaderReadKernel : public AsyncOpKernel {
       reader.file.reset();
       ++reader.completed;
     }
+    auto schedule = ctx.step().schedule;
     wait_cancellably(
         ctx, queue_ref, queue,
         [&](std::function<void(const Status&)> finish) {
@@ -448,9 +523,12 @@ class ReaderReadKernel : public AsyncOpKernel {
                 finish(status.ok() ? reader.open(work[0]) : status);
               });
         },
-        [&ctx, reader_ref, queue_ref, done]() {
+        [&ctx, reader_ref, queue_ref, done, schedule]() {
           if (!ctx.ok()) return done();
-          read_next(ctx, reader_ref, queue_ref, done);  // the new file's first record
+          // The new file's first record, on the step's work (not deeper in this stack: a run
+          // of empty files would nest).
+          schedule(
+              [&ctx, reader_ref, queue_ref, done] { read_next(ctx, reader_ref, queue_ref, done); });
         });
   }
 };

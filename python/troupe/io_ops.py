@@ -2,6 +2,8 @@
 (tf.io.matching_files), and the queue readers (TFRecordReader, TextLineReader,
 FixedLengthRecordReader, WholeFileReader), run by the task that reads the files."""
 
+import collections
+
 from . import dtypes as _dtypes
 from . import ops as _ops
 from .framework import convert_to_tensor
@@ -15,6 +17,8 @@ def matching_files(pattern, name=None):
 
 
 # --- the queue readers ---
+
+ReaderReadResult = collections.namedtuple("ReaderRead", ["key", "value"])
 
 class ReaderBase:
     """tf.ReaderBase: a reader that takes file names from a queue and returns their records one
@@ -47,7 +51,7 @@ class ReaderBase:
         file has no more; OutOfRangeError once the queue is closed and empty."""
         op = _ops._make("ReaderRead", [self._reader_ref, self._queue_ref(queue)],
                         name=name or "ReaderRead", graph=self._graph)
-        return op.outputs[0], op.outputs[1]
+        return ReaderReadResult(op.outputs[0], op.outputs[1])
 
     def num_records_produced(self, name=None):
         return _ops._make("ReaderNumRecordsProduced", [self._reader_ref],

@@ -137,6 +137,16 @@ BOOST_AUTO_TEST_CASE(a_seeded_random_shuffle_queue_repeats_its_order_and_shuffle
   BOOST_TEST((sorted == in_order));
 }
 
+BOOST_AUTO_TEST_CASE(a_dequeue_of_none_is_served_at_once_even_behind_others) {
+  TupleQueue q = fifo();
+  Taken waiting, none;
+  q.dequeue(1, false, waiting.callback());
+  BOOST_TEST(q.dequeue(0, false, none.callback()) == TupleQueue::kServed);
+  BOOST_TEST(none.status.has_value());
+  BOOST_TEST(none.values.empty());
+  BOOST_TEST(!waiting.status.has_value());
+}
+
 BOOST_AUTO_TEST_CASE(cancelling_a_waiting_dequeue_of_many_serves_the_next) {
   TupleQueue q = fifo();
   Taken big, small;

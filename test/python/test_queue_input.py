@@ -54,6 +54,17 @@ class QueueOfManyTest(tf.test.TestCase):
             self.assertEqual(list(range(5)), list(sess.run(q.dequeue_many(5))))
             _stop(coord, threads)
 
+    def test_a_dequeue_of_many_needs_specified_shapes(self):
+        with self.test_session() as sess:
+            q = tf.FIFOQueue(10, tf.int32)
+            sess.run(q.enqueue_many([[1, 2, 3]]))
+            with self.assertRaisesRegex(tf.errors.InvalidArgumentError,
+                                        "shapes fully specified"):
+                sess.run(q.dequeue_many(2))
+            self.assertEqual(3, sess.run(q.size()))  # nothing was taken
+            empty = tf.FIFOQueue(1, tf.int32, shapes=[]).dequeue_many(0)
+            self.assertEqual(0, len(sess.run(empty)))  # at once, though the queue is empty
+
     def test_enqueue_many_checks_its_components(self):
         with self.test_session() as sess:
             q = tf.FIFOQueue(10, [tf.int32, tf.int32], shapes=[[], []])
@@ -275,6 +286,13 @@ class BatchTest(tf.test.TestCase):
             tf.train.batch(tf.constant(1), batch_size=2)
         with self.assertRaisesRegex(ValueError, "at least one input"):
             tf.train.batch_join([], batch_size=2)
+        with self.assertRaisesRegex(ValueError, "rank >= 1"):
+            tf.train.input_producer(tf.constant(1.0))
+        with self.assertRaisesRegex(ValueError, "All shapes must be fully defined"):
+            tf.train.batch([tf.placeholder(tf.float32)], batch_size=2, shapes=[None])
+        # One shape (ints) stands for a list of one, as TensorFlow's rule.
+        batched = tf.train.batch([tf.placeholder(tf.float32)], batch_size=2, shapes=[3])
+        self.assertEqual([2, 3], batched.shape.as_list())
 
 
 class ReaderTest(tf.test.TestCase):
@@ -356,6 +374,58 @@ class ReaderTest(tf.test.TestCase):
             sess.run(files.enqueue([path]))
             sess.run(files.close())
             self.assertEqual([path.encode(), b"HHabcdefghFFF"], sess.run([wkey, wvalue]))
+
+    def test_reads_of_one_reader_from_many_threads_lose_no_record(self):
+        # Each read waits for the one before it, as TensorFlow's reader holds its lock across
+        # its wait for a file name: two reads waiting at once would each open a file, and the
+        # second would drop what is left of the first.
+        paths = self._write_tfrecords(["c%d.tfrecord" % i for i in range(4)], 5)
+        with self.test_session() as sess:
+            filenames = tf.train.string_input_producer(paths, num_epochs=1, shuffle=False)
+            read = tf.TFRecordReader().read(filenames)
+            key, value = read
+            self.assertIs(read.value, value)  # TensorFlow's (key, value) namedtuple
+            batched = tf.train.batch([value], batch_size=20, num_threads=4)
+            sess.run(tf.local_variables_initializer())
+            coord, threads = _run_threads(sess)
+            got = sorted(sess.run(batched))
+            expected = sorted(b"Record %d of file %d" % (j, i) for i in range(4)
+                              for j in range(5))
+            self.assertEqual(expected, got)
+            with self.assertRaises(tf.errors.OutOfRangeError):
+                sess.run(batched)
+            _stop(coord, threads)
+
+    def test_two_reads_waiting_for_file_names_lose_no_record(self):
+        # Both reads wait on an empty name queue; then two names arrive. Served one at a time,
+        # the second read continues the first file; served at once, the second would open the
+        # second file over the first and drop the first file's other records. (Whatever the
+        # timing, the outcome with one read at a time is the same: the sleep only makes the
+        # broken case likely.)
+        import threading
+        import time
+        paths = self._write_tfrecords(["w0.tfrecord", "w1.tfrecord"], 3)
+        with self.test_session() as sess:
+            reader = tf.TFRecordReader()
+            queue = tf.FIFOQueue(9, [tf.string], shapes=())
+            _, value = reader.read(queue)
+            got = []
+            readers = [threading.Thread(target=lambda: got.append(sess.run(value)))
+                       for _ in range(2)]
+            for t in readers:
+                t.start()
+            time.sleep(0.3)
+            sess.run(queue.enqueue_many([paths]))
+            sess.run(queue.close())
+            for t in readers:
+                t.join(30)
+            while True:
+                try:
+                    got.append(sess.run(value))
+                except tf.errors.OutOfRangeError:
+                    break
+            self.assertEqual(sorted(b"Record %d of file %d" % (j, i) for i in range(2)
+                                    for j in range(3)), sorted(got))
 
     def test_a_missing_file_is_not_found_naming_it(self):
         with self.test_session() as sess:

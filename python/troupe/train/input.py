@@ -43,6 +43,9 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
         input_tensor = input_tensor if isinstance(input_tensor, Tensor) else \
             convert_to_tensor(input_tensor, name="input_tensor")
         dims = input_tensor.shape.dims
+        if dims is not None and not dims:
+            raise ValueError("input_producer: input_tensor must have rank >= 1 (its rows are "
+                             "the elements), got a scalar %s" % input_tensor)
         known = None if dims is None else dims[1:]
         if element_shape is not None:
             given = [None if d is None else int(d) for d in element_shape]
@@ -147,7 +150,18 @@ def _validate(tensor_list, what):
 
 def _shapes(tensor_list_list, shapes, enqueue_many):
     if shapes is not None:
-        return [[None if d is None else int(d) for d in s] for s in shapes]
+        from ..framework import TensorShape
+        # TensorFlow's rule: one shape (a TensorShape, or ints and Nones) is a list of one.
+        if isinstance(shapes, TensorShape) or all(d is None or isinstance(d, int)
+                                                  for d in shapes):
+            shapes = [shapes]
+        out = []
+        for s in shapes:
+            dims = s.dims if isinstance(s, TensorShape) else s
+            if dims is None or any(d is None for d in dims):
+                raise ValueError("All shapes must be fully defined: %s" % (list(shapes),))
+            out.append([int(d) for d in dims])
+        return out
     out = []
     for i, t in enumerate(tensor_list_list[0]):
         dims = t.shape.dims
@@ -157,9 +171,13 @@ def _shapes(tensor_list_list, shapes, enqueue_many):
             other_dims = other[i].shape.dims
             if other_dims is not None and enqueue_many:
                 other_dims = other_dims[1:]
-            if dims is None or other_dims is None or len(dims) != len(other_dims):
+            if dims is None or other_dims is None:
                 dims = dims if other_dims is None else (other_dims if dims is None else dims)
                 continue
+            if len(dims) != len(other_dims) or any(
+                    a is not None and b is not None and a != b for a, b in zip(dims, other_dims)):
+                raise ValueError("Shapes %s and %s are incompatible (component %d of the inputs)"
+                                 % (dims, other_dims, i))
             dims = [a if a is not None else b for a, b in zip(dims, other_dims)]
         if dims is None or any(d is None for d in dims):
             raise ValueError("All shapes must be fully defined: %s" % tensor_list_list[0])
