@@ -7,12 +7,13 @@ namespace troupe {
 
 TupleQueue::TupleQueue(std::string name, std::vector<DataType> types,
                        std::vector<PartialShape> shapes, int64_t capacity,
-                       std::optional<Shuffle> shuffle)
+                       std::optional<Shuffle> shuffle, bool padded)
     : name_(std::move(name)),
       types_(std::move(types)),
       shapes_(std::move(shapes)),
       capacity_(capacity),
       shuffle_(shuffle),
+      padded_(padded),
       random_(shuffle && shuffle->seed != 0 ? shuffle->seed : std::random_device()()) {}
 
 Status TupleQueue::validate(const Tuple& tuple) const {

@@ -1,6 +1,8 @@
 // TupleQueue: a queue of tensor tuples kept on a device between steps, the resource behind
-// TensorFlow's FIFOQueue (oldest first) and RandomShuffleQueue (a uniformly random element,
-// only while more than min_after_dequeue remain, until the queue closes).
+// TensorFlow's FIFOQueue (oldest first), PaddingFIFOQueue (the same order; its elements may
+// differ in the dimensions its shapes leave unknown, and a dequeue of many pads them: see
+// padded()) and RandomShuffleQueue (a uniformly random element, only while more than
+// min_after_dequeue remain, until the queue closes).
 //
 // Enqueues wait while a bounded queue is full, dequeues until enough elements are there: a
 // waiter finishes when served, when the queue closes, or when cancelled. Waiters are served in
@@ -40,13 +42,16 @@ class TupleQueue : public Resource {
   };
 
   TupleQueue(std::string name, std::vector<DataType> types, std::vector<PartialShape> shapes,
-             int64_t capacity, std::optional<Shuffle> shuffle = std::nullopt);
+             int64_t capacity, std::optional<Shuffle> shuffle = std::nullopt, bool padded = false);
 
   std::string debug_name() const override { return "queue '" + name_ + "'"; }
   const std::vector<DataType>& component_types() const { return types_; }
   const std::vector<PartialShape>& shapes() const { return shapes_; }
   int64_t capacity() const { return capacity_; }
   const std::optional<Shuffle>& shuffle() const { return shuffle_; }
+  // PaddingFIFOQueue: a dequeue of many pads each component to the largest element's dims
+  // (the dequeue kernel does; the queue only says so).
+  bool padded() const { return padded_; }
   size_t size() const { return items_.size(); }
   bool closed() const { return closed_; }
 
@@ -91,6 +96,7 @@ class TupleQueue : public Resource {
   std::vector<PartialShape> shapes_;
   int64_t capacity_;
   std::optional<Shuffle> shuffle_;
+  bool padded_;
   std::mt19937_64 random_;
   bool closed_ = false;
   std::deque<Tuple> items_;

@@ -26,8 +26,10 @@ TupleQueue* queue_input(OpKernelContext& ctx) {
   return queue;
 }
 
-// FIFOQueue, and RandomShuffleQueue (kShuffle).
-template <bool kShuffle>
+enum class QueueKind { kFifo, kPadding, kShuffle };
+
+// FIFOQueue, PaddingFIFOQueue and RandomShuffleQueue.
+template <QueueKind kKind>
 class QueueKernel : public OpKernel {
  public:
   explicit QueueKernel(const OpKernelConstruction& c)
@@ -38,7 +40,7 @@ class QueueKernel : public OpKernel {
         types_(c.attr<std::vector<DataType>>("component_types")),
         shapes_(c.attr<std::vector<PartialShape>>("shapes")),
         capacity_(c.attr<int64_t>("capacity")) {
-    if constexpr (kShuffle) {
+    if constexpr (kKind == QueueKind::kShuffle) {
       // TensorFlow's rule for the two seeds: both 0 is a random stream.
       const auto seed = static_cast<uint64_t>(c.attr<int64_t>("seed"));
       const auto seed2 = static_cast<uint64_t>(c.attr<int64_t>("seed2"));
@@ -50,15 +52,28 @@ class QueueKernel : public OpKernel {
   }
 
   void compute(OpKernelContext& ctx) override {
+    constexpr bool kPadded = kKind == QueueKind::kPadding;
+    if (kPadded && shapes_.size() != types_.size()) {
+      return ctx.fail_invalid(
+          "a PaddingFIFOQueue needs the shape of each of its {} components (unknown dimensions "
+          "as -1), got {} shapes",
+          types_.size(), shapes_.size());
+    }
+    for (size_t i = 0; kPadded && i < shapes_.size(); ++i) {
+      if (!shapes_[i].rank_known()) {
+        return ctx.fail_invalid("a PaddingFIFOQueue needs known ranks; shape {} is unknown", i);
+      }
+    }
     const std::string& container = container_.empty() ? ctx.step().container : container_;
     auto queue = ctx.device().resources().lookup_or_create<TupleQueue>(
         container, name_,
         [&]() -> StatusOr<std::shared_ptr<TupleQueue>> {
-          return std::make_shared<TupleQueue>(name_, types_, shapes_, capacity_, shuffle_);
+          return std::make_shared<TupleQueue>(name_, types_, shapes_, capacity_, shuffle_, kPadded);
         },
         [&](const TupleQueue& existing) -> Status {
           if (existing.component_types() == types_ && existing.capacity() == capacity_ &&
-              existing.shuffle().has_value() == shuffle_.has_value()) {
+              existing.shuffle().has_value() == shuffle_.has_value() &&
+              existing.padded() == kPadded) {
             return Status::OK();
           }
           return errors::InvalidArgument(
@@ -211,7 +226,8 @@ class QueueDequeueKernel : public AsyncOpKernel {
         return done();
       }
       count = n.scalar<int32_t>();
-      // As TensorFlow's: elements of one known shape per component, so that they stack.
+      // As TensorFlow's: elements of one known shape per component, so that they stack
+      // (a PaddingFIFOQueue pads those of one known rank).
       if (!all_shapes_known(*queue)) {
         ctx.fail_invalid("{}: a dequeue of many needs the components' shapes fully specified",
                          queue->debug_name());
@@ -243,14 +259,74 @@ class QueueDequeueKernel : public AsyncOpKernel {
   static bool all_shapes_known(const TupleQueue& queue) {
     if (queue.shapes().empty()) return false;
     for (const auto& shape : queue.shapes()) {
-      if (!shape.is_fully_defined()) return false;
+      if (queue.padded() ? !shape.rank_known() : !shape.is_fully_defined()) return false;
     }
     return true;
+  }
+
+  // Copies an element of dims `from_dims` into the corner of a zeroed one of `to_dims` (each
+  // at least as large).
+  template <class T>
+  static void copy_padded(const T* from, const std::vector<int64_t>& from_dims, T* to,
+                          const std::vector<int64_t>& to_dims) {
+    const size_t rank = from_dims.size();
+    if (rank == 0) {
+      *to = *from;
+      return;
+    }
+    const int64_t row = from_dims[rank - 1];
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < rank; ++d)
+      rows *= from_dims[d];
+    if (row == 0) return;
+    std::vector<int64_t> index(rank - 1, 0);
+    for (int64_t i = 0; i < rows; ++i) {
+      int64_t offset = 0;
+      for (size_t d = 0; d + 1 < rank; ++d)
+        offset = offset * to_dims[d] + index[d];
+      std::copy_n(from + i * row, row, to + offset * to_dims[rank - 1]);
+      for (size_t d = rank - 1; d-- > 0;) {
+        if (++index[d] < from_dims[d]) break;
+        index[d] = 0;
+      }
+    }
+  }
+
+  // A PaddingFIFOQueue's dequeue of many: each component as large as its largest element in
+  // every dimension, the rest zeros (empty strings, false).
+  static void stack_padded(OpKernelContext& ctx, const TupleQueue& queue,
+                           const std::vector<TupleQueue::Tuple>& tuples) {
+    for (size_t c = 0; c < queue.component_types().size(); ++c) {
+      const DataType dtype = queue.component_types()[c];
+      std::vector<int64_t> largest = queue.shapes()[c].dims();
+      for (int64_t& d : largest)
+        d = std::max<int64_t>(d, 0);  // unknown: the elements' largest, 0 without any
+      for (const auto& tuple : tuples) {
+        for (size_t d = 0; d < largest.size(); ++d)
+          largest[d] = std::max(largest[d], tuple[c].shape().dim(static_cast<int>(d)));
+      }
+      std::vector<int64_t> dims = {static_cast<int64_t>(tuples.size())};
+      dims.insert(dims.end(), largest.begin(), largest.end());
+      Tensor out(dtype, TensorShape(dims));
+      const int64_t size = TensorShape(largest).num_elements();
+      TROUPE_SWITCH_ALL(dtype, T, {
+        std::fill_n(out.data<T>(), out.num_elements(), T{});
+        for (size_t k = 0; k < tuples.size(); ++k) {
+          copy_padded(tuples[k][c].data<T>(), tuples[k][c].shape().dims(),
+                      out.data<T>() + static_cast<int64_t>(k) * size, largest);
+        }
+      });
+      ctx.set_output(static_cast<int>(c), std::move(out));
+    }
   }
 
   // Each component's elements stacked into one output.
   static Status stack(OpKernelContext& ctx, const TupleQueue& queue,
                       const std::vector<TupleQueue::Tuple>& tuples) {
+    if (queue.padded()) {
+      stack_padded(ctx, queue, tuples);
+      return Status::OK();
+    }
     for (size_t c = 0; c < queue.component_types().size(); ++c) {
       const DataType dtype = queue.component_types()[c];
       TensorShape element = tuples.empty() ? queue.shapes()[c].to_shape() : tuples[0][c].shape();
@@ -569,8 +645,9 @@ void register_queue_kernels(KernelRegistry& r) {
   must_add_kernel(r, "ReaderNumWorkUnitsCompleted", kCpu,
                   simple_kernel<ReaderCountKernel<false>>());
   must_add_kernel(r, "ReaderReset", kCpu, simple_kernel<ReaderResetKernel>());
-  must_add_kernel(r, "FIFOQueue", kCpu, simple_kernel<QueueKernel<false>>());
-  must_add_kernel(r, "RandomShuffleQueue", kCpu, simple_kernel<QueueKernel<true>>());
+  must_add_kernel(r, "FIFOQueue", kCpu, simple_kernel<QueueKernel<QueueKind::kFifo>>());
+  must_add_kernel(r, "PaddingFIFOQueue", kCpu, simple_kernel<QueueKernel<QueueKind::kPadding>>());
+  must_add_kernel(r, "RandomShuffleQueue", kCpu, simple_kernel<QueueKernel<QueueKind::kShuffle>>());
   must_add_kernel(r, "QueueEnqueue", kCpu, simple_kernel<QueueEnqueueKernel<false>>());
   must_add_kernel(r, "QueueEnqueueMany", kCpu, simple_kernel<QueueEnqueueKernel<true>>());
   must_add_kernel(r, "QueueDequeue", kCpu, simple_kernel<QueueDequeueKernel<DequeueKind::kOne>>());

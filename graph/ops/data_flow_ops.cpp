@@ -7,29 +7,33 @@
 namespace troupe {
 
 void register_data_flow_ops(OpRegistry& r) {
-  must_register(r, OpDefBuilder("FIFOQueue")
-                       .output("handle: Ref(string)")
-                       .attr("component_types: list(type)")
-                       .attr("shapes: list(shape) = []")
-                       .attr("capacity: int = -1")
-                       .attr("container: string = \"\"")
-                       .attr("shared_name: string = \"\"")
-                       .stateful()
-                       .shape_fn([](InferenceContext& c) -> Status {
-                         const auto& types = c.attr<std::vector<DataType>>("component_types");
-                         const auto& shapes = c.attr<std::vector<PartialShape>>("shapes");
-                         if (types.empty()) return c.invalid("component_types is empty");
-                         if (!shapes.empty() && shapes.size() != types.size()) {
-                           return c.invalid("{} shapes for {} component types", shapes.size(),
-                                            types.size());
-                         }
-                         if (c.attr<int64_t>("capacity") == 0 || c.attr<int64_t>("capacity") < -1) {
-                           return c.invalid("capacity must be -1 (unbounded) or > 0, got {}",
-                                            c.attr<int64_t>("capacity"));
-                         }
-                         c.set_output(0, PartialShape::scalar());
-                         return Status::OK();
-                       }));
+  // FIFOQueue, and PaddingFIFOQueue (its dequeues of many pad: devices/tuple_queue.hpp).
+  for (const char* name : {"FIFOQueue", "PaddingFIFOQueue"}) {
+    must_register(r,
+                  OpDefBuilder(name)
+                      .output("handle: Ref(string)")
+                      .attr("component_types: list(type)")
+                      .attr("shapes: list(shape) = []")
+                      .attr("capacity: int = -1")
+                      .attr("container: string = \"\"")
+                      .attr("shared_name: string = \"\"")
+                      .stateful()
+                      .shape_fn([](InferenceContext& c) -> Status {
+                        const auto& types = c.attr<std::vector<DataType>>("component_types");
+                        const auto& shapes = c.attr<std::vector<PartialShape>>("shapes");
+                        if (types.empty()) return c.invalid("component_types is empty");
+                        if (!shapes.empty() && shapes.size() != types.size()) {
+                          return c.invalid("{} shapes for {} component types", shapes.size(),
+                                           types.size());
+                        }
+                        if (c.attr<int64_t>("capacity") == 0 || c.attr<int64_t>("capacity") < -1) {
+                          return c.invalid("capacity must be -1 (unbounded) or > 0, got {}",
+                                           c.attr<int64_t>("capacity"));
+                        }
+                        c.set_output(0, PartialShape::scalar());
+                        return Status::OK();
+                      }));
+  }
   must_register(
       r, OpDefBuilder("RandomShuffleQueue")
              .output("handle: Ref(string)")

@@ -14,8 +14,8 @@ from .framework import (Graph, GraphKeys, IndexedSlices, IndexedSlicesValue, Ope
                         get_default_graph, name_scope, reset_default_graph)
 from .ops import (abs, add, add_n, argmax, assign, assign_add, assign_sub, boolean_mask, cast,
                   ceil, clip_by_value, constant, cos, count_up_to, div, divide, equal, exp,
-                  expm1, FIFOQueue, QueueBase, RandomShuffleQueue, fill, floor, gather,
-                  greater, greater_equal, group, identity,
+                  expm1, FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue, fill,
+                  floor, gather, greater, greater_equal, group, identity,
                   is_variable_initialized, less, less_equal, log, log1p, logical_not, matmul,
                   maximum, minimum, multiply, negative, no_op, not_equal, ones, ones_like,
                   placeholder, placeholder_with_default, pow, reciprocal, reduce_max,

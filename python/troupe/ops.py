@@ -615,6 +615,24 @@ class FIFOQueue(QueueBase):
         super().__init__(dtypes, shapes, names, handle)
 
 
+class PaddingFIFOQueue(QueueBase):
+    """tf.PaddingFIFOQueue: a FIFOQueue whose elements may differ in the dimensions their
+    shapes leave unknown (None); dequeue_many and dequeue_up_to pad each component to the
+    largest element with zeros (empty strings, False)."""
+
+    def __init__(self, capacity, dtypes, shapes, names=None, shared_name=None,
+                 name="padding_fifo_queue"):
+        if shapes is None:
+            raise ValueError("PaddingFIFOQueue: shapes must be provided for all components "
+                             "(None for an unknown dimension)")
+        dtypes, shapes = QueueBase._checked("PaddingFIFOQueue", capacity, dtypes, shapes)
+        g = get_default_graph()
+        attrs = {"component_types": [d.as_datatype_enum for d in dtypes], "shapes": shapes,
+                 "capacity": capacity, "shared_name": shared_name or ""}
+        handle = _make("PaddingFIFOQueue", [], attrs, name=name, graph=g).outputs[0]
+        super().__init__(dtypes, shapes, names, handle)
+
+
 class RandomShuffleQueue(QueueBase):
     """tf.RandomShuffleQueue: each dequeue takes an element at random, and only while more than
     `min_after_dequeue` remain (until the queue is closed). Seeded as TensorFlow's random ops

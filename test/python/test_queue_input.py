@@ -65,6 +65,24 @@ class QueueOfManyTest(tf.test.TestCase):
             empty = tf.FIFOQueue(1, tf.int32, shapes=[]).dequeue_many(0)
             self.assertEqual(0, len(sess.run(empty)))  # at once, though the queue is empty
 
+    def test_a_padding_fifo_queue_pads_dequeues_of_many(self):
+        with self.test_session() as sess:
+            q = tf.PaddingFIFOQueue(10, [tf.int32, tf.string], shapes=[[None, 2], [None]])
+            for numbers, names in [([[1, 2]], [b"a"]), ([[3, 4], [5, 6], [7, 8]], [b"b", b"c"]),
+                                   (np.zeros([0, 2], np.int32), [])]:
+                sess.run(q.enqueue([numbers, names]))
+            padded_numbers, padded_names = q.dequeue_many(3)
+            self.assertEqual([3, None, 2], padded_numbers.shape.as_list())
+            numbers, names = sess.run([padded_numbers, padded_names])
+            self.assertAllEqual([[[1, 2], [0, 0], [0, 0]],
+                                 [[3, 4], [5, 6], [7, 8]],
+                                 [[0, 0], [0, 0], [0, 0]]], numbers)
+            self.assertEqual([[b"a", b""], [b"b", b"c"], [b"", b""]], names.tolist())
+            with self.assertRaisesRegex(tf.errors.InvalidArgumentError, "must have shape"):
+                sess.run(q.enqueue([[1, 2, 3], [b"x"]]))
+        with self.assertRaisesRegex(ValueError, "shapes must be provided"):
+            tf.PaddingFIFOQueue(10, [tf.int32], shapes=None)
+
     def test_enqueue_many_checks_its_components(self):
         with self.test_session() as sess:
             q = tf.FIFOQueue(10, [tf.int32, tf.int32], shapes=[[], []])
@@ -275,11 +293,28 @@ class BatchTest(tf.test.TestCase):
                 for n, s in zip(numbers, names):
                     self.assertEqual(b"b" if n >= 100 else b"a", s)
 
+    def test_batch_with_dynamic_pad_pads_each_batch_to_its_longest(self):
+        # TensorFlow's testBatchWithDynamicPad, re-expressed: element i is range(i) (and a
+        # string), batches of 3 padded with zeros to their longest.
+        with self.test_session() as sess:
+            counter = self._counter(6)
+            row = tf.range(tf.cast(counter, tf.int32))
+            batched = tf.train.batch([row, "s"], batch_size=3, dynamic_pad=True)
+            self.assertEqual([3, None], batched[0].shape.as_list())
+            sess.run(tf.local_variables_initializer())
+            coord, threads = _run_threads(sess)
+            first, _ = sess.run(batched)
+            self.assertAllEqual([[0, 0], [0, 0], [0, 1]], first)  # range(0), (1), (2)
+            second, names = sess.run(batched)
+            self.assertAllEqual([[0, 1, 2, 0, 0], [0, 1, 2, 3, 0], [0, 1, 2, 3, 4]], second)
+            self.assertEqual([b"s"] * 3, list(names))
+            with self.assertRaises(tf.errors.OutOfRangeError):
+                sess.run(batched)
+            _stop(coord, threads)
+
     def test_bad_batch_arguments(self):
         with self.assertRaisesRegex(ValueError, "All shapes must be fully defined"):
             tf.train.batch([tf.placeholder(tf.float32)], batch_size=2)
-        with self.assertRaisesRegex(NotImplementedError, "PaddingFIFOQueue"):
-            tf.train.batch([tf.constant(1)], batch_size=2, dynamic_pad=True)
         with self.assertRaisesRegex(ValueError, "at least one tensor"):
             tf.train.batch([], batch_size=2)
         with self.assertRaisesRegex(TypeError, "wrap it in a list"):

@@ -7,8 +7,7 @@ session, starts them); the end of the input (num_epochs reached, the queue close
 OutOfRangeError from the dequeue, which a monitored session and a Coordinator treat as a
 clean stop.
 
-Not here yet: dynamic_pad (PaddingFIFOQueue), keep_input (maybe_batch), SparseTensors in
-batches, match_filenames_once."""
+Not here yet: keep_input (maybe_batch), SparseTensors in batches, match_filenames_once."""
 
 from .. import dtypes as _dtypes
 from ..framework import GraphKeys, Tensor, convert_to_tensor, name_scope
@@ -148,7 +147,11 @@ def _validate(tensor_list, what):
     return out
 
 
-def _shapes(tensor_list_list, shapes, enqueue_many):
+def _shapes(tensor_list_list, shapes, enqueue_many, dynamic_pad=False):
+    # dynamic_pad: known ranks are enough (a PaddingFIFOQueue pads the unknown dimensions).
+    def defined(dims):
+        return dims is not None and (dynamic_pad or all(d is not None for d in dims))
+
     if shapes is not None:
         from ..framework import TensorShape
         # TensorFlow's rule: one shape (a TensorShape, or ints and Nones) is a list of one.
@@ -158,9 +161,9 @@ def _shapes(tensor_list_list, shapes, enqueue_many):
         out = []
         for s in shapes:
             dims = s.dims if isinstance(s, TensorShape) else s
-            if dims is None or any(d is None for d in dims):
+            if not defined(dims):
                 raise ValueError("All shapes must be fully defined: %s" % (list(shapes),))
-            out.append([int(d) for d in dims])
+            out.append([None if d is None else int(d) for d in dims])
         return out
     out = []
     for i, t in enumerate(tensor_list_list[0]):
@@ -179,7 +182,7 @@ def _shapes(tensor_list_list, shapes, enqueue_many):
                 raise ValueError("Shapes %s and %s are incompatible (component %d of the inputs)"
                                  % (dims, other_dims, i))
             dims = [a if a is not None else b for a, b in zip(dims, other_dims)]
-        if dims is None or any(d is None for d in dims):
+        if not defined(dims):
             raise ValueError("All shapes must be fully defined: %s" % tensor_list_list[0])
         out.append(dims)
     return out
@@ -194,15 +197,9 @@ def _enqueue(queue, tensor_list_list, threads, enqueue_many):
     queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, enqueue_ops))
 
 
-def _check_dynamic_pad(dynamic_pad, what):
-    if dynamic_pad:
-        raise NotImplementedError("%s: dynamic_pad=True needs a PaddingFIFOQueue, which troupe "
-                                  "does not have yet" % what)
-
-
 def _batch(tensors_list, batch_size, threads, capacity, enqueue_many, shapes, shuffle_args,
-           allow_smaller_final_batch, shared_name, name, what):
-    from ..ops import FIFOQueue, RandomShuffleQueue, cast, maximum
+           allow_smaller_final_batch, shared_name, name, what, dynamic_pad=False):
+    from ..ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue, cast, maximum
     from .. import summary
     originals = tensors_list
     lists = [_as_tensor_list(t) for t in tensors_list]
@@ -216,10 +213,10 @@ def _batch(tensors_list, batch_size, threads, capacity, enqueue_many, shapes, sh
             if [t.dtype for t in tl] != types:
                 raise TypeError("%s: every input must have the same dtypes: %s and %s"
                                 % (what, [d.name for d in types], [t.dtype.name for t in tl]))
-        shapes = _shapes(lists, shapes, enqueue_many)
+        shapes = _shapes(lists, shapes, enqueue_many, dynamic_pad)
         if shuffle_args is None:
-            queue = FIFOQueue(capacity=capacity, dtypes=types, shapes=shapes,
-                              shared_name=shared_name)
+            kind = PaddingFIFOQueue if dynamic_pad else FIFOQueue
+            queue = kind(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
             full = cast(queue.size(), _dtypes.float32) * (1. / capacity)
             summary_name = "fraction_of_%d_full" % capacity
         else:
@@ -243,20 +240,20 @@ def _batch(tensors_list, batch_size, threads, capacity, enqueue_many, shapes, sh
 def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
           dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
     """Batches of `batch_size` of `tensors` (a list or dict), in the order they were produced
-    (with one thread), through a FIFOQueue of `capacity` filled by `num_threads` threads."""
-    _check_dynamic_pad(dynamic_pad, "batch")
+    (with one thread), through a FIFOQueue of `capacity` filled by `num_threads` threads; with
+    `dynamic_pad`, a PaddingFIFOQueue: elements may differ in their unknown dimensions, and
+    each batch pads them to its largest."""
     return _batch([tensors], batch_size, num_threads, capacity, enqueue_many, shapes, None,
-                  allow_smaller_final_batch, shared_name, name, "batch")
+                  allow_smaller_final_batch, shared_name, name, "batch", dynamic_pad)
 
 
 def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None,
                dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
     """As batch, with one enqueuing thread per element of `tensors_list` (e.g. one reader each)."""
-    _check_dynamic_pad(dynamic_pad, "batch_join")
     if not tensors_list:
         raise ValueError("Expected at least one input in batch_join().")
     return _batch(list(tensors_list), batch_size, 1, capacity, enqueue_many, shapes, None,
-                  allow_smaller_final_batch, shared_name, name, "batch_join")
+                  allow_smaller_final_batch, shared_name, name, "batch_join", dynamic_pad)
 
 
 def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None,
