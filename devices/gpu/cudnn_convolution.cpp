@@ -43,18 +43,6 @@ size_t measuring_workspace_bytes() {
   return limit;
 }
 
-const char* part_name(ConvPart part) {
-  switch (part) {
-    case ConvPart::kForward:
-      return "forward";
-    case ConvPart::kFilter:
-      return "filter gradient";
-    case ConvPart::kInput:
-      return "input gradient";
-  }
-  return "?";
-}
-
 std::atomic<CudnnLayouts> layouts{CudnnLayouts::kMeasureBoth};
 std::atomic<CudnnApi> api_for_testing{CudnnApi::kByEnvironment};
 

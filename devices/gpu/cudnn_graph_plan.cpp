@@ -15,18 +15,6 @@ namespace {
 // The tensors' ids in the graph and in every variant pack.
 constexpr int64_t kX = 'x', kW = 'w', kY = 'y';
 
-const char* part_name(ConvPart part) {
-  switch (part) {
-    case ConvPart::kForward:
-      return "forward";
-    case ConvPart::kFilter:
-      return "filter gradient";
-    case ConvPart::kInput:
-      return "input gradient";
-  }
-  return "?";
-}
-
 // One backend descriptor, destroyed with its owner.
 class Descriptor {
  public:

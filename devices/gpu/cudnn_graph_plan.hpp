@@ -25,6 +25,19 @@ namespace troupe {
 // Which part of a convolution a kernel computes.
 enum class ConvPart { kForward, kFilter, kInput };
 
+// "forward", "filter gradient" or "input gradient", for errors and the GPU profile.
+inline const char* part_name(ConvPart part) {
+  switch (part) {
+    case ConvPart::kForward:
+      return "forward";
+    case ConvPart::kFilter:
+      return "filter gradient";
+    case ConvPart::kInput:
+      return "input gradient";
+  }
+  return "?";
+}
+
 }  // namespace troupe
 
 #include "troupe/devices/gpu/cudnn_library.hpp"

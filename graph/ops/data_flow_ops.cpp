@@ -6,65 +6,56 @@
 
 namespace troupe {
 
-void register_data_flow_ops(OpRegistry& r) {
-  // FIFOQueue, and PaddingFIFOQueue (its dequeues of many pad: devices/tuple_queue.hpp).
-  for (const char* name : {"FIFOQueue", "PaddingFIFOQueue"}) {
-    must_register(r,
-                  OpDefBuilder(name)
-                      .output("handle: Ref(string)")
-                      .attr("component_types: list(type)")
-                      .attr("shapes: list(shape) = []")
-                      .attr("capacity: int = -1")
-                      .attr("container: string = \"\"")
-                      .attr("shared_name: string = \"\"")
-                      .stateful()
-                      .shape_fn([](InferenceContext& c) -> Status {
-                        const auto& types = c.attr<std::vector<DataType>>("component_types");
-                        const auto& shapes = c.attr<std::vector<PartialShape>>("shapes");
-                        if (types.empty()) return c.invalid("component_types is empty");
-                        if (!shapes.empty() && shapes.size() != types.size()) {
-                          return c.invalid("{} shapes for {} component types", shapes.size(),
-                                           types.size());
-                        }
-                        if (c.attr<int64_t>("capacity") == 0 || c.attr<int64_t>("capacity") < -1) {
-                          return c.invalid("capacity must be -1 (unbounded) or > 0, got {}",
-                                           c.attr<int64_t>("capacity"));
-                        }
-                        c.set_output(0, PartialShape::scalar());
-                        return Status::OK();
-                      }));
+namespace {
+
+// What every queue op checks of its attributes; its output, the handle, is a scalar.
+Status queue_shape(InferenceContext& c) {
+  const auto& types = c.attr<std::vector<DataType>>("component_types");
+  const auto& shapes = c.attr<std::vector<PartialShape>>("shapes");
+  if (types.empty()) return c.invalid("component_types is empty");
+  if (!shapes.empty() && shapes.size() != types.size()) {
+    return c.invalid("{} shapes for {} component types", shapes.size(), types.size());
   }
-  must_register(
-      r, OpDefBuilder("RandomShuffleQueue")
-             .output("handle: Ref(string)")
-             .attr("component_types: list(type)")
-             .attr("shapes: list(shape) = []")
-             .attr("capacity: int = -1")
-             .attr("min_after_dequeue: int = 0")
-             .attr("seed: int = 0")
-             .attr("seed2: int = 0")
-             .attr("container: string = \"\"")
-             .attr("shared_name: string = \"\"")
-             .stateful()
-             .shape_fn([](InferenceContext& c) -> Status {
-               const auto& types = c.attr<std::vector<DataType>>("component_types");
-               const auto& shapes = c.attr<std::vector<PartialShape>>("shapes");
-               if (types.empty()) return c.invalid("component_types is empty");
-               if (!shapes.empty() && shapes.size() != types.size()) {
-                 return c.invalid("{} shapes for {} component types", shapes.size(), types.size());
-               }
-               const int64_t capacity = c.attr<int64_t>("capacity");
-               const int64_t keep = c.attr<int64_t>("min_after_dequeue");
-               if (capacity == 0 || capacity < -1) {
-                 return c.invalid("capacity must be -1 (unbounded) or > 0, got {}", capacity);
-               }
-               if (keep < 0 || (capacity > 0 && keep >= capacity)) {
-                 return c.invalid("min_after_dequeue ({}) must be >= 0 and below capacity ({})",
-                                  keep, capacity);
-               }
-               c.set_output(0, PartialShape::scalar());
-               return Status::OK();
-             }));
+  const int64_t capacity = c.attr<int64_t>("capacity");
+  if (capacity == 0 || capacity < -1) {
+    return c.invalid("capacity must be -1 (unbounded) or > 0, got {}", capacity);
+  }
+  c.set_output(0, PartialShape::scalar());
+  return Status::OK();
+}
+
+}  // namespace
+
+void register_data_flow_ops(OpRegistry& r) {
+  // A queue op: its handle and the attributes every queue has.
+  auto queue = [&](const char* name) {
+    return OpDefBuilder(name)
+        .output("handle: Ref(string)")
+        .attr("component_types: list(type)")
+        .attr("shapes: list(shape) = []")
+        .attr("capacity: int = -1")
+        .attr("container: string = \"\"")
+        .attr("shared_name: string = \"\"")
+        .stateful();
+  };
+  // FIFOQueue, and PaddingFIFOQueue (its dequeues of many pad: devices/tuple_queue.hpp).
+  must_register(r, queue("FIFOQueue").shape_fn(queue_shape));
+  must_register(r, queue("PaddingFIFOQueue").shape_fn(queue_shape));
+  must_register(r, queue("RandomShuffleQueue")
+                       .attr("min_after_dequeue: int = 0")
+                       .attr("seed: int = 0")
+                       .attr("seed2: int = 0")
+                       .shape_fn([](InferenceContext& c) -> Status {
+                         TROUPE_RETURN_IF_ERROR(queue_shape(c));
+                         const int64_t capacity = c.attr<int64_t>("capacity");
+                         const int64_t keep = c.attr<int64_t>("min_after_dequeue");
+                         if (keep < 0 || (capacity > 0 && keep >= capacity)) {
+                           return c.invalid(
+                               "min_after_dequeue ({}) must be >= 0 and below capacity ({})", keep,
+                               capacity);
+                         }
+                         return Status::OK();
+                       }));
   must_register(r, OpDefBuilder("QueueEnqueueMany")
                        .input("handle: Ref(string)")
                        .input("components: Tcomponents")
