@@ -45,10 +45,11 @@ int run_crossings(const std::vector<std::string>& extra) {
     // Far enough ahead for every process of the round to have started its server.
     auto start = ms_since_epoch(std::chrono::system_clock::now() + std::chrono::milliseconds(1500));
     std::vector<std::unique_ptr<ChildProcess>> peers;
+    // One probe for every pair of the round, so that no two pairs share a port.
+    ClusterSpec ports = testing::free_port_cluster({{"worker", 2 * kPairsPerRound}});
     for (int pair = 0; pair < kPairsPerRound; ++pair) {
-      ClusterSpec cluster = testing::free_port_cluster({{"worker", 2}});
-      std::string a = cluster.task_address("worker", 0).value();
-      std::string b = cluster.task_address("worker", 1).value();
+      std::string a = ports.task_address("worker", 2 * pair).value();
+      std::string b = ports.task_address("worker", 2 * pair + 1).value();
       for (int index : {0, 1}) {
         std::vector<std::string> argv{CROSSING_PEER, std::to_string(index), a, b,
                                       std::to_string(start)};

@@ -55,21 +55,33 @@ void churn(std::shared_ptr<const ChannelTls> hub_tls,
   caf::actor device = system.spawn([received](caf::event_based_actor*) -> caf::behavior {
     return {[received](recv_tensor_atom, int64_t, std::string&, Tensor&) { ++*received; }};
   });
+  auto try_start = [&](uint16_t port, std::shared_ptr<const ChannelTls> tls) {
+    return TensorChannel::start(system, "127.0.0.1", "127.0.0.1",
+                                {.max_bytes = 1 << 20, .tls = std::move(tls), .port = port});
+  };
   auto start = [&](uint16_t port, std::shared_ptr<const ChannelTls> tls) {
-    return value_or_throw(
-        TensorChannel::start(system, "127.0.0.1", "127.0.0.1",
-                             {.max_bytes = 1 << 20, .tls = std::move(tls), .port = port}));
+    return value_or_throw(try_start(port, std::move(tls)));
   };
   std::shared_ptr<TensorChannel> hub = start(0, hub_tls);
   hub->attach(kHubDevice, device);
   std::vector<uint16_t> ports;
   for (int i = 0; i < kPorts; ++i)
     ports.push_back(static_cast<uint16_t>(value_or_throw(pick_free_port())));
+  // A peer restarts on its slot's port; when another process took that port while the peer was
+  // down (tests run side by side), the slot moves to a fresh one, as an orchestrator would.
+  auto start_on_slot = [&](int slot, std::shared_ptr<const ChannelTls> tls) {
+    for (int attempt = 0;; ++attempt) {
+      auto channel = try_start(ports[slot], tls);
+      if (channel.ok() || attempt == 3) return value_or_throw(std::move(channel));
+      BOOST_TEST_MESSAGE("port " << ports[slot] << " was taken: " << channel.status());
+      ports[slot] = static_cast<uint16_t>(value_or_throw(pick_free_port()));
+    }
+  };
 
   // One peer's life: it starts, sends the hub a tensor and gets one (each side connects to the
   // other), and stops; the hub's connection to it retires.
   auto one_peer = [&](int i) {
-    std::shared_ptr<TensorChannel> peer = start(ports[i % kPorts], peer_tls());
+    std::shared_ptr<TensorChannel> peer = start_on_slot(i % kPorts, peer_tls());
     peer->attach(kPeerDevice, device);
     int before = *received;
     std::vector<TensorChannel::Frame> to_hub, to_peer;
