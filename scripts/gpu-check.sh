@@ -12,7 +12,8 @@
 #                                     PyTorch): runs the tests, profiles the CNN's step, then runs
 #                                     each benchmark case on troupe and on PyTorch, and prints one
 #                                     table. CASES="cnn 128 0 sgd,..." (model batch hidden
-#                                     optimizer) picks cases, PROFILE=0 skips the profile.
+#                                     optimizer) picks cases, PROFILE=0 skips the profile,
+#                                     TORCH=0 skips the PyTorch peers (a troupe-only run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -98,6 +99,7 @@ PY
     # shellcheck disable=SC2086
     timeout 120 "$dir/bin/troupe_gpu_bench" --device=gpu $args --towers="${towers:-1}" \
       | tee -a "$results" || status=1
+    [ "${TORCH:-1}" != 0 ] || continue
     case "$torch_done" in *" $args "*) continue ;; esac
     torch_done="$torch_done$args "
     # shellcheck disable=SC2086
@@ -122,7 +124,8 @@ print("| --- | ---: | ---: | ---: | ---: |")
 for (model, batch, hidden, opt, towers), t in sorted(troupe.items()):
     peers = torch.get((model, batch, hidden, opt), {})
     e, c = (peers.get(k) for k in ("pytorch", "pytorch compiled"))
-    cell = lambda r: f"{r['examples_per_s']:,} ({r['min']:,}-{r['max']:,})" if r else "failed"
+    missing = "failed" if torch else "not run"
+    cell = lambda r: f"{r['examples_per_s']:,} ({r['min']:,}-{r['max']:,})" if r else missing
     best = max((r["examples_per_s"] for r in (e, c) if r), default=0)
     ratio = f"{t['examples_per_s'] / best:.2f}x" if t and best else "-"
     name = f"MLP 784-{hidden}-{hidden}-10" if model == "mlp" else "CNN (TF tutorial)"
