@@ -108,6 +108,8 @@ Status SyncReplicasOptimizer::apply_gradients(
   }
   released.push_back(enqueued);
   chief_update_ = ops::NoOp(root.with_op_name("chief_update").with_control_dependencies(released));
+  close_tokens_ = ops::QueueClose(at_step.with_op_name("close_token_queue"), tokens,
+                                  /*cancel_pending_enqueues=*/true);
 
   local_step_ = local_step;
   tokens_ = tokens;

@@ -48,6 +48,10 @@ class SyncReplicasOptimizer {
   // The token queue, and a FIFOQueue of no use but to give the chief's update loop a queue to
   // close (TensorFlow's get_chief_queue_runner runs chief_update on it).
   Output token_queue() const { return tokens_; }
+  // Closes the token queue: the tokens in it are still handed out, then every dequeue fails
+  // (OutOfRange), those waiting included, so that every worker stops instead of waiting for a
+  // token that will never come. Run by the chief when its update loop fails.
+  Operation close_token_queue() const { return close_tokens_; }
   // Puts `count` tokens in the queue (for starting with backup workers); built by minimize for
   // count = total_num_replicas.
   Operation init_tokens() const { return init_tokens_; }
@@ -63,6 +67,7 @@ class SyncReplicasOptimizer {
   Operation chief_update_;
   Operation local_step_init_;
   Operation init_tokens_;
+  Operation close_tokens_;
   Output local_step_;
   Output tokens_;
   Output global_step_;

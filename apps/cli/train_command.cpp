@@ -600,10 +600,11 @@ static int run_train(const Args& args) {
                                 .examples_per_step = examples_per_step,
                                 .prefix = "troupe train: "}),
       evaluation};
+  std::shared_ptr<SyncReplicasHook> sync_hook;
   if (sync) {
-    options.hooks.push_back(
-        std::make_shared<SyncReplicasHook>(*sync_optimizer, is_chief, server->target(),
-                                           /*init_tokens=*/Operation(), options.config));
+    sync_hook = std::make_shared<SyncReplicasHook>(*sync_optimizer, is_chief, server->target(),
+                                                   /*init_tokens=*/Operation(), options.config);
+    options.hooks.push_back(sync_hook);
   }
   options.stop = stop_waiting.get_token();
   auto session = MonitoredTrainingSession::create(root, options);
@@ -651,7 +652,14 @@ static int run_train(const Args& args) {
     }
     auto ran = mts.run({}, feeds, {train_op});
     // A stop signal also ends a recovery's wait for the chief.
-    if (!ran.ok() && !cancelled_by_stop_signal(ran.status())) return fail(ran.status());
+    if (!ran.ok() && !cancelled_by_stop_signal(ran.status())) {
+      // The chief's failed update loop closed the token queue its step waited on: its error is
+      // the one that counts.
+      if (sync_hook != nullptr && !sync_hook->loop_status().ok()) {
+        return fail(sync_hook->loop_status());
+      }
+      return fail(ran.status());
+    }
   }
   if (int signal = stop_signal.load(); signal != 0) {
     // The chief's CheckpointSaverHook saves the step reached as the session closes. A stop

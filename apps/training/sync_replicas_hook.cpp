@@ -3,6 +3,8 @@
 
 #include <pthread.h>
 
+#include "troupe/graph/core/logging.hpp"
+
 namespace troupe {
 
 SyncReplicasHook::SyncReplicasHook(const SyncReplicasOptimizer& optimizer, bool is_chief,
@@ -35,9 +37,19 @@ Status SyncReplicasHook::after_create_session(Session& session) {
       Status updated = loop_session_->run_targets({optimizer_.chief_update()});
       if (!updated.ok()) {
         // Closing the loop's session at the end cancels the update waiting for gradients.
-        if (!stopping_) {
+        if (stopping_) return;
+        {
           std::lock_guard lock(mutex_);
           loop_status_ = updated.with_context("the chief's synchronous update");
+        }
+        // No update will release the workers waiting for a token: closing the queue fails
+        // their waits (OutOfRange), so every worker stops and the chief reports this error,
+        // instead of the job waiting for ever.
+        log_warning("{}; closing the token queue so that the workers stop",
+                    loop_status().to_string());
+        Status closed = loop_session_->run_targets({optimizer_.close_token_queue()});
+        if (!closed.ok() && !stopping_) {
+          log_warning("closing the token queue: {}", closed.to_string());
         }
         return;
       }

@@ -1,7 +1,9 @@
 // SyncReplicasHook: the session side of SyncReplicasOptimizer (graph/sync_replicas_optimizer.hpp).
 // Every worker sets its local step once the model is ready; the chief also runs the update
 // loop — take the averaged gradients, apply them, release the workers — in a thread of its own
-// with its own session, until the monitored session ends.
+// with its own session, until the monitored session ends. If the loop fails, it logs why and
+// closes the token queue, so that the workers waiting for a token stop (OutOfRange) rather than
+// wait for ever; loop_status() has the error, and the chief's end() returns it.
 #pragma once
 
 #include <atomic>

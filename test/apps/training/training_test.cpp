@@ -2,6 +2,7 @@
 // synchronous replicas on an in-process cluster.
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -744,6 +745,68 @@ BOOST_AUTO_TEST_CASE(two_workers_of_batch_b_equal_one_worker_of_batch_2b) {
 // TensorFlow 1.x's usual int32 global step (this crashed the process with SIGSEGV).
 BOOST_AUTO_TEST_CASE(sync_replicas_train_with_an_int32_global_step) {
   two_sync_workers_equal_one_of_twice_the_batch(DataType::kInt32);
+}
+
+// Plain SGD whose updates first check the (averaged) gradient for NaN and infinity.
+class CheckedSgd : public GradientDescentOptimizer {
+ public:
+  using GradientDescentOptimizer::GradientDescentOptimizer;
+
+ protected:
+  Output apply_update(const Scope& scope, const Output& grad, const Output& indices,
+                      const Output& var) override {
+    return GradientDescentOptimizer::apply_update(
+        scope, ops::CheckNumerics(scope, grad, "the averaged gradient"), indices, var);
+  }
+};
+
+// When the chief's update fails, no token will come: the workers waiting for one stop
+// (OutOfRange, the token queue closed) instead of waiting for ever, and the chief's session
+// reports the update's error. (A silent hang of a whole synchronous job was seen once in CI.)
+BOOST_AUTO_TEST_CASE(a_failed_chief_update_stops_every_worker_and_names_why) {
+  constexpr int kSteps = 6;
+  auto cluster = value_or_throw(LocalCluster::start(1, 2));
+  std::vector<Status> ran(2), closed(2);
+  auto run_worker_or_throw = [&](int task) {
+    auto setter = value_or_throw(
+        replica_device_setter(cluster->cluster(), fmt::format("/job:worker/task:{}", task)));
+    Scope root = Scope::new_root();
+    Regression m(root, root.with_device_function(setter));
+    SyncReplicasOptimizer sync(std::make_shared<CheckedSgd>(0.1), 2, 2);
+    throw_if_error(sync.minimize(root.with_device_function(setter), m.loss, m.step,
+                                 fmt::format("/job:worker/task:{}", task)));
+    MonitoredTrainingSessionOptions options;
+    options.master = value_or_throw(cluster->target("worker", task));
+    options.is_chief = task == 0;
+    SessionConfig config;
+    config.operation_timeout_ms = 60000;  // a hang fails the test instead of hanging it
+    options.config = config;
+    options.hooks = {
+        std::make_shared<SyncReplicasHook>(sync, task == 0, options.master, Operation(), config)};
+    auto mts = value_or_throw(MonitoredTrainingSession::create(root, options));
+    for (int step = 0; step < kSteps && ran[task].ok(); ++step) {
+      FeedDict feeds = Regression::batch(m, step * 8 + task * 4, 4);
+      if (task == 1 && step == 2) {  // a NaN in worker 1's batch: the average is NaN
+        feeds[0].second.data<double>()[0] = std::nan("");
+      }
+      ran[task] = mts->run({}, feeds, {sync.train_op()}).status();
+    }
+    closed[task] = mts->close();
+  };
+  auto run_worker = [&](int task) {
+    try {
+      run_worker_or_throw(task);
+    } catch (const std::exception& e) {  // not in this thread: it would end the test program
+      ran[task] = errors::Internal("worker {}: {}", task, e.what());
+    }
+  };
+  std::thread w0(run_worker, 0), w1(run_worker, 1);
+  w0.join();
+  w1.join();
+  for (int task = 0; task < 2; ++task)
+    check_error(ran[task], Code::kOutOfRange, "");
+  check_error(closed[0], Code::kInvalidArgument, "the averaged gradient");
+  BOOST_TEST(closed[1].ok(), closed[1]);
 }
 
 BOOST_AUTO_TEST_CASE(sync_replicas_refuse_a_global_step_that_is_not_an_integer) {
