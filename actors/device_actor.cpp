@@ -95,9 +95,15 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
     }
   });
   self->send(config.directory, watch_tasks_atom::value);
-  st.device = config.gpu != nullptr
-                  ? std::make_unique<Device>(config.name, config.gpu, config.intra_op_threads)
-                  : std::make_unique<Device>(config.name, config.type, config.intra_op_threads);
+  if (config.gpu != nullptr) {
+    st.device = config.cpu_pool != nullptr
+                    ? std::make_unique<Device>(config.name, config.gpu, config.cpu_pool)
+                    : std::make_unique<Device>(config.name, config.gpu, config.intra_op_threads);
+  } else {
+    st.device = config.cpu_pool != nullptr
+                    ? std::make_unique<Device>(config.name, config.type, config.cpu_pool)
+                    : std::make_unique<Device>(config.name, config.type, config.intra_op_threads);
+  }
   st.rendezvous = std::make_unique<DeviceRendezvous>(
       self, config.directory, st.device->name(),
       [self](int64_t step, const Status& status) { abort_step(self, step, status); }, config.plane);

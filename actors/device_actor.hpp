@@ -27,6 +27,7 @@
 
 namespace troupe {
 
+class CpuPool;
 class FaultInjector;
 class DataPlane;
 
@@ -36,6 +37,9 @@ struct DeviceActorConfig {
   std::string name;  // full device name
   std::string type;  // "CPU" or "GPU"
   int intra_op_threads = 0;
+  // The thread pool of its CPU kernels, shared with other tasks' devices (LocalCluster); when
+  // null the device makes its own of intra_op_threads threads.
+  std::shared_ptr<const CpuPool> cpu_pool;
   caf::actor directory;                   // resolves peer devices by name
   std::shared_ptr<FaultInjector> faults;  // simulated faults (tests); none when null
   // The process's data plane (actors/transport/data_plane.hpp): receives tensors and steps for

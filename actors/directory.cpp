@@ -82,7 +82,10 @@ std::string task_label(const TaskKey& key) {
   return DeviceName::task_name(key.first, key.second);
 }
 
+// Where task `key` is, for messages: its address, or for a task of this task's in-process
+// group (whose address may be only a name, or port 0) the group.
 std::string task_address(Self* self, const TaskKey& key) {
+  if (!self->state.config.in_process_group.empty()) return self->state.config.in_process_group;
   auto address = self->state.config.server_def.cluster.task_address(key.first, key.second);
   return address.ok() ? *address : std::string("?");
 }
@@ -212,6 +215,15 @@ void probe_failed_handshake(Self* self, const TaskKey& key, const std::string& e
 // the deadline.
 void connect(Self* self, const TaskKey& key) {
   Resolving& r = self->state.resolving.at(key);
+  // A task of this task's in-process group is reached through the process's registry only, not
+  // its address: until its deadline it is looked for there again (it may still be starting).
+  if (const std::string& group = self->state.config.in_process_group; !group.empty()) {
+    if (auto local = find_local_task(in_process_task_name(group, key.first, key.second));
+        local && local->task && &local->task->home_system() == &self->system()) {
+      return finish_resolve(self, key, Status::OK(), local->task);
+    }
+    return retry_or_give_up(self, key, "it is not running in this process");
+  }
   auto host_port = parse_host_port(r.address);
   if (!host_port.ok()) {
     finish_resolve(self, key, host_port.status().with_context(task_label(key)), caf::actor());
@@ -407,8 +419,9 @@ void resolve_task(Self* self, const TaskKey& key, TaskCallback done) {
     r.retry = false;
     r.deadline = Clock::now() + answer_timeout(self);
   }
-  // A server of this process and this actor system needs no network.
-  if (auto local = find_local_task(*address);
+  // A server of this process and this actor system needs no network. (A task of this task's
+  // in-process group is looked up by name, in connect().)
+  if (auto local = st.config.in_process_group.empty() ? find_local_task(*address) : std::nullopt;
       local && local->task && &local->task->home_system() == &self->system()) {
     finish_resolve(self, key, Status::OK(), local->task);
     return;
@@ -432,6 +445,64 @@ void task_devices(Self* self, const TaskKey& key,
               done(from_caf_error(err, "listing the devices of " + task_label(key)), {});
             });
   });
+}
+
+// A listing of the devices of many tasks (list_devices_atom).
+struct Listing {
+  std::vector<TaskKey> keys;
+  size_t next = 0;  // keys[next] is the next task to ask
+  size_t in_flight = 0;
+  size_t answered = 0;
+  bool asking = false;  // in ask_tasks(), whose loop asks the next ones
+  std::vector<DeviceName> filters;
+  std::vector<DeviceInfo> devices;
+  Status failed;
+  caf::typed_response_promise<std::vector<DeviceInfo>> promise;
+};
+
+// At most this many tasks are asked at once, so that each request's deadline measures that
+// task's answer, not its place in a queue of thousands (a cluster of 100,000 simulated tasks).
+constexpr size_t kListingWindow = 4096;
+
+void listing_answered(Self* self, const std::shared_ptr<Listing>& listing);
+
+// Asks the tasks of `listing` for their devices, up to kListingWindow at once. A loop, not a
+// recursion: a task that fails at once (a frozen one) answers inside task_devices().
+void ask_tasks(Self* self, const std::shared_ptr<Listing>& listing) {
+  if (listing->asking) return;
+  listing->asking = true;
+  while (listing->in_flight < kListingWindow && listing->next < listing->keys.size()) {
+    ++listing->in_flight;
+    task_devices(self, listing->keys[listing->next++],
+                 [=](const Status& status, std::vector<DeviceInfo> devices) {
+                   --listing->in_flight;
+                   if (!status.ok() && listing->failed.ok()) listing->failed = status;
+                   listing->devices.insert(listing->devices.end(), devices.begin(), devices.end());
+                   ++listing->answered;
+                   listing_answered(self, listing);
+                 });
+  }
+  listing->asking = false;
+}
+
+// After each answer: asks the next task, or, when every task has answered, delivers the
+// devices (or the first error).
+void listing_answered(Self* self, const std::shared_ptr<Listing>& listing) {
+  if (listing->answered < listing->keys.size()) return ask_tasks(self, listing);
+  if (!listing->failed.ok()) {
+    listing->promise.deliver(to_caf_error(listing->failed));
+    return;
+  }
+  const std::vector<DeviceName>& filters = listing->filters;
+  std::erase_if(listing->devices, [&](const DeviceInfo& d) {
+    auto name = DeviceName::parse(d.name);
+    return !name.ok() || (!filters.empty() &&
+                          std::none_of(filters.begin(), filters.end(),
+                                       [&](const DeviceName& f) { return f.matches(*name); }));
+  });
+  std::sort(listing->devices.begin(), listing->devices.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  listing->promise.deliver(std::move(listing->devices));
 }
 
 caf::behavior directory_behavior(Self* self, DirectoryConfig config) {
@@ -563,33 +634,12 @@ caf::behavior directory_behavior(Self* self, DirectoryConfig config) {
           }
         }
         if (keys.empty()) return std::vector<DeviceInfo>{};
-        auto promise = self->make_response_promise<std::vector<DeviceInfo>>();
-        auto all = std::make_shared<std::vector<DeviceInfo>>();
-        auto remaining = std::make_shared<size_t>(keys.size());
-        auto failed = std::make_shared<Status>();
-        for (const TaskKey& key : keys) {
-          task_devices(
-              self, key, [=](const Status& status, std::vector<DeviceInfo> devices) mutable {
-                if (!status.ok() && failed->ok()) *failed = status;
-                all->insert(all->end(), devices.begin(), devices.end());
-                if (--*remaining > 0) return;
-                if (!failed->ok()) {
-                  promise.deliver(to_caf_error(*failed));
-                  return;
-                }
-                std::erase_if(*all, [&](const DeviceInfo& d) {
-                  auto name = DeviceName::parse(d.name);
-                  return !name.ok() ||
-                         (!filters.empty() &&
-                          std::none_of(filters.begin(), filters.end(),
-                                       [&](const DeviceName& f) { return f.matches(*name); }));
-                });
-                std::sort(all->begin(), all->end(),
-                          [](const auto& a, const auto& b) { return a.name < b.name; });
-                promise.deliver(std::move(*all));
-              });
-        }
-        return promise;
+        auto listing = std::make_shared<Listing>();
+        listing->keys = std::move(keys);
+        listing->filters = std::move(filters);
+        listing->promise = self->make_response_promise<std::vector<DeviceInfo>>();
+        ask_tasks(self, listing);
+        return listing->promise;
       },
   };
 }

@@ -1,7 +1,7 @@
 // The directory actor of a server: who is who in the cluster, and who is still alive. It turns
-// a task name into the task's actor — a server in this process (local registry) or, lazily, a
-// connection to the task's address from the ClusterSpec — and a device name into the device's
-// actor.
+// a task name into the task's actor — a server in this process (local registry: by address, or
+// by name for a task of the same in-process group) or, lazily, a connection to the task's
+// address from the ClusterSpec — and a device name into the device's actor.
 //
 // Protocol:
 //   (resolve_task_atom, std::string job, int32_t index) -> caf::actor   the task actor
@@ -58,6 +58,10 @@ struct DirectoryConfig {
   ServerDef server_def;  // the cluster and this task
   caf::actor self_task;  // this task's actor
   PeerOptions peers;
+  // The in-process group of this task (actors/local_registry.hpp; LocalCluster sets it): peers
+  // of the group are found by name in the process's registry, not by their addresses. Empty:
+  // every peer by its address.
+  std::string in_process_group;
 };
 
 caf::actor spawn_directory(caf::local_actor* parent, DirectoryConfig config);

@@ -6,11 +6,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 #include <random>
 #include <set>
 
+#include <caf/all.hpp>
+
 #include "troupe/actors/runtime.hpp"
+#include "troupe/devices/cpu_pool.hpp"
+#include "troupe/devices/device.hpp"
 #include "troupe/graph/cluster/device_name.hpp"
 
 namespace troupe {
@@ -133,6 +138,17 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::start(const ClusterSpec& c
   }
   std::unique_ptr<LocalCluster> local(new LocalCluster());
   local->cluster_ = cluster;
+  local->runtime_ = options.runtime;
+  // The tasks find each other by this name in the process's registry, not by address: a task
+  // listening on port 0 has bound a port of its own before its peers could know it.
+  static std::atomic<uint64_t> next_group{1};
+  const std::string group = fmt::format("in-process cluster {}", next_group++);
+  // One pool for every task: simulated tasks share the machine's cores, as actors share the
+  // runtime's scheduler, instead of each owning threads.
+  const int threads = options.default_session_config.intra_op_threads > 0
+                          ? options.default_session_config.intra_op_threads
+                          : Device::available_cores();
+  local->cpu_pool_ = std::make_shared<const CpuPool>(threads);
   for (const std::string& job : cluster.jobs()) {
     for (int index : cluster.task_indices(job).value()) {
       TROUPE_ASSIGN_OR_RETURN(ServerDef def, ServerDef::create(cluster, job, index, "troupe",
@@ -140,6 +156,8 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::start(const ClusterSpec& c
       ServerOptions server_options;
       server_options.listen = options.listen;
       server_options.runtime = options.runtime;
+      server_options.cpu_pool = local->cpu_pool_;
+      server_options.in_process_group = group;
       if (auto fault = faults.find({job, index}); fault != faults.end()) {
         LocalCluster* owner = local.get();
         server_options.faults = std::make_shared<FaultInjector>(
@@ -153,18 +171,44 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::start(const ClusterSpec& c
       local->servers_.emplace(std::make_pair(job, index), std::move(server).value());
     }
   }
+  if (options.listen) {  // the addresses the tasks bound, for other processes
+    ClusterSpec bound;
+    for (const std::string& job : cluster.jobs()) {
+      ClusterSpec::Tasks tasks;
+      for (int index : cluster.task_indices(job).value())
+        tasks.emplace(index, local->servers_.at({job, index})->address());
+      TROUPE_RETURN_IF_ERROR(bound.add_sparse_job(job, std::move(tasks)));
+    }
+    local->cluster_ = std::move(bound);
+  }
   return local;
 }
 
 StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::start(int num_ps, int num_workers,
                                                             LocalClusterOptions options) {
-  TROUPE_ASSIGN_OR_RETURN(ClusterSpec cluster,
-                          make_ps_worker_cluster(num_ps, num_workers, options.listen));
+  // Listening, every task binds a port of the kernel's choosing (port 0).
+  TROUPE_ASSIGN_OR_RETURN(ClusterSpec cluster, make_ps_worker_cluster(num_ps, num_workers, false));
+  if (options.listen) {
+    ClusterSpec port_zero;
+    for (const auto& [job, tasks] : cluster.as_map()) {
+      TROUPE_RETURN_IF_ERROR(
+          port_zero.add_job(job, std::vector<std::string>(tasks.size(), "127.0.0.1:0")));
+    }
+    cluster = std::move(port_zero);
+  }
   return start(cluster, std::move(options));
 }
 
 LocalCluster::~LocalCluster() {
   stop();
+}
+
+int LocalCluster::compute_threads() const {
+  return cpu_pool_->threads();
+}
+
+int LocalCluster::scheduler_threads() const {
+  return static_cast<int>(runtime_->system().scheduler().num_workers());
 }
 
 StatusOr<Server*> LocalCluster::server(const std::string& job, int index) const {

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <mutex>
+#include <vector>
 
 namespace troupe {
 namespace {
@@ -10,6 +11,7 @@ namespace {
 struct Registry {
   std::mutex mutex;
   std::map<std::string, LocalTask> tasks;
+  std::map<caf::actor, std::vector<std::string>> names_of;  // each task's names in `tasks`
   int next = 1;
 };
 
@@ -30,6 +32,7 @@ std::string register_inproc_target(LocalTask task) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   std::string name = "inproc://" + std::to_string(r.next++);
+  r.names_of[task.task].push_back(name);
   r.tasks.emplace(name, std::move(task));
   return name;
 }
@@ -37,13 +40,30 @@ std::string register_inproc_target(LocalTask task) {
 bool register_local_address(const std::string& address, LocalTask task) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  return r.tasks.emplace(normalize(address), std::move(task)).second;
+  std::string name = normalize(address);
+  caf::actor actor = task.task;
+  if (!r.tasks.emplace(name, std::move(task)).second) return false;
+  r.names_of[actor].push_back(std::move(name));
+  return true;
 }
 
 void unregister_local_task(const caf::actor& task) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  std::erase_if(r.tasks, [&](const auto& entry) { return entry.second.task == task; });
+  auto names = r.names_of.find(task);
+  if (names == r.names_of.end()) return;
+  for (const std::string& name : names->second)
+    r.tasks.erase(name);
+  r.names_of.erase(names);
+}
+
+std::string in_process_task_name(const std::string& group, const std::string& job, int index) {
+  // "group:" keeps these apart from addresses and inproc:// targets.
+  return "group:" + group + "/job:" + job + "/task:" + std::to_string(index);
+}
+
+bool register_in_process_task(const std::string& name, LocalTask task) {
+  return register_local_address(name, std::move(task));
 }
 
 std::optional<LocalTask> find_local_task(const std::string& name) {

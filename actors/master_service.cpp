@@ -1,20 +1,19 @@
 // The master service actor: session creation.
 #include "troupe/actors/master_service.hpp"
 
-#include <random>
 
 #include <caf/all.hpp>
 
 #include "troupe/actors/atoms.hpp"
 #include "troupe/actors/error_bridge.hpp"
 #include "troupe/actors/master_session.hpp"
+#include "troupe/actors/random_id.hpp"
 
 namespace troupe {
 namespace {
 
 struct MasterServiceState {
   MasterServiceConfig config;
-  std::mt19937_64 ids{std::random_device{}()};
   static inline const char* name = "troupe.master_service";
 };
 
@@ -31,7 +30,7 @@ caf::behavior master_service_behavior(caf::stateful_actor<MasterServiceState>* s
         }
         MasterSessionConfig session;
         // Random ids keep step ids of concurrent sessions apart across the cluster.
-        session.session_id = static_cast<int64_t>(st.ids() >> 1);
+        session.session_id = random_id();
         session.config = has_config ? session_config : st.config.default_session_config;
         session.directory = st.config.directory;
         session.default_device = st.config.default_device;

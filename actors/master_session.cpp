@@ -3,13 +3,15 @@
 
 #include <functional>
 #include <map>
-#include <random>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include <caf/all.hpp>
 
 #include "troupe/actors/atoms.hpp"
 #include "troupe/actors/error_bridge.hpp"
+#include "troupe/actors/random_id.hpp"
 #include "troupe/actors/transport/data_plane.hpp"
 #include "troupe/devices/kernel_registry.hpp"
 #include "troupe/graph/partition.hpp"
@@ -70,7 +72,6 @@ struct MasterSessionState {
   // Tasks lost since the devices were listed ("/job:ps/replica:0/task:0/"): their device
   // actors are looked up again before a run is placed on them.
   std::set<std::string> stale_tasks;
-  std::mt19937_64 step_ids{std::random_device{}()};
   static inline const char* name = "troupe.master_session";
 };
 
@@ -200,9 +201,22 @@ void register_partitions(Self* self, const RunSignature& signature,
   auto& st = self->state;
   auto remaining = std::make_shared<size_t>(partitions.size());
   auto first_error = std::make_shared<Status>();
+  // By name, once: a step over every task of a large cluster has as many partitions as devices.
+  std::unordered_map<std::string_view, const DeviceInfo*> by_name;
+  by_name.reserve(st.devices->size());
+  for (const DeviceInfo& d : *st.devices)
+    by_name.emplace(d.name, &d);
   for (Partition& partition : partitions) {
-    auto device = std::find_if(st.devices->begin(), st.devices->end(),
-                               [&](const DeviceInfo& d) { return d.name == partition.device; });
+    auto found = by_name.find(partition.device);
+    if (found == by_name.end()) {  // placement only picks listed devices
+      if (first_error->ok()) {
+        *first_error = errors::Internal("a partition for {}, which the session did not list",
+                                        partition.device);
+      }
+      if (--*remaining == 0) finish_preparation(self, signature, run, *first_error);
+      continue;
+    }
+    const DeviceInfo* device = found->second;
     size_t slot = run->partitions.size();
     run->partitions.push_back(PreparedPartition{device->actor, device->actor, partition.device, 0,
                                                 std::move(partition.feed_of_arg),
@@ -499,7 +513,7 @@ caf::behavior master_session_behavior(Self* self, MasterSessionConfig config) {
             self->current_sender() ? self->current_sender()->node() : self->node();
         auto promise = self->make_response_promise<RunStepResponse>();
         // Random ids keep concurrent steps of all sessions apart across the cluster.
-        int64_t step_id = static_cast<int64_t>(self->state.step_ids() >> 1);
+        int64_t step_id = random_id();
         PendingStep step{promise, client, {}, {}, {}, {}, 0};
         step.timeout_ms = request.options.timeout_ms > 0
                               ? request.options.timeout_ms

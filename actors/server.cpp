@@ -150,7 +150,8 @@ Status Server::start() {
                               .max_pending_per_peer = admission.max_pending_per_peer}));
   }
   caf::actor task = spawn_task_actor(
-      system, TaskActorConfig{server_def_, options_.peers, options_.faults, impl_->channel});
+      system, TaskActorConfig{server_def_, options_.peers, options_.faults, impl_->channel,
+                              options_.cpu_pool, options_.in_process_group});
   impl_->task = task;
   if (options_.listen) {
     // Port 0 picks a free port; address() then reports the real one.
@@ -185,6 +186,11 @@ Status Server::start() {
   LocalTask local{options_.runtime, task};
   inproc_target_ = register_inproc_target(local);
   register_local_address(address_, local);
+  if (!options_.in_process_group.empty()) {
+    register_in_process_task(in_process_task_name(options_.in_process_group, server_def_.job_name,
+                                                  server_def_.task_index),
+                             local);
+  }
   target_ = options_.listen ? "troupe://" + address_ : inproc_target_;
   return Status::OK();
 }

@@ -1,6 +1,7 @@
 // Server: one task of a cluster — TensorFlow's tf.train.Server. It runs the task's device
 // actors (the worker service), its master service (which sessions connect to by target()) and
-// its directory (which finds the other tasks by their addresses in the ClusterSpec).
+// its directory (which finds the other tasks by their addresses in the ClusterSpec, or, for
+// the tasks of one in-process group such as a LocalCluster, by name in this process).
 //
 //   auto server = Server::create_local_server();            // in-process, one task
 //   Session session(server->target());
@@ -27,6 +28,7 @@
 
 namespace troupe {
 
+class CpuPool;
 class FaultInjector;
 class TensorChannel;
 
@@ -44,6 +46,14 @@ struct ServerOptions {
   // Simulated faults for this task's devices (actors/fault_injector.hpp; LocalCluster sets it
   // from LocalClusterOptions::faults). None when null.
   std::shared_ptr<FaultInjector> faults;
+  // The thread pool of the task's CPU devices, shared with other tasks of this process
+  // (LocalCluster gives all its tasks one, sized to the machine). Null: each device makes its
+  // own of ServerDef::intra_op_threads threads (docs/clusters.md, "Threads per task").
+  std::shared_ptr<const CpuPool> cpu_pool;
+  // The in-process group the task belongs to (LocalCluster gives its tasks one): the group's
+  // tasks find each other by name in this process, whatever the addresses in their ClusterSpec
+  // say, so a task may listen on port 0 and its peers still find it. Empty: by address.
+  std::string in_process_group;
   // A listening server moves large tensors to and from other processes on a channel of its
   // own beside CAF's messages (actors/transport/tensor_channel.hpp, docs/wire.md), and its master
   // sessions send steps to devices of other processes as calls on it

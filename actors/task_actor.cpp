@@ -11,6 +11,7 @@
 #include "troupe/actors/error_bridge.hpp"
 #include "troupe/actors/master_service.hpp"
 #include "troupe/actors/role_registry.hpp"
+#include "troupe/devices/cpu_pool.hpp"
 #include "troupe/devices/device.hpp"
 #include "troupe/devices/gpu/gpu_runtime.hpp"
 #include "troupe/graph/core/logging.hpp"
@@ -30,14 +31,16 @@ caf::behavior task_behavior(caf::stateful_actor<TaskState>* self, TaskActorConfi
   auto& st = self->state;
   const ServerDef& def = config.server_def;
   std::string job_name = def.job_name;
-  st.directory =
-      spawn_directory(self, DirectoryConfig{def, caf::actor_cast<caf::actor>(self), config.peers});
+  st.directory = spawn_directory(self, DirectoryConfig{def, caf::actor_cast<caf::actor>(self),
+                                                       config.peers, config.in_process_group});
   // CPU:0 .. CPU:k-1 (SessionConfig::cpu_devices), sharing the task's intra-op threads.
   const int cpu_devices = std::max(1, def.default_session_config.cpu_devices);
-  const int threads = def.intra_op_threads(Device::available_cores());
+  const int threads = config.cpu_pool != nullptr ? config.cpu_pool->threads()
+                                                 : def.intra_op_threads(Device::available_cores());
   DeviceActorConfig cpu{DeviceName::full(def.job_name, 0, def.task_index, "CPU", 0),
                         "CPU",
                         std::max(1, threads / cpu_devices),
+                        config.cpu_pool,
                         st.directory,
                         config.faults,
                         config.plane,
@@ -47,7 +50,7 @@ caf::behavior task_behavior(caf::stateful_actor<TaskState>* self, TaskActorConfi
     st.devices.push_back(DeviceInfo{cpu.name, cpu.type, spawn_device_actor(self, cpu)});
   }
   // A GPU device per GPU the process sees (CUDA_VISIBLE_DEVICES), in a build with CUDA; its CPU
-  // pool (host-memory kernels) has one thread.
+  // pool (host-memory kernels) has one thread, or is the shared pool of an in-process cluster.
   for (int ordinal = 0; ordinal < gpu_count(); ++ordinal) {
     auto gpu = open_gpu(ordinal);
     if (!gpu.ok()) {

@@ -20,6 +20,7 @@
 
 namespace troupe {
 
+class CpuPool;
 class FaultInjector;
 class DataPlane;
 
@@ -28,6 +29,8 @@ struct TaskActorConfig {
   PeerOptions peers;                      // how to reach and watch the other tasks
   std::shared_ptr<FaultInjector> faults;  // simulated faults for its devices (tests)
   std::shared_ptr<DataPlane> plane;       // tensors and steps to and from other processes; or none
+  std::shared_ptr<const CpuPool> cpu_pool;  // its CPU devices' threads; their own when null
+  std::string in_process_group;             // DirectoryConfig::in_process_group
 };
 
 caf::actor spawn_task_actor(caf::actor_system& system, TaskActorConfig config);

@@ -50,4 +50,13 @@ int64_t peak_resident_bytes(int pid) {
   return status_field(pid, "VmHWM");
 }
 
+int process_threads() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  }
+  return -1;
+}
+
 }  // namespace troupe::bench

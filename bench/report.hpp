@@ -39,5 +39,7 @@ double seconds_of(Work&& work) {
 // This process's resident memory now and at its peak, in bytes (/proc/<pid>/status).
 int64_t resident_bytes(int pid = 0);
 int64_t peak_resident_bytes(int pid = 0);
+// The threads of this process now (/proc/self/status).
+int process_threads();
 
 }  // namespace troupe::bench

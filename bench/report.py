@@ -217,6 +217,19 @@ class Results:
                 r = ratio(statistics.median(s["samples"]), self.median("kernels", s["case"], "PyTorch"))
                 if r is not None:
                     add(f"{s['case']} / torch.mm", f"{r:.2f}", ">= 0.9", r >= 0.9)
+        # A simulated cluster of 10,000 tasks in one process.
+        m = self.median("scale", "10000 tasks", "troupe, start-up")
+        if m is not None:
+            add("10,000 tasks in one process, start-up", f"{m / 1000:.2f} s", "<= 10 s",
+                m <= 10000)
+        m = self.median("scale", "10000 tasks", "troupe, resident memory per task")
+        if m is not None:
+            add("10,000 tasks in one process, memory per task", f"{m:.1f} KiB", "<= 150 KB",
+                m * 1024 <= 150000)
+        m = self.median("scale", "10000 tasks", "troupe, first step touching every task")
+        if m is not None:
+            add("10,000 tasks in one process, one step touching every task (its first run)",
+                f"{m / 1000:.2f} s", "<= 1 s", m <= 1000)
         m = self.median("memory", "120 MB tensor received", "troupe")
         if m is not None:
             add("node peak memory growth receiving a 120 MB tensor", f"{m:.2f} x", "<= 1.5 x",

@@ -1,54 +1,33 @@
-// Device: the Eigen thread pool behind CPU kernels.
+// Device: its thread pool, and the cores this process may run on.
 #include "troupe/devices/device.hpp"
 
-#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <string>
 #include <thread>
 
-#include "troupe/devices/cpu/blas_gemm.hpp"
-#include "troupe/devices/eigen.hpp"
+#include "troupe/devices/cpu_pool.hpp"
 
 namespace troupe {
 
-namespace {
-
-// Eigen's threads, named "troupe-cpu" (as `top -H` and debuggers show them).
-struct NamedThreads : Eigen::StlThreadEnvironment {
-  EnvThread* CreateThread(std::function<void()> work) {
-    return new EnvThread([work = std::move(work)] {
-      pthread_setname_np(pthread_self(), "troupe-cpu");
-      work();
-    });
-  }
-};
-
-}  // namespace
-
-struct Device::CpuContext {
-  explicit CpuContext(int threads) : pool(threads), device(&pool, threads) {}
-  Eigen::ThreadPoolTempl<NamedThreads> pool;
-  Eigen::ThreadPoolDevice device;
-};
-
 Device::Device(std::string name, std::string type, int intra_op_threads)
-    : name_(std::move(name)), type_(std::move(type)) {
-  threads_ = intra_op_threads > 0 ? intra_op_threads : available_cores();
-  reserve_blas_threads(threads_);
-  cpu_ = std::make_unique<CpuContext>(threads_);
-}
+    : Device(std::move(name), std::move(type),
+             std::make_shared<const CpuPool>(intra_op_threads > 0 ? intra_op_threads
+                                                                  : available_cores())) {}
+
+Device::Device(std::string name, std::string type, std::shared_ptr<const CpuPool> pool)
+    : name_(std::move(name)), type_(std::move(type)), cpu_(std::move(pool)) {}
 
 Device::Device(std::string name, std::shared_ptr<GpuContext> gpu, int intra_op_threads)
-    : name_(std::move(name)), type_("GPU"), threads_(std::max(1, intra_op_threads)) {
-  cpu_ = std::make_unique<CpuContext>(threads_);
-  gpu_ = std::move(gpu);
-}
+    : Device(std::move(name), std::move(gpu), std::make_shared<const CpuPool>(intra_op_threads)) {}
+
+Device::Device(std::string name, std::shared_ptr<GpuContext> gpu,
+               std::shared_ptr<const CpuPool> pool)
+    : name_(std::move(name)), type_("GPU"), cpu_(std::move(pool)), gpu_(std::move(gpu)) {}
 
 Device::~Device() = default;
 
@@ -112,8 +91,12 @@ int Device::available_cores() {
   return std::max(1, cores);
 }
 
+int Device::intra_op_threads() const {
+  return cpu_->threads();
+}
+
 const Eigen::ThreadPoolDevice& Device::eigen_cpu() const {
-  return cpu_->device;
+  return cpu_->eigen();
 }
 
 }  // namespace troupe

@@ -103,10 +103,32 @@ std::string colocation_reason(const Node& a, const Node& b) {
       a.name(), b.name(), kColocationAttr);
 }
 
+// The candidates, in order, and the same by task: a graph spread over every task of a large
+// cluster would otherwise compare each group's request with every device.
+struct CandidateIndex {
+  std::vector<const Candidate*> all;
+  std::map<std::pair<std::string, int>, std::vector<const Candidate*>> by_task;
+  std::vector<const Candidate*> none;
+
+  explicit CandidateIndex(const std::vector<Candidate>& candidates) {
+    for (const Candidate& c : candidates) {
+      all.push_back(&c);
+      by_task[{*c.name.job, *c.name.task}].push_back(&c);
+    }
+  }
+  // Those `want` could match (and maybe others), in order.
+  const std::vector<const Candidate*>& for_request(const DeviceName& want) const {
+    if (!want.job || !want.task) return all;
+    auto it = by_task.find({*want.job, *want.task});
+    return it == by_task.end() ? none : it->second;
+  }
+};
+
 struct GroupContext {
   const Graph& graph;
   const PlacementOptions& options;
   const std::vector<Candidate>& candidates;
+  const CandidateIndex& index;
   const std::vector<DeviceName>& requests;
   const std::vector<bool>& follows;  // runtime nodes whose own request does not count
 };
@@ -163,11 +185,11 @@ StatusOr<std::string> place_group(const GroupContext& ctx, const std::vector<int
     return !ctx.options.has_kernel || ctx.options.has_kernel(graph.node(m).op_name(), *c.name.type);
   };
   std::vector<const Candidate*> matching;
-  for (const Candidate& c : ctx.candidates) {
-    if (!want.matches(c.name)) continue;
-    matching.push_back(&c);
-    if (std::all_of(members.begin(), members.end(), [&](int m) { return has_kernel(m, c); })) {
-      return c.full;
+  for (const Candidate* c : ctx.index.for_request(want)) {
+    if (!want.matches(c->name)) continue;
+    matching.push_back(c);
+    if (std::all_of(members.begin(), members.end(), [&](int m) { return has_kernel(m, *c); })) {
+      return c->full;
     }
   }
   if (ctx.options.allow_soft_placement && (want.type || want.id)) {
@@ -175,10 +197,10 @@ StatusOr<std::string> place_group(const GroupContext& ctx, const std::vector<int
     DeviceName any_device = want;
     any_device.type.reset();
     any_device.id.reset();
-    for (const Candidate& c : ctx.candidates) {
-      if (!any_device.matches(c.name)) continue;
-      if (std::all_of(members.begin(), members.end(), [&](int m) { return has_kernel(m, c); })) {
-        return c.full;
+    for (const Candidate* c : ctx.index.for_request(any_device)) {
+      if (!any_device.matches(c->name)) continue;
+      if (std::all_of(members.begin(), members.end(), [&](int m) { return has_kernel(m, *c); })) {
+        return c->full;
       }
     }
   }
@@ -295,7 +317,8 @@ StatusOr<std::vector<std::string>> place(const Graph& graph, const PlacementOpti
   std::map<int, std::vector<int>> members;  // root -> node ids, increasing
   for (int id = 0; id < n; ++id)
     members[groups.find(id)].push_back(id);
-  GroupContext ctx{graph, options, candidates, requests, follows};
+  CandidateIndex index(candidates);
+  GroupContext ctx{graph, options, candidates, index, requests, follows};
   std::vector<std::string> assigned(n);
   for (const auto& [root, ids] : members) {
     TROUPE_ASSIGN_OR_RETURN(std::string device, place_group(ctx, ids));

@@ -64,7 +64,8 @@ static int run_sim(const Args& args) {
   FlagSet flags(*find_command_help("sim"));
   flags.add_int("ps", 1, "number of ps tasks (>= 0)");
   flags.add_int("workers", 2, "number of worker tasks (>= 1)");
-  flags.add_bool("listen", true, "each task listens on a free 127.0.0.1 port");
+  flags.add_bool("listen", true,
+                 "each task listens on 127.0.0.1, on a port the kernel picks (port 0)");
   flags.add_bool("check", false, "run one step across every task, then exit");
   add_runtime_flags(flags);
   add_log_level_flag(flags);
@@ -90,7 +91,10 @@ static int run_sim(const Args& args) {
     std::cerr << "troupe sim: " << cluster.status().to_string() << "\n";
     return 1;
   }
-  std::cout << "troupe sim: " << num_ps << " ps + " << num_workers << " workers in one process\n";
+  std::cout << fmt::format(
+      "troupe sim: {} ps + {} workers in one process, sharing {} compute threads and {} actor "
+      "scheduler threads\n",
+      num_ps, num_workers, (*cluster)->compute_threads(), (*cluster)->scheduler_threads());
   for (const std::string& job : (*cluster)->cluster().jobs()) {
     for (int index : (*cluster)->cluster().task_indices(job).value()) {
       std::cout << fmt::format("  /job:{}/replica:0/task:{}  {}\n", job, index,

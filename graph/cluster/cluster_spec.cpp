@@ -132,55 +132,75 @@ Status ClusterSpec::add_job(std::string name, std::vector<std::string> addresses
 
 Status ClusterSpec::add_sparse_job(std::string name, Tasks tasks) {
   TROUPE_RETURN_IF_ERROR(validate_job_name(name));
-  if (jobs_.contains(name)) {
+  if (has_job(name)) {
     return errors::InvalidArgument("job '{}' is already in the cluster (expected each job once)",
                                    name);
   }
   for (const auto& [index, address] : tasks)
     TROUPE_RETURN_IF_ERROR(validate_task(name, index, address));
-  jobs_.emplace(std::move(name), std::move(tasks));
+  // Copy on write, always: other ClusterSpecs, on other threads, may share the map (and a
+  // use count of 1 seen here would not order their last reads before these writes).
+  auto jobs = jobs_ == nullptr ? std::make_shared<std::map<std::string, Tasks>>()
+                               : std::make_shared<std::map<std::string, Tasks>>(*jobs_);
+  jobs->emplace(std::move(name), std::move(tasks));
+  jobs_ = std::move(jobs);
   return Status::OK();
+}
+
+const std::map<std::string, ClusterSpec::Tasks>& ClusterSpec::as_map() const {
+  static const std::map<std::string, Tasks> kNoJobs;
+  return jobs_ == nullptr ? kNoJobs : *jobs_;
+}
+
+bool ClusterSpec::operator==(const ClusterSpec& other) const {
+  return jobs_ == other.jobs_ || as_map() == other.as_map();
 }
 
 std::vector<std::string> ClusterSpec::jobs() const {
   std::vector<std::string> names;
-  for (const auto& [name, tasks] : jobs_)
+  for (const auto& [name, tasks] : as_map())
     names.push_back(name);
   return names;
 }
 
 bool ClusterSpec::has_job(std::string_view job) const {
-  return jobs_.contains(std::string(job));
+  return as_map().contains(std::string(job));
 }
 
-StatusOr<ClusterSpec::Tasks> ClusterSpec::tasks(std::string_view job) const {
-  auto it = jobs_.find(std::string(job));
-  if (it == jobs_.end()) {
+StatusOr<const ClusterSpec::Tasks*> ClusterSpec::find_job(std::string_view job) const {
+  auto it = as_map().find(std::string(job));
+  if (it == as_map().end()) {
     return errors::InvalidArgument("unknown job '{}': the cluster's jobs are {}", job,
                                    quoted_list(jobs()));
   }
-  return it->second;
+  return &it->second;
+}
+
+StatusOr<ClusterSpec::Tasks> ClusterSpec::tasks(std::string_view job) const {
+  TROUPE_ASSIGN_OR_RETURN(const Tasks* tasks, find_job(job));
+  return *tasks;
 }
 
 StatusOr<int> ClusterSpec::num_tasks(std::string_view job) const {
-  TROUPE_ASSIGN_OR_RETURN(Tasks tasks, this->tasks(job));
-  return static_cast<int>(tasks.size());
+  TROUPE_ASSIGN_OR_RETURN(const Tasks* tasks, find_job(job));
+  return static_cast<int>(tasks->size());
 }
 
 StatusOr<std::vector<int>> ClusterSpec::task_indices(std::string_view job) const {
-  TROUPE_ASSIGN_OR_RETURN(Tasks tasks, this->tasks(job));
+  TROUPE_ASSIGN_OR_RETURN(const Tasks* tasks, find_job(job));
   std::vector<int> indices;
-  for (const auto& [index, address] : tasks)
+  indices.reserve(tasks->size());
+  for (const auto& [index, address] : *tasks)
     indices.push_back(index);
   return indices;
 }
 
 StatusOr<std::string> ClusterSpec::task_address(std::string_view job, int task_index) const {
-  TROUPE_ASSIGN_OR_RETURN(Tasks tasks, this->tasks(job));
-  auto it = tasks.find(task_index);
-  if (it == tasks.end()) {
+  TROUPE_ASSIGN_OR_RETURN(const Tasks* tasks, find_job(job));
+  auto it = tasks->find(task_index);
+  if (it == tasks->end()) {
     std::vector<int> indices;
-    for (const auto& [index, address] : tasks)
+    for (const auto& [index, address] : *tasks)
       indices.push_back(index);
     return errors::InvalidArgument("job '{}' has no task {}: its task indices are [{}]", job,
                                    task_index, fmt::join(indices, ", "));
@@ -190,18 +210,18 @@ StatusOr<std::string> ClusterSpec::task_address(std::string_view job, int task_i
 
 StatusOr<std::vector<std::optional<std::string>>> ClusterSpec::job_tasks(
     std::string_view job) const {
-  TROUPE_ASSIGN_OR_RETURN(Tasks tasks, this->tasks(job));
+  TROUPE_ASSIGN_OR_RETURN(const Tasks* tasks, find_job(job));
   std::vector<std::optional<std::string>> out;
-  if (tasks.empty()) return out;
-  out.resize(static_cast<size_t>(tasks.rbegin()->first) + 1);
-  for (auto& [index, address] : tasks)
-    out[index] = std::move(address);
+  if (tasks->empty()) return out;
+  out.resize(static_cast<size_t>(tasks->rbegin()->first) + 1);
+  for (const auto& [index, address] : *tasks)
+    out[index] = address;
   return out;
 }
 
 std::string ClusterSpec::to_string() const {
   std::vector<std::string> jobs;
-  for (const auto& [name, tasks] : jobs_) {
+  for (const auto& [name, tasks] : as_map()) {
     std::vector<std::string> entries;
     for (const auto& [index, address] : tasks) {
       entries.push_back(is_dense(tasks) ? fmt::format("'{}'", address)
@@ -215,9 +235,9 @@ std::string ClusterSpec::to_string() const {
 }
 
 void ClusterSpec::to_wire(wire::ClusterDef::Builder out) const {
-  auto jobs = out.initJobs(static_cast<unsigned>(jobs_.size()));
+  auto jobs = out.initJobs(static_cast<unsigned>(as_map().size()));
   unsigned j = 0;
-  for (const auto& [name, tasks] : jobs_) {
+  for (const auto& [name, tasks] : as_map()) {
     auto job = jobs[j++];
     job.setName(name);
     auto entries = job.initTasks(static_cast<unsigned>(tasks.size()));
@@ -277,7 +297,7 @@ StatusOr<ClusterSpec> ClusterSpec::from_json(std::string_view json) {
 
 std::string ClusterSpec::to_json() const {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const auto& [name, tasks] : jobs_) {
+  for (const auto& [name, tasks] : as_map()) {
     nlohmann::ordered_json job =
         is_dense(tasks) ? nlohmann::ordered_json::array() : nlohmann::ordered_json::object();
     for (const auto& [index, address] : tasks) {

@@ -9,9 +9,14 @@
 // deterministic. Every way in (create, add_job, from_wire, from_json) validates: job names match
 // [A-Za-z][A-Za-z0-9_]*, task indices are >= 0, addresses are "host:port"
 // (graph/cluster/host_port.hpp). A job with no tasks is allowed, as in TensorFlow.
+//
+// Copies are cheap: they share one immutable map of jobs (copy on write), so the tasks of a
+// large simulated cluster hold one description between them, not one each. add_job replaces
+// the map: references from as_map() taken before it may dangle after it.
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -44,7 +49,7 @@ class ClusterSpec {
   std::vector<std::string> jobs() const;
   bool has_job(std::string_view job) const;
   // No jobs at all (a cluster with one job of zero tasks is not empty).
-  bool empty() const { return jobs_.empty(); }
+  bool empty() const { return jobs_ == nullptr || jobs_->empty(); }
 
   // The following are InvalidArgument for an unknown job, naming it and listing the jobs.
   // The number of defined tasks (holes of a sparse job do not count).
@@ -58,11 +63,11 @@ class ClusterSpec {
   // The tasks of `job` by index.
   StatusOr<Tasks> tasks(std::string_view job) const;
   // Every job's tasks by index (TensorFlow's as_dict).
-  const std::map<std::string, Tasks>& as_map() const { return jobs_; }
+  const std::map<std::string, Tasks>& as_map() const;
 
   // Equal iff the same jobs with the same index -> address maps: task order matters, and a
   // dense job equals the sparse job with indices 0..n-1.
-  bool operator==(const ClusterSpec& other) const = default;
+  bool operator==(const ClusterSpec& other) const;
 
   // TensorFlow's repr: "ClusterSpec({'ps': ['ps0:2222'], 'worker': {1: 'w1:2222'}})". A job is
   // printed as a list iff its indices are exactly 0..n-1, else as an index -> address dict.
@@ -82,7 +87,11 @@ class ClusterSpec {
   std::string to_json() const;
 
  private:
-  std::map<std::string, Tasks> jobs_;
+  // The tasks of `job`, without copying them; InvalidArgument naming it for an unknown job.
+  StatusOr<const Tasks*> find_job(std::string_view job) const;
+
+  // Null for the empty cluster. Never changed: add_sparse_job makes a new one.
+  std::shared_ptr<const std::map<std::string, Tasks>> jobs_;
 };
 
 std::ostream& operator<<(std::ostream& os, const ClusterSpec& cluster);

@@ -1,10 +1,14 @@
 // The cluster scenarios on an in-process cluster (LocalCluster), plus what only it can show.
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <thread>
 
 #include "cluster_scenarios.hpp"
 #include "troupe/actors/device_rendezvous.hpp"
 #include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/local_registry.hpp"
+#include "troupe/devices/device.hpp"
 #include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/optimizers.hpp"
 #include "troupe/graph/variables.hpp"
@@ -158,6 +162,89 @@ BOOST_AUTO_TEST_CASE(unknown_task_is_an_error) {
   auto cluster = value_or_throw(LocalCluster::start(1, 1));
   testing::check_error(cluster->server("worker", 3).status(), Code::kInvalidArgument,
                        "/job:worker/replica:0/task:3");
+}
+
+// The threads of this process named `name` (/proc/self/task/*/comm).
+int threads_named(const std::string& name) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(entry.path() / "comm");
+    std::string line;
+    if (std::getline(comm, line) && line == name) ++count;
+  }
+  return count;
+}
+
+// Simulated tasks are actors, not thread owners: however many tasks a cluster has, their CPU
+// kernels share one pool sized to the machine (or to intra_op_threads when set).
+BOOST_AUTO_TEST_CASE(tasks_share_one_compute_pool) {
+  const int before = threads_named("troupe-cpu");
+  auto cluster = value_or_throw(LocalCluster::start(2, 62));
+  BOOST_TEST(cluster->compute_threads() == Device::available_cores());
+  BOOST_TEST(threads_named("troupe-cpu") - before <= cluster->compute_threads());
+  testing::model_parallel_step(value_or_throw(cluster->target("worker", 61)));
+
+  LocalClusterOptions options;
+  options.default_session_config.intra_op_threads = 3;
+  auto three = value_or_throw(LocalCluster::start(2, 5, options));
+  BOOST_TEST(three->compute_threads() == 3);
+  Server* server = value_or_throw(three->server("worker", 4));
+  BOOST_TEST(server->task_name() == "/job:worker/replica:0/task:4");
+  testing::model_parallel_step(value_or_throw(three->target("worker", 4)));
+}
+
+// Listening, each task binds port 0 and the cluster learns the port: no port is probed free
+// and bound later, where another process (or an earlier task's connection) could take it.
+BOOST_AUTO_TEST_CASE(listening_tasks_bind_port_zero_and_the_cluster_learns_their_ports) {
+  LocalClusterOptions options;
+  options.listen = true;
+  auto cluster = value_or_throw(LocalCluster::start(2, 30, options));
+  std::set<std::string> addresses;
+  for (const auto& [job, tasks] : cluster->cluster().as_map()) {
+    for (const auto& [index, address] : tasks) {
+      BOOST_TEST(address.rfind("127.0.0.1:", 0) == 0u, address);
+      BOOST_TEST(address != "127.0.0.1:0");
+      BOOST_TEST(value_or_throw(cluster->server(job, index))->address() == address);
+      BOOST_TEST(value_or_throw(cluster->target(job, index)) == "troupe://" + address);
+      addresses.insert(address);
+    }
+  }
+  BOOST_TEST(addresses.size() == 32u);
+  testing::model_parallel_step(value_or_throw(cluster->target("worker", 29)));
+}
+
+// Two clusters in one process with the same task addresses are two clusters: each task finds
+// its own cluster's peers (by its group), not the first task registered at that address.
+BOOST_AUTO_TEST_CASE(two_clusters_with_the_same_addresses_stay_apart) {
+  auto first = value_or_throw(LocalCluster::start(1, 1));
+  auto second = value_or_throw(LocalCluster::start(1, 1));
+  BOOST_TEST((first->cluster() == second->cluster()));
+  auto set_and_read = [](const LocalCluster& cluster, float value, bool assign) {
+    Scope root = Scope::new_root();
+    Output counter = ops::Variable(root.with_device("/job:ps/task:0").with_op_name("counter"),
+                                   PartialShape({}), DataType::kFloat);
+    Output assigned = ops::Assign(root.with_device("/job:ps/task:0"), counter, value);
+    Output read = ops::Identity(root.with_device("/job:worker/task:0"), counter);
+    Session session = value_or_throw(Session::create(value_or_throw(cluster.target("worker", 0))));
+    if (assign) throw_if_error(session.run_targets({assigned.op()}));
+    return value_or_throw(session.run(read)).scalar<float>();
+  };
+  BOOST_TEST(set_and_read(*first, 1.0f, true) == 1.0f);
+  BOOST_TEST(set_and_read(*second, 2.0f, true) == 2.0f);
+  BOOST_TEST(set_and_read(*first, 0.0f, false) == 1.0f);
+}
+
+// A stopped task's names leave the process's registry, and only its names.
+BOOST_AUTO_TEST_CASE(a_stopped_task_leaves_the_registry_and_only_it) {
+  auto cluster = value_or_throw(LocalCluster::start(1, 2));
+  Server* gone = value_or_throw(cluster->server("worker", 1));
+  Server* kept = value_or_throw(cluster->server("worker", 0));
+  std::string gone_target = gone->target();
+  gone->stop();
+  BOOST_TEST(!find_local_task(gone_target).has_value());
+  BOOST_TEST(!find_local_task(gone->address()).has_value());
+  BOOST_TEST(find_local_task(kept->target()).has_value());
+  BOOST_TEST(find_local_task(kept->address()).has_value());
 }
 
 // Every task of a free-port cluster has a port of its own, at the host asked for.

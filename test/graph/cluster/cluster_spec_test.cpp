@@ -98,6 +98,24 @@ BOOST_AUTO_TEST_CASE(empty_spec) {
   BOOST_TEST(mentions(missing.status(), "[]"), missing.status());
 }
 
+// The tasks of a simulated cluster each hold a copy: copies share one map of jobs, and a job
+// added to a copy leaves the others as they were.
+BOOST_AUTO_TEST_CASE(copies_share_the_jobs_until_one_changes) {
+  ClusterSpec original = dense_cluster();
+  ClusterSpec copy = original;
+  BOOST_TEST(&copy.as_map() == &original.as_map());
+  BOOST_TEST((copy == original));
+  BOOST_TEST_REQUIRE(copy.add_job("evaluator", {"e0:2222"}).ok());
+  BOOST_TEST(&copy.as_map() != &original.as_map());
+  BOOST_TEST(copy.has_job("evaluator"));
+  BOOST_TEST(!original.has_job("evaluator"));
+  BOOST_TEST((original == dense_cluster()));
+  BOOST_TEST((copy != original));
+  ClusterSpec moved = std::move(copy);
+  BOOST_TEST(moved.has_job("evaluator"));
+  BOOST_TEST(moved.task_address("evaluator", 0).value() == "e0:2222");
+}
+
 BOOST_AUTO_TEST_CASE(job_without_tasks_is_kept) {
   ClusterSpec spec;
   BOOST_REQUIRE(spec.add_job("worker", {}).ok());

@@ -1,0 +1,13 @@
+// random_id: non-negative 63-bit random ids (master sessions, steps) that keep the ids of
+// concurrent sessions apart across a cluster. One generator per thread, seeded by the operating
+// system, so that an actor holds no generator of its own (2.5 KB each; a simulated cluster has
+// thousands of master services). Thread-safe.
+#pragma once
+
+#include <cstdint>
+
+namespace troupe {
+
+int64_t random_id();
+
+}  // namespace troupe
