@@ -251,6 +251,84 @@ class BatchTest(tf.test.TestCase):
             self.assertAllEqual(np.arange(10, 20), sess.run(batched)[0])
             _stop(coord, threads)
 
+    def test_maybe_batch_enqueues_only_what_keep_input_keeps(self):
+        with self.test_session() as sess:
+            counter = self._counter(30)
+            keep = tf.equal(tf.mod(counter, 3), 0)
+            batched = tf.train.maybe_batch([counter], keep, batch_size=5)
+            self.assertEqual([5], batched.shape.as_list())
+            sess.run(tf.local_variables_initializer())
+            coord, threads = _run_threads(sess)
+            self.assertAllEqual([0, 3, 6, 9, 12], sess.run(batched))
+            self.assertAllEqual([15, 18, 21, 24, 27], sess.run(batched))
+            with self.assertRaises(tf.errors.OutOfRangeError):
+                sess.run(batched)
+            _stop(coord, threads)
+
+    def test_maybe_batch_of_batches_row_by_row_or_whole(self):
+        with self.test_session() as sess:
+            counter = self._counter(20)
+            pairs = tf.train.batch([counter], batch_size=2)
+            # A vector keeps row by row: the first of each pair.
+            rows = tf.train.maybe_batch([pairs], [True, False], batch_size=5, enqueue_many=True,
+                                        name="rows")
+            sess.run(tf.local_variables_initializer())
+            coord, threads = _run_threads(sess)
+            self.assertAllEqual([0, 2, 4, 6, 8], sess.run(rows))
+            self.assertAllEqual([10, 12, 14, 16, 18], sess.run(rows))
+            _stop(coord, threads)
+        with self.test_session() as sess:
+            counter = self._counter(8)
+            pairs = tf.train.batch([counter], batch_size=2)
+            # A scalar keeps or drops a whole batch.
+            whole = tf.train.maybe_batch([pairs], tf.less(pairs[0], 4), batch_size=4,
+                                         enqueue_many=True, allow_smaller_final_batch=True)
+            sess.run(tf.local_variables_initializer())
+            coord, threads = _run_threads(sess)
+            self.assertAllEqual([0, 1, 2, 3], sess.run(whole))
+            with self.assertRaises(tf.errors.OutOfRangeError):
+                sess.run(whole)
+            _stop(coord, threads)
+
+    def test_maybe_shuffle_batch_and_joins_keep_each_kept_example_once(self):
+        with self.test_session() as sess:
+            counter = self._counter(40)
+            keep = tf.equal(tf.mod(counter, 2), 0)
+            batched = tf.train.maybe_shuffle_batch([counter], batch_size=5, capacity=16,
+                                                   min_after_dequeue=4, keep_input=keep,
+                                                   seed=7, allow_smaller_final_batch=True)
+            sess.run(tf.local_variables_initializer())
+            coord, threads = _run_threads(sess)
+            seen = []
+            while True:
+                try:
+                    seen.extend(sess.run(batched))
+                except tf.errors.OutOfRangeError:
+                    break
+            self.assertEqual(list(range(0, 40, 2)), sorted(seen))
+            _stop(coord, threads)
+        with self.test_session() as sess:
+            a, b = self._counter(10), tf.constant(100, dtype=tf.int64)
+            joined = tf.train.maybe_batch_join([[a], [b]], tf.constant(True), batch_size=4)
+            shuffled = tf.train.maybe_shuffle_batch_join(
+                [[a], [b]], batch_size=2, capacity=8, min_after_dequeue=0, keep_input=False)
+            self.assertEqual([4], joined.shape.as_list())
+            self.assertEqual([2], shuffled.shape.as_list())
+
+    def test_bad_keep_input(self):
+        with tf.Graph().as_default():
+            x = tf.constant(1)
+            with self.assertRaisesRegex(ValueError, "cannot be a vector when `enqueue_many"):
+                tf.train.maybe_batch([x], [True], batch_size=2)
+            with self.assertRaisesRegex(ValueError, "must be 0 or 1 dimensions"):
+                tf.train.maybe_batch([tf.constant([1, 2])], [[True, False]], batch_size=2,
+                                     enqueue_many=True)
+            with self.assertRaisesRegex(ValueError, "must be known at graph construction"):
+                keep = tf.placeholder(tf.bool)
+                tf.train.maybe_batch([x], keep, batch_size=2)
+            with self.assertRaisesRegex(TypeError, "must be a bool Tensor, got float32"):
+                tf.train.maybe_batch([x], 3.5, batch_size=2)
+
     def test_shuffle_batch_gives_every_example_once_not_in_order(self):
         with self.test_session() as sess:
             counter = self._counter(30)

@@ -1,13 +1,14 @@
 """tf.train's queue-based input pipelines, as TensorFlow 1.x builds them: producers that fill a
 queue with file names, indices or slices (string_input_producer, range_input_producer,
 slice_input_producer, input_producer, limit_epochs), and batching at the end of a pipeline
-(batch, shuffle_batch, batch_join, shuffle_batch_join). Each adds a queue to the graph and a
+(batch, shuffle_batch, batch_join, shuffle_batch_join, and their maybe_ forms, which enqueue
+only the elements whose keep_input is true). Each adds a queue to the graph and a
 QueueRunner for the threads that fill it (tf.train.start_queue_runners, or a monitored
 session, starts them); the end of the input (num_epochs reached, the queue closed) is
 OutOfRangeError from the dequeue, which a monitored session and a Coordinator treat as a
 clean stop.
 
-Not here yet: keep_input (maybe_batch), SparseTensors in batches, match_filenames_once."""
+Not here yet: SparseTensors in batches, match_filenames_once."""
 
 from .. import dtypes as _dtypes
 from ..framework import GraphKeys, Tensor, convert_to_tensor, name_scope
@@ -188,7 +189,38 @@ def _shapes(tensor_list_list, shapes, enqueue_many, dynamic_pad=False):
     return out
 
 
-def _enqueue(queue, tensor_list_list, threads, enqueue_many):
+def _validate_keep_input(keep_input, enqueue_many):
+    """keep_input as a bool Tensor of rank 0, or 1 with enqueue_many (TensorFlow's checks)."""
+    keep_input = convert_to_tensor(keep_input)
+    if keep_input.dtype != _dtypes.bool:
+        raise TypeError("`keep_input` must be a bool Tensor, got %s" % keep_input.dtype.name)
+    if keep_input.shape.ndims is None:
+        raise ValueError("`keep_input` dimensions must be known at graph construction.")
+    if not enqueue_many and keep_input.shape.ndims == 1:
+        raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
+    if keep_input.shape.ndims > 1:
+        raise ValueError("`keep_input` must be 0 or 1 dimensions.")
+    return keep_input
+
+
+def _kept(tensor_list, keep_input, enqueue_many):
+    """The rows of `tensor_list` to enqueue (with enqueue_many) where keep_input holds: an
+    element is a batch of one kept or dropped; a batch is masked row by row (keep_input a
+    vector), or kept or dropped whole (a scalar)."""
+    from ..array_ops import expand_dims
+    from ..ops import boolean_mask, fill, reshape, shape
+    if not enqueue_many:
+        mask = reshape(keep_input, [1])
+        return [boolean_mask(expand_dims(t, 0), mask) for t in tensor_list]
+    if keep_input.shape.ndims == 0:
+        keep_input = fill(shape(tensor_list[0])[:1], keep_input)
+    return [boolean_mask(t, keep_input) for t in tensor_list]
+
+
+def _enqueue(queue, tensor_list_list, threads, enqueue_many, keep_input=None):
+    if keep_input is not None:
+        tensor_list_list = [_kept(tl, keep_input, enqueue_many) for tl in tensor_list_list]
+        enqueue_many = True
     enqueue = queue.enqueue_many if enqueue_many else queue.enqueue
     if len(tensor_list_list) == 1:
         enqueue_ops = [enqueue(tensor_list_list[0])] * threads
@@ -198,7 +230,8 @@ def _enqueue(queue, tensor_list_list, threads, enqueue_many):
 
 
 def _batch(tensors_list, batch_size, threads, capacity, enqueue_many, shapes, shuffle_args,
-           allow_smaller_final_batch, shared_name, name, what, dynamic_pad=False):
+           allow_smaller_final_batch, shared_name, name, what, dynamic_pad=False,
+           keep_input=None):
     from ..ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue, cast, maximum
     from .. import summary
     originals = tensors_list
@@ -206,6 +239,8 @@ def _batch(tensors_list, batch_size, threads, capacity, enqueue_many, shapes, sh
     flat = [t for tl in lists for t in tl if isinstance(t, Tensor)]
     with name_scope(name, what, flat):
         lists = [_validate(tl, what) for tl in lists]
+        if keep_input is not None:
+            keep_input = _validate_keep_input(keep_input, enqueue_many)
         if len({len(tl) for tl in lists}) != 1:
             raise ValueError("%s: every input must have the same number of tensors" % what)
         types = [t.dtype for t in lists[0]]
@@ -228,7 +263,7 @@ def _batch(tensors_list, batch_size, threads, capacity, enqueue_many, shapes, sh
             full = cast(over, _dtypes.float32) * (1. / (capacity - min_after_dequeue))
             summary_name = "fraction_over_%d_of_%d_full" % (min_after_dequeue,
                                                            capacity - min_after_dequeue)
-        _enqueue(queue, lists, threads, enqueue_many)
+        _enqueue(queue, lists, threads, enqueue_many, keep_input)
         summary.scalar(summary_name, full)
         if allow_smaller_final_batch:
             dequeued = queue.dequeue_up_to(batch_size)
@@ -275,3 +310,44 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
     return _batch(list(tensors_list), batch_size, 1, capacity, enqueue_many, shapes,
                   (min_after_dequeue, seed), allow_smaller_final_batch, shared_name, name,
                   "shuffle_batch_join")
+
+
+def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32, enqueue_many=False,
+                shapes=None, dynamic_pad=False, allow_smaller_final_batch=False,
+                shared_name=None, name=None):
+    """As batch, enqueuing only what `keep_input` keeps: a bool scalar (the element, or with
+    enqueue_many the whole batch), or with enqueue_many a bool vector (row by row)."""
+    return _batch([tensors], batch_size, num_threads, capacity, enqueue_many, shapes, None,
+                  allow_smaller_final_batch, shared_name, name, "batch", dynamic_pad,
+                  keep_input)
+
+
+def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False,
+                     shapes=None, dynamic_pad=False, allow_smaller_final_batch=False,
+                     shared_name=None, name=None):
+    """As batch_join, enqueuing only what `keep_input` keeps (see maybe_batch)."""
+    if not tensors_list:
+        raise ValueError("Expected at least one input in batch_join().")
+    return _batch(list(tensors_list), batch_size, 1, capacity, enqueue_many, shapes, None,
+                  allow_smaller_final_batch, shared_name, name, "batch_join", dynamic_pad,
+                  keep_input)
+
+
+def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
+                        num_threads=1, seed=None, enqueue_many=False, shapes=None,
+                        allow_smaller_final_batch=False, shared_name=None, name=None):
+    """As shuffle_batch, enqueuing only what `keep_input` keeps (see maybe_batch)."""
+    return _batch([tensors], batch_size, num_threads, capacity, enqueue_many, shapes,
+                  (min_after_dequeue, seed), allow_smaller_final_batch, shared_name, name,
+                  "shuffle_batch", keep_input=keep_input)
+
+
+def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input,
+                             seed=None, enqueue_many=False, shapes=None,
+                             allow_smaller_final_batch=False, shared_name=None, name=None):
+    """As shuffle_batch_join, enqueuing only what `keep_input` keeps (see maybe_batch)."""
+    if not tensors_list:
+        raise ValueError("Expected at least one input in shuffle_batch_join().")
+    return _batch(list(tensors_list), batch_size, 1, capacity, enqueue_many, shapes,
+                  (min_after_dequeue, seed), allow_smaller_final_batch, shared_name, name,
+                  "shuffle_batch_join", keep_input=keep_input)
