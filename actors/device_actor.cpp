@@ -10,8 +10,8 @@
 #include "troupe/actors/atoms.hpp"
 #include "troupe/actors/device_rendezvous.hpp"
 #include "troupe/actors/error_bridge.hpp"
-#include "troupe/actors/fault_injector.hpp"
 #include "troupe/actors/messages.hpp"
+#include "troupe/actors/partition_run_hook.hpp"
 #include "troupe/actors/transport/data_plane.hpp"
 #include "troupe/actors/transport/inline_unit.hpp"
 #include "troupe/devices/executor.hpp"
@@ -127,13 +127,13 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
         if (config.faults != nullptr) {
           std::chrono::milliseconds delay{0};
           switch (config.faults->on_run_partition(&delay)) {
-            case FaultInjector::Action::kRun:
+            case PartitionRunHook::Action::kRun:
               break;
-            case FaultInjector::Action::kDelay:
+            case PartitionRunHook::Action::kDelay:
               std::this_thread::sleep_for(delay);  // a slow machine: everything here waits
               break;
-            case FaultInjector::Action::kDrop:
-            case FaultInjector::Action::kKill:
+            case PartitionRunHook::Action::kDrop:
+            case PartitionRunHook::Action::kKill:
               // Lost, or the task is dying: never answered.
               return self->make_response_promise<RunPartitionResponse>();
           }

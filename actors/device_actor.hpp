@@ -28,7 +28,7 @@
 namespace troupe {
 
 class CpuPool;
-class FaultInjector;
+class PartitionRunHook;
 class DataPlane;
 
 class GpuContext;
@@ -40,8 +40,8 @@ struct DeviceActorConfig {
   // The thread pool of its CPU kernels, shared with other tasks' devices (LocalCluster); when
   // null the device makes its own of intra_op_threads threads.
   std::shared_ptr<const CpuPool> cpu_pool;
-  caf::actor directory;                   // resolves peer devices by name
-  std::shared_ptr<FaultInjector> faults;  // simulated faults (tests); none when null
+  caf::actor directory;                      // resolves peer devices by name
+  std::shared_ptr<PartitionRunHook> faults;  // ServerOptions::faults; none when null
   // The process's data plane (actors/transport/data_plane.hpp): receives tensors and steps for
   // this device from other processes and sends tensors to them. Actor messages only when null.
   std::shared_ptr<DataPlane> plane;

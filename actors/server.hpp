@@ -29,7 +29,7 @@
 namespace troupe {
 
 class CpuPool;
-class FaultInjector;
+class PartitionRunHook;
 class TensorChannel;
 
 class Runtime;
@@ -43,9 +43,10 @@ struct ServerOptions {
   std::shared_ptr<Runtime> runtime;
   // How to reach the other tasks and notice when they die or freeze (actors/directory.hpp).
   PeerOptions peers;
-  // Simulated faults for this task's devices (actors/fault_injector.hpp; LocalCluster sets it
-  // from LocalClusterOptions::faults). None when null.
-  std::shared_ptr<FaultInjector> faults;
+  // What the task's devices do with each partition run (actors/partition_run_hook.hpp): the
+  // simulated faults of actors/sim/fault_injector.hpp, which LocalCluster sets from
+  // LocalClusterOptions::faults. None when null.
+  std::shared_ptr<PartitionRunHook> faults;
   // The thread pool of the task's CPU devices, shared with other tasks of this process
   // (LocalCluster gives all its tasks one, sized to the machine). Null: each device makes its
   // own of ServerDef::intra_op_threads threads (docs/clusters.md, "Threads per task").

@@ -21,14 +21,14 @@
 namespace troupe {
 
 class CpuPool;
-class FaultInjector;
+class PartitionRunHook;
 class DataPlane;
 
 struct TaskActorConfig {
   ServerDef server_def;
-  PeerOptions peers;                      // how to reach and watch the other tasks
-  std::shared_ptr<FaultInjector> faults;  // simulated faults for its devices (tests)
-  std::shared_ptr<DataPlane> plane;       // tensors and steps to and from other processes; or none
+  PeerOptions peers;                         // how to reach and watch the other tasks
+  std::shared_ptr<PartitionRunHook> faults;  // ServerOptions::faults
+  std::shared_ptr<DataPlane> plane;  // tensors and steps to and from other processes; or none
   std::shared_ptr<const CpuPool> cpu_pool;  // its CPU devices' threads; their own when null
   std::string in_process_group;             // DirectoryConfig::in_process_group
 };

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/session.hpp"
 #include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/ops/ops.hpp"

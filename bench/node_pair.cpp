@@ -5,7 +5,7 @@
 
 #include <fmt/core.h>
 
-#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/free_ports.hpp"
 #include "troupe/graph/core/throwing.hpp"
 
 namespace troupe::bench {

@@ -16,7 +16,7 @@
 #include "apps/child_process.hpp"
 #include "benchmarks.hpp"
 #include "report.hpp"
-#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/free_ports.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/apps/cli/throwaway_credentials.hpp"
 #include "troupe/apps/training/monitored_session.hpp"

@@ -11,7 +11,7 @@
 #include "node_pair.hpp"
 #include "report.hpp"
 #include "tcp_baseline.hpp"
-#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/session.hpp"
 #include "troupe/apps/cli/throwaway_credentials.hpp"
 #include "troupe/graph/core/throwing.hpp"

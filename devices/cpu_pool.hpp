@@ -1,6 +1,6 @@
 // CpuPool: the threads CPU kernels use for intra-op parallelism (an Eigen thread pool, its
 // threads named "troupe-cpu"). A Device makes one of its own, or shares one with the devices of
-// other tasks: the tasks of an in-process cluster (actors/local_cluster.hpp) share one pool
+// other tasks: the tasks of an in-process cluster (actors/sim/local_cluster.hpp) share one pool
 // sized to the machine, so thousands of simulated tasks do not each own threads.
 //
 // Thread-safe: kernels of several devices may run work on one pool at once. Work is only

@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 #include <boost/test/unit_test.hpp>
 
-#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/free_ports.hpp"
 #include "troupe/graph/cluster/cluster_spec.hpp"
 
 namespace troupe::testing {

@@ -29,7 +29,7 @@
 #include <iostream>
 #include <system_error>
 
-#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/free_ports.hpp"
 #include "troupe/apps/cli/commands.hpp"
 #include "troupe/apps/cli/exit_code.hpp"
 #include "troupe/apps/cli/flags.hpp"

@@ -6,7 +6,7 @@
 #include <iostream>
 #include <thread>
 
-#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/session.hpp"
 #include "troupe/apps/cli/commands.hpp"
 #include "troupe/apps/cli/exit_code.hpp"

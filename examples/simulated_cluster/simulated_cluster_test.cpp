@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <boost/test/unit_test.hpp>
 
-#include <troupe/actors/local_cluster.hpp>
+#include <troupe/actors/sim/local_cluster.hpp>
 #include <troupe/actors/session.hpp>
 #include <troupe/graph/device_setter.hpp>
 #include <troupe/graph/ops/ops.hpp>

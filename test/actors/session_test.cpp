@@ -6,7 +6,7 @@
 
 #include "free_ports.hpp"
 #include "status_checks.hpp"
-#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/actors/session.hpp"

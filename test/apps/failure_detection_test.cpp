@@ -14,7 +14,7 @@
 #include "status_checks.hpp"
 #include "temp_files.hpp"
 #include "troupe/actors/blocking_request.hpp"
-#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/session.hpp"
 #include "troupe/apps/training/hooks.hpp"

@@ -14,7 +14,7 @@
 #include "free_ports.hpp"
 #include "status_checks.hpp"
 #include "tls_credentials.hpp"
-#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/session.hpp"
 #include "troupe/actors/transport/tcp_connect.hpp"

@@ -20,7 +20,7 @@
 #include "free_ports.hpp"
 #include "tls_credentials.hpp"
 #include "troupe/actors/atoms.hpp"
-#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/messages.hpp"
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/transport/channel_tls.hpp"

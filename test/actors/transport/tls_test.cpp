@@ -13,7 +13,7 @@
 
 #include "status_checks.hpp"
 #include "tls_credentials.hpp"
-#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/actors/session.hpp"

@@ -16,7 +16,7 @@
 #include "apps/training/event_scalars.hpp"
 #include "status_checks.hpp"
 #include "temp_files.hpp"
-#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/apps/training/formats/npz.hpp"
 #include "troupe/apps/training/monitored_session.hpp"

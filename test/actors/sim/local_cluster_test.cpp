@@ -6,7 +6,7 @@
 
 #include "cluster_scenarios.hpp"
 #include "troupe/actors/device_rendezvous.hpp"
-#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/local_registry.hpp"
 #include "troupe/devices/device.hpp"
 #include "troupe/graph/core/throwing.hpp"

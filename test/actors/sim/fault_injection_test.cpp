@@ -1,4 +1,4 @@
-// Simulated faults in an in-process cluster (actors/fault_injector.hpp): a short training job
+// Simulated faults in an in-process cluster (actors/sim/fault_injector.hpp): a short training job
 // runs under many seeded faults — a task killed, partition runs dropped or delayed at some
 // step — and each run must end with the right result or a typed error, within a bound.
 #include <future>
@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "status_checks.hpp"
-#include "troupe/actors/local_cluster.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/session.hpp"
 #include "troupe/graph/ops/ops.hpp"
 #include "troupe/graph/optimizers.hpp"

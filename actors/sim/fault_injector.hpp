@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 
+#include "troupe/actors/partition_run_hook.hpp"
 #include "troupe/graph/cluster/cluster_spec.hpp"
 #include "troupe/graph/core/status.hpp"
 
@@ -35,17 +36,15 @@ struct Fault {
   static Fault random(uint64_t seed, const ClusterSpec& cluster, int max_partition);
 };
 
-// Counts the partition runs of one task (all its devices) and says what to do with each.
-// Thread-safe.
-class FaultInjector {
+// Counts the partition runs of one task (all its devices) and says what to do with each: the
+// task's PartitionRunHook. Thread-safe.
+class FaultInjector : public PartitionRunHook {
  public:
-  enum class Action { kRun, kDrop, kDelay, kKill };
-
   // `kill` stops the task; it is called once, when a kKill fault fires, and must not block.
   FaultInjector(Fault fault, std::function<void()> kill);
 
   // For each run_partition a device of the task receives; `delay` is set for kDelay.
-  Action on_run_partition(std::chrono::milliseconds* delay);
+  Action on_run_partition(std::chrono::milliseconds* delay) override;
   const Fault& fault() const { return fault_; }
 
  private:

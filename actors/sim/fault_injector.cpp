@@ -1,5 +1,5 @@
 // FaultInjector: which partition runs of a task a simulated fault hits.
-#include "troupe/actors/fault_injector.hpp"
+#include "troupe/actors/sim/fault_injector.hpp"
 
 #include <random>
 

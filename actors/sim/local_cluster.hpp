@@ -1,6 +1,7 @@
 // LocalCluster: every task of a ClusterSpec as a Server in this process, on one actor system
 // and with the same actors and messages as a real cluster — for tests, for users' own tests,
-// and for `troupe sim`.
+// and for `troupe sim`. Part of the simulation library (troupe::sim, actors/sim/), which
+// programs that only run nodes need not link.
 //
 //   TROUPE_ASSIGN_OR_RETURN(auto cluster, LocalCluster::start(/*ps=*/2, /*workers=*/2));
 //   TROUPE_ASSIGN_OR_RETURN(std::string target, cluster->target("worker", 0));
@@ -22,8 +23,9 @@
 #include <utility>
 #include <vector>
 
-#include "troupe/actors/fault_injector.hpp"
+#include "troupe/actors/free_ports.hpp"  // pick_free_port, free_port_cluster
 #include "troupe/actors/server.hpp"
+#include "troupe/actors/sim/fault_injector.hpp"
 #include "troupe/graph/cluster/cluster_spec.hpp"
 
 namespace troupe {
@@ -33,9 +35,9 @@ class CpuPool;
 struct LocalClusterOptions {
   std::shared_ptr<Runtime> runtime;  // the process's shared one when null
   SessionConfig default_session_config;
-  // Each task listens on its address (the generated clusters then use free 127.0.0.1 ports).
+  // Each task listens on its address (start(num_ps, num_workers) then gives each 127.0.0.1:0).
   bool listen = false;
-  // Simulated faults (actors/fault_injector.hpp), at most one per task.
+  // Simulated faults (actors/sim/fault_injector.hpp), at most one per task.
   std::vector<Fault> faults;
 };
 
@@ -87,16 +89,5 @@ class LocalCluster {
 // A cluster spec of jobs "ps" and "worker" with distinct addresses: free 127.0.0.1 ports if
 // `free_ports`, else names that resolve nowhere ("worker0.local.invalid:2222").
 StatusOr<ClusterSpec> make_ps_worker_cluster(int num_ps, int num_workers, bool free_ports);
-
-// A cluster of `jobs` (name, number of tasks; jobs with 0 tasks are left out), every task at
-// `host` on its own port, each free on 127.0.0.1 when probed and no two alike. InvalidArgument
-// naming the job for a negative count; Unavailable when no such ports can be found.
-StatusOr<ClusterSpec> free_port_cluster(const std::vector<std::pair<std::string, int>>& jobs,
-                                        const std::string& host = "127.0.0.1");
-
-// A TCP port on 127.0.0.1 that was free when probed: a random one below the kernel's
-// ephemeral port range where it can (so no outgoing connection takes it meanwhile), else one
-// the kernel hands out.
-StatusOr<int> pick_free_port();
 
 }  // namespace troupe
