@@ -14,7 +14,7 @@
 #include "free_ports.hpp"
 #include "status_checks.hpp"
 #include "troupe/actors/error_bridge.hpp"
-#include "troupe/actors/sim/local_cluster.hpp"  // pick_free_port
+#include "troupe/actors/free_ports.hpp"
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/transport/tensor_channel.hpp"
 #include "wait_until.hpp"

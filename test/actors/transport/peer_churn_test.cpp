@@ -13,7 +13,7 @@
 
 #include "tls_credentials.hpp"
 #include "troupe/actors/atoms.hpp"
-#include "troupe/actors/sim/local_cluster.hpp"  // pick_free_port
+#include "troupe/actors/free_ports.hpp"
 #include "troupe/actors/messages.hpp"
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/transport/channel_tls.hpp"
