@@ -9,24 +9,25 @@
 namespace troupe {
 
 ModelVariable make_variable(const Scope& scope, const std::string& name, const Input& initial_value,
-                            bool trainable, VariableCollection collection) {
+                            bool trainable, VariableCollection collection, bool validate_shape) {
   if (!scope.ok()) return {};
   Output init = initial_value.is_value()
                     ? ops::Const(scope.with_op_name(name + "/initial_value"), initial_value)
                     : initial_value.output();
   if (!init.valid()) return {};
-  if (!init.shape().is_fully_defined()) {
+  if (validate_shape && !init.shape().is_fully_defined()) {
     scope.update_status(
         errors::InvalidArgument("variable '{}': the initial value's shape {} is not fully known",
                                 name, init.shape().to_string()));
     return {};
   }
   ModelVariable var;
-  var.ref = ops::Variable(scope.with_op_name(name), init.shape(), init.dtype());
+  var.ref = ops::Variable(scope.with_op_name(name),
+                          validate_shape ? init.shape() : PartialShape::unknown(), init.dtype());
   if (!var.ref.valid()) return {};
-  var.initializer =
-      ops::Assign(scope.colocate_with(var.ref.op()).with_op_name(name + "/Assign"), var.ref, init)
-          .op();
+  var.initializer = ops::Assign(scope.colocate_with(var.ref.op()).with_op_name(name + "/Assign"),
+                                var.ref, init, {.validate_shape = validate_shape})
+                        .op();
   if (!var.initializer.valid()) return {};
   scope.graph().add_variable_record(VariableRecord{var.ref.node()->name(), var.initializer.name(),
                                                    trainable,

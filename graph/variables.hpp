@@ -25,10 +25,13 @@ enum class VariableCollection { kGlobal, kLocal };
 
 // A variable named `name` (in `scope`'s name scope), of the dtype and shape of
 // `initial_value`, whose shape must be fully known; its initializer runs with the variable.
-// Errors go to the scope, as for every builder call.
+// Without `validate_shape` (TensorFlow's Variable(validate_shape=False)) the variable's shape
+// is unknown to the graph, its initial value may be of any shape, and an assignment may change
+// it. Errors go to the scope, as for every builder call.
 ModelVariable make_variable(const Scope& scope, const std::string& name, const Input& initial_value,
                             bool trainable = true,
-                            VariableCollection collection = VariableCollection::kGlobal);
+                            VariableCollection collection = VariableCollection::kGlobal,
+                            bool validate_shape = true);
 
 // The recorded variables (the global ones, the local ones, or the trainable ones of either),
 // in creation order.

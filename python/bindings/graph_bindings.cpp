@@ -523,10 +523,10 @@ void bind_graph(py::module_& m) {
 
   // Variables.
   m.def("make_variable", [](const Scope& s, const std::string& name, py::handle initial_value,
-                            bool trainable, bool local) {
-    ModelVariable v =
-        make_variable(s, name, to_input(initial_value, "initial_value"), trainable,
-                      local ? VariableCollection::kLocal : VariableCollection::kGlobal);
+                            bool trainable, bool local, bool validate_shape) {
+    ModelVariable v = make_variable(
+        s, name, to_input(initial_value, "initial_value"), trainable,
+        local ? VariableCollection::kLocal : VariableCollection::kGlobal, validate_shape);
     raise_if_failed(s);
     return std::pair(v.ref, v.initializer);
   });

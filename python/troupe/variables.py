@@ -43,6 +43,9 @@ class Variable:
             if name is not None and not isinstance(name, str):
                 raise TypeError("Variable name must be a string, got %r" % (name,))
             if isinstance(initial_value, Tensor):
+                if validate_shape and not initial_value.shape.is_fully_defined():
+                    raise ValueError("initial_value must have a shape specified: %s"
+                                     % initial_value)
                 value = initial_value._output
                 if dtype is not None and _dtypes.as_dtype(dtype) != initial_value.dtype:
                     raise ValueError("Variable %s: initial value is %s, dtype says %s"
@@ -57,7 +60,7 @@ class Variable:
             # global_variables_initializer() (graph/variables.hpp).
             local = collections is not None and GLOBAL_VARIABLES not in collections
             ref, init = _troupe.make_variable(scope, name or "Variable", value, bool(trainable),
-                                              local)
+                                              local, bool(validate_shape))
         self._ref = Tensor(ref, g)
         self._initializer = Operation(init, g)
         self._trainable = trainable
@@ -633,7 +636,8 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
             raise ValueError("If initializer is a constant, do not specify shape.")
     prefix = "/".join(state.names) + "/" if state.names else ""
     v = Variable(value, trainable=True if trainable is None else trainable,
-                 collections=collections, name=name, dtype=dtype, _name_prefix=prefix)
+                 collections=collections, name=name, dtype=dtype, _name_prefix=prefix,
+                 validate_shape=validate_shape)
     state.store[full_name] = v
     if regularizer is not None:  # as TensorFlow: its loss joins REGULARIZATION_LOSSES
         from .framework import GraphKeys, name_scope

@@ -204,6 +204,26 @@ def test_variables_initializers_and_scopes():
         assert sess.run(tf.is_variable_initialized(v))
 
 
+def test_a_variable_without_shape_validation_takes_values_of_any_shape():
+    # TensorFlow's Variable(validate_shape=False): the graph does not know its shape, its
+    # initial value may be of unknown shape, and an unvalidated assignment may change it.
+    tf.reset_default_graph()
+    unknown = tf.placeholder_with_default([1.0, 2.0], shape=None)
+    v = tf.Variable(unknown, validate_shape=False, name="free")
+    assert v.shape.ndims is None
+    known = tf.Variable([1.0, 2.0], validate_shape=False, name="free_but_known")
+    assert known.shape.ndims is None
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(v), [1.0, 2.0])
+        longer = tf.assign(known, [[1.0, 2.0, 3.0]], validate_shape=False)
+        np.testing.assert_array_equal(sess.run(longer), [[1.0, 2.0, 3.0]])
+        np.testing.assert_array_equal(sess.run(known), [[1.0, 2.0, 3.0]])
+    # Validated (the default), an initial value of unknown shape is TensorFlow's ValueError.
+    with pytest.raises(ValueError, match="initial_value must have a shape specified"):
+        tf.Variable(unknown, name="checked")
+
+
 def test_group_and_control_dependencies_order_effects():
     v = tf.Variable(0, name="counter")
     inc = tf.assign_add(v, 1)

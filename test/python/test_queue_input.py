@@ -3,6 +3,8 @@ dequeue_up_to, RandomShuffleQueue, Tensor.set_shape, and tf.train's limit_epochs
 string/range/slice_input_producer, batch, shuffle_batch, batch_join and shuffle_batch_join
 (the cases of TensorFlow 1.x's input_test and fifo/random_shuffle queue tests, re-expressed)."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -326,8 +328,11 @@ class BatchTest(tf.test.TestCase):
             with self.assertRaisesRegex(ValueError, "must be known at graph construction"):
                 keep = tf.placeholder(tf.bool)
                 tf.train.maybe_batch([x], keep, batch_size=2)
-            with self.assertRaisesRegex(TypeError, "must be a bool Tensor, got float32"):
-                tf.train.maybe_batch([x], 3.5, batch_size=2)
+            with self.assertRaisesRegex(TypeError, "must be a bool scalar, got float32"):
+                tf.train.maybe_batch([x], tf.constant(3.5), batch_size=2)
+            # As TensorFlow: a Python number keeps by its truth, a numeric vector its ones.
+            tf.train.maybe_batch([x], 1, batch_size=2)
+            tf.train.maybe_batch([tf.constant([1, 2])], [1, 0], batch_size=2, enqueue_many=True)
 
     def test_shuffle_batch_gives_every_example_once_not_in_order(self):
         with self.test_session() as sess:
@@ -465,6 +470,28 @@ class ReaderTest(tf.test.TestCase):
                              [list(g) for g in got])
             with self.assertRaises(tf.errors.OutOfRangeError):
                 sess.run(value)
+
+    def test_match_filenames_once_feeds_a_reader_pipeline(self):
+        directory = self.get_temp_dir() + "/matched"
+        os.makedirs(directory, exist_ok=True)
+        for name, text in [("b.txt", b"b1\nb2\n"), ("a.txt", b"a1\n"), ("c.dat", b"no\n")]:
+            with open(os.path.join(directory, name), "wb") as f:
+                f.write(text)
+        with self.test_session() as sess:
+            files = tf.train.match_filenames_once(directory + "/*.txt")
+            self.assertEqual("matching_filenames:0", files.name)
+            self.assertIsNone(files.shape.ndims)  # validate_shape=False: unknown to the graph
+            self.assertIn(files, tf.local_variables())
+            queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+            key, value = tf.TextLineReader().read(queue)
+            sess.run(tf.local_variables_initializer())
+            self.assertEqual([(directory + "/a.txt").encode(), (directory + "/b.txt").encode()],
+                             list(sess.run(files)))
+            coord, threads = _run_threads(sess)
+            self.assertEqual([b"a1", b"b1", b"b2"], [sess.run(value) for _ in range(3)])
+            with self.assertRaises(tf.errors.OutOfRangeError):
+                sess.run(value)
+            _stop(coord, threads)
 
     def test_fixed_length_and_whole_file_readers(self):
         path = self.get_temp_dir() + "/fixed.bin"

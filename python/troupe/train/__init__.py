@@ -1,10 +1,10 @@
 """tf.train: clusters and servers, optimizers, the monitored session, hooks and checkpoints."""
 
 from . import queue_runner
-from .input import (batch, batch_join, input_producer, limit_epochs, maybe_batch,
-                    maybe_batch_join, maybe_shuffle_batch, maybe_shuffle_batch_join,
-                    range_input_producer, shuffle_batch, shuffle_batch_join,
-                    slice_input_producer, string_input_producer)
+from .input import (batch, batch_join, input_producer, limit_epochs, match_filenames_once,
+                    maybe_batch, maybe_batch_join, maybe_shuffle_batch,
+                    maybe_shuffle_batch_join, range_input_producer, shuffle_batch,
+                    shuffle_batch_join, slice_input_producer, string_input_producer)
 from .coordinator import Coordinator, LooperThread
 from .device_setter import replica_device_setter
 from .hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,

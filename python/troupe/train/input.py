@@ -8,11 +8,25 @@ session, starts them); the end of the input (num_epochs reached, the queue close
 OutOfRangeError from the dequeue, which a monitored session and a Coordinator treat as a
 clean stop.
 
-Not here yet: SparseTensors in batches, match_filenames_once."""
+match_filenames_once lists the files of a glob once, into a local variable.
+
+Not here yet: SparseTensors in batches."""
+
+import numpy as np
 
 from .. import dtypes as _dtypes
 from ..framework import GraphKeys, Tensor, convert_to_tensor, name_scope
 from . import queue_runner
+
+
+def match_filenames_once(pattern, name=None):
+    """A local variable holding the names of the files that match `pattern` (a glob, or a list
+    of them) when local variables are initialised: the list is computed once, not at every
+    step (string_input_producer takes it)."""
+    from ..io_ops import matching_files
+    from ..variables import Variable
+    return Variable(matching_files(pattern), trainable=False, validate_shape=False,
+                    collections=[GraphKeys.LOCAL_VARIABLES], name=name or "matching_filenames")
 
 
 def limit_epochs(tensor, num_epochs=None, name=None):
@@ -23,7 +37,6 @@ def limit_epochs(tensor, num_epochs=None, name=None):
         raise ValueError("num_epochs must be > 0 not %d." % num_epochs)
     from ..ops import control_dependencies, identity
     from ..variables import Variable
-    import numpy as np
     with name_scope(name, "limit_epochs", [tensor]):
         epochs = Variable(np.int64(0), name="epochs", trainable=False,
                           collections=[GraphKeys.LOCAL_VARIABLES])
@@ -74,6 +87,8 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
                           shared_name=None, name=None, cancel_op=None):
     """A queue of the strings (file names) of `string_tensor`, for a reader."""
     not_null_err = "string_input_producer requires a non-null input tensor"
+    if hasattr(string_tensor, "_as_graph_element"):  # a Variable (match_filenames_once's)
+        string_tensor = string_tensor._as_graph_element()
     if not isinstance(string_tensor, Tensor) and not len(string_tensor):
         raise ValueError(not_null_err)
     from ..control_flow_ops import Assert
@@ -190,16 +205,23 @@ def _shapes(tensor_list_list, shapes, enqueue_many, dynamic_pad=False):
 
 
 def _validate_keep_input(keep_input, enqueue_many):
-    """keep_input as a bool Tensor of rank 0, or 1 with enqueue_many (TensorFlow's checks)."""
+    """keep_input as a bool Tensor of rank 0, or 1 with enqueue_many (TensorFlow's checks). As
+    TensorFlow, a Python number keeps by its truth and a numeric vector keeps its ones; a
+    numeric scalar Tensor is a TypeError (TensorFlow's cond takes only bool)."""
+    if not isinstance(keep_input, Tensor) and np.ndim(keep_input) == 0:
+        keep_input = bool(keep_input)
     keep_input = convert_to_tensor(keep_input)
-    if keep_input.dtype != _dtypes.bool:
-        raise TypeError("`keep_input` must be a bool Tensor, got %s" % keep_input.dtype.name)
     if keep_input.shape.ndims is None:
         raise ValueError("`keep_input` dimensions must be known at graph construction.")
     if not enqueue_many and keep_input.shape.ndims == 1:
         raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
     if keep_input.shape.ndims > 1:
         raise ValueError("`keep_input` must be 0 or 1 dimensions.")
+    if keep_input.dtype != _dtypes.bool:
+        if keep_input.shape.ndims == 0:
+            raise TypeError("`keep_input` must be a bool scalar, got %s" % keep_input.dtype.name)
+        from ..ops import cast, equal
+        keep_input = equal(cast(keep_input, _dtypes.int32), 1)
     return keep_input
 
 
@@ -237,6 +259,8 @@ def _batch(tensors_list, batch_size, threads, capacity, enqueue_many, shapes, sh
     originals = tensors_list
     lists = [_as_tensor_list(t) for t in tensors_list]
     flat = [t for tl in lists for t in tl if isinstance(t, Tensor)]
+    if isinstance(keep_input, Tensor):
+        flat.append(keep_input)
     with name_scope(name, what, flat):
         lists = [_validate(tl, what) for tl in lists]
         if keep_input is not None:
