@@ -1,7 +1,6 @@
 // The master service actor: session creation.
 #include "troupe/actors/master_service.hpp"
 
-
 #include <caf/all.hpp>
 
 #include "troupe/actors/atoms.hpp"

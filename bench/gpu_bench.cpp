@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/session.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/ops/ops.hpp"
 #include "troupe/graph/optimizers.hpp"

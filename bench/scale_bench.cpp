@@ -14,8 +14,8 @@
 #include "apps/child_process.hpp"
 #include "benchmarks.hpp"
 #include "report.hpp"
-#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/session.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/ops/ops.hpp"
 

@@ -6,8 +6,8 @@
 #include <iostream>
 #include <thread>
 
-#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/session.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/apps/cli/commands.hpp"
 #include "troupe/apps/cli/exit_code.hpp"
 #include "troupe/apps/cli/flags.hpp"

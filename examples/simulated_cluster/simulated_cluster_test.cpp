@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 #include <boost/test/unit_test.hpp>
 
-#include <troupe/actors/sim/local_cluster.hpp>
 #include <troupe/actors/session.hpp>
+#include <troupe/actors/sim/local_cluster.hpp>
 #include <troupe/graph/device_setter.hpp>
 #include <troupe/graph/ops/ops.hpp>
 #include <troupe/graph/optimizers.hpp>

@@ -2,10 +2,10 @@
 // max_message_bytes): senders refuse what the other side would drop, with InvalidArgument
 // naming the tensor, and a receiver with a smaller limit drops it without being held up.
 #include "status_checks.hpp"
-#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/actors/session.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {

@@ -6,10 +6,10 @@
 
 #include "free_ports.hpp"
 #include "status_checks.hpp"
-#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/actors/session.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {

@@ -12,8 +12,8 @@
 #include "free_ports.hpp"
 #include "status_checks.hpp"
 #include "temp_files.hpp"
-#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/server.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/apps/cli/metrics_role.hpp"
 
 namespace troupe {

@@ -14,8 +14,8 @@
 #include "cluster_scenarios.hpp"
 #include "temp_files.hpp"
 #include "tls_credentials.hpp"
-#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/runtime.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/graph/core/throwing.hpp"
 
 namespace troupe {

@@ -6,8 +6,8 @@
 #include <thread>
 
 #include "status_checks.hpp"
-#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/session.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/graph/ops/ops.hpp"
 #include "troupe/graph/optimizers.hpp"
 #include "troupe/graph/variables.hpp"

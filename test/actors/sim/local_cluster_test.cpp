@@ -6,8 +6,8 @@
 
 #include "cluster_scenarios.hpp"
 #include "troupe/actors/device_rendezvous.hpp"
-#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/local_registry.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/devices/device.hpp"
 #include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/optimizers.hpp"

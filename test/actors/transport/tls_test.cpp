@@ -13,10 +13,10 @@
 
 #include "status_checks.hpp"
 #include "tls_credentials.hpp"
-#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/actors/session.hpp"
+#include "troupe/actors/sim/local_cluster.hpp"
 #include "troupe/graph/cluster/host_port.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
