@@ -57,18 +57,10 @@ StatusOr<int> pick_free_port() {
       if (bindable(&port)) return port;
     }
   }
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return errors::Unavailable("cannot open a socket to find a free port");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-            ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
-  ::close(fd);
-  if (!ok) return errors::Unavailable("cannot bind 127.0.0.1:0 to find a free port");
-  return static_cast<int>(ntohs(addr.sin_port));
+  // Else one the kernel hands out.
+  int port = 0;
+  if (!bindable(&port)) return errors::Unavailable("cannot bind 127.0.0.1:0 to find a free port");
+  return port;
 }
 
 StatusOr<ClusterSpec> free_port_cluster(const std::vector<std::pair<std::string, int>>& jobs,

@@ -12,14 +12,18 @@
 namespace troupe::bench {
 namespace {
 
-// A "<key>: <n> kB" line of /proc/<pid>/status, in bytes; -1 if absent.
+// The number of a "<key>: <n> [kB]" line of /proc/<pid>/status; -1 if absent.
 int64_t status_field(int pid, const std::string& key) {
   std::ifstream in("/proc/" + std::to_string(pid == 0 ? getpid() : pid) + "/status");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind(key + ":", 0) == 0) return std::stoll(line.substr(key.size() + 1)) * 1024;
+    if (line.rfind(key + ":", 0) == 0) return std::stoll(line.substr(key.size() + 1));
   }
   return -1;
+}
+
+int64_t kib_to_bytes(int64_t kib) {
+  return kib < 0 ? -1 : kib * 1024;
 }
 
 }  // namespace
@@ -44,19 +48,14 @@ std::string child_result(const testing::ProcessResult& run, const std::string& p
 }
 
 int64_t resident_bytes(int pid) {
-  return status_field(pid, "VmRSS");
+  return kib_to_bytes(status_field(pid, "VmRSS"));
 }
 int64_t peak_resident_bytes(int pid) {
-  return status_field(pid, "VmHWM");
+  return kib_to_bytes(status_field(pid, "VmHWM"));
 }
 
 int process_threads() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
-  }
-  return -1;
+  return static_cast<int>(status_field(0, "Threads"));
 }
 
 }  // namespace troupe::bench
