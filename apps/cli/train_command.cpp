@@ -34,6 +34,7 @@
 #include "troupe/apps/cli/stop_signals.hpp"
 #include "troupe/apps/training/monitored_session.hpp"
 #include "troupe/apps/training/sync_replicas_hook.hpp"
+#include "troupe/graph/core/logging.hpp"
 #include "troupe/graph/device_setter.hpp"
 #include "troupe/graph/ops/ops.hpp"
 #include "troupe/graph/sync_replicas_optimizer.hpp"
@@ -658,6 +659,25 @@ static int run_train(const Args& args) {
       if (sync_hook != nullptr && !sync_hook->loop_status().ok()) {
         return fail(sync_hook->loop_status());
       }
+      // The token queue this step waited on is closed: by the chief as its session ended, or by
+      // a worker that saw the last step (below). Training is over if the last step is reached.
+      if (sync && ran.status().code() == Code::kOutOfRange) {
+        auto reached = mts.session().run(m.global_step.ref);
+        if (!reached.ok()) return fail(ran.status());
+        int64_t step = reached->scalar<int64_t>();
+        if (step < last_step) {
+          return fail(ran.status().with_context(
+              fmt::format("the token queue was closed at step {} of {}: synchronous training "
+                          "was stopped before its last step",
+                          step, last_step)));
+        }
+        std::cout << fmt::format(
+                         "troupe train: {}: synchronous training has ended at step {} (the token "
+                         "queue is closed)",
+                         worker_device, step)
+                  << std::endl;
+        break;
+      }
       return fail(ran.status());
     }
   }
@@ -688,6 +708,13 @@ static int run_train(const Args& args) {
                 << std::endl;
     }
     return 128 + signal;
+  }
+  if (sync) {
+    // The last step is reached. A worker whose step still waits for a token would wait for ever
+    // once this one gives no more gradients: closing the queue ends its step (OutOfRange, taken
+    // above as the end). The chief's SyncReplicasHook closes it too as its session ends.
+    Status closed = mts.session().run_targets({sync_optimizer->close_token_queue()});
+    if (!closed.ok()) log_warning("closing the token queue at the end: {}", closed.to_string());
   }
   if (is_chief) {
     // The final evaluation survives a lost ps as the training steps do.

@@ -44,8 +44,13 @@ void StepTimer::mark(int64_t step) {
 }
 
 Status StopAtStepHook::after_run(RunContext& context, const std::vector<Tensor>& values) {
-  // The step was read before this run's increment landed, so the step reached is one more.
-  if (scalar_value(values.at(0)) + 1 >= static_cast<double>(last_step_)) context.request_stop();
+  // The step was read before this run's increment landed, so the step reached is one more, or
+  // fewer in synchronous training, where a step need not make an update: read it again there
+  // (as TensorFlow does), so that a worker neither stops short nor runs a step no other worker
+  // joins.
+  if (scalar_value(values.at(0)) + 1 < static_cast<double>(last_step_)) return Status::OK();
+  TROUPE_ASSIGN_OR_RETURN(Tensor reached, context.session().run(global_step_));
+  if (scalar_value(reached) >= static_cast<double>(last_step_)) context.request_stop();
   return Status::OK();
 }
 

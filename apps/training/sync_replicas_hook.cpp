@@ -17,7 +17,15 @@ SyncReplicasHook::SyncReplicasHook(const SyncReplicasOptimizer& optimizer, bool 
       config_(std::move(config)) {}
 
 SyncReplicasHook::~SyncReplicasHook() {
-  if (loop_session_ != nullptr) (void)end(*loop_session_);
+  stop_loop();
+}
+
+void SyncReplicasHook::stop_loop() {
+  if (loop_session_ == nullptr) return;
+  stopping_ = true;
+  (void)loop_session_->close();
+  if (loop_.joinable()) loop_.join();
+  loop_session_.reset();
 }
 
 Status SyncReplicasHook::after_create_session(Session& session) {
@@ -58,12 +66,14 @@ Status SyncReplicasHook::after_create_session(Session& session) {
   return Status::OK();
 }
 
-Status SyncReplicasHook::end(Session&) {
+Status SyncReplicasHook::end(Session& session) {
   if (loop_session_ == nullptr) return Status::OK();
-  stopping_ = true;
-  (void)loop_session_->close();
-  if (loop_.joinable()) loop_.join();
-  loop_session_.reset();
+  stop_loop();
+  // As TensorFlow's chief queue runner cancels at a stop: no token comes any more, so a worker
+  // still waiting for one stops (OutOfRange) instead of waiting for ever. It is a courtesy to
+  // the workers: a failure here (the ps gone) is logged, the loop's own status returned.
+  Status closed = session.run_targets({optimizer_.close_token_queue()});
+  if (!closed.ok()) log_warning("closing the token queue at the end: {}", closed.to_string());
   return loop_status();
 }
 

@@ -1,9 +1,10 @@
 // SyncReplicasHook: the session side of SyncReplicasOptimizer (graph/sync_replicas_optimizer.hpp).
 // Every worker sets its local step once the model is ready; the chief also runs the update
 // loop — take the averaged gradients, apply them, release the workers — in a thread of its own
-// with its own session, until the monitored session ends. If the loop fails, it logs why and
-// closes the token queue, so that the workers waiting for a token stop (OutOfRange) rather than
-// wait for ever; loop_status() has the error, and the chief's end() returns it.
+// with its own session, until the monitored session ends. When the loop fails, it logs why and
+// closes the token queue; when the chief's session ends, end() closes it too. Either way the
+// workers waiting for a token stop (OutOfRange) rather than wait for ever; loop_status() has
+// the loop's error, and the chief's end() returns it.
 #pragma once
 
 #include <atomic>
@@ -34,6 +35,9 @@ class SyncReplicasHook : public SessionRunHook {
   Status loop_status() const;
 
  private:
+  // Ends the chief's update loop (cancelling the update waiting for gradients) and its session.
+  void stop_loop();
+
   const SyncReplicasOptimizer& optimizer_;
   bool is_chief_;
   std::string master_;

@@ -351,6 +351,8 @@ def test_sync_replicas_with_supervisor_as_mnist_replica_runs_it(insecure, tmp_pa
                                                          replicas_to_aggregate=2,
                                                          total_num_replicas=2)
                     train_step = opt.minimize(loss, global_step=global_step)
+                    with tf.control_dependencies([train_step]):  # the step after the update
+                        step_reached = tf.identity(global_step)
                     local_init_op = opt.chief_init_op if is_chief else opt.local_step_init_op
                     ready_for_local_init_op = opt.ready_for_local_init_op
                     chief_queue_runner = opt.get_chief_queue_runner()
@@ -371,9 +373,15 @@ def test_sync_replicas_with_supervisor_as_mnist_replica_runs_it(insecure, tmp_pa
                     sv.start_queue_runners(sess, [chief_queue_runner])
                 first = sess.run(loss, {x: xs, y: ys})
                 step = 0
-                while step < 30:
-                    _, step = sess.run([train_step, global_step], {x: xs, y: ys})
+                try:
+                    while step < 30:
+                        _, step = sess.run([train_step, step_reached], {x: xs, y: ys})
+                except tf.errors.OutOfRangeError:
+                    # The chief ended the training (its sv.stop() closed the token queue)
+                    # while this worker waited for a token.
+                    assert not is_chief
                 results[index] = (first, sess.run(loss, {x: xs, y: ys}), step)
+                sv.stop()
         except Exception as e:  # noqa: BLE001
             errors_seen.append((index, e))
 
@@ -387,5 +395,49 @@ def test_sync_replicas_with_supervisor_as_mnist_replica_runs_it(insecure, tmp_pa
     first, last, step = results[0]
     assert step >= 30
     assert last < first / 10  # it learned, one averaged update per global step
+    for s in servers:
+        s.stop()
+
+
+def test_the_chiefs_stop_releases_a_worker_waiting_for_a_token(insecure):
+    """A worker that waits for a token the chief will no longer make (the chief trained alone
+    to the last step and stopped) ends with OutOfRangeError when the chief's Supervisor stops:
+    its chief queue runner closes the token queue. TensorFlow's waits for ever here."""
+    ports = free_ports(2)
+    cluster = tf.train.ClusterSpec({"worker": ["127.0.0.1:%d" % p for p in ports]})
+    servers = [tf.train.Server(cluster, "worker", i) for i in (0, 1)]
+    graph = tf.Graph()
+    with graph.as_default():
+        with tf.device("/job:worker/task:0"):
+            global_step = tf.Variable(0, name="global_step", trainable=False)
+            w = tf.Variable([1.0], name="w")
+            opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1),
+                                                 replicas_to_aggregate=2, total_num_replicas=2)
+            train_step = opt.minimize(tf.reduce_sum(w * w), global_step=global_step)
+            chief_queue_runner = opt.get_chief_queue_runner()
+            init_op = tf.global_variables_initializer()
+    outcome = []
+
+    def worker():  # one gradient of the two an update takes, and no init tokens: it waits
+        try:
+            with tf.Session(servers[1].target, graph=graph) as sess:
+                sess.run(opt.local_step_init_op)
+                sess.run(train_step)
+            outcome.append("ran")
+        except tf.errors.OutOfRangeError as e:
+            outcome.append(e)
+
+    with graph.as_default():
+        sv = tf.train.Supervisor(is_chief=True, init_op=init_op, local_init_op=opt.chief_init_op,
+                                 summary_op=None, saver=None, global_step=global_step)
+        sess = sv.prepare_or_wait_for_session(servers[0].target)
+        sv.start_queue_runners(sess, [chief_queue_runner])
+        thread = threading.Thread(target=worker, daemon=True)
+        thread.start()
+        thread.join(1.0)  # most likely waiting for its token by now; after the stop it fails
+        assert not outcome  # at once: the queue is closed and empty
+        sv.stop()
+    thread.join(60)
+    assert len(outcome) == 1 and isinstance(outcome[0], tf.errors.OutOfRangeError), outcome
     for s in servers:
         s.stop()

@@ -2,6 +2,8 @@
 // synchronous replicas on an in-process cluster.
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -807,6 +809,82 @@ BOOST_AUTO_TEST_CASE(a_failed_chief_update_stops_every_worker_and_names_why) {
     check_error(ran[task], Code::kOutOfRange, "");
   check_error(closed[0], Code::kInvalidArgument, "the averaged gradient");
   BOOST_TEST(closed[1].ok(), closed[1]);
+}
+
+// The end of synchronous training: a worker that takes one step more than the others (it read
+// the global step before the last update landed) waits for a token that no update will make.
+// When the chief's session ends, its hook closes the token queue, as TensorFlow's chief queue
+// runner does at a stop: the worker's step ends with OutOfRange instead of waiting for ever. (A
+// hang of the Python mnist_replica example in CI.) Here the chief takes no step at all, so the
+// worker's one gradient never makes an update, whichever of the two comes first.
+BOOST_AUTO_TEST_CASE(a_worker_waiting_for_a_token_stops_when_the_chief_ends) {
+  auto cluster = value_or_throw(LocalCluster::start(1, 2));
+  Status chief_closed, worker_step, worker_closed;
+  std::atomic<bool> worker_stepping = false;
+  auto run_worker_or_throw = [&](int task) {
+    auto setter = value_or_throw(
+        replica_device_setter(cluster->cluster(), fmt::format("/job:worker/task:{}", task)));
+    Scope root = Scope::new_root();
+    Regression m(root, root.with_device_function(setter));
+    SyncReplicasOptimizer sync(std::make_shared<GradientDescentOptimizer>(0.1), 2, 2);
+    throw_if_error(sync.minimize(root.with_device_function(setter), m.loss, m.step,
+                                 fmt::format("/job:worker/task:{}", task)));
+    MonitoredTrainingSessionOptions options;
+    options.master = value_or_throw(cluster->target("worker", task));
+    options.is_chief = task == 0;
+    SessionConfig config;
+    config.operation_timeout_ms = 60000;  // a hang fails the test instead of hanging it
+    options.config = config;
+    options.hooks = {
+        std::make_shared<SyncReplicasHook>(sync, task == 0, options.master, Operation(), config)};
+    auto mts = value_or_throw(MonitoredTrainingSession::create(root, options));
+    if (task == 0) {
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      while (!worker_stepping.load() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // likely waiting by now
+      chief_closed = mts->close();
+      return;
+    }
+    worker_stepping = true;
+    worker_step = mts->run({}, Regression::batch(m, 0, 4), {sync.train_op()}).status();
+    worker_closed = mts->close();
+  };
+  auto run_worker = [&](int task, Status* failed) {
+    try {
+      run_worker_or_throw(task);
+    } catch (const std::exception& e) {  // not in this thread: it would end the test program
+      *failed = errors::Internal("worker {}: {}", task, e.what());
+    }
+  };
+  std::thread w0(run_worker, 0, &chief_closed), w1(run_worker, 1, &worker_step);
+  w0.join();
+  w1.join();
+  BOOST_TEST(chief_closed.ok(), chief_closed);
+  check_error(worker_step, Code::kOutOfRange, "");
+  BOOST_TEST(worker_closed.ok(), worker_closed);
+}
+
+// A step fetched with the update may be read before the update lands, by more than one step in
+// synchronous training: StopAtStepHook reads it again before it stops, as TensorFlow's does.
+BOOST_AUTO_TEST_CASE(stop_at_step_reads_the_step_again_before_it_stops) {
+  auto server = value_or_throw(Server::create_local_server());
+  Regression m;
+  Session session = value_or_throw(Session::create(server->target()));
+  throw_if_error(session.run_targets({global_variables_initializer(m.root)}));
+  throw_if_error(session.run_targets({ops::Assign(m.root, m.step.ref, int64_t{7}).op()}));
+  StopAtStepHook hook(m.step.ref, 10);
+  RunContext stale(session);  // read 9: 10 reached if this step made the update, but it did not
+  throw_if_error(hook.after_run(stale, {Tensor(int64_t{9})}));
+  BOOST_TEST(!stale.stop_requested());
+  throw_if_error(session.run_targets({ops::Assign(m.root, m.step.ref, int64_t{10}).op()}));
+  RunContext reached(session);
+  throw_if_error(hook.after_run(reached, {Tensor(int64_t{9})}));
+  BOOST_TEST(reached.stop_requested());
+  RunContext early(session);  // 8 + 1 < 10: no second read
+  throw_if_error(hook.after_run(early, {Tensor(int64_t{8})}));
+  BOOST_TEST(!early.stop_requested());
 }
 
 BOOST_AUTO_TEST_CASE(sync_replicas_refuse_a_global_step_that_is_not_an_integer) {
