@@ -1,10 +1,13 @@
 // CPU kernels that parse records: ParseExample (tf.train.Example protos, decoded by
-// example_proto.hpp, into dense tensors and sparse components) and DecodeRaw (the bytes of
-// equal-length strings as numbers). Bad records are InvalidArgument naming the node, the
-// record's index and the feature.
+// example_proto.hpp, into dense tensors and sparse components), DecodeCSV (CSV records into
+// columns) and DecodeRaw (the bytes of equal-length strings as numbers). Bad records are
+// InvalidArgument naming the node, the record's index and the feature.
 #include <algorithm>
 #include <bit>
+#include <charconv>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/cpu/example_proto.hpp"
@@ -186,6 +189,183 @@ class ParseExampleKernel : public OpKernel {
   std::vector<PartialShape> dense_shapes_;
 };
 
+// DecodeCSV as TensorFlow 1.x parses: RFC 4180 fields, quotes doubled inside a quoted field
+// (unless use_quote_delim is false), line breaks skipped at a field's start; with select_cols,
+// parsing stops after the last selected column. Numbers may have spaces around them.
+class DecodeCSVKernel : public OpKernel {
+ public:
+  explicit DecodeCSVKernel(const OpKernelConstruction& c)
+      : OpKernel(c),
+        types_(c.attr<std::vector<DataType>>("OUT_TYPE")),
+        delim_(c.attr<std::string>("field_delim").at(0)),  // one char: the shape function checks
+        use_quote_delim_(c.attr<bool>("use_quote_delim")),
+        na_value_(c.attr<std::string>("na_value")),
+        select_cols_(c.attr<std::vector<int64_t>>("select_cols")) {}
+
+  void compute(OpKernelContext& ctx) override {
+    const int columns = static_cast<int>(types_.size());
+    for (int f = 0; f < columns; ++f) {
+      if (ctx.input(1 + f).num_elements() > 1) {
+        return ctx.fail_invalid("There should only be 1 default per field but field {} has {}", f,
+                                ctx.input(1 + f).num_elements());
+      }
+    }
+    const Tensor& records = ctx.input(0);
+    std::vector<Tensor*> outputs;
+    for (int f = 0; f < columns; ++f)
+      outputs.push_back(&ctx.allocate_output(f, records.shape()));
+    auto lines = records.flat<std::string>();
+    std::vector<std::string> fields;
+    for (size_t r = 0; r < lines.size(); ++r) {
+      if (!extract_fields(ctx, lines[r], fields)) return;
+      if (static_cast<int>(fields.size()) != columns) {
+        return ctx.fail_invalid("Expect {} fields but have {} in record {}", columns, fields.size(),
+                                r);
+      }
+      for (int f = 0; f < columns; ++f) {
+        if (!store(ctx, f, r, fields[f], *outputs[f])) return;
+      }
+    }
+  }
+
+ private:
+  // The fields of `record` (the selected ones only, with select_cols) into `fields`.
+  bool extract_fields(OpKernelContext& ctx, std::string_view record,
+                      std::vector<std::string>& fields) const {
+    fields.clear();
+    const size_t size = record.size();
+    size_t at = 0, column = 0, selected = 0;
+    auto wanted = [&] {
+      return select_cols_.empty() || (selected < select_cols_.size() &&
+                                      select_cols_[selected] == static_cast<int64_t>(column));
+    };
+    while (at < size) {
+      if (record[at] == '\n' || record[at] == '\r') {
+        ++at;
+        continue;
+      }
+      std::string field;
+      if (use_quote_delim_ && record[at] == '"') {
+        ++at;
+        // A quoted field ends with a quote followed by the delimiter or the end.
+        while (at + 1 < size && (record[at] != '"' || record[at + 1] != delim_)) {
+          if (record[at] != '"') {
+            field += record[at++];
+          } else if (record[at + 1] == '"') {
+            field += '"';
+            at += 2;
+          } else {
+            ctx.fail_invalid("Quote inside a string has to be escaped by another quote");
+            return false;
+          }
+        }
+        if (!(at < size && record[at] == '"' && (at == size - 1 || record[at + 1] == delim_))) {
+          ctx.fail_invalid("Quoted field has to end with quote followed by delim or end");
+          return false;
+        }
+        at += 2;
+      } else {
+        for (; at < size && record[at] != delim_; ++at) {
+          char ch = record[at];
+          if ((use_quote_delim_ && ch == '"') || ch == '\n' || ch == '\r') {
+            ctx.fail_invalid("Unquoted fields cannot have quotes/CRLFs inside");
+            return false;
+          }
+          field += ch;
+        }
+        ++at;  // past the delimiter
+      }
+      if (wanted()) {
+        fields.push_back(std::move(field));
+        ++selected;
+        if (!select_cols_.empty() && selected == select_cols_.size()) return true;
+      }
+      ++column;
+    }
+    // A record ending with the delimiter has an empty last field.
+    if (size > 0 && record[size - 1] == delim_ && wanted()) fields.emplace_back();
+    return true;
+  }
+
+  bool store(OpKernelContext& ctx, int f, size_t r, const std::string& field, Tensor& out) const {
+    DataType t = types_[f];
+    if (field.empty() || field == na_value_) {
+      const Tensor& fallback = ctx.input(1 + f);
+      if (fallback.num_elements() != 1) {
+        ctx.fail_invalid("Field {} is required but missing in record {}!", f, r);
+        return false;
+      }
+      TROUPE_SWITCH_NUMERIC_OR_BOOL(t, T, out.data<T>()[r] = fallback.data<T>()[0]; return true);
+      out.data<std::string>()[r] = fallback.data<std::string>()[0];
+      return true;
+    }
+    bool parsed = false;
+    switch (t) {
+      case DataType::kInt32:
+        parsed = parse_integer(field, out.data<int32_t>()[r]);
+        break;
+      case DataType::kInt64:
+        parsed = parse_integer(field, out.data<int64_t>()[r]);
+        break;
+      case DataType::kFloat:
+        parsed = parse_real(field, out.data<float>()[r]);
+        break;
+      case DataType::kDouble:
+        parsed = parse_real(field, out.data<double>()[r]);
+        break;
+      default:
+        out.data<std::string>()[r] = field;
+        return true;
+    }
+    if (!parsed) {
+      // TensorFlow's words for the types: float, double, int32, int64.
+      std::string_view type = t == DataType::kFloat    ? "float"
+                              : t == DataType::kDouble ? "double"
+                                                       : dtype_name(t);
+      ctx.fail_invalid("Field {} in record {} is not a valid {}: {}", f, r, type, field);
+    }
+    return parsed;
+  }
+
+  // A number with spaces around it and an optional '+'.
+  static std::string_view number_text(std::string_view text) {
+    auto space = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\v' || ch == '\f'; };
+    while (!text.empty() && space(text.front()))
+      text.remove_prefix(1);
+    while (!text.empty() && space(text.back()))
+      text.remove_suffix(1);
+    if (text.size() > 1 && text[0] == '+' && text[1] != '-') text.remove_prefix(1);
+    return text;
+  }
+
+  template <class T>
+  static bool parse_integer(std::string_view text, T& value) {
+    text = number_text(text);
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return !text.empty() && error == std::errc() && end == text.data() + text.size();
+  }
+
+  // "inf", "nan" and "infinity" in any case; a value beyond the type's range is infinite (or 0),
+  // as TensorFlow's.
+  template <class T>
+  static bool parse_real(std::string_view text, T& value) {
+    text = number_text(text);
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || end != text.data() + text.size()) return false;
+    if (error == std::errc::result_out_of_range) {
+      value = static_cast<T>(std::strtod(std::string(text).c_str(), nullptr));
+      return true;
+    }
+    return error == std::errc();
+  }
+
+  std::vector<DataType> types_;
+  char delim_;
+  bool use_quote_delim_;
+  std::string na_value_;
+  std::vector<int64_t> select_cols_;
+};
+
 template <class T>
 class DecodeRawKernel : public OpKernel {
  public:
@@ -233,6 +413,7 @@ class DecodeRawKernel : public OpKernel {
 
 void register_parsing_kernels(KernelRegistry& r) {
   must_add_kernel(r, "ParseExample", kCpu, simple_kernel<ParseExampleKernel>());
+  must_add_kernel(r, "DecodeCSV", kCpu, simple_kernel<DecodeCSVKernel>());
   must_add_kernel(r, "DecodeRaw", kCpu,
                   [](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {
                     DataType t = c.attr<DataType>("out_type");

@@ -52,9 +52,63 @@ Status parse_example_shape(InferenceContext& c) {
   return Status::OK();
 }
 
+// DecodeCSV: a default per column, each a scalar or a vector of 0 (the column is required) or 1
+// values; every output has the shape of `records`.
+Status decode_csv_shape(InferenceContext& c) {
+  for (DataType t : c.attr<std::vector<DataType>>("OUT_TYPE")) {
+    if (t != DataType::kFloat && t != DataType::kDouble && t != DataType::kInt32 &&
+        t != DataType::kInt64 && t != DataType::kString) {
+      return c.invalid(
+          "csv: data type {} is not supported (float32, float64, int32, int64 or "
+          "string)",
+          dtype_name(t));
+    }
+  }
+  if (c.attr<std::string>("field_delim").size() != 1) {
+    return c.invalid("field_delim should be only 1 char");
+  }
+  const auto& select_cols = c.attr<std::vector<int64_t>>("select_cols");
+  if (!select_cols.empty() && static_cast<int>(select_cols.size()) != c.num_outputs()) {
+    return c.invalid("select_cols should match output size");
+  }
+  for (size_t i = 0; i < select_cols.size(); ++i) {
+    if (select_cols[i] < 0) return c.invalid("select_cols should be non-negative indices");
+    if (i > 0 && select_cols[i] <= select_cols[i - 1]) {
+      return c.invalid("select_cols should be strictly increasing indices");
+    }
+  }
+  for (int i = 1; i < c.num_inputs(); ++i) {
+    const PartialShape& fallback = c.input(i);
+    if (!fallback.rank_known()) continue;
+    if (fallback.rank() > 1) {
+      return c.invalid("Shape must be at most rank 1 but is rank {} (record_defaults[{}])",
+                       fallback.rank(), i - 1);
+    }
+    if (fallback.rank() == 1 && fallback.dim(0) > 1) {
+      return c.invalid(
+          "Shape of a default must be a length-0 or length-1 vector, or a scalar "
+          "(record_defaults[{}] has {} values)",
+          i - 1, fallback.dim(0));
+    }
+  }
+  for (int i = 0; i < c.num_outputs(); ++i)
+    c.set_output(i, c.input(0));
+  return Status::OK();
+}
+
 }  // namespace
 
 void register_parsing_ops(OpRegistry& r) {
+  must_register(r, OpDefBuilder("DecodeCSV")
+                       .input("records: string")
+                       .input("record_defaults: OUT_TYPE")
+                       .output("output: OUT_TYPE")
+                       .attr("OUT_TYPE: list(type)")
+                       .attr("field_delim: string = \",\"")
+                       .attr("use_quote_delim: bool = true")
+                       .attr("na_value: string = \"\"")
+                       .attr("select_cols: list(int) = []")
+                       .shape_fn(decode_csv_shape));
   must_register(r, OpDefBuilder("ParseExample")
                        .input("serialized: string")
                        .input("names: string")
@@ -121,6 +175,23 @@ ParseExampleResult ParseExample(const Scope& s, Input serialized,
   for (size_t i = 0; i < dense_keys.size(); ++i)
     result.dense_values.emplace_back(op, out++);
   return result;
+}
+
+std::vector<Output> DecodeCSV(const Scope& s, Input records,
+                              const std::vector<Input>& record_defaults,
+                              const DecodeCSVAttrs& attrs) {
+  Operation op = NodeBuilder(s, "DecodeCSV")
+                     .input(records)
+                     .input_list(record_defaults)
+                     .attr("field_delim", attrs.field_delim)
+                     .attr("use_quote_delim", attrs.use_quote_delim)
+                     .attr("na_value", attrs.na_value)
+                     .attr("select_cols", attrs.select_cols)
+                     .finalize();
+  std::vector<Output> outputs;
+  for (int i = 0; op.valid() && i < op.num_outputs(); ++i)
+    outputs.emplace_back(op, i);
+  return outputs;
 }
 
 Output DecodeRaw(const Scope& s, Input bytes, DataType out_type, bool little_endian) {

@@ -1,6 +1,6 @@
 // Builders for the ops that parse records: ParseExample (tf.train.Example protos into dense
-// tensors and sparse components, as TensorFlow 1.x's) and DecodeRaw (the bytes of strings as
-// numbers).
+// tensors and sparse components, as TensorFlow 1.x's), DecodeCSV (CSV records into columns) and
+// DecodeRaw (the bytes of strings as numbers).
 #pragma once
 
 #include <string>
@@ -23,6 +23,21 @@ ParseExampleResult ParseExample(const Scope& scope, Input serialized,
                                 const std::vector<std::string>& dense_keys,
                                 const std::vector<Input>& dense_defaults,
                                 const std::vector<PartialShape>& dense_shapes);
+
+// tf.decode_csv: one output per column (or per selected column), each of the shape of
+// `records`, of the dtype of its default (float32, float64, int32, int64 or string). A default is
+// a scalar or a one-value vector, or an empty vector for a required column. Fields are RFC 4180
+// (quotes escaped by doubling, unless use_quote_delim is false); an empty field or `na_value`
+// takes the default.
+struct DecodeCSVAttrs {
+  std::string field_delim = ",";
+  bool use_quote_delim = true;
+  std::string na_value;
+  std::vector<int64_t> select_cols;  // increasing column indices; empty: every column
+};
+std::vector<Output> DecodeCSV(const Scope& scope, Input records,
+                              const std::vector<Input>& record_defaults,
+                              const DecodeCSVAttrs& attrs = {});
 
 Output DecodeRaw(const Scope& scope, Input bytes, DataType out_type, bool little_endian = true);
 

@@ -1,6 +1,6 @@
-"""Parsing records: tf.parse_example, tf.parse_single_example (FixedLenFeature, VarLenFeature)
-and tf.decode_raw, as TensorFlow 1.x defines them, on troupe's ParseExample and DecodeRaw ops
-(devices/cpu/parsing_kernels.cpp)."""
+"""Parsing records: tf.parse_example, tf.parse_single_example (FixedLenFeature, VarLenFeature),
+tf.decode_csv and tf.decode_raw, as TensorFlow 1.x defines them, on troupe's ParseExample,
+DecodeCSV and DecodeRaw ops (devices/cpu/parsing_kernels.cpp)."""
 
 import collections
 
@@ -117,6 +117,50 @@ def parse_single_example(serialized, features, name=None, example_names=None):
             result[key] = _ops.reshape(
                 value, np.array(_shape_list(key, features[key].shape), dtype=np.int32))
     return result
+
+
+_CSV_DTYPES = (_dtypes.float32, _dtypes.float64, _dtypes.int32, _dtypes.int64, _dtypes.string)
+
+
+def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None,
+               na_value="", select_cols=None):
+    """CSV records (RFC 4180) into a list of tensors, one per column (or per column of
+    `select_cols`), each of the shape of `records`. `record_defaults` has a default per column:
+    a scalar or one value (its dtype is the column's: float32, float64, int32, int64 or string),
+    or an empty tensor for a required column. An empty field, or one equal to `na_value`, takes
+    the default; numbers may have spaces around them."""
+    if select_cols is not None:
+        select_cols = [int(c) for c in select_cols]
+        if any(select_cols[i] >= select_cols[i + 1] for i in range(len(select_cols) - 1)):
+            raise ValueError("select_cols is not strictly increasing.")
+        if select_cols and select_cols[0] < 0:
+            raise ValueError("select_cols contains negative values.")
+        if len(select_cols) != len(record_defaults):
+            raise ValueError("Length of select_cols and record_defaults do not match.")
+    if not isinstance(field_delim, str) or len(field_delim) != 1:
+        raise ValueError("decode_csv: field_delim must be one character, got %r" % (field_delim,))
+    if not isinstance(records, Tensor):
+        records = convert_to_tensor(records, dtype=_dtypes.string)
+    defaults = []
+    for i, value in enumerate(record_defaults):
+        if not isinstance(value, Tensor):
+            value = convert_to_tensor(value)
+        if value.dtype.base_dtype not in _CSV_DTYPES:
+            raise TypeError("decode_csv: record_defaults[%d] is %s; expected float32, float64, "
+                            "int32, int64 or string" % (i, value.dtype.name))
+        shape = value.get_shape()
+        if shape.ndims is not None and shape.ndims > 1:
+            raise ValueError("Shape must be at most rank 1 but is rank %d for record_defaults[%d] "
+                             "of 'DecodeCSV' (shape %s)" % (shape.ndims, i, shape))
+        if shape.ndims == 1 and shape.as_list()[0] is not None and shape.as_list()[0] > 1:
+            raise ValueError("Shape of a default must be a length-0 or length-1 vector, or a "
+                             "scalar: record_defaults[%d] has shape %s" % (i, shape))
+        defaults.append(value)
+    op = _ops._make("DecodeCSV", [records, defaults],
+                    {"field_delim": field_delim, "use_quote_delim": bool(use_quote_delim),
+                     "na_value": str(na_value), "select_cols": select_cols or []},
+                    name=name or "DecodeCSV")
+    return list(op.outputs)
 
 
 def decode_raw(bytes, out_type, little_endian=True, name=None):  # noqa: A002 - TF's name

@@ -1,6 +1,7 @@
-// Tests for ParseExample and DecodeRaw: Examples encoded here field by field from the public
-// field numbers (packed and unpacked numbers, a feature set twice), dense defaults, sparse
-// components, and the errors naming the record and feature.
+// Tests for ParseExample, DecodeCSV and DecodeRaw: Examples encoded here field by field from the
+// public field numbers (packed and unpacked numbers, a feature set twice), dense defaults, sparse
+// components, and the errors naming the record and feature; CSV columns of every type, quotes,
+// defaults, select_cols and TensorFlow's messages.
 #include <cstring>
 
 #include "devices/run_graph.hpp"
@@ -117,6 +118,72 @@ BOOST_AUTO_TEST_CASE(decode_raw_little_and_big_endian) {
   auto odd = ops::DecodeRaw(bad, Input("12345"), DataType::kFloat);
   check_error(testing::run_graph(bad, {odd}).status(), Code::kInvalidArgument,
               "length 5 that is not a multiple of 4");
+}
+
+BOOST_AUTO_TEST_CASE(decode_csv_columns_quotes_and_defaults) {
+  Scope root = Scope::new_root();
+  auto columns =
+      ops::DecodeCSV(root, records(root, {"1.5,\"a,\"\"b\"\"\",7,", " 2 ,,-3,9", "NA,c,4,10"}),
+                     {Input(Tensor(0.25f)), Input(Tensor(std::string("none"))),
+                      Input(Tensor(DataType::kInt32, TensorShape{0})), Input(Tensor(int64_t{42}))},
+                     {.na_value = "NA"});
+  BOOST_REQUIRE_EQUAL(columns.size(), 4u);
+  auto got = testing::run_graph(root, columns);
+  BOOST_REQUIRE_MESSAGE(got.ok(), got.status().to_string());
+  check_tensor<float>(got->at(0), TensorShape{3}, {1.5f, 2.0f, 0.25f});
+  BOOST_TEST(got->at(1).flat<std::string>()[0] == "a,\"b\"");
+  BOOST_TEST(got->at(1).flat<std::string>()[1] == "none");
+  BOOST_TEST(got->at(1).flat<std::string>()[2] == "c");
+  check_tensor<int32_t>(got->at(2), TensorShape{3}, {7, -3, 4});
+  check_tensor<int64_t>(got->at(3), TensorShape{3}, {42, 9, 10});
+
+  // Only columns 1 and 3, nothing after them parsed (a bad quote there is no error); the 2-D
+  // shape of the records is kept.
+  Scope selected = Scope::new_root();
+  auto picked = ops::DecodeCSV(
+      selected,
+      ops::Const(selected, value_or_throw(Tensor::from_vector<std::string>(
+                               {"x,1,y,2.5", "x,2,y,3.5,\"bad", "x,3,y,", "x,4,y,8"}, {2, 2}))),
+      {Input(Tensor(int64_t{0})), Input(Tensor(-1.0))}, {.select_cols = {1, 3}});
+  auto values = testing::run_graph(selected, picked);
+  BOOST_REQUIRE_MESSAGE(values.ok(), values.status().to_string());
+  check_tensor<int64_t>(values->at(0), TensorShape{2, 2}, {1, 2, 3, 4});
+  BOOST_TEST(values->at(1).flat<double>()[0] == 2.5);
+  BOOST_TEST(values->at(1).flat<double>()[1] == 3.5);
+  BOOST_TEST(values->at(1).flat<double>()[2] == -1.0);
+  BOOST_TEST(values->at(1).flat<double>()[3] == 8.0);
+}
+
+BOOST_AUTO_TEST_CASE(decode_csv_errors_name_the_field_and_record) {
+  auto fails = [](const std::vector<std::string>& lines, std::vector<Input> defaults,
+                  const std::string& needle, ops::DecodeCSVAttrs attrs = {}) {
+    Scope root = Scope::new_root();
+    auto columns = ops::DecodeCSV(root, records(root, lines), defaults, attrs);
+    Status status = root.status();
+    if (status.ok()) status = testing::run_graph(root, columns).status();
+    check_error(status, Code::kInvalidArgument, needle);
+  };
+  Tensor required(DataType::kInt32, TensorShape{0});
+  fails({",1", "0.2,3", "3.0,"}, {Input(Tensor(1.0f)), Input(required)},
+        "Field 1 is required but missing in record 2!");
+  fails({",1", "0.2,234a"}, {Input(Tensor(1.0f)), Input(required)},
+        "Field 1 in record 1 is not a valid int32: 234a");
+  fails({"1", "9999999999999999999999999"}, {Input(Tensor(int32_t{1}))},
+        "Field 0 in record 1 is not a valid int32: 9999999999999999999999999");
+  fails({"3.0adf,3"}, {Input(Tensor(1.0f)), Input(required)},
+        "Field 0 in record 0 is not a valid float: 3.0adf");
+  fails({"a\"bc"}, {Input(Tensor(std::string("a")))},
+        "Unquoted fields cannot have quotes/CRLFs inside");
+  fails({"\""}, {Input(Tensor(std::string("a")))},
+        "Quoted field has to end with quote followed by delim or end");
+  fails({"0.2,2"}, {Input(Tensor(1.0f))}, "Expect 1 fields but have 2 in record 0");
+  fails({"1,2,3"}, {Input(Tensor(0)), Input(Tensor(0))}, "Expect 2 fields but have 1 in record 0",
+        {.select_cols = {0, 3}});
+  fails({"1"}, {Input(Tensor(0))}, "field_delim should be only 1 char", {.field_delim = "::"});
+  fails({"1"}, {Input(Tensor(0)), Input(Tensor(0))}, "select_cols should be strictly increasing",
+        {.select_cols = {1, 0}});
+  fails({"1"}, {Input(Tensor::from_vector<int32_t>({1, 2}))},
+        "Shape of a default must be a length-0 or length-1 vector, or a scalar");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
