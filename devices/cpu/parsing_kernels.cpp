@@ -1,6 +1,7 @@
 // CPU kernels that parse records: ParseExample (tf.train.Example protos, decoded by
 // example_proto.hpp, into dense tensors and sparse components), DecodeCSV (CSV records into
-// columns) and DecodeRaw (the bytes of equal-length strings as numbers). Bad records are
+// columns), StringSplit (text into tokens) and DecodeRaw (the bytes of equal-length strings as
+// numbers). Bad records are
 // InvalidArgument naming the node, the record's index and the feature.
 #include <algorithm>
 #include <bit>
@@ -366,6 +367,70 @@ class DecodeCSVKernel : public OpKernel {
   std::vector<int64_t> select_cols_;
 };
 
+// StringSplit as TensorFlow 1.x's: any character of the delimiter splits; an empty delimiter
+// splits into bytes.
+class StringSplitKernel : public OpKernel {
+ public:
+  explicit StringSplitKernel(const OpKernelConstruction& c)
+      : OpKernel(c), skip_empty_(c.attr<bool>("skip_empty")) {}
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    const Tensor& delimiter = ctx.input(1);
+    if (input.rank() != 1) {
+      return ctx.fail_invalid("input must be a vector, got shape: {}", input.shape().to_string());
+    }
+    if (delimiter.rank() != 0) {
+      return ctx.fail_invalid("delimiter must be a scalar, got shape: {}",
+                              delimiter.shape().to_string());
+    }
+    const std::string& separators = delimiter.flat<std::string>()[0];
+    auto strings = input.flat<std::string>();
+    std::vector<std::pair<int64_t, std::string_view>> tokens;  // (row, token)
+    std::vector<int64_t> per_row(strings.size(), 0);
+    for (size_t row = 0; row < strings.size(); ++row) {
+      std::string_view text = strings[row];
+      auto add = [&](std::string_view token) {
+        if (skip_empty_ && token.empty()) return;
+        tokens.emplace_back(static_cast<int64_t>(row), token);
+        ++per_row[row];
+      };
+      if (separators.empty()) {
+        for (size_t i = 0; i < text.size(); ++i)
+          add(text.substr(i, 1));
+        continue;
+      }
+      size_t begin = 0;
+      for (;;) {
+        size_t end = text.find_first_of(separators, begin);
+        if (end == std::string_view::npos) {
+          add(text.substr(begin));
+          break;
+        }
+        add(text.substr(begin, end - begin));
+        begin = end + 1;
+      }
+    }
+    auto count = static_cast<int64_t>(tokens.size());
+    Tensor& indices = ctx.allocate_output(0, TensorShape{count, 2});
+    Tensor& values = ctx.allocate_output(1, TensorShape{count});
+    Tensor& shape = ctx.allocate_output(2, TensorShape{2});
+    std::vector<int64_t> column(strings.size(), 0);
+    for (int64_t i = 0; i < count; ++i) {
+      auto [row, token] = tokens[static_cast<size_t>(i)];
+      indices.data<int64_t>()[2 * i] = row;
+      indices.data<int64_t>()[2 * i + 1] = column[static_cast<size_t>(row)]++;
+      values.data<std::string>()[i] = std::string(token);
+    }
+    shape.data<int64_t>()[0] = static_cast<int64_t>(strings.size());
+    shape.data<int64_t>()[1] =
+        per_row.empty() ? 0 : *std::max_element(per_row.begin(), per_row.end());
+  }
+
+ private:
+  bool skip_empty_;
+};
+
 template <class T>
 class DecodeRawKernel : public OpKernel {
  public:
@@ -414,6 +479,7 @@ class DecodeRawKernel : public OpKernel {
 void register_parsing_kernels(KernelRegistry& r) {
   must_add_kernel(r, "ParseExample", kCpu, simple_kernel<ParseExampleKernel>());
   must_add_kernel(r, "DecodeCSV", kCpu, simple_kernel<DecodeCSVKernel>());
+  must_add_kernel(r, "StringSplit", kCpu, simple_kernel<StringSplitKernel>());
   must_add_kernel(r, "DecodeRaw", kCpu,
                   [](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {
                     DataType t = c.attr<DataType>("out_type");

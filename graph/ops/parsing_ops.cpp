@@ -1,4 +1,4 @@
-// Parsing ops: definitions (TensorFlow 1.x's signatures) and builders.
+// Parsing ops (records and text): definitions (TensorFlow 1.x's signatures) and builders.
 #include "troupe/graph/ops/parsing_ops.hpp"
 
 #include "troupe/graph/ops/standard_ops.hpp"
@@ -99,6 +99,27 @@ Status decode_csv_shape(InferenceContext& c) {
 }  // namespace
 
 void register_parsing_ops(OpRegistry& r) {
+  must_register(r, OpDefBuilder("StringSplit")
+                       .input("input: string")
+                       .input("delimiter: string")
+                       .output("indices: int64")
+                       .output("values: string")
+                       .output("shape: int64")
+                       .attr("skip_empty: bool = true")
+                       .shape_fn([](InferenceContext& c) -> Status {
+                         if (c.input(0).rank_known() && c.input(0).rank() != 1) {
+                           return c.invalid("Shape must be rank 1 but is rank {} (input)",
+                                            c.input(0).rank());
+                         }
+                         if (c.input(1).rank_known() && c.input(1).rank() != 0) {
+                           return c.invalid("Shape must be rank 0 but is rank {} (delimiter)",
+                                            c.input(1).rank());
+                         }
+                         c.set_output(0, PartialShape{-1, 2});
+                         c.set_output(1, PartialShape{-1});
+                         c.set_output(2, PartialShape{2});
+                         return Status::OK();
+                       }));
   must_register(r, OpDefBuilder("DecodeCSV")
                        .input("records: string")
                        .input("record_defaults: OUT_TYPE")
@@ -192,6 +213,15 @@ std::vector<Output> DecodeCSV(const Scope& s, Input records,
   for (int i = 0; op.valid() && i < op.num_outputs(); ++i)
     outputs.emplace_back(op, i);
   return outputs;
+}
+
+StringSplitResult StringSplit(const Scope& s, Input input, Input delimiter, bool skip_empty) {
+  Operation op = NodeBuilder(s, "StringSplit")
+                     .input(input)
+                     .input(delimiter)
+                     .attr("skip_empty", skip_empty)
+                     .finalize();
+  return {Output(op, 0), Output(op, 1), Output(op, 2)};
 }
 
 Output DecodeRaw(const Scope& s, Input bytes, DataType out_type, bool little_endian) {

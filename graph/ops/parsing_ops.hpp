@@ -1,6 +1,6 @@
 // Builders for the ops that parse records: ParseExample (tf.train.Example protos into dense
-// tensors and sparse components, as TensorFlow 1.x's), DecodeCSV (CSV records into columns) and
-// DecodeRaw (the bytes of strings as numbers).
+// tensors and sparse components, as TensorFlow 1.x's), DecodeCSV (CSV records into columns),
+// StringSplit (text into tokens) and DecodeRaw (the bytes of strings as numbers).
 #pragma once
 
 #include <string>
@@ -38,6 +38,15 @@ struct DecodeCSVAttrs {
 std::vector<Output> DecodeCSV(const Scope& scope, Input records,
                               const std::vector<Input>& record_defaults,
                               const DecodeCSVAttrs& attrs = {});
+
+// tf.string_split: the tokens of each string of the vector `input`, split at any character of
+// the scalar `delimiter` (into single bytes when it is empty), as the components of a
+// SparseTensor of shape [batch, most tokens]; empty tokens dropped if skip_empty.
+struct StringSplitResult {
+  Output indices, values, shape;
+};
+StringSplitResult StringSplit(const Scope& scope, Input input, Input delimiter,
+                              bool skip_empty = true);
 
 Output DecodeRaw(const Scope& scope, Input bytes, DataType out_type, bool little_endian = true);
 

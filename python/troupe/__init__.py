@@ -65,7 +65,7 @@ from .variables import (AUTO_REUSE, Variable, VariableScope, all_variables,
                         zeros_initializer)
 from .sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder
 from .parsing_ops import (FixedLenFeature, VarLenFeature, decode_csv, decode_raw, parse_example,
-                          parse_single_example)
+                          parse_single_example, string_split)
 from .partitioned_variables import (PartitionedVariable, fixed_size_partitioner,
                                     min_max_variable_partitioner, variable_axis_size_partitioner)
 from . import nn

@@ -1,6 +1,7 @@
-"""Parsing records: tf.parse_example, tf.parse_single_example (FixedLenFeature, VarLenFeature),
-tf.decode_csv and tf.decode_raw, as TensorFlow 1.x defines them, on troupe's ParseExample,
-DecodeCSV and DecodeRaw ops (devices/cpu/parsing_kernels.cpp)."""
+"""Parsing records and text: tf.parse_example, tf.parse_single_example (FixedLenFeature,
+VarLenFeature), tf.decode_csv, tf.string_split and tf.decode_raw, as TensorFlow 1.x defines them,
+on troupe's ParseExample, DecodeCSV, StringSplit and DecodeRaw ops
+(devices/cpu/parsing_kernels.cpp)."""
 
 import collections
 
@@ -161,6 +162,33 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
                      "na_value": str(na_value), "select_cols": select_cols or []},
                     name=name or "DecodeCSV")
     return list(op.outputs)
+
+
+def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type="SparseTensor",
+                 name=None):
+    """The tokens of each string of the vector `source` as a SparseTensor of shape
+    [len(source), most tokens]: split at any character of `sep` (" " by default; `delimiter` is
+    its older name), into single bytes when it is empty; empty tokens dropped if `skip_empty`."""
+    if sep is not None and delimiter is not None:
+        raise ValueError("Cannot specify both 'sep' and 'delimiter'")
+    if sep is None:
+        sep = delimiter if delimiter is not None else " "
+    if result_type != "SparseTensor":
+        raise ValueError("string_split: result_type %r is not supported by troupe (it has no "
+                         "RaggedTensor); expected 'SparseTensor'" % (result_type,))
+    if not isinstance(sep, Tensor):
+        sep = convert_to_tensor(sep, dtype=_dtypes.string)
+    if not isinstance(source, Tensor):
+        source = convert_to_tensor(source, dtype=_dtypes.string)
+    for what, t, rank in (("source", source, 1), ("sep", sep, 0)):
+        ndims = t.get_shape().ndims
+        if ndims is not None and ndims != rank:
+            raise ValueError("Shape must be rank %d but is rank %d for %s of 'StringSplit' "
+                             "(shape %s)" % (rank, ndims, what, t.get_shape()))
+    op = _ops._make("StringSplit", [source, sep], {"skip_empty": bool(skip_empty)},
+                    name=name or "StringSplit")
+    indices, values, shape = op.outputs
+    return SparseTensor(indices, values, shape)
 
 
 def decode_raw(bytes, out_type, little_endian=True, name=None):  # noqa: A002 - TF's name

@@ -186,6 +186,35 @@ BOOST_AUTO_TEST_CASE(decode_csv_errors_name_the_field_and_record) {
         "Shape of a default must be a length-0 or length-1 vector, or a scalar");
 }
 
+BOOST_AUTO_TEST_CASE(string_split_into_sparse_components) {
+  Scope root = Scope::new_root();
+  auto kept = ops::StringSplit(root, records(root, {"#a", "b#", "#c#", ""}), Input("#"),
+                               /*skip_empty=*/false);
+  auto skipped = ops::StringSplit(root, records(root, {"pigs on,the", "", "x"}), Input(" ,"));
+  auto bytes = ops::StringSplit(root, records(root, {"ab", "c"}), Input(""));
+  auto got = testing::run_graph(root, {kept.indices, kept.values, kept.shape, skipped.indices,
+                                       skipped.shape, bytes.values, bytes.shape});
+  BOOST_REQUIRE_MESSAGE(got.ok(), got.status().to_string());
+  check_tensor<int64_t>(got->at(0), TensorShape{8, 2},
+                        {0, 0, 0, 1, 1, 0, 1, 1, 2, 0, 2, 1, 2, 2, 3, 0});
+  std::vector<std::string> values(got->at(1).flat<std::string>().begin(),
+                                  got->at(1).flat<std::string>().end());
+  BOOST_TEST(values == (std::vector<std::string>{"", "a", "b", "", "", "c", "", ""}));
+  check_tensor<int64_t>(got->at(2), TensorShape{2}, {4, 3});
+  check_tensor<int64_t>(got->at(3), TensorShape{4, 2}, {0, 0, 0, 1, 0, 2, 2, 0});
+  check_tensor<int64_t>(got->at(4), TensorShape{2}, {3, 3});
+  BOOST_TEST(got->at(5).flat<std::string>()[2] == "c");
+  check_tensor<int64_t>(got->at(6), TensorShape{2}, {2, 2});
+
+  Scope bad = Scope::new_root();
+  auto delimiter = ops::Placeholder(bad, DataType::kString);
+  auto split = ops::StringSplit(bad, records(bad, {"a"}), delimiter);
+  check_error(testing::run_graph(bad, {split.values},
+                                 {{delimiter, Tensor::from_vector<std::string>({"a", "b"})}})
+                  .status(),
+              Code::kInvalidArgument, "delimiter must be a scalar, got shape: [2]");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe
