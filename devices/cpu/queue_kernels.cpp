@@ -42,8 +42,10 @@ class QueueKernel : public OpKernel {
         capacity_(c.attr<int64_t>("capacity")) {
     if constexpr (kKind == QueueKind::kShuffle) {
       // TensorFlow's rule for the two seeds: both 0 is a random stream.
-      const auto seed = static_cast<uint64_t>(c.attr<int64_t>("seed"));
-      const auto seed2 = static_cast<uint64_t>(c.attr<int64_t>("seed2"));
+      seed_ = c.attr<int64_t>("seed");
+      seed2_ = c.attr<int64_t>("seed2");
+      const auto seed = static_cast<uint64_t>(seed_);
+      const auto seed2 = static_cast<uint64_t>(seed2_);
       uint64_t mixed = seed * 0x9E3779B97F4A7C15ULL + seed2 + 1;
       if (mixed == 0) mixed = 1;
       shuffle_ = TupleQueue::Shuffle{c.attr<int64_t>("min_after_dequeue"),
@@ -70,17 +72,7 @@ class QueueKernel : public OpKernel {
         [&]() -> StatusOr<std::shared_ptr<TupleQueue>> {
           return std::make_shared<TupleQueue>(name_, types_, shapes_, capacity_, shuffle_, kPadded);
         },
-        [&](const TupleQueue& existing) -> Status {
-          if (existing.component_types() == types_ && existing.capacity() == capacity_ &&
-              existing.shuffle().has_value() == shuffle_.has_value() &&
-              existing.padded() == kPadded) {
-            return Status::OK();
-          }
-          return errors::InvalidArgument(
-              "{} already exists with other component types or "
-              "capacity",
-              existing.debug_name());
-        });
+        [&](const TupleQueue& existing) { return matches(existing); });
     if (!queue.ok()) {
       ctx.fail_invalid("{}", queue.status().message());
       return;
@@ -89,12 +81,71 @@ class QueueKernel : public OpKernel {
   }
 
  private:
+  static const char* kind_name(bool shuffled, bool padded) {
+    return shuffled ? "RandomShuffleQueue" : padded ? "PaddingFIFOQueue" : "FIFOQueue";
+  }
+
+  static std::string types_string(const std::vector<DataType>& types) {
+    std::string text;
+    for (DataType t : types)
+      text += (text.empty() ? "" : ", ") + std::string(dtype_name(t));
+    return text;
+  }
+
+  static std::string shapes_string(const std::vector<PartialShape>& shapes) {
+    std::string text;
+    for (const PartialShape& shape : shapes)
+      text += (text.empty() ? "" : ", ") + shape.to_string();
+    return text;
+  }
+
+  // A queue shared by name must be the one this node asks for, as TensorFlow checks: kind,
+  // capacity, component types and shapes; for a shuffling queue min_after_dequeue and, unless
+  // this node leaves them 0, its seeds.
+  Status matches(const TupleQueue& existing) const {
+    constexpr bool kPadded = kKind == QueueKind::kPadding;
+    const char* kind = kind_name(shuffle_.has_value(), kPadded);
+    const char* existing_kind = kind_name(existing.shuffle().has_value(), existing.padded());
+    if (std::string_view(kind) != existing_kind) {
+      return errors::InvalidArgument(
+          "Shared queue '{}' has type '{}' that does not match type of Node '{}': {}", name_,
+          existing_kind, node().name(), kind);
+    }
+    if (existing.capacity() != capacity_) {
+      return errors::InvalidArgument(
+          "Shared queue '{}' has capacity {} but requested capacity was {}", name_,
+          existing.capacity(), capacity_);
+    }
+    if (existing.component_types() != types_) {
+      return errors::InvalidArgument(
+          "Shared queue '{}' has component types {} but requested component types were {}", name_,
+          types_string(existing.component_types()), types_string(types_));
+    }
+    if (existing.shapes() != shapes_) {
+      return errors::InvalidArgument(
+          "Shared queue '{}' has component shapes [{}] but requested component shapes were [{}]",
+          name_, shapes_string(existing.shapes()), shapes_string(shapes_));
+    }
+    if (shuffle_ && existing.shuffle()->min_after_dequeue != shuffle_->min_after_dequeue) {
+      return errors::InvalidArgument(
+          "Shared queue '{}' has min_after_dequeue {} but requested min_after_dequeue was {}",
+          name_, existing.shuffle()->min_after_dequeue, shuffle_->min_after_dequeue);
+    }
+    if (shuffle_ && shuffle_->seed != 0 && existing.shuffle()->seed != shuffle_->seed) {
+      return errors::InvalidArgument(
+          "Shared queue '{}' has other random seeds than the requested ({}, {})", name_, seed_,
+          seed2_);
+    }
+    return Status::OK();
+  }
+
   std::string name_;
   std::string container_;
   std::vector<DataType> types_;
   std::vector<PartialShape> shapes_;
   int64_t capacity_;
   std::optional<TupleQueue::Shuffle> shuffle_;
+  int64_t seed_ = 0, seed2_ = 0;
 };
 
 // Waits on `queue` through `start(done)`, ending the wait if the step is cancelled.

@@ -622,3 +622,43 @@ class ReaderTest(tf.test.TestCase):
 class _GzipOptions(tf.python_io.TFRecordOptions):
     def __init__(self):
         self.compression_type = tf.python_io.TFRecordCompressionType.GZIP
+
+
+def test_a_queue_shared_by_name_must_be_the_one_asked_for():
+    """As TensorFlow's queues: a node that finds a queue of its shared_name checks its kind,
+    capacity, component types and shapes (and a shuffling queue's min_after_dequeue and seeds),
+    instead of silently using a queue of another type."""
+    def fails(second, message):
+        with tf.Graph().as_default():
+            first = tf.RandomShuffleQueue(10, 2, [tf.int32], shapes=[[2]], seed=1,
+                                          shared_name="shared") \
+                if isinstance(second, tuple) else \
+                tf.FIFOQueue(10, [tf.int32], shapes=[[2]], shared_name="shared")
+            other = second[0]() if isinstance(second, tuple) else second()
+            with tf.Session() as sess:
+                sess.run(first.size())
+                with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                    sess.run(other.size())
+
+    fails(lambda: tf.FIFOQueue(5, [tf.int32], shapes=[[2]], shared_name="shared"),
+          "Shared queue 'shared' has capacity 10 but requested capacity was 5")
+    fails(lambda: tf.FIFOQueue(10, [tf.int64], shapes=[[2]], shared_name="shared"),
+          "Shared queue 'shared' has component types int32 but requested component types "
+          "were int64")
+    fails(lambda: tf.FIFOQueue(10, [tf.int32], shapes=[[3]], shared_name="shared"),
+          r"Shared queue 'shared' has component shapes \[\[2\]\] but requested component "
+          r"shapes were \[\[3\]\]")
+    fails(lambda: tf.PaddingFIFOQueue(10, [tf.int32], shapes=[[2]], shared_name="shared"),
+          "Shared queue 'shared' has type 'FIFOQueue' that does not match type of Node")
+    fails((lambda: tf.RandomShuffleQueue(10, 3, [tf.int32], shapes=[[2]], seed=1,
+                                         shared_name="shared"),),
+          "has min_after_dequeue 2 but requested min_after_dequeue was 3")
+    fails((lambda: tf.RandomShuffleQueue(10, 2, [tf.int32], shapes=[[2]], seed=7,
+                                         shared_name="shared"),),
+          "Shared queue 'shared' has other random seeds than the requested")
+    with tf.Graph().as_default():  # the same queue, asked for again: one queue
+        a = tf.FIFOQueue(10, [tf.int32], shapes=[[2]], shared_name="same")
+        b = tf.FIFOQueue(10, [tf.int32], shapes=[[2]], shared_name="same")
+        with tf.Session() as sess:
+            sess.run(a.enqueue([[1, 2]]))
+            assert sess.run(b.size()) == 1
