@@ -97,6 +97,9 @@ class ParseExampleKernel : public OpKernel {
                    const Tensor& names, int i, const std::string& key, const Tensor& fallback) {
     const PartialShape& shape = dense_shapes_[i];
     DataType t = dense_types_[i];
+    if (shape.rank_known() && shape.rank() > 0 && shape.dim(0) == -1) {
+      return parse_sequence(ctx, examples, names, i, key, fallback);
+    }
     if (!shape.is_fully_defined()) {
       ctx.fail_invalid("dense_shapes[{}] ({}) for feature '{}' must be fully defined", i,
                        shape.to_string(), key);
@@ -132,6 +135,68 @@ class ParseExampleKernel : public OpKernel {
         return false;
       }
       copy_values(feature, t, out, at);
+    }
+    return true;
+  }
+
+  // A dense shape (-1, D1, ..., DN) (FixedLenSequenceFeature): each record holds any number of
+  // blocks of D1 x ... x DN values; the output is [batch, most blocks, D1, ..., DN], the records
+  // with fewer blocks (or none) padded with the scalar default.
+  bool parse_sequence(
+      OpKernelContext& ctx,
+      const std::vector<std::map<std::string, ExampleFeature, std::less<>>>& examples,
+      const Tensor& names, int i, const std::string& key, const Tensor& padding) {
+    const PartialShape& shape = dense_shapes_[i];
+    DataType t = dense_types_[i];
+    std::vector<int64_t> block_dims(shape.dims().begin() + 1, shape.dims().end());
+    PartialShape block_shape(block_dims);
+    if (!block_shape.is_fully_defined()) {
+      ctx.fail_invalid(
+          "dense_shapes[{}] ({}) for feature '{}': only its first dimension may be "
+          "unknown",
+          i, shape.to_string(), key);
+      return false;
+    }
+    if (padding.num_elements() != 1) {
+      ctx.fail_invalid(
+          "the padding value of feature '{}' (a sequence of shape {}) must be one "
+          "value, got {}",
+          key, shape.to_string(), padding.num_elements());
+      return false;
+    }
+    const int64_t block = block_shape.num_elements();
+    std::vector<const ExampleFeature*> present(examples.size(), nullptr);
+    int64_t most = 0;
+    for (size_t b = 0; b < examples.size(); ++b) {
+      auto found = examples[b].find(key);
+      if (found == examples[b].end() || found->second.size() == 0) continue;
+      const ExampleFeature& feature = found->second;
+      std::string what = record_name(names, static_cast<int64_t>(b));
+      if (!check_kind(ctx, feature, t, what, key)) return false;
+      auto size = static_cast<int64_t>(feature.size());
+      if (block == 0 || size % block != 0) {
+        ctx.fail_invalid(
+            "{}, feature '{}': {} values are not a whole number of blocks of {} "
+            "(the shape {})",
+            what, key, size, block, shape.to_string());
+        return false;
+      }
+      present[b] = &feature;
+      most = std::max(most, size / block);
+    }
+    std::vector<int64_t> dims{static_cast<int64_t>(examples.size()), most};
+    dims.insert(dims.end(), block_dims.begin(), block_dims.end());
+    Tensor& out = ctx.allocate_output(3 * num_sparse_ + i, TensorShape(dims));
+    const int64_t per_record = most * block;
+    for (size_t b = 0; b < examples.size(); ++b) {
+      int64_t at = static_cast<int64_t>(b) * per_record;
+      int64_t filled = 0;
+      if (present[b] != nullptr) {
+        copy_values(*present[b], t, out, at);
+        filled = static_cast<int64_t>(present[b]->size());
+      }
+      for (int64_t k = filled; k < per_record; ++k)
+        copy_default(padding, out, at + k, 1);
     }
     return true;
   }

@@ -1,5 +1,5 @@
 """Parsing records and text: tf.parse_example, tf.parse_single_example (FixedLenFeature,
-VarLenFeature), tf.decode_csv, tf.string_split and tf.decode_raw, as TensorFlow 1.x defines them,
+FixedLenSequenceFeature, VarLenFeature), tf.decode_csv, tf.string_split and tf.decode_raw, as TensorFlow 1.x defines them,
 on troupe's ParseExample, DecodeCSV, StringSplit and DecodeRaw ops
 (devices/cpu/parsing_kernels.cpp)."""
 
@@ -26,6 +26,16 @@ class FixedLenFeature(collections.namedtuple("FixedLenFeature",
 
 class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     """A feature of any number of values, parsed into a SparseTensor."""
+
+
+class FixedLenSequenceFeature(collections.namedtuple(
+        "FixedLenSequenceFeature", ["shape", "dtype", "allow_missing", "default_value"])):
+    """A feature of any number of blocks of `shape`, parsed into a dense tensor of
+    [batch, most blocks] + shape, padded with `default_value` (0 or "" by default).
+    parse_example needs allow_missing=True, as TensorFlow's."""
+
+    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+        return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
 
 def _feature_dtype(key, dtype):
@@ -76,9 +86,26 @@ def parse_example(serialized, features, name=None, example_names=None):
             dense_keys.append(key)
             dense_defaults.append(_default(key, feature, dtype, shape))
             dense_shapes.append(shape)
+        elif isinstance(feature, FixedLenSequenceFeature):
+            if not feature.allow_missing:
+                raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to "
+                                 "be True.")
+            dtype = _feature_dtype(key, feature.dtype)
+            shape = _shape_list(key, feature.shape)
+            padding = feature.default_value
+            if padding is None:
+                padding = "" if dtype == _dtypes.string else 0
+            padding = np.asarray(padding, dtype=object if dtype == _dtypes.string
+                                 else dtype.as_numpy_dtype)
+            if padding.size != 1:
+                raise ValueError("default_value of FixedLenSequenceFeature '%s' is its padding: "
+                                 "one value, got %d" % (key, padding.size))
+            dense_keys.append(key)
+            dense_defaults.append(padding.reshape(()))
+            dense_shapes.append([-1] + shape)
         else:
-            raise ValueError("Unsupported feature %r for '%s': troupe parses FixedLenFeature "
-                             "and VarLenFeature" % (feature, key))
+            raise ValueError("Unsupported feature %r for '%s': troupe parses FixedLenFeature, "
+                             "FixedLenSequenceFeature and VarLenFeature" % (feature, key))
     serialized = convert_to_tensor(serialized, dtype=_dtypes.string)
     names = np.array([] if example_names is None else list(example_names), dtype=object)
     op = _ops._make("ParseExample",
@@ -115,8 +142,10 @@ def parse_single_example(serialized, features, name=None, example_names=None):
                 array_ops.slice(value.indices, [0, 1], [-1, 1]),
                 value.values, array_ops.slice(value.dense_shape, [1], [1]))
         else:
-            result[key] = _ops.reshape(
-                value, np.array(_shape_list(key, features[key].shape), dtype=np.int32))
+            shape = _shape_list(key, features[key].shape)
+            if isinstance(features[key], FixedLenSequenceFeature):
+                shape = [-1] + shape
+            result[key] = _ops.reshape(value, np.array(shape, dtype=np.int32))
     return result
 
 

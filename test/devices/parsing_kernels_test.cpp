@@ -81,6 +81,27 @@ BOOST_AUTO_TEST_CASE(dense_with_defaults_and_sparse) {
   check_tensor<int64_t>(got->at(4), TensorShape{2, 1}, {-1, -1});
 }
 
+// A dense shape (-1, 2): each record holds blocks of 2 values (FixedLenSequenceFeature), padded
+// to the most blocks of the batch with the scalar default.
+BOOST_AUTO_TEST_CASE(variable_length_dense_features_are_padded) {
+  Scope root = Scope::new_root();
+  std::vector<std::string> batch = {example({{"f", int64_feature({1, 2, 3, 4}, true)}}),
+                                    example({}), example({{"f", int64_feature({5, 6}, false)}})};
+  auto parsed = ops::ParseExample(root, records(root, batch), {}, {}, {"f"},
+                                  {Input(Tensor(int64_t{-1}))}, {PartialShape{-1, 2}});
+  auto got = testing::run_graph(root, {parsed.dense_values[0]});
+  BOOST_REQUIRE_MESSAGE(got.ok(), got.status().to_string());
+  check_tensor<int64_t>(got->at(0), TensorShape{3, 2, 2},
+                        {1, 2, 3, 4, -1, -1, -1, -1, 5, 6, -1, -1});
+
+  Scope odd = Scope::new_root();
+  auto three =
+      ops::ParseExample(odd, records(odd, {example({{"f", int64_feature({1, 2, 3}, true)}})}), {},
+                        {}, {"f"}, {Input(Tensor(int64_t{0}))}, {PartialShape{-1, 2}});
+  check_error(testing::run_graph(odd, {three.dense_values[0]}).status(), Code::kInvalidArgument,
+              "record 0, feature 'f': 3 values are not a whole number of blocks of 2");
+}
+
 BOOST_AUTO_TEST_CASE(mismatches_name_the_record_and_the_feature) {
   auto parse = [](const std::vector<std::string>& r, DataType type, int64_t size) {
     Scope root = Scope::new_root();

@@ -72,6 +72,39 @@ def test_parse_example_dense_and_sparse():
     np.testing.assert_array_equal(v.dense_shape, [2, 3])
 
 
+def test_fixed_len_sequence_features_are_padded_to_the_longest():
+    """TensorFlow's FixedLenSequenceFeature: blocks of the feature's shape, as many as the
+    longest record has; shorter and missing records padded with default_value (0 or "")."""
+    records = [example(a=[1.0, 2.0, 3.0, 4.0], w=["x", "y"]).SerializeToString(),
+               example(w="z").SerializeToString(),
+               example(a=[5.0, 6.0]).SerializeToString()]
+    parsed = tf.parse_example(records, {
+        "a": tf.FixedLenSequenceFeature([2], tf.float32, allow_missing=True, default_value=-1.0),
+        "w": tf.FixedLenSequenceFeature([], tf.string, allow_missing=True),
+        "n": tf.FixedLenSequenceFeature([], tf.int64, allow_missing=True),
+    })
+    assert parsed["a"].shape.as_list() == [3, None, 2]
+    with tf.Session() as sess:
+        a, w, n = sess.run([parsed["a"], parsed["w"], parsed["n"]])
+    np.testing.assert_array_equal(a, [[[1, 2], [3, 4]], [[-1, -1], [-1, -1]], [[5, 6], [-1, -1]]])
+    assert w.tolist() == [[b"x", b"y"], [b"z", b""], [b"", b""]]
+    assert n.shape == (3, 0)
+
+    single = tf.parse_single_example(records[0], {
+        "a": tf.FixedLenSequenceFeature([2], tf.float32, allow_missing=True)})
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(single["a"]), [[1, 2], [3, 4]])
+
+    with pytest.raises(ValueError, match="requires allow_missing to be True"):
+        tf.parse_example(records, {"a": tf.FixedLenSequenceFeature([2], tf.float32)})
+    odd = tf.parse_example([example(a=[1.0, 2.0, 3.0]).SerializeToString()], {
+        "a": tf.FixedLenSequenceFeature([2], tf.float32, allow_missing=True)})
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="feature 'a': 3 values are not a whole number of blocks of 2"):
+            sess.run(odd["a"])
+
+
 def test_parse_single_example():
     record = example(image=[0.0, 0.25, 0.5, 1.0], label=9, tags=["a", "b"]).SerializeToString()
     parsed = tf.parse_single_example(record, {
