@@ -21,6 +21,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "troupe/devices/resource.hpp"
@@ -38,7 +39,8 @@ class TupleQueue : public Resource {
   // RandomShuffleQueue's order. seed 0: a random stream.
   struct Shuffle {
     int64_t min_after_dequeue = 0;
-    uint64_t seed = 0;
+    uint64_t seed = 0;                       // the generator's; 0: a random stream
+    std::pair<int64_t, int64_t> seeds = {};  // the node's seed and seed2 attrs, for messages
   };
 
   TupleQueue(std::string name, std::vector<DataType> types, std::vector<PartialShape> shapes,

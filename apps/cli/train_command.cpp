@@ -659,9 +659,9 @@ static int run_train(const Args& args) {
       if (sync_hook != nullptr && !sync_hook->loop_status().ok()) {
         return fail(sync_hook->loop_status());
       }
-      // The token queue this step waited on is closed: by the chief as its session ended, or by
-      // a worker that saw the last step (below). Training is over if the last step is reached.
-      if (sync && ran.status().code() == Code::kOutOfRange) {
+      // The token queue this step waited on is closed (by a chief whose update failed, which the
+      // chief reports): training is over only if the last step was reached.
+      if (sync && ran.status().code() == Code::kOutOfRange && stop_signal.load() == 0) {
         auto reached = mts.session().run(m.global_step.ref);
         if (!reached.ok()) return fail(ran.status());
         int64_t step = reached->scalar<int64_t>();
@@ -710,11 +710,14 @@ static int run_train(const Args& args) {
     return 128 + signal;
   }
   if (sync) {
-    // The last step is reached. A worker whose step still waits for a token would wait for ever
-    // once this one gives no more gradients: closing the queue ends its step (OutOfRange, taken
-    // above as the end). The chief's SyncReplicasHook closes it too as its session ends.
-    Status closed = mts.session().run_targets({sync_optimizer->close_token_queue()});
-    if (!closed.ok()) log_warning("closing the token queue at the end: {}", closed.to_string());
+    // The last step is reached. A worker (the chief too) whose step still waits for a token would
+    // wait for ever once this one gives no more gradients: a token per replica ends its step,
+    // after which it sees the last step. The chief's SyncReplicasHook does the same as its
+    // session ends. The queue stays open for workers restarted against the same ps.
+    Status released = mts.session().run_targets({sync_optimizer->init_tokens()});
+    if (!released.ok()) {
+      log_warning("releasing the workers waiting for a token: {}", released.to_string());
+    }
   }
   if (is_chief) {
     // The final evaluation survives a lost ps as the training steps do.

@@ -69,11 +69,17 @@ Status SyncReplicasHook::after_create_session(Session& session) {
 Status SyncReplicasHook::end(Session& session) {
   if (loop_session_ == nullptr) return Status::OK();
   stop_loop();
-  // As TensorFlow's chief queue runner cancels at a stop: no token comes any more, so a worker
-  // still waiting for one stops (OutOfRange) instead of waiting for ever. It is a courtesy to
-  // the workers: a failure here (the ps gone) is logged, the loop's own status returned.
-  Status closed = session.run_targets({optimizer_.close_token_queue()});
-  if (!closed.ok()) log_warning("closing the token queue at the end: {}", closed.to_string());
+  // No update will make tokens any more: a worker still waiting for one (it read the global
+  // step before the last update landed) would wait for ever. A token for each replica lets its
+  // step end, after which it sees the last step. The queue stays open, so that workers restarted
+  // against the same ps can still train. A courtesy to the workers: a failure here (the ps
+  // gone) is logged, the loop's own status returned.
+  if (loop_status().ok()) {
+    Status released = session.run_targets({optimizer_.init_tokens()});
+    if (!released.ok()) {
+      log_warning("releasing the workers waiting for a token: {}", released.to_string());
+    }
+  }
   return loop_status();
 }
 

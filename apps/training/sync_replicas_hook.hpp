@@ -2,9 +2,10 @@
 // Every worker sets its local step once the model is ready; the chief also runs the update
 // loop — take the averaged gradients, apply them, release the workers — in a thread of its own
 // with its own session, until the monitored session ends. When the loop fails, it logs why and
-// closes the token queue; when the chief's session ends, end() closes it too. Either way the
-// workers waiting for a token stop (OutOfRange) rather than wait for ever; loop_status() has
-// the loop's error, and the chief's end() returns it.
+// closes the token queue, so that the workers waiting for a token stop (OutOfRange) rather than
+// wait for ever; loop_status() has the error, and the chief's end() returns it. When the chief's
+// session ends normally, end() puts a token per replica in the queue, so that a worker still
+// waiting for one ends its step (and sees the last step) instead of waiting for ever.
 #pragma once
 
 #include <atomic>

@@ -1,13 +1,15 @@
 // CPU kernels that parse records: ParseExample (tf.train.Example protos, decoded by
 // example_proto.hpp, into dense tensors and sparse components), DecodeCSV (CSV records into
 // columns), StringSplit (text into tokens) and DecodeRaw (the bytes of equal-length strings as
-// numbers). Bad records are
-// InvalidArgument naming the node, the record's index and the feature.
+// numbers). Bad input is InvalidArgument naming the node and, where TensorFlow's messages do,
+// the record's index and the feature or field.
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string_view>
 
 #include "troupe/devices/cpu/cpu_kernels.hpp"
@@ -271,6 +273,12 @@ class DecodeCSVKernel : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const int columns = static_cast<int>(types_.size());
     for (int f = 0; f < columns; ++f) {
+      if (ctx.input(1 + f).rank() > 1) {
+        return ctx.fail_invalid(
+            "Each record default should be at most rank 1 (field {} has "
+            "shape {})",
+            f, ctx.input(1 + f).shape().to_string());
+      }
       if (ctx.input(1 + f).num_elements() > 1) {
         return ctx.fail_invalid("There should only be 1 default per field but field {} has {}", f,
                                 ctx.input(1 + f).num_elements());
@@ -393,36 +401,76 @@ class DecodeCSVKernel : public OpKernel {
     return parsed;
   }
 
-  // A number with spaces around it and an optional '+'.
-  static std::string_view number_text(std::string_view text) {
-    auto space = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\v' || ch == '\f'; };
+  // TensorFlow's numbers (strings::safe_strto32/64, safe_strtof/d): white space around them
+  // (isspace), integers with an optional '-'; reals with an optional sign, "inf" and "nan" in
+  // any case, hexadecimal integers ("0x1A"), shorter than 32 characters, infinite (or 0)
+  // beyond the type's range.
+  static std::string_view trimmed(std::string_view text) {
+    auto space = [](char ch) {
+      return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\v' || ch == '\f' || ch == '\r';
+    };
     while (!text.empty() && space(text.front()))
       text.remove_prefix(1);
     while (!text.empty() && space(text.back()))
       text.remove_suffix(1);
-    if (text.size() > 1 && text[0] == '+' && text[1] != '-') text.remove_prefix(1);
     return text;
   }
 
   template <class T>
   static bool parse_integer(std::string_view text, T& value) {
-    text = number_text(text);
+    text = trimmed(text);
     auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     return !text.empty() && error == std::errc() && end == text.data() + text.size();
   }
 
-  // "inf", "nan" and "infinity" in any case; a value beyond the type's range is infinite (or 0),
-  // as TensorFlow's.
   template <class T>
-  static bool parse_real(std::string_view text, T& value) {
-    text = number_text(text);
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || end != text.data() + text.size()) return false;
-    if (error == std::errc::result_out_of_range) {
-      value = static_cast<T>(std::strtod(std::string(text).c_str(), nullptr));
+  static bool parse_real(std::string_view field, T& value) {
+    constexpr size_t kLongest = 31;  // TensorFlow's conversion buffer holds 32 bytes
+    if (field.size() > kLongest) return false;
+    std::string_view text = trimmed(field);
+    bool negative = false;
+    if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
+      negative = text[0] == '-';
+      text.remove_prefix(1);
+    }
+    if (text.empty()) return false;
+    auto lower = [](std::string_view t) {
+      std::string out(t);
+      for (char& ch : out)
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      return out;
+    };
+    std::string word = lower(text.substr(0, 3));
+    if (word == "inf" || word == "nan") {
+      if (text.size() != 3) return false;  // not "infinity" or "nan(...)"
+      value =
+          word == "inf" ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::quiet_NaN();
+      if (negative) value = -value;
       return true;
     }
-    return error == std::errc();
+    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+      double whole = 0;
+      for (char ch : text.substr(2)) {
+        int digit = std::isdigit(static_cast<unsigned char>(ch)) ? ch - '0'
+                    : std::isxdigit(static_cast<unsigned char>(ch))
+                        ? std::tolower(static_cast<unsigned char>(ch)) - 'a' + 10
+                        : -1;
+        if (digit < 0) return false;
+        whole = whole * 16 + digit;
+      }
+      value = static_cast<T>(negative ? -whole : whole);
+      return true;
+    }
+    if (text[0] == '+' || text[0] == '-') return false;  // one sign
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (end != text.data() + text.size()) return false;
+    if (error == std::errc::result_out_of_range) {
+      value = static_cast<T>(std::strtod(std::string(text).c_str(), nullptr));
+    } else if (error != std::errc()) {
+      return false;
+    }
+    if (negative) value = -value;
+    return true;
   }
 
   std::vector<DataType> types_;

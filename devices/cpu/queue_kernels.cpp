@@ -49,7 +49,8 @@ class QueueKernel : public OpKernel {
       uint64_t mixed = seed * 0x9E3779B97F4A7C15ULL + seed2 + 1;
       if (mixed == 0) mixed = 1;
       shuffle_ = TupleQueue::Shuffle{c.attr<int64_t>("min_after_dequeue"),
-                                     seed == 0 && seed2 == 0 ? 0 : mixed};
+                                     seed == 0 && seed2 == 0 ? 0 : mixed,
+                                     {seed_, seed2_}};
     }
   }
 
@@ -133,8 +134,8 @@ class QueueKernel : public OpKernel {
     }
     if (shuffle_ && shuffle_->seed != 0 && existing.shuffle()->seed != shuffle_->seed) {
       return errors::InvalidArgument(
-          "Shared queue '{}' has other random seeds than the requested ({}, {})", name_, seed_,
-          seed2_);
+          "Shared queue '{}' has random seeds ({}, {}) but requested seeds are ({}, {})", name_,
+          existing.shuffle()->seeds.first, existing.shuffle()->seeds.second, seed_, seed2_);
     }
     return Status::OK();
   }

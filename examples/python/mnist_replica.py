@@ -157,22 +157,18 @@ def main(unused_argv):
     time_begin = time.time()
     print("Training begins @ %f" % time_begin)
     local_step = 0
-    try:
-        while True:
-            batch_xs, batch_ys = mnist_train.next_batch(FLAGS.batch_size)
-            train_feed = {x: batch_xs, y_: batch_ys}
-            _, step = sess.run([train_step, step_reached], feed_dict=train_feed)
-            local_step += 1
-            if local_step % 100 == 0:
-                print("%f: Worker %d: training step %d done (global step: %d)"
-                      % (time.time(), task_index, local_step, step))
-                if is_chief:
-                    sv.summary_computed(sess, sess.run(summaries, feed_dict=train_feed), step)
-            if step >= FLAGS.train_steps:
-                break
-    except tf.errors.OutOfRangeError:
-        # The chief's sv.stop() closed the token queue this worker waited on: training is over.
-        print("Worker %d: the chief has stopped the synchronous training" % task_index)
+    while True:
+        batch_xs, batch_ys = mnist_train.next_batch(FLAGS.batch_size)
+        train_feed = {x: batch_xs, y_: batch_ys}
+        _, step = sess.run([train_step, step_reached], feed_dict=train_feed)
+        local_step += 1
+        if local_step % 100 == 0:
+            print("%f: Worker %d: training step %d done (global step: %d)"
+                  % (time.time(), task_index, local_step, step))
+            if is_chief:
+                sv.summary_computed(sess, sess.run(summaries, feed_dict=train_feed), step)
+        if step >= FLAGS.train_steps:
+            break
 
     time_end = time.time()
     print("Training ends @ %f" % time_end)
@@ -182,8 +178,8 @@ def main(unused_argv):
     val_xent, val_accuracy = sess.run([cross_entropy, accuracy], feed_dict=feed)
     print("After %d training step(s), validation cross entropy = %g, accuracy = %.4f"
           % (FLAGS.train_steps, val_xent, val_accuracy))
-    # Stops the Supervisor's services and queue runners; the chief's sync queue runner then
-    # closes the token queue, so a worker still waiting for a token stops too.
+    # Stops the Supervisor's services and queue runners; the chief's sync queue runner then puts
+    # a token per replica in the queue, so a worker still waiting for one ends its step too.
     sv.stop()
     sys.stdout.flush()
     return 0

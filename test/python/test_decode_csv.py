@@ -218,3 +218,28 @@ def test_a_csv_file_read_with_tf_data_as_the_census_example(tmp_path):
     assert first[0]["age"].tolist() == [39, 50]
     assert first[1].tolist() == [False, True]
     assert second[0]["workclass"].tolist() == [b"Private"]
+
+
+def test_numbers_and_edges_as_tensorflow_parses_them():
+    """strings::safe_strto32 and safe_strtof's rules: spaces around numbers (line breaks too,
+    inside quotes), '+' only for reals, "inf"/"nan" in any case but not "infinity",
+    hexadecimal integers as reals, 32 characters or more refused; an empty record has no
+    field; a quoted last field followed by the delimiter leaves an empty field."""
+    def run(records, defaults, **kwargs):
+        with tf.Session() as sess:
+            return sess.run(tf.decode_csv(records, defaults, **kwargs))
+
+    floats = run(['"\n 1.5 "', "+2", "-INF", "nan", "0x1A", "-0x10"], [[0.0]])[0]
+    assert floats[:2].tolist() == [1.5, 2.0] and floats[2] == -np.inf
+    assert np.isnan(floats[3]) and floats[4:].tolist() == [26.0, -16.0]
+    for bad, default in (("+5", [0]), ("infinity", [0.0]), ("1" * 32, [0.0]), ("--1", [0.0])):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="is not a valid"):
+            run([bad], [default])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Expect 1 fields but have 0"):
+        run([""], [[0]])
+    assert [c.tolist() for c in run(['"a",'], [["x"], ["y"]])] == [[b"a"], [b"y"]]
+    defaults = tf.placeholder(tf.int32)  # rank unknown while building: the kernel checks
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="Each record default should be at most rank 1"):
+            sess.run(tf.decode_csv(["1"], [defaults]), {defaults: [[1]]})

@@ -655,7 +655,8 @@ def test_a_queue_shared_by_name_must_be_the_one_asked_for():
           "has min_after_dequeue 2 but requested min_after_dequeue was 3")
     fails((lambda: tf.RandomShuffleQueue(10, 2, [tf.int32], shapes=[[2]], seed=7,
                                          shared_name="shared"),),
-          "Shared queue 'shared' has other random seeds than the requested")
+          r"Shared queue 'shared' has random seeds \(\d+, 1\) but requested seeds are "
+          r"\(\d+, 7\)")
     with tf.Graph().as_default():  # the same queue, asked for again: one queue
         a = tf.FIFOQueue(10, [tf.int32], shapes=[[2]], shared_name="same")
         b = tf.FIFOQueue(10, [tf.int32], shapes=[[2]], shared_name="same")

@@ -373,13 +373,8 @@ def test_sync_replicas_with_supervisor_as_mnist_replica_runs_it(insecure, tmp_pa
                     sv.start_queue_runners(sess, [chief_queue_runner])
                 first = sess.run(loss, {x: xs, y: ys})
                 step = 0
-                try:
-                    while step < 30:
-                        _, step = sess.run([train_step, step_reached], {x: xs, y: ys})
-                except tf.errors.OutOfRangeError:
-                    # The chief ended the training (its sv.stop() closed the token queue)
-                    # while this worker waited for a token.
-                    assert not is_chief
+                while step < 30:
+                    _, step = sess.run([train_step, step_reached], {x: xs, y: ys})
                 results[index] = (first, sess.run(loss, {x: xs, y: ys}), step)
                 sv.stop()
         except Exception as e:  # noqa: BLE001
@@ -401,8 +396,8 @@ def test_sync_replicas_with_supervisor_as_mnist_replica_runs_it(insecure, tmp_pa
 
 def test_the_chiefs_stop_releases_a_worker_waiting_for_a_token(insecure):
     """A worker that waits for a token the chief will no longer make (the chief trained alone
-    to the last step and stopped) ends with OutOfRangeError when the chief's Supervisor stops:
-    its chief queue runner closes the token queue. TensorFlow's waits for ever here."""
+    to the last step and stopped) ends its step when the chief's Supervisor stops: its chief
+    queue runner puts a token per replica in the queue. TensorFlow's waits for ever here."""
     ports = free_ports(2)
     cluster = tf.train.ClusterSpec({"worker": ["127.0.0.1:%d" % p for p in ports]})
     servers = [tf.train.Server(cluster, "worker", i) for i in (0, 1)]
@@ -424,7 +419,7 @@ def test_the_chiefs_stop_releases_a_worker_waiting_for_a_token(insecure):
                 sess.run(opt.local_step_init_op)
                 sess.run(train_step)
             outcome.append("ran")
-        except tf.errors.OutOfRangeError as e:
+        except tf.errors.OpError as e:
             outcome.append(e)
 
     with graph.as_default():
@@ -434,10 +429,10 @@ def test_the_chiefs_stop_releases_a_worker_waiting_for_a_token(insecure):
         sv.start_queue_runners(sess, [chief_queue_runner])
         thread = threading.Thread(target=worker, daemon=True)
         thread.start()
-        thread.join(1.0)  # most likely waiting for its token by now; after the stop it fails
-        assert not outcome  # at once: the queue is closed and empty
+        thread.join(1.0)  # most likely waiting for its token by now
+        assert not outcome  # no token yet: the one gradient makes no update
         sv.stop()
     thread.join(60)
-    assert len(outcome) == 1 and isinstance(outcome[0], tf.errors.OutOfRangeError), outcome
+    assert outcome == ["ran"]
     for s in servers:
         s.stop()

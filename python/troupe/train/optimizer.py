@@ -306,7 +306,6 @@ class SyncReplicasOptimizer(Optimizer):
         return self._built(g, op)
 
     def _built(self, graph, op):
-        from .. import _troupe
         from ..ops import FIFOQueue, group
         from ..variables import global_variables, report_uninitialized_variables
         from .queue_runner import QueueRunner
@@ -317,16 +316,17 @@ class SyncReplicasOptimizer(Optimizer):
         self._ready_for_local_init_op = report_uninitialized_variables(global_variables())
         # The chief's update loop as a queue runner on a queue of its own, as TensorFlow's.
         # Its cancel op (run when the coordinator stops: sv.stop(), the end of a monitored
-        # session) also closes the token queue, which TensorFlow's does not: a worker still
-        # waiting for a token then stops with OutOfRange instead of waiting for ever for an
-        # update the chief will no longer make.
+        # session) also puts a token per replica in the token queue, which TensorFlow's does
+        # not: a worker still waiting for a token (it read the global step before the last
+        # update landed) then ends its step and sees the last step, instead of waiting for
+        # ever for an update the chief will no longer make.
         with graph.colocate_with(Tensor(self._sync.token_queue, graph)):
             dummy = FIFOQueue(1, "int32", shapes=[[]], shared_name="dummy_queue",
                               name="dummy_queue")
-            close_tokens = Operation(_troupe.queue_close(graph._op_scope("close_token_queue"),
-                                                         self._sync.token_queue, True), graph)
-            cancel = group(dummy.close(cancel_pending_enqueues=True), close_tokens,
-                           name="chief_queue_runner_cancel")
+        release = Operation(self._sync.init_tokens(graph._op_scope("release_tokens"),
+                                                   int(self._total)), graph)
+        cancel = group(dummy.close(cancel_pending_enqueues=True), release,
+                       name="chief_queue_runner_cancel")
         self._chief_queue_runner = QueueRunner(
             dummy, [Operation(self._sync.chief_update, graph)], cancel_op=cancel)
         return self._train_op
