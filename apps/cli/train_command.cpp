@@ -644,6 +644,7 @@ static int run_train(const Args& args) {
     batches = std::move(sharded).value();
   }
   Tensor images, labels;
+  int64_t steps_run = 0;
   while (start_step < last_step && !mts.should_stop() && stop_signal.load() == 0) {
     FeedDict feeds{{m.training, Tensor(true)}};
     if (batches) {
@@ -652,6 +653,8 @@ static int run_train(const Args& args) {
       feeds.push_back({m.labels, labels});
     }
     auto ran = mts.run({}, feeds, {train_op});
+    if (ran.ok()) ++steps_run;
+    if (!ran.ok() && stop_signal.load() != 0) break;  // reported below as the stop it is
     // A stop signal also ends a recovery's wait for the chief.
     if (!ran.ok() && !cancelled_by_stop_signal(ran.status())) {
       // The chief's failed update loop closed the token queue its step waited on: its error is
@@ -661,7 +664,7 @@ static int run_train(const Args& args) {
       }
       // The token queue this step waited on is closed (by a chief whose update failed, which the
       // chief reports): training is over only if the last step was reached.
-      if (sync && ran.status().code() == Code::kOutOfRange && stop_signal.load() == 0) {
+      if (sync && ran.status().code() == Code::kOutOfRange) {
         auto reached = mts.session().run(m.global_step.ref);
         if (!reached.ok()) return fail(ran.status());
         int64_t step = reached->scalar<int64_t>();
@@ -709,7 +712,7 @@ static int run_train(const Args& args) {
     }
     return 128 + signal;
   }
-  if (sync) {
+  if (sync && !is_chief && steps_run > 0) {
     // The last step is reached. A worker (the chief too) whose step still waits for a token would
     // wait for ever once this one gives no more gradients: a token per replica ends its step,
     // after which it sees the last step. The chief's SyncReplicasHook does the same as its

@@ -74,11 +74,12 @@ Status SyncReplicasHook::end(Session& session) {
   // step end, after which it sees the last step. The queue stays open, so that workers restarted
   // against the same ps can still train. A courtesy to the workers: a failure here (the ps
   // gone) is logged, the loop's own status returned.
-  if (loop_status().ok()) {
-    Status released = session.run_targets({optimizer_.init_tokens()});
-    if (!released.ok()) {
-      log_warning("releasing the workers waiting for a token: {}", released.to_string());
-    }
+  // A failed loop closes the queue itself; closing it again here covers a loop stopped between
+  // recording its error and closing (closing twice is harmless).
+  Operation last = loop_status().ok() ? optimizer_.init_tokens() : optimizer_.close_token_queue();
+  Status ended = session.run_targets({last});
+  if (!ended.ok()) {
+    log_warning("releasing the workers waiting for a token: {}", ended.to_string());
   }
   return loop_status();
 }

@@ -5,12 +5,12 @@
 // the record's index and the feature or field.
 #include <algorithm>
 #include <bit>
-#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/cpu/example_proto.hpp"
@@ -434,10 +434,10 @@ class DecodeCSVKernel : public OpKernel {
       text.remove_prefix(1);
     }
     if (text.empty()) return false;
-    auto lower = [](std::string_view t) {
+    auto lower = [](std::string_view t) {  // ASCII only, whatever the locale
       std::string out(t);
       for (char& ch : out)
-        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
       return out;
     };
     std::string word = lower(text.substr(0, 3));
@@ -451,10 +451,10 @@ class DecodeCSVKernel : public OpKernel {
     if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
       double whole = 0;
       for (char ch : text.substr(2)) {
-        int digit = std::isdigit(static_cast<unsigned char>(ch)) ? ch - '0'
-                    : std::isxdigit(static_cast<unsigned char>(ch))
-                        ? std::tolower(static_cast<unsigned char>(ch)) - 'a' + 10
-                        : -1;
+        int digit = ch >= '0' && ch <= '9'   ? ch - '0'
+                    : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                    : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                             : -1;
         if (digit < 0) return false;
         whole = whole * 16 + digit;
       }
@@ -464,8 +464,13 @@ class DecodeCSVKernel : public OpKernel {
     if (text[0] == '+' || text[0] == '-') return false;  // one sign
     auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (end != text.data() + text.size()) return false;
-    if (error == std::errc::result_out_of_range) {
-      value = static_cast<T>(std::strtod(std::string(text).c_str(), nullptr));
+    if (error == std::errc::result_out_of_range) {  // infinite or 0, of T's range
+      std::string copy(text);
+      if constexpr (std::is_same_v<T, float>) {
+        value = std::strtof(copy.c_str(), nullptr);
+      } else {
+        value = std::strtod(copy.c_str(), nullptr);
+      }
     } else if (error != std::errc()) {
       return false;
     }

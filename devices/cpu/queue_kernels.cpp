@@ -132,7 +132,7 @@ class QueueKernel : public OpKernel {
           "Shared queue '{}' has min_after_dequeue {} but requested min_after_dequeue was {}",
           name_, existing.shuffle()->min_after_dequeue, shuffle_->min_after_dequeue);
     }
-    if (shuffle_ && shuffle_->seed != 0 && existing.shuffle()->seed != shuffle_->seed) {
+    if (shuffle_ && shuffle_->seed != 0 && existing.shuffle()->seeds != shuffle_->seeds) {
       return errors::InvalidArgument(
           "Shared queue '{}' has random seeds ({}, {}) but requested seeds are ({}, {})", name_,
           existing.shuffle()->seeds.first, existing.shuffle()->seeds.second, seed_, seed2_);

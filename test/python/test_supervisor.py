@@ -394,10 +394,13 @@ def test_sync_replicas_with_supervisor_as_mnist_replica_runs_it(insecure, tmp_pa
         s.stop()
 
 
-def test_the_chiefs_stop_releases_a_worker_waiting_for_a_token(insecure):
+@pytest.mark.parametrize("failed", [False, True], ids=["stop", "failed_update"])
+def test_the_chiefs_stop_releases_a_worker_waiting_for_a_token(insecure, failed):
     """A worker that waits for a token the chief will no longer make (the chief trained alone
     to the last step and stopped) ends its step when the chief's Supervisor stops: its chief
-    queue runner puts a token per replica in the queue. TensorFlow's waits for ever here."""
+    queue runner puts a token per replica in the queue. TensorFlow's waits for ever here.
+    When the chief's loop failed (an error reported to the coordinator), the token queue is
+    closed instead: the worker's step fails with OutOfRangeError."""
     ports = free_ports(2)
     cluster = tf.train.ClusterSpec({"worker": ["127.0.0.1:%d" % p for p in ports]})
     servers = [tf.train.Server(cluster, "worker", i) for i in (0, 1)]
@@ -431,8 +434,16 @@ def test_the_chiefs_stop_releases_a_worker_waiting_for_a_token(insecure):
         thread.start()
         thread.join(1.0)  # most likely waiting for its token by now
         assert not outcome  # no token yet: the one gradient makes no update
-        sv.stop()
+        if failed:
+            sv.request_stop(RuntimeError("the chief's update failed"))
+            with pytest.raises(RuntimeError, match="update failed"):
+                sv.stop()
+        else:
+            sv.stop()
     thread.join(60)
-    assert outcome == ["ran"]
+    if failed:
+        assert len(outcome) == 1 and isinstance(outcome[0], tf.errors.OutOfRangeError), outcome
+    else:
+        assert outcome == ["ran"]
     for s in servers:
         s.stop()

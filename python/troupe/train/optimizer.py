@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from .. import _troupe
+from .. import logging
 from ..framework import (Operation, Tensor, _unwrap_gradient, _wrap_gradient,
                          get_default_graph)
 from ..variables import Variable, global_variables
@@ -228,6 +229,35 @@ class ProximalAdagradOptimizer(Optimizer):
             _non_negative(l2_regularization_strength, "l2_regularization_strength")), name)
 
 
+def _chief_queue_runner_class():
+    from .queue_runner import QueueRunner
+
+    class ChiefQueueRunner(QueueRunner):
+        """The chief's update loop. At a clean stop its cancel op releases the workers waiting
+        for a token; when an update failed (the coordinator holds the error) it closes the
+        token queue instead, so that every worker stops (OutOfRangeError) rather than train
+        on without updates."""
+
+        def __init__(self, *args, close_tokens=None, **kwargs):
+            super().__init__(*args, **kwargs)
+            self._close_tokens = close_tokens
+
+        def _close_on_stop(self, sess, cancel_op, coord, tags):
+            coord.wait_for_stop()
+            if coord._exc_info_to_raise is not None:
+                try:
+                    sess.run(self._close_tokens)
+                except Exception as e:  # noqa: BLE001
+                    logging.info("Ignored exception: %s", e)
+            super()._close_on_stop(sess, cancel_op, coord, tags)
+
+    return ChiefQueueRunner
+
+
+def _ChiefQueueRunner(*args, **kwargs):  # noqa: N802 - built lazily (import cycle)
+    return _chief_queue_runner_class()(*args, **kwargs)
+
+
 class SyncReplicasOptimizer(Optimizer):
     """tf.train.SyncReplicasOptimizer: synchronous data-parallel training. Each worker's
     gradients go to an accumulator next to each variable (on the ps); once
@@ -308,7 +338,6 @@ class SyncReplicasOptimizer(Optimizer):
     def _built(self, graph, op):
         from ..ops import FIFOQueue, group
         from ..variables import global_variables, report_uninitialized_variables
-        from .queue_runner import QueueRunner
         self._graph = graph
         self._train_op = Operation(op, graph)
         self._local_step = Tensor(self._sync.local_step, graph)
@@ -327,8 +356,11 @@ class SyncReplicasOptimizer(Optimizer):
                                                    int(self._total)), graph)
         cancel = group(dummy.close(cancel_pending_enqueues=True), release,
                        name="chief_queue_runner_cancel")
-        self._chief_queue_runner = QueueRunner(
-            dummy, [Operation(self._sync.chief_update, graph)], cancel_op=cancel)
+        close_tokens = Operation(_troupe.queue_close(graph._op_scope("close_token_queue"),
+                                                     self._sync.token_queue, True), graph)
+        self._chief_queue_runner = _ChiefQueueRunner(
+            dummy, [Operation(self._sync.chief_update, graph)], cancel_op=cancel,
+            close_tokens=close_tokens)
         return self._train_op
 
     def _require_built(self, what):
