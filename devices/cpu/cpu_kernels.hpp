@@ -33,6 +33,8 @@ void register_scan_kernels(KernelRegistry& registry);
 void register_control_flow_kernels(KernelRegistry& registry);
 void register_sparse_kernels(KernelRegistry& registry);
 void register_parsing_kernels(KernelRegistry& registry);
+void register_segment_kernels(KernelRegistry& registry);
+void register_scatter_nd_kernels(KernelRegistry& registry);
 
 inline void register_cpu_kernels(KernelRegistry& registry) {
   register_array_kernels(registry);
@@ -61,6 +63,8 @@ inline void register_cpu_kernels(KernelRegistry& registry) {
   register_control_flow_kernels(registry);
   register_sparse_kernels(registry);
   register_parsing_kernels(registry);
+  register_segment_kernels(registry);
+  register_scatter_nd_kernels(registry);
 }
 
 }  // namespace troupe

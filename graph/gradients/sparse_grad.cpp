@@ -1,5 +1,6 @@
 // Gradients of DynamicPartition and DynamicStitch, each other's inverse (TensorFlow's
-// python/ops/data_flow_grad.py); Unique and the Scatter updates have none.
+// python/ops/data_flow_grad.py), and of SparseToDense (sparse_grad.py); Unique and the Scatter
+// updates have none.
 #include "troupe/graph/gradients/standard_gradients.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
@@ -32,11 +33,27 @@ Status dynamic_stitch_grad(const Scope& s, const Operation& op, const Outputs& d
   return s.status();
 }
 
+// d sparse_values = dy at the indices (summed when one value fills them all); d default_value =
+// the rest of dy. TensorFlow's gradient, with indices of any rank SparseToDense takes.
+Status sparse_to_dense_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output indices = op_input(op, 0), values = op_input(op, 2);
+  const Output rows = ops::Reshape(s, indices, ops::Const(s, {int32_t{-1}, int32_t{1}}));
+  const bool as_matrix = indices.shape().rank_known() && indices.shape().rank() == 2;
+  Output values_grad = ops::GatherNd(s, dy[0], as_matrix ? indices : rows);
+  const Output all = ops::Const(s, Tensor::from_vector<int32_t>({0}));
+  const Output total = ops::Sum(s, ops::Reshape(s, dy[0], {int32_t{-1}}), all);
+  const Output taken = ops::Sum(s, values_grad, all);
+  if (values.shape().rank_known() && values.shape().rank() == 0) values_grad = taken;
+  *dx = {Output(), Output(), values_grad, ops::Sub(s, total, taken)};
+  return s.status();
+}
+
 }  // namespace
 
 void register_sparse_gradients(GradientRegistry& r) {
   must_register_gradient(r, "DynamicPartition", dynamic_partition_grad);
   must_register_gradient(r, "DynamicStitch", dynamic_stitch_grad);
+  must_register_gradient(r, "SparseToDense", sparse_to_dense_grad);
   for (const char* op : {"Unique", "ScatterUpdate", "ScatterAdd", "ScatterSub", "ScatterMul",
                          "ScatterDiv", "ScatterMin", "ScatterMax"}) {
     must_declare_not_differentiable(r, op);

@@ -18,6 +18,8 @@ void register_selection_gradients(GradientRegistry& registry);
 void register_math_gradients(GradientRegistry& registry);
 void register_nn_gradients(GradientRegistry& registry);
 void register_sparse_gradients(GradientRegistry& registry);
+void register_segment_gradients(GradientRegistry& registry);
+void register_scatter_nd_gradients(GradientRegistry& registry);
 // State, queue and runtime-internal ops: none of them has a gradient.
 void register_state_gradients(GradientRegistry& registry);
 
@@ -36,6 +38,8 @@ inline void register_standard_gradients(GradientRegistry& registry) {
   register_math_gradients(registry);
   register_nn_gradients(registry);
   register_sparse_gradients(registry);
+  register_segment_gradients(registry);
+  register_scatter_nd_gradients(registry);
   register_state_gradients(registry);
 }
 

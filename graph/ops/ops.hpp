@@ -17,6 +17,8 @@
 #include "troupe/graph/ops/nn_ops.hpp"
 #include "troupe/graph/ops/parsing_ops.hpp"
 #include "troupe/graph/ops/random_ops.hpp"
+#include "troupe/graph/ops/scatter_nd_ops.hpp"
+#include "troupe/graph/ops/segment_ops.hpp"
 #include "troupe/graph/ops/selection_ops.hpp"
 #include "troupe/graph/ops/sparse_ops.hpp"
 #include "troupe/graph/ops/state_ops.hpp"

@@ -155,6 +155,18 @@ void register_sparse_ops(OpRegistry& r) {
 
 namespace ops {
 
+Output SparseToDense(const Scope& s, const Input& sparse_indices, const Input& output_shape,
+                     const Input& sparse_values, const Input& default_value,
+                     bool validate_indices) {
+  return NodeBuilder(s, "SparseToDense")
+      .input(sparse_indices)
+      .input(output_shape)
+      .input(sparse_values)
+      .input(default_value)
+      .attr("validate_indices", validate_indices)
+      .finalize();
+}
+
 UniqueOutputs Unique(const Scope& s, const Input& x, DataType out_idx) {
   Operation op = NodeBuilder(s, "Unique").input(x).attr("out_idx", out_idx).finalize();
   if (!op.valid()) return {};

@@ -1,4 +1,5 @@
-// Builders for the ops of sparse lookups and updates: Unique (the distinct values of a vector),
+// Builders for the ops of sparse lookups and updates: SparseToDense, Unique (the distinct values
+// of a vector),
 // DynamicPartition and DynamicStitch (ids split by shard and results put back in order, as a
 // partitioned embedding lookup does), and the Scatter updates of a variable's rows
 // (ScatterUpdate, ScatterAdd, ScatterSub, ScatterMul, ScatterDiv, ScatterMin, ScatterMax),
@@ -10,6 +11,13 @@
 #include "troupe/graph/node_builder.hpp"
 
 namespace troupe::ops {
+
+// A dense tensor of `output_shape` holding `default_value` (a scalar), with `sparse_values`
+// (one per index, or a scalar for all) at `sparse_indices` ([N, rank], [N] for a vector, or a
+// scalar); with validate_indices the indices must be in bounds, sorted and distinct.
+Output SparseToDense(const Scope& scope, const Input& sparse_indices, const Input& output_shape,
+                     const Input& sparse_values, const Input& default_value,
+                     bool validate_indices = true);
 
 struct UniqueOutputs {
   Output y;    // the distinct values of x, in order of first occurrence

@@ -24,6 +24,8 @@ void register_conv_ops(OpRegistry& registry);
 void register_control_flow_ops(OpRegistry& registry);
 void register_sparse_ops(OpRegistry& registry);
 void register_script_ops(OpRegistry& registry);
+void register_segment_ops(OpRegistry& registry);
+void register_scatter_nd_ops(OpRegistry& registry);
 
 inline void register_standard_ops(OpRegistry& registry) {
   register_array_ops(registry);
@@ -44,6 +46,8 @@ inline void register_standard_ops(OpRegistry& registry) {
   register_control_flow_ops(registry);
   register_sparse_ops(registry);
   register_script_ops(registry);
+  register_segment_ops(registry);
+  register_scatter_nd_ops(registry);
 }
 
 // Registers `builder`; a failure here is a bug in troupe, so it ends the process

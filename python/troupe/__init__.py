@@ -26,6 +26,13 @@ from .ops import (abs, add, add_n, argmax, assign, assign_add, assign_sub, boole
                   zeros_like)  # noqa: A004 - TensorFlow's names
 from .gradients import gradients
 from .sparse_ops import sparse_tensor_to_dense, sparse_to_dense
+from .sparse_ops import (gather_nd, scatter_nd, scatter_nd_add, scatter_nd_sub,
+                         scatter_nd_update, sparse_segment_mean, sparse_segment_sqrt_n,
+                         sparse_segment_sum, tensor_scatter_add, tensor_scatter_sub,
+                         tensor_scatter_update)
+from .sparse_ops import tensor_scatter_add as tensor_scatter_nd_add
+from .sparse_ops import tensor_scatter_sub as tensor_scatter_nd_sub
+from .sparse_ops import tensor_scatter_update as tensor_scatter_nd_update
 from .sparse_ops import (dynamic_partition, dynamic_stitch, scatter_add, scatter_div,
                          scatter_max, scatter_min, scatter_mul, scatter_sub, scatter_update,
                          unique)

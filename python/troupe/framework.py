@@ -749,7 +749,7 @@ def to_numpy(value, dtype=None, what="value"):
         if array.dtype.kind in ("U", "S", "O") and dtype != _dtypes.string:
             raise TypeError("%s: expected %s, got %r of type '%s' instead."
                             % (what, dtype.name, value, type(value).__name__))
-        if dtype.is_integer and array.dtype.kind == "f":
+        if dtype.is_integer and array.dtype.kind == "f" and array.size:
             raise TypeError("%s: expected %s, got %r of type '%s' instead."
                             % (what, dtype.name, value, type(value).__name__))
         return np.asarray(array, dtype=dtype.as_numpy_dtype)

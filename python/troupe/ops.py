@@ -7,6 +7,7 @@ import numpy as np
 
 from . import _troupe
 from . import dtypes as _dtypes
+from . import errors as _errors
 from .framework import (IndexedSlices, Operation, Tensor, _holds_tensor, convert_to_tensor,
                         get_default_graph, to_numpy, control_dependencies, name_scope)
 
@@ -96,7 +97,18 @@ def _make(op_type, inputs, attrs=None, name=None, graph=None):
             converted.append([_input(v, g, what) for v in value])
         else:
             converted.append(_input(value, g, what))
-    return _op(_troupe.make_op(_scope(g, name), op_type, converted, attrs or {}), g)
+    try:
+        return _op(_troupe.make_op(_scope(g, name), op_type, converted, attrs or {}), g)
+    except _errors.InvalidArgumentError as e:
+        # What TensorFlow finds wrong while building is TypeError (a dtype the op does not
+        # take) or ValueError (shapes): the error is also of that class.
+        kind = _DTypeError if "does not support (allowed:" in e.message else _BuildError
+        raise kind(e.node_def, e.op, e.message) from None
+
+
+# InvalidArgumentError while building, also a ValueError or TypeError as TensorFlow's are.
+_BuildError = type("InvalidArgumentError", (_errors.InvalidArgumentError, ValueError), {})
+_DTypeError = type("InvalidArgumentError", (_errors.InvalidArgumentError, TypeError), {})
 
 
 # --- constants and placeholders ---

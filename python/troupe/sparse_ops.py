@@ -1,6 +1,10 @@
-"""Sparse updates of variables and their helpers, as TensorFlow 1.x's state_ops.scatter_* and
-array_ops.unique: tf.scatter_update/add/sub/mul/div/min/max (rows of a variable updated in
-place, where the variable lives) and tf.unique (graph/ops/sparse_ops.hpp)."""
+"""Sparse lookups and updates, as TensorFlow 1.x's state_ops.scatter_*, array_ops.unique,
+gather_nd, scatter_nd and math_ops.sparse_segment_*: tf.scatter_update/add/sub/mul/div/min/max
+(rows of a variable updated in place, where the variable lives), tf.scatter_nd_update/add/sub
+(the same for N-dimensional positions), tf.gather_nd, tf.scatter_nd,
+tf.tensor_scatter_update/add/sub, tf.sparse_segment_sum/mean/sqrt_n, tf.unique,
+tf.dynamic_partition/dynamic_stitch and tf.sparse_to_dense (graph/ops/sparse_ops.hpp,
+scatter_nd_ops.hpp, segment_ops.hpp)."""
 
 import collections
 
@@ -144,3 +148,110 @@ def sparse_tensor_to_dense(sp_input, default_value=0, validate_indices=True, nam
         raise TypeError("Input must be a SparseTensor, got %r" % (sp_input,))
     return sparse_to_dense(sp_input.indices, sp_input.dense_shape, sp_input.values,
                            default_value, validate_indices, name or "SparseToDense")
+
+
+def _tensor(value, dtype=None):
+    if isinstance(value, Tensor):
+        return value
+    return convert_to_tensor(value, dtype=dtype) if dtype is not None else \
+        convert_to_tensor(value)
+
+
+def gather_nd(params, indices, name=None, batch_dims=0):
+    """tf.gather_nd: output[i...] = params[indices[i..., :]], of shape indices.shape[:-1] +
+    params.shape[K:] for indices of shape [..., K] (int32 or int64). An index outside params is
+    InvalidArgumentError naming it."""
+    if batch_dims != 0:
+        raise ValueError("gather_nd: batch_dims=%r is not supported by troupe (only 0)"
+                         % (batch_dims,))
+    params = _tensor(params)
+    return _make("GatherNd", [params, _indices(indices, "gather_nd")], {}, name).outputs[0]
+
+
+def scatter_nd(indices, updates, shape, name=None):
+    """tf.scatter_nd: a zero tensor of `shape` with each slice of `updates` added at its index
+    (duplicates sum); updates has shape indices.shape[:-1] + shape[K:]."""
+    indices = _indices(indices, "scatter_nd")
+    shape = _tensor(shape, indices.dtype)
+    if shape.dtype != indices.dtype:
+        raise TypeError("scatter_nd: shape must have the indices' dtype %s, got %s"
+                        % (indices.dtype.name, shape.dtype.name))
+    return _make("ScatterNd", [indices, _tensor(updates), shape], {}, name).outputs[0]
+
+
+def _scatter_nd(kind, ref, indices, updates, use_locking, name):
+    what = "scatter_nd_" + kind.lower()
+    ref = _ref(ref, what)
+    if not isinstance(updates, Tensor):
+        updates = convert_to_tensor(np.asarray(updates, dtype=ref.dtype.as_numpy_dtype))
+    return _make("ScatterNd" + kind, [ref, _indices(indices, what), updates],
+                 {"use_locking": bool(use_locking)}, name).outputs[0]
+
+
+def scatter_nd_update(ref, indices, updates, use_locking=True, name=None):
+    """ref[indices[i..., :]] = updates[i...], in place where the variable lives; returns ref."""
+    return _scatter_nd("Update", ref, indices, updates, use_locking, name)
+
+
+def scatter_nd_add(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices[i..., :]] += updates[i...] (duplicates sum); returns ref."""
+    return _scatter_nd("Add", ref, indices, updates, use_locking, name)
+
+
+def scatter_nd_sub(ref, indices, updates, use_locking=False, name=None):
+    return _scatter_nd("Sub", ref, indices, updates, use_locking, name)
+
+
+def _tensor_scatter(kind, tensor, indices, updates, name):
+    tensor = _tensor(tensor)
+    updates = _tensor(updates, tensor.dtype)
+    return _make("TensorScatter" + kind,
+                 [tensor, _indices(indices, "tensor_scatter_" + kind.lower()), updates], {},
+                 name).outputs[0]
+
+
+def tensor_scatter_update(tensor, indices, updates, name=None):
+    """A copy of `tensor` with updates[i...] written at indices[i..., :]."""
+    return _tensor_scatter("Update", tensor, indices, updates, name)
+
+
+def tensor_scatter_add(tensor, indices, updates, name=None):
+    return _tensor_scatter("Add", tensor, indices, updates, name)
+
+
+def tensor_scatter_sub(tensor, indices, updates, name=None):
+    return _tensor_scatter("Sub", tensor, indices, updates, name)
+
+
+def _sparse_segment(reduction, data, indices, segment_ids, name, num_segments):
+    what = "sparse_segment_" + {"Sum": "sum", "Mean": "mean", "SqrtN": "sqrt_n"}[reduction]
+    data = _tensor(data)
+    indices = _indices(indices, what)
+    segment_ids = _tensor(segment_ids, _dtypes.int32)
+    if segment_ids.dtype != _dtypes.int32:
+        raise TypeError("%s: segment_ids must be int32, got %s"
+                        % (what, segment_ids.dtype.name))
+    if num_segments is None:
+        return _make("SparseSegment" + reduction, [data, indices, segment_ids], {},
+                     name).outputs[0]
+    if not isinstance(num_segments, Tensor) and int(num_segments) < 0:
+        raise ValueError("Cannot specify a negative value for num_segments")
+    num = num_segments if isinstance(num_segments, Tensor) else np.int32(num_segments)
+    return _make("SparseSegment%sWithNumSegments" % reduction,
+                 [data, indices, segment_ids, num], {}, name).outputs[0]
+
+
+def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None):
+    """output[s] = the sum of data[indices[i]] over the i with segment_ids[i] == s (segment ids
+    sorted; segment_ids[-1] + 1 rows, or num_segments; an empty segment is zero)."""
+    return _sparse_segment("Sum", data, indices, segment_ids, name, num_segments)
+
+
+def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None):
+    """As sparse_segment_sum, divided by each segment's count."""
+    return _sparse_segment("Mean", data, indices, segment_ids, name, num_segments)
+
+
+def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None):
+    """As sparse_segment_sum, divided by the square root of each segment's count."""
+    return _sparse_segment("SqrtN", data, indices, segment_ids, name, num_segments)

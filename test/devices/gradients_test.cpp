@@ -726,6 +726,62 @@ BOOST_AUTO_TEST_CASE(unsorted_segment_sum_dynamic_partition_and_stitch) {
   check_gradient(stitch, {TensorShape{2, 2}, TensorShape{3, 2}});
 }
 
+BOOST_AUTO_TEST_CASE(sparse_segments_gather_nd_scatter_nd_and_sparse_to_dense) {
+  const Tensor indices = Tensor::from_vector<int32_t>({3, 0, 3, 1});  // row 3 twice, row 2 never
+  const Tensor ids = Tensor::from_vector<int32_t>({0, 0, 2, 2});      // segment 1 empty
+  for (const char* reduction : {"Sum", "Mean", "SqrtN"}) {
+    BOOST_TEST_CONTEXT(reduction) {
+      check_gradient(
+          [&](const Scope& s, const std::vector<Output>& in) {
+            return ops::SparseSegmentReduction(s, reduction, in[0], indices, ids);
+          },
+          {TensorShape{4, 2}});
+      check_gradient(
+          [&](const Scope& s, const std::vector<Output>& in) {
+            return ops::SparseSegmentReductionWithNumSegments(s, reduction, in[0], indices, ids,
+                                                              int32_t{5});
+          },
+          {TensorShape{4, 3}}, {.shapes = Shapes::kUnknownDims});
+    }
+  }
+  const Tensor elements =
+      Tensor::from_vector<int64_t>({2, 1, 0, 0, 2, 1}, TensorShape{3, 2}).value();
+  const Tensor rows = Tensor::from_vector<int32_t>({2, 0, 2}, TensorShape{3, 1}).value();
+  for (const Tensor& at : {elements, rows}) {
+    check_gradient(
+        [&](const Scope& s, const std::vector<Output>& in) { return ops::GatherNd(s, in[0], at); },
+        {TensorShape{3, 2}});
+  }
+  check_gradient(
+      [&](const Scope& s, const std::vector<Output>& in) {
+        return ops::ScatterNd(s, elements, in[0], Tensor::from_vector<int64_t>({3, 2}));
+      },
+      {TensorShape{3}});
+  const Tensor distinct = Tensor::from_vector<int64_t>({2, 1, 0, 0}, TensorShape{2, 2}).value();
+  for (const char* kind : {"Update", "Add", "Sub"}) {
+    BOOST_TEST_CONTEXT(kind) {
+      check_gradient(
+          [&](const Scope& s, const std::vector<Output>& in) {
+            return ops::TensorScatter(s, kind, in[0], distinct, in[1]);
+          },
+          {TensorShape{3, 2}, TensorShape{2}});
+    }
+  }
+  // SparseToDense: a value per index, or one value for all, and the default elsewhere.
+  check_gradient(
+      [&](const Scope& s, const std::vector<Output>& in) {
+        const Tensor sorted = Tensor::from_vector<int64_t>({0, 0, 2, 1}, TensorShape{2, 2}).value();
+        return ops::SparseToDense(s, sorted, Tensor::from_vector<int64_t>({3, 2}), in[0], in[1]);
+      },
+      {TensorShape{2}, TensorShape{}});
+  check_gradient(
+      [&](const Scope& s, const std::vector<Output>& in) {
+        return ops::SparseToDense(s, Tensor::from_vector<int32_t>({1, 3}),
+                                  Tensor::from_vector<int32_t>({5}), in[0], in[1]);
+      },
+      {TensorShape{}, TensorShape{}});
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe

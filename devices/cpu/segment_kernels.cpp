@@ -1,0 +1,216 @@
+// CPU kernels for the sparse segment reductions (SparseSegmentSum, SparseSegmentMean,
+// SparseSegmentSqrtN, their WithNumSegments forms) and the Mean and SqrtN gradients, with
+// TensorFlow 1.x's checks: every index and segment id is checked before anything is written.
+#include <cmath>
+
+#include "troupe/devices/cpu/array_layout.hpp"
+#include "troupe/devices/cpu/cpu_kernels.hpp"
+
+namespace troupe {
+namespace {
+
+enum class Reduction { kSum, kMean, kSqrtN };
+
+// The divisor of a segment of `count` rows (count > 0).
+template <Reduction kReduction>
+double divisor(int64_t count) {
+  if constexpr (kReduction == Reduction::kMean) return static_cast<double>(count);
+  if constexpr (kReduction == Reduction::kSqrtN) return std::sqrt(static_cast<double>(count));
+  return 1;
+}
+
+// Indices and segment_ids must be vectors of one length; records InvalidArgument if not.
+bool check_vectors(OpKernelContext& ctx, const Tensor& indices, const Tensor& segment_ids) {
+  if (indices.rank() != 1) {
+    ctx.fail_invalid("indices should be a vector, got shape {}", indices.shape().to_string());
+    return false;
+  }
+  if (segment_ids.rank() != 1) {
+    ctx.fail_invalid("segment_ids should be a vector, got shape {}",
+                     segment_ids.shape().to_string());
+    return false;
+  }
+  if (segment_ids.num_elements() != indices.num_elements()) {
+    ctx.fail_invalid("segment_ids and indices should have same size, got {} and {}",
+                     segment_ids.num_elements(), indices.num_elements());
+    return false;
+  }
+  return true;
+}
+
+// Every segment id in [0, segments) and sorted, every index in [0, rows), checked in order as
+// TensorFlow's kernels do (so a segment id out of place names the range); records
+// InvalidArgument if not (an index as the gradient kernels report it when `for_gradient`).
+bool check_ids_in_order(OpKernelContext& ctx, const std::vector<int64_t>& indices,
+                        const int32_t* ids, int64_t segments, int64_t rows, bool for_gradient) {
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (ids[i] < 0 || ids[i] >= segments) {
+      ctx.fail_invalid(
+          "Segment id {} out of range [0, {}), possibly because 'segment_ids' input is not "
+          "sorted.",
+          ids[i], segments);
+      return false;
+    }
+    if (i > 0 && ids[i] < ids[i - 1]) {
+      ctx.fail_invalid("segment ids are not increasing: segment_ids[{}] = {} after {}", i, ids[i],
+                       ids[i - 1]);
+      return false;
+    }
+    if (indices[i] < 0 || indices[i] >= rows) {
+      if (for_gradient) {
+        ctx.fail_invalid("Index {} out of range [0, {}) at indices[{}]", indices[i], rows, i);
+      } else {
+        ctx.fail_invalid("indices[{}] == {} out of range [0, {})", i, indices[i], rows);
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
+// The rows of data at `indices`, reduced by segment.
+template <Reduction kReduction, bool kWithNumSegments, class T>
+class SparseSegmentReductionKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& data = ctx.input(0);
+    const Tensor& segment_ids = ctx.input(2);
+    if (data.rank() < 1) return ctx.fail_invalid("data must be at least rank 1, got a scalar");
+    const std::vector<int64_t> indices = int_values(ctx.input(1));
+    const int64_t n = static_cast<int64_t>(indices.size());
+    int64_t segments = -1;
+    if constexpr (kWithNumSegments) {
+      const Tensor& num = ctx.input(3);
+      if (num.rank() != 0) {
+        return ctx.fail_invalid("num_segments should be a scalar, got shape {}",
+                                num.shape().to_string());
+      }
+      segments = int_values(num).at(0);
+      if (segments < 0) return ctx.fail_invalid("num_segments must be >= 0, got {}", segments);
+    }
+    if (!check_vectors(ctx, ctx.input(1), segment_ids)) return;
+    const int32_t* ids = segment_ids.data<int32_t>();
+    const int64_t last = n == 0 ? -1 : ids[n - 1];
+    if (kWithNumSegments && last >= segments) {
+      return ctx.fail_invalid("segment ids must be < num_segments: segment_ids[{}] = {} >= {}",
+                              n - 1, last, segments);
+    }
+    if (n > 0 && last < 0) {
+      return ctx.fail_invalid("segment ids must be >= 0: segment_ids[{}] = {}", n - 1, last);
+    }
+    const int64_t rows = kWithNumSegments ? segments : last + 1;
+    if (!check_ids_in_order(ctx, indices, ids, rows, data.dim(0), false)) return;
+    std::vector<int64_t> dims = data.shape().dims();
+    dims[0] = rows;
+    Tensor& out = ctx.allocate_output(0, TensorShape(dims));
+    const int64_t inner = TensorShape(dims).num_elements() / std::max<int64_t>(rows, 1);
+    T* o = out.data<T>();
+    std::fill_n(o, out.num_elements(), T(0));
+    const T* in = data.data<T>();
+    for (int64_t begin = 0; begin < n;) {
+      int64_t end = begin;
+      while (end < n && ids[end] == ids[begin])
+        ++end;
+      T* to = o + int64_t{ids[begin]} * inner;
+      for (int64_t i = begin; i < end; ++i) {
+        const T* from = in + indices[i] * inner;
+        for (int64_t k = 0; k < inner; ++k)
+          to[k] += from[k];
+      }
+      if constexpr (kReduction != Reduction::kSum) {
+        const T scale = static_cast<T>(divisor<kReduction>(end - begin));
+        for (int64_t k = 0; k < inner; ++k)
+          to[k] /= scale;
+      }
+      begin = end;
+    }
+  }
+};
+
+// d data of SparseSegmentMean and SparseSegmentSqrtN.
+template <Reduction kReduction, class T>
+class SparseSegmentReductionGradKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& grad = ctx.input(0);
+    const Tensor& segment_ids = ctx.input(2);
+    const Tensor& dim0 = ctx.input(3);
+    if (grad.rank() < 1) return ctx.fail_invalid("grad must be at least rank 1, got a scalar");
+    if (dim0.rank() != 0) {
+      return ctx.fail_invalid("output_dim0 should be a scalar, got shape {}",
+                              dim0.shape().to_string());
+    }
+    const int64_t rows = dim0.scalar<int32_t>();
+    if (rows < 0) return ctx.fail_invalid("output_dim0 must be >= 0, got {}", rows);
+    const std::vector<int64_t> indices = int_values(ctx.input(1));
+    if (!check_vectors(ctx, ctx.input(1), segment_ids)) return;
+    const int32_t* ids = segment_ids.data<int32_t>();
+    const int64_t n = static_cast<int64_t>(indices.size());
+    if (n > 0 && int64_t{ids[n - 1]} + 1 > grad.dim(0)) {
+      return ctx.fail_invalid(
+          "Invalid number of segments: the last segment id is {}, grad has {} rows", ids[n - 1],
+          grad.dim(0));
+    }
+    if (!check_ids_in_order(ctx, indices, ids, grad.dim(0), rows, true)) return;
+    std::vector<int64_t> dims = grad.shape().dims();
+    dims[0] = rows;
+    Tensor& out = ctx.allocate_output(0, TensorShape(dims));
+    const int64_t inner = TensorShape(dims).num_elements() / std::max<int64_t>(rows, 1);
+    T* o = out.data<T>();
+    std::fill_n(o, out.num_elements(), T(0));
+    for (int64_t begin = 0; begin < n;) {
+      int64_t end = begin;
+      while (end < n && ids[end] == ids[begin])
+        ++end;
+      const T scale = static_cast<T>(divisor<kReduction>(end - begin));
+      const T* from = grad.data<T>() + int64_t{ids[begin]} * inner;
+      for (int64_t i = begin; i < end; ++i) {
+        T* to = o + indices[i] * inner;
+        for (int64_t k = 0; k < inner; ++k)
+          to[k] += from[k] / scale;
+      }
+      begin = end;
+    }
+  }
+};
+
+template <class T>
+using SparseSegmentSumKernel = SparseSegmentReductionKernel<Reduction::kSum, false, T>;
+template <class T>
+using SparseSegmentSumWithNumSegmentsKernel =
+    SparseSegmentReductionKernel<Reduction::kSum, true, T>;
+template <class T>
+using SparseSegmentMeanKernel = SparseSegmentReductionKernel<Reduction::kMean, false, T>;
+template <class T>
+using SparseSegmentMeanWithNumSegmentsKernel =
+    SparseSegmentReductionKernel<Reduction::kMean, true, T>;
+template <class T>
+using SparseSegmentSqrtNKernel = SparseSegmentReductionKernel<Reduction::kSqrtN, false, T>;
+template <class T>
+using SparseSegmentSqrtNWithNumSegmentsKernel =
+    SparseSegmentReductionKernel<Reduction::kSqrtN, true, T>;
+template <class T>
+using SparseSegmentMeanGradKernel = SparseSegmentReductionGradKernel<Reduction::kMean, T>;
+template <class T>
+using SparseSegmentSqrtNGradKernel = SparseSegmentReductionGradKernel<Reduction::kSqrtN, T>;
+
+}  // namespace
+
+void register_segment_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "SparseSegmentSum", kCpu, numeric_kernel<SparseSegmentSumKernel>());
+  must_add_kernel(r, "SparseSegmentSumWithNumSegments", kCpu,
+                  numeric_kernel<SparseSegmentSumWithNumSegmentsKernel>());
+  must_add_kernel(r, "SparseSegmentMean", kCpu, floating_kernel<SparseSegmentMeanKernel>());
+  must_add_kernel(r, "SparseSegmentMeanWithNumSegments", kCpu,
+                  floating_kernel<SparseSegmentMeanWithNumSegmentsKernel>());
+  must_add_kernel(r, "SparseSegmentSqrtN", kCpu, floating_kernel<SparseSegmentSqrtNKernel>());
+  must_add_kernel(r, "SparseSegmentSqrtNWithNumSegments", kCpu,
+                  floating_kernel<SparseSegmentSqrtNWithNumSegmentsKernel>());
+  must_add_kernel(r, "SparseSegmentMeanGrad", kCpu, floating_kernel<SparseSegmentMeanGradKernel>());
+  must_add_kernel(r, "SparseSegmentSqrtNGrad", kCpu,
+                  floating_kernel<SparseSegmentSqrtNGradKernel>());
+}
+
+}  // namespace troupe

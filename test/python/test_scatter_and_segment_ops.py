@@ -1,0 +1,254 @@
+"""N-dimensional gathers and scatters and the sparse segment reductions (TensorFlow 1.x's
+gather_nd_op_test, scatter_nd_ops_test and segment_reduction_ops_test, ported): values against
+numpy, duplicates summed where TensorFlow sums them, TensorFlow's messages for bad indices and
+segment ids, and gradients against finite differences in float64 (sparse_to_dense's too)."""
+
+import numpy as np
+import pytest
+
+import troupe as tf
+
+
+def run(*fetches):
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return sess.run(list(fetches) if len(fetches) > 1 else fetches[0])
+
+
+def numeric_jacobian_check(build, x0, eps=1e-6, tol=1e-6):
+    """Compares tf.gradients of sum(build(x) * w) with central differences at x0."""
+    x = tf.placeholder(tf.float64, x0.shape)
+    y = build(x)
+    w = np.random.RandomState(7).uniform(-1, 1, size=run_shape(y, x, x0))
+    loss = tf.reduce_sum(y * w)
+    (grad,) = tf.gradients(loss, [x])
+    with tf.Session() as sess:
+        symbolic = sess.run(tf.convert_to_tensor(grad), {x: x0})
+        numeric = np.zeros_like(x0)
+        flat = numeric.reshape(-1)
+        for i in range(x0.size):
+            up, down = x0.copy(), x0.copy()
+            up.reshape(-1)[i] += eps
+            down.reshape(-1)[i] -= eps
+            flat[i] = (sess.run(loss, {x: up}) - sess.run(loss, {x: down})) / (2 * eps)
+    np.testing.assert_allclose(symbolic, numeric, rtol=tol, atol=tol)
+
+
+def run_shape(y, x, x0):
+    with tf.Session() as sess:
+        return sess.run(y, {x: x0}).shape
+
+
+def segment_reduce(x, indices, segment_ids, reduction, num_segments=None):
+    """numpy's sparse segment reduction: rows x[indices] reduced by segment id."""
+    rows = segment_ids[-1] + 1 if num_segments is None else num_segments
+    out = np.zeros((rows,) + x.shape[1:], np.float64)
+    counts = np.zeros(rows)
+    for i, s in zip(indices, segment_ids):
+        out[s] += x[i]
+        counts[s] += 1
+    scale = {"sum": np.ones(rows), "mean": np.maximum(counts, 1),
+             "sqrt_n": np.sqrt(np.maximum(counts, 1))}[reduction]
+    return out / scale.reshape((-1,) + (1,) * (x.ndim - 1))
+
+
+SEGMENT_OPS = {"sum": tf.sparse_segment_sum, "mean": tf.sparse_segment_mean,
+               "sqrt_n": tf.sparse_segment_sqrt_n}
+
+
+@pytest.mark.parametrize("reduction", sorted(SEGMENT_OPS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_sparse_segment_values(reduction, dtype):
+    if reduction != "sum" and dtype in (np.int32, np.int64):
+        with pytest.raises(TypeError):
+            SEGMENT_OPS[reduction](np.ones((2, 2), dtype), [0], [0])
+        return
+    segment_ids = [i for i in range(20) for _ in range(i + 1)]
+    rng = np.random.RandomState(0)
+    x = np.arange(1, 801).reshape(400, 2).astype(dtype)
+    indices = rng.randint(0, 400, len(segment_ids)).astype(np.int32)
+    out = SEGMENT_OPS[reduction](tf.constant(x), indices, segment_ids)
+    assert out.shape.as_list() == [None, 2]
+    np.testing.assert_allclose(run(out), segment_reduce(x, indices, segment_ids, reduction),
+                               rtol=1e-5)
+
+
+@pytest.mark.parametrize("reduction", sorted(SEGMENT_OPS))
+def test_sparse_segment_holes_num_segments_and_empty(reduction):
+    x = np.arange(1, 41, dtype=np.float32).reshape(10, 4)
+    op = SEGMENT_OPS[reduction]
+    for ids in ([0, 2, 2, 2], [1, 2, 2, 2]):
+        np.testing.assert_allclose(run(op(x, [8, 3, 0, 9], ids)),
+                                   segment_reduce(x, [8, 3, 0, 9], ids, reduction), rtol=1e-6)
+    with_num = op(x, np.array([8, 3, 0, 9], np.int64), [0, 2, 2, 2], num_segments=5)
+    assert with_num.shape.as_list() == [5, 4]
+    np.testing.assert_allclose(run(with_num),
+                               segment_reduce(x, [8, 3, 0, 9], [0, 2, 2, 2], reduction, 5),
+                               rtol=1e-6)
+    empty = op(tf.zeros([0, 4]), tf.constant([], tf.int32), tf.constant([], tf.int32),
+               num_segments=5)
+    np.testing.assert_array_equal(run(empty), np.zeros([5, 4]))
+
+
+@pytest.mark.parametrize("indices, segment_ids, message", [
+    ([8, -1, 0, 9], [0, 1, 2, 2], r"indices\[1\] == -1 out of range \[0, 10\)"),
+    ([8, 3, 0, 10], [0, 1, 2, 2], r"indices\[3\] == 10 out of range \[0, 10\)"),
+    ([8, 3, 0, 9], [0, 1, 0, 1], "segment ids are not increasing"),
+    ([8, 3, 0, 9], [0, 1, 2, 0], r"Segment id 1 out of range \[0, 1\), possibly because "
+                                 "'segment_ids' input is not sorted"),
+    ([8, 3, 0, 9], [-1, 0, 1, 1], r"Segment id -1 out of range \[0, 2\)"),
+    ([8, 3, 0, 9], [0, 0, 0, -1], "segment ids must be >= 0"),
+    ([8, 3, 0, 9], [0, 0, 0, -2], "segment ids must be >= 0"),
+])
+def test_sparse_segment_invalid_indices_and_ids(indices, segment_ids, message):
+    x = np.ones((10, 4), np.float32)
+    for op in (tf.sparse_segment_sum, tf.sparse_segment_mean):
+        out = op(x, indices, segment_ids, name="segments")
+        with pytest.raises(tf.errors.InvalidArgumentError, match=message) as info:
+            run(out)
+        assert "segments" in str(info.value)
+
+
+def test_sparse_segment_num_segments_checks():
+    x = np.ones((10, 4), np.float32)
+    out = tf.sparse_segment_sum(x, [8, 3, 0, 9], [0, 1, 3, 5], num_segments=5)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="segment ids must be < num_segments"):
+        run(out)
+    with pytest.raises(ValueError, match="Cannot specify a negative value for num_segments"):
+        tf.sparse_segment_mean(x, [8, 3, 0, 9], [0, 1, 3, 3], num_segments=-2)
+    with pytest.raises(ValueError, match="segment_ids and indices should have same size"):
+        tf.sparse_segment_sum(x, [0, 1], [0])
+
+
+@pytest.mark.parametrize("reduction", sorted(SEGMENT_OPS))
+def test_sparse_segment_gradients(reduction):
+    op = SEGMENT_OPS[reduction]
+    x0 = np.random.RandomState(1).uniform(-1, 1, (10, 4))
+    numeric_jacobian_check(lambda x: op(x, [8, 3, 3, 9], [0, 1, 2, 2]), x0)
+    numeric_jacobian_check(lambda x: op(x, [8, 3, 3, 9], [0, 1, 2, 2], num_segments=5), x0)
+
+
+def test_gather_nd_values():
+    params = np.array([[-8, -1, -2, -3, -7, -5], [8, 1, 2, 3, 7, 5]], np.float32)
+    np.testing.assert_array_equal(run(tf.gather_nd(params, [[0, 2], [1, 4]])), [-2, 7])
+    np.testing.assert_array_equal(run(tf.gather_nd(params, [[1], [0]])), params[[1, 0]])
+    cube = np.arange(24).reshape(2, 3, 4)
+    indices = np.array([[[0, 1], [1, 2]], [[1, 0], [0, 0]]], np.int64)
+    out = tf.gather_nd(cube, indices)
+    assert out.shape.as_list() == [2, 2, 4]
+    np.testing.assert_array_equal(run(out), cube[indices[..., 0], indices[..., 1]])
+    words = np.array([b"a", b"b", b"c"])
+    np.testing.assert_array_equal(run(tf.gather_nd(words, [[2], [0]])), [b"c", b"a"])
+    # K = 0: the whole tensor for each index.
+    np.testing.assert_array_equal(run(tf.gather_nd(params, np.zeros((2, 0), np.int32))),
+                                  [params, params])
+
+
+def test_gather_nd_errors():
+    params = np.ones((2, 3), np.float32)
+    out = tf.gather_nd(params, [[0, 0], [7, 0], [0, 1]], name="pick")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"pick.*indices\[1\] = \[7, 0\] does not index into param shape"):
+        run(out)
+    with pytest.raises(ValueError, match=r"indices.shape\[-1\] must be <= the rank of params"):
+        tf.gather_nd(params, [[0, 0, 0]])
+    with pytest.raises(TypeError, match="indices must be int32 or int64"):
+        tf.gather_nd(params, [[0.5, 1.0]])
+    with pytest.raises(ValueError, match="batch_dims"):
+        tf.gather_nd(params, [[0]], batch_dims=1)
+
+
+def test_gather_nd_gradient_is_sparse_for_rows_and_dense_otherwise():
+    x0 = np.random.RandomState(2).uniform(-1, 1, (4, 3))
+    numeric_jacobian_check(lambda x: tf.gather_nd(x, [[1, 2], [3, 0], [1, 2]]), x0)
+    numeric_jacobian_check(lambda x: tf.gather_nd(x, [[3], [0], [3]]), x0)
+    table = tf.Variable(x0)
+    (rows,) = tf.gradients(tf.reduce_sum(tf.gather_nd(table, [[3], [0]])), [table])
+    assert isinstance(rows, tf.IndexedSlices)
+    (elements,) = tf.gradients(tf.reduce_sum(tf.gather_nd(table, [[3, 1]])), [table])
+    assert isinstance(elements, tf.Tensor)
+    expected = np.zeros_like(x0)
+    expected[3, 1] = 1
+    np.testing.assert_array_equal(run(elements), expected)
+
+
+def test_scatter_nd_sums_duplicates():
+    indices = tf.constant([[4], [3], [1], [7], [4]])
+    updates = tf.constant([9, 10, 11, 12, 13], tf.float32)
+    out = tf.scatter_nd(indices, updates, tf.constant([8]))
+    assert out.shape.as_list() == [8]
+    np.testing.assert_array_equal(run(out), [0, 11, 0, 10, 22, 0, 0, 12])
+    slices = tf.scatter_nd([[0], [2]], np.ones((2, 4, 4), np.int32) * [[[5]], [[6]]], [4, 4, 4])
+    expected = np.zeros((4, 4, 4), np.int32)
+    expected[0], expected[2] = 5, 6
+    np.testing.assert_array_equal(run(slices), expected)
+    with pytest.raises(ValueError, match="updates has shape"):
+        tf.scatter_nd([[0], [1]], [1.0, 2.0, 3.0], [4])
+    bad = tf.scatter_nd([[0], [4]], [1.0, 2.0], [4])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"indices\[1\] = \[4\] does not index into output shape \[4\]"):
+        run(bad)
+    numeric_jacobian_check(lambda u: tf.scatter_nd([[1, 0], [0, 1], [1, 0]], u, [2, 2]),
+                           np.array([1.0, 2.0, 3.0]))
+
+
+def test_scatter_nd_update_add_sub_on_a_variable():
+    ref = tf.Variable([1, 2, 3, 4, 5, 6, 7, 8], name="ref")
+    indices = tf.constant([[4], [3], [1], [7]])
+    with tf.Session() as sess:
+        sess.run(ref.initializer)
+        np.testing.assert_array_equal(
+            sess.run(tf.scatter_nd_update(ref, indices, [9, 10, 11, 12])),
+            [1, 11, 3, 10, 9, 6, 7, 12])
+        np.testing.assert_array_equal(sess.run(tf.scatter_nd_add(ref, indices, [1, 1, 1, 1])),
+                                      [1, 12, 3, 11, 10, 6, 7, 13])
+        np.testing.assert_array_equal(sess.run(tf.scatter_nd_sub(ref, [[0], [0]], [1, 1])),
+                                      [-1, 12, 3, 11, 10, 6, 7, 13])
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"indices\[1\] = \[8\] does not index into variable 'ref'"):
+            sess.run(tf.scatter_nd_add(ref, [[0], [8]], [100, 100]))
+        np.testing.assert_array_equal(sess.run(ref), [-1, 12, 3, 11, 10, 6, 7, 13])
+    with pytest.raises(TypeError, match="ref must be a Variable"):
+        tf.scatter_nd_update(tf.constant([1, 2]), [[0]], [3])
+
+
+def test_tensor_scatter_update_add_sub_and_their_gradients():
+    tensor = np.ones((4, 2), np.float32)
+    indices = [[0, 1], [3, 0]]
+    np.testing.assert_array_equal(run(tf.tensor_scatter_update(tensor, indices, [5, 6])),
+                                  [[1, 5], [1, 1], [1, 1], [6, 1]])
+    np.testing.assert_array_equal(run(tf.tensor_scatter_nd_add(tensor, indices, [5, 6])),
+                                  [[1, 6], [1, 1], [1, 1], [7, 1]])
+    np.testing.assert_array_equal(run(tf.tensor_scatter_sub(tensor, [[2]], [[3, 4]])),
+                                  [[1, 1], [1, 1], [-2, -3], [1, 1]])
+    base = np.random.RandomState(3).uniform(-1, 1, (4, 2))
+    for op in (tf.tensor_scatter_update, tf.tensor_scatter_add, tf.tensor_scatter_sub):
+        numeric_jacobian_check(lambda t: op(t, indices, [5.0, 6.0]), base)
+        numeric_jacobian_check(lambda u: op(base, indices, u), np.array([0.5, -0.25]))
+
+
+def test_sparse_to_dense_gradient():
+    numeric_jacobian_check(
+        lambda v: tf.sparse_to_dense([[0, 1], [2, 0]], [3, 2], v, default_value=0.0),
+        np.array([0.5, -2.0]))
+    default = tf.placeholder(tf.float64, [])
+    values = tf.placeholder(tf.float64, [2])
+    dense = tf.sparse_to_dense([1, 3], [5], values, default)
+    d_values, d_default = tf.gradients(tf.reduce_sum(dense * [1.0, 2.0, 3.0, 4.0, 5.0]),
+                                       [values, default])
+    with tf.Session() as sess:
+        got = sess.run([d_values, d_default], {values: [7.0, 8.0], default: 1.0})
+    np.testing.assert_allclose(got[0], [2.0, 4.0])
+    np.testing.assert_allclose(got[1], 1.0 + 3.0 + 5.0)
+
+
+def test_build_errors_are_also_value_and_type_errors_as_tensorflow_raises():
+    with pytest.raises(ValueError) as info:
+        tf.gather_nd(np.ones((2, 2)), [[0, 0, 0]], name="too_deep")
+    assert isinstance(info.value, tf.errors.InvalidArgumentError)
+    assert "too_deep" in str(info.value)
+    with pytest.raises(TypeError) as info:
+        tf.sparse_segment_mean(np.ones((2, 2), np.int64), [0], [0])
+    assert isinstance(info.value, tf.errors.InvalidArgumentError)
+    assert "int64" in str(info.value)
+    np.testing.assert_array_equal(run(tf.constant([], tf.int64)), np.zeros(0, np.int64))
