@@ -145,6 +145,10 @@ class ScatterNdKernel : public OpKernel {
     }
     auto shape = TensorShape::from_dims(dims);  // negative or overflowing sizes refused
     if (!shape.ok()) return ctx.fail_invalid("shape: {}", shape.status().message());
+    if (shape->num_elements() == 0 && (indices.num_elements() > 0 || updates.num_elements() > 0)) {
+      return ctx.fail_invalid("Indices and updates specified for empty output shape {}",
+                              shape->to_string());
+    }
     auto slices = slice_offsets(ctx, indices, *shape, "output");
     if (!slices || !check_updates(ctx, updates, *slices, *shape)) return;
     Tensor& out = ctx.allocate_output(0, *shape);

@@ -29,8 +29,11 @@ Status sparse_gather_nd_grad(const Scope& s, const Operation& op, const std::vec
     dx->assign(dense.begin(), dense.end());
     return s.status();
   }
-  IndexedSlices slices{to_dense(s, dy[0]), ops::Reshape(s, indices, {int32_t{-1}}),
-                       shape_of(s, params)};
+  // A Shape node, when needed, runs where params lives (a table on a ps is not sent for it).
+  const Output params_shape = params.shape().is_fully_defined()
+                                  ? shape_of(s, params)
+                                  : ops::Shape(s.colocate_with(params.op()), params);
+  IndexedSlices slices{to_dense(s, dy[0]), ops::Reshape(s, indices, {int32_t{-1}}), params_shape};
   *dx = {Gradient(slices), Gradient()};
   return s.status();
 }

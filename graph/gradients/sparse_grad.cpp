@@ -34,16 +34,26 @@ Status dynamic_stitch_grad(const Scope& s, const Operation& op, const Outputs& d
 }
 
 // d sparse_values = dy at the indices (summed when one value fills them all); d default_value =
-// the rest of dy. TensorFlow's gradient, with indices of any rank SparseToDense takes.
+// the rest of dy. TensorFlow's gradient, for indices of any rank SparseToDense takes (a scalar
+// or vector index is one row of [N, rank]) and values of either rank, known or not.
 Status sparse_to_dense_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
-  const Output indices = op_input(op, 0), values = op_input(op, 2);
-  const Output rows = ops::Reshape(s, indices, ops::Const(s, {int32_t{-1}, int32_t{1}}));
-  const bool as_matrix = indices.shape().rank_known() && indices.shape().rank() == 2;
-  Output values_grad = ops::GatherNd(s, dy[0], as_matrix ? indices : rows);
+  const Output indices = op_input(op, 0), output_shape = op_input(op, 1);
+  const Output values = op_input(op, 2);
+  const Output index_rows = ops::Reshape(
+      s, indices,
+      ops::ConcatV2(
+          s,
+          {ops::Const(s, {int32_t{-1}}), ops::Reshape(s, ops::Size(s, output_shape), {int32_t{1}})},
+          int32_t{0}));
+  const Output gathered = ops::GatherNd(s, dy[0], index_rows);  // [N]
   const Output all = ops::Const(s, Tensor::from_vector<int32_t>({0}));
   const Output total = ops::Sum(s, ops::Reshape(s, dy[0], {int32_t{-1}}), all);
-  const Output taken = ops::Sum(s, values_grad, all);
-  if (values.shape().rank_known() && values.shape().rank() == 0) values_grad = taken;
+  const Output taken = ops::Sum(s, gathered, all);
+  // One value for every index (a scalar): the sum of their gradients.
+  const Output summed_axes = ops::Range(
+      s, int32_t{0}, ops::Sub(s, ops::Rank(s, gathered), ops::Rank(s, values)), int32_t{1});
+  const Output values_grad =
+      ops::Reshape(s, ops::Sum(s, gathered, summed_axes), ops::Shape(s, values));
   *dx = {Output(), Output(), values_grad, ops::Sub(s, total, taken)};
   return s.status();
 }

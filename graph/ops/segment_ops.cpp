@@ -50,9 +50,12 @@ Status sparse_segment_grad_shape(InferenceContext& c) {
   const PartialShape& grad = c.input(0);
   if (!grad.rank_known()) return shapes::unknown(c);
   if (grad.rank() < 1) return c.invalid("grad must be at least rank 1, got a scalar");
+  if (c.input(3).rank_known() && c.input(3).rank() != 0) {
+    return c.invalid("output_dim0 should be a scalar, got shape {}", c.input(3).to_string());
+  }
   std::vector<int64_t> dims = grad.dims();
   auto rows = c.input_as_ints(3);
-  dims[0] = rows ? (*rows)[0] : -1;
+  dims[0] = rows && rows->size() == 1 ? (*rows)[0] : -1;
   c.set_output(0, PartialShape(dims));
   return Status::OK();
 }

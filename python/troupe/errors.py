@@ -111,9 +111,10 @@ def exception_type_from_error_code(error_code):
 
 
 def error_code_from_exception_type(cls):
-    for code, klass in _CODE_TO_CLASS.items():
-        if klass is cls:
-            return code
+    for base in cls.__mro__:
+        for code, klass in _CODE_TO_CLASS.items():
+            if klass is base:
+                return code
     raise KeyError(cls)
 
 

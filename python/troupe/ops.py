@@ -3,6 +3,8 @@ arithmetic operators of Tensor. Each builds one node in the default graph (frame
 the C++ builder API (graph/ops/); a bad argument raises InvalidArgumentError naming the node, or
 TypeError/ValueError naming the argument."""
 
+import re
+
 import numpy as np
 
 from . import _troupe
@@ -102,9 +104,15 @@ def _make(op_type, inputs, attrs=None, name=None, graph=None):
     except _errors.InvalidArgumentError as e:
         # What TensorFlow finds wrong while building is TypeError (a dtype the op does not
         # take) or ValueError (shapes): the error is also of that class.
-        kind = _DTypeError if "does not support (allowed:" in e.message else _BuildError
+        kind = _DTypeError if _DTYPE_PROBLEM.search(e.message) else _BuildError
         raise kind(e.node_def, e.op, e.message) from None
 
+
+# What a node that cannot be built says when its dtypes are wrong (graph/node_signature.cpp,
+# graph/graph.cpp): an attribute's dtype the op does not take, an input of another dtype, a
+# value where the op updates a variable.
+_DTYPE_PROBLEM = re.compile(r"does not support \(allowed:|input \d+ \('[^']*'\) "
+                            r"(is \w+, expected \w+|must be a reference to a variable)")
 
 # InvalidArgumentError while building, also a ValueError or TypeError as TensorFlow's are.
 _BuildError = type("InvalidArgumentError", (_errors.InvalidArgumentError, ValueError), {})

@@ -111,6 +111,9 @@ BOOST_AUTO_TEST_CASE(an_index_outside_is_invalid_argument_and_writes_nothing) {
   check_error(status(ops::ScatterNd(s, index_matrix(1, 1, {-1}), Tensor::from_vector<double>({1}),
                                     Tensor::from_vector<int64_t>({2}))),
               Code::kInvalidArgument, "indices[0] = [-1] does not index into output shape [2]");
+  check_error(status(ops::ScatterNd(s, index_matrix(1, 1, {1}), matrix(1, 0, {}),
+                                    Tensor::from_vector<int64_t>({2, 0}))),
+              Code::kInvalidArgument, "Indices and updates specified for empty output shape [2,0]");
   // Shapes checked while building when known: K above the rank, updates of the wrong shape.
   Scope b = Scope::new_root();
   ops::GatherNd(b, matrix(2, 2, {1, 2, 3, 4}), index_matrix(1, 3, {0, 0, 0}));

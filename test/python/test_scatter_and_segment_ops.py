@@ -252,3 +252,24 @@ def test_build_errors_are_also_value_and_type_errors_as_tensorflow_raises():
     assert isinstance(info.value, tf.errors.InvalidArgumentError)
     assert "int64" in str(info.value)
     np.testing.assert_array_equal(run(tf.constant([], tf.int64)), np.zeros(0, np.int64))
+
+
+def test_sparse_to_dense_gradient_with_shapes_known_only_when_running():
+    indices = tf.placeholder(tf.int64)
+    values = tf.placeholder(tf.float64)
+    dense = tf.sparse_to_dense(indices, [3, 3], values, np.float64(0.5))
+    weights = np.arange(9, dtype=np.float64).reshape(3, 3)
+    d_values, d_default = tf.gradients(tf.reduce_sum(dense * weights), [values, dense.op.inputs[3]])
+    with tf.Session() as sess:
+        got = sess.run([d_values, d_default], {indices: [[0, 0], [1, 1]], values: [1.0, 2.0]})
+        np.testing.assert_allclose(got[0], [0.0, 4.0])
+        np.testing.assert_allclose(got[1], weights.sum() - 4.0)
+        one_value = sess.run(d_values, {indices: [[0, 0], [1, 1]], values: 3.0})
+        np.testing.assert_allclose(one_value, 4.0)
+
+
+def test_input_dtype_mismatch_is_a_type_error_and_keeps_its_error_code():
+    with pytest.raises(TypeError) as info:
+        tf.tensor_scatter_update(tf.zeros([3]), [[0]], tf.constant([1]))
+    assert tf.errors.error_code_from_exception_type(type(info.value)) == \
+        tf.errors.INVALID_ARGUMENT
