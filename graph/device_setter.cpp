@@ -1,6 +1,8 @@
 // replica_device_setter: TensorFlow's _ReplicaDeviceChooser and _RoundRobinStrategy.
 #include "troupe/graph/device_setter.hpp"
 
+#include <fmt/format.h>
+
 #include <memory>
 
 #include "troupe/graph/cluster/device_name.hpp"
@@ -71,7 +73,11 @@ StatusOr<DeviceFunction> replica_device_setter(const ReplicaDeviceSetterOptions&
     const DeviceName& current = *parsed;
     if (place_ps_ops && ps_ops.count(node.op) > 0) {
       DeviceName chosen = ps;
-      if (chosen.job && (!current.job || current.job == chosen.job)) chosen.task = strategy(node);
+      if (chosen.job && (!current.job || current.job == chosen.job)) {
+        chosen.task = strategy(node);
+        // Not a device: the scope fails the node, naming it.
+        if (*chosen.task < 0) return fmt::format("(ps_strategy returned task {})", *chosen.task);
+      }
       return DeviceName::merge_overriding(chosen, current).to_string();
     }
     return DeviceName::merge_overriding(worker, current).to_string();

@@ -25,7 +25,8 @@
 
 namespace troupe {
 
-// Picks the parameter-server task (0 .. ps_tasks-1) for a ps op.
+// Picks the parameter-server task (0 .. ps_tasks-1) for a ps op. A negative task fails the node
+// (the scope reports it as a device function's malformed device, naming the node).
 using PsStrategy = std::function<int(const NodeDef& node)>;
 
 // TensorFlow's _RoundRobinStrategy: successive calls return 0, 1, ..., num_tasks-1, 0, ...

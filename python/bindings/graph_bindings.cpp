@@ -15,6 +15,8 @@
 #include "troupe/graph/graph_def_codec.hpp"
 #include "troupe/graph/learning_rate_decay.hpp"
 #include "troupe/graph/node_builder.hpp"
+#include "troupe/graph/node_signature.hpp"
+#include "troupe/graph/op_registry.hpp"
 #include "troupe/graph/ops/ops.hpp"
 #include "troupe/graph/optimizers.hpp"
 #include "troupe/graph/sync_replicas_optimizer.hpp"
@@ -128,6 +130,38 @@ py::object attr_to_python(const AttrValue& value) {
         }
       },
       value.storage());
+}
+
+// A Python ps_strategy for replica_device_setter: called as
+// fn(name, op_type, device, attrs, output_dtypes) -> task. After a Python error it returns -1,
+// which fails the node; raise_if_failed then raises the Python error.
+PsStrategy python_ps_strategy(py::function fn) {
+  return [fn = std::move(fn)](const NodeDef& node) -> int {
+    py::gil_scoped_acquire gil;
+    if (device_function_error) return -1;
+    try {
+      py::dict attrs;
+      for (const auto& [name, value] : node.attrs)
+        attrs[py::str(name)] = attr_to_python(value);
+      py::list output_dtypes;
+      if (const OpDef* op = OpRegistry::global().find(node.op)) {
+        for (DataType dtype : node_signature(*op, node).output_types)
+          output_dtypes.append(static_cast<int>(dtype));
+      }
+      py::object task = fn(node.name, node.op, node.device, attrs, output_dtypes);
+      if (!py::hasattr(task, "__index__")) {
+        throw py::type_error("ps_strategy returned " + py::repr(task).cast<std::string>() +
+                             " for node '" + node.name + "': expected a task index (an int)");
+      }
+      return task.attr("__index__")().cast<int>();
+    } catch (py::error_already_set& raised) {
+      device_function_error.emplace(std::move(raised));
+    } catch (py::builtin_exception& raised) {
+      raised.set_error();
+      device_function_error.emplace();
+    }
+    return -1;
+  };
 }
 
 // `value` as an attribute of kind `type` (what the op's definition declares), or a TypeError
@@ -554,18 +588,20 @@ void bind_graph(py::module_& m) {
   });
 
   // Device functions.
-  m.def("replica_device_setter",
-        [](int ps_tasks, const std::string& ps_device, const std::string& worker_device,
-           std::optional<std::map<std::string, std::map<int, std::string>>> cluster,
-           std::optional<std::vector<std::string>> ps_ops) {
-          ReplicaDeviceSetterOptions options;
-          options.ps_tasks = ps_tasks;
-          options.ps_device = ps_device;
-          options.worker_device = worker_device;
-          if (cluster) options.cluster = check(ClusterSpec::create_sparse(*cluster));
-          if (ps_ops) options.ps_ops = std::set<std::string>(ps_ops->begin(), ps_ops->end());
-          return NativeDeviceFunction{check(replica_device_setter(options)), worker_device};
-        });
+  m.def(
+      "replica_device_setter",
+      [](int ps_tasks, const std::string& ps_device, const std::string& worker_device,
+         std::optional<std::map<std::string, std::map<int, std::string>>> cluster,
+         std::optional<std::vector<std::string>> ps_ops, std::optional<py::function> ps_strategy) {
+        ReplicaDeviceSetterOptions options;
+        options.ps_tasks = ps_tasks;
+        options.ps_device = ps_device;
+        options.worker_device = worker_device;
+        if (cluster) options.cluster = check(ClusterSpec::create_sparse(*cluster));
+        if (ps_ops) options.ps_ops = std::set<std::string>(ps_ops->begin(), ps_ops->end());
+        if (ps_strategy) options.ps_strategy = python_ps_strategy(std::move(*ps_strategy));
+        return NativeDeviceFunction{check(replica_device_setter(options)), worker_device};
+      });
 
   // Optimizers: each Python optimizer holds one.
   py::class_<Optimizer, std::shared_ptr<Optimizer>>(m, "Optimizer")

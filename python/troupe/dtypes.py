@@ -39,6 +39,11 @@ class DType:
     def base_dtype(self):
         return self
 
+    @property
+    def size(self):
+        """Bytes per element (numpy's itemsize; 8 for string, a reference per element)."""
+        return np.dtype(self._numpy_type).itemsize
+
     def __eq__(self, other):
         try:
             return self is as_dtype(other)

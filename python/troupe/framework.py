@@ -356,6 +356,10 @@ class TensorShape:
     def is_fully_defined(self):
         return self._dims is not None and all(d is not None for d in self._dims)
 
+    def assert_is_fully_defined(self):
+        if not self.is_fully_defined():
+            raise ValueError("Shape %s is not fully defined" % self)
+
     def num_elements(self):
         """The number of elements, or None when the shape is not fully defined."""
         if not self.is_fully_defined():

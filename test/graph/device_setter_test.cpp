@@ -245,6 +245,17 @@ BOOST_AUTO_TEST_CASE(bad_options_are_invalid_argument_naming_the_option) {
   check_error(negative.status(), Code::kInvalidArgument, "option ps_tasks is -1");
 }
 
+BOOST_AUTO_TEST_CASE(a_negative_task_from_the_strategy_fails_the_node_naming_it) {
+  auto setter =
+      replica_device_setter({.ps_tasks = 2, .ps_strategy = [](const NodeDef&) { return -1; }});
+  BOOST_REQUIRE(setter.ok());
+  Scope root = Scope::new_root();
+  Scope s = root.with_device_function(*setter);
+  ops::Variable(s.with_op_name("table"), TensorShape{2}, DataType::kFloat);
+  check_error(root.status(), Code::kInvalidArgument, "node 'table'");
+  check_error(root.status(), Code::kInvalidArgument, "(ps_strategy returned task -1)");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe

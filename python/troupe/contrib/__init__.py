@@ -1,6 +1,7 @@
 """tf.contrib: the names of it TF1 programs use (contrib.framework, contrib.layers,
-contrib.opt)."""
+contrib.opt, contrib.training)."""
 
 from . import framework  # noqa: F401
 from . import layers  # noqa: F401
 from . import opt  # noqa: F401
+from . import training  # noqa: F401
