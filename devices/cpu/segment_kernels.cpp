@@ -1,13 +1,151 @@
-// CPU kernels for the sparse segment reductions (SparseSegmentSum, SparseSegmentMean,
+// CPU kernels for the segment reductions: sorted (SegmentSum, SegmentMean, SegmentProd,
+// SegmentMin, SegmentMax), unsorted (UnsortedSegmentSum, UnsortedSegmentProd,
+// UnsortedSegmentMin, UnsortedSegmentMax), sparse (SparseSegmentSum, SparseSegmentMean,
 // SparseSegmentSqrtN, their WithNumSegments forms) and the Mean and SqrtN gradients, with
 // TensorFlow 1.x's checks: every index and segment id is checked before anything is written.
 #include <cmath>
+#include <limits>
 
 #include "troupe/devices/cpu/array_layout.hpp"
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 
 namespace troupe {
 namespace {
+
+// How a segment's values combine, and the value of an empty segment of an unsorted reduction.
+template <class T>
+struct SumCombiner {
+  static T identity() { return T(0); }
+  static void combine(T& into, T value) { into += value; }
+};
+template <class T>
+struct ProdCombiner {
+  static T identity() { return T(1); }
+  static void combine(T& into, T value) { into *= value; }
+};
+template <class T>
+struct MinCombiner {
+  static T identity() { return std::numeric_limits<T>::max(); }
+  static void combine(T& into, T value) { into = std::min(into, value); }
+};
+template <class T>
+struct MaxCombiner {
+  static T identity() { return std::numeric_limits<T>::lowest(); }
+  static void combine(T& into, T value) { into = std::max(into, value); }
+};
+// Sums, then divides by the segment's count.
+template <class T>
+struct MeanCombiner : SumCombiner<T> {};
+
+// Segment*: data's rows reduced by sorted segment id, TensorFlow's checks in TensorFlow's order.
+template <template <class> class Combiner, class T>
+class SegmentReductionKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& data = ctx.input(0);
+    const Tensor& segment_ids = ctx.input(1);
+    if (data.rank() < 1) return ctx.fail_invalid("data must be at least rank 1, got a scalar");
+    if (segment_ids.rank() != 1) {
+      return ctx.fail_invalid("segment_ids should be a vector, got shape {}",
+                              segment_ids.shape().to_string());
+    }
+    const std::vector<int64_t> ids = int_values(segment_ids);
+    const int64_t n = static_cast<int64_t>(ids.size());
+    if (n != data.dim(0)) {
+      return ctx.fail_invalid(
+          "segment_ids should be the same size as dimension 0 of input: {} vs. data of shape {}", n,
+          data.shape().to_string());
+    }
+    const int64_t rows = n == 0 ? 0 : ids[n - 1] + 1;
+    if (n > 0 && rows <= 0) {
+      return ctx.fail_invalid("segment ids must be >= 0: segment_ids[{}] = {}", n - 1, ids[n - 1]);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (ids[i] < 0 || ids[i] >= rows) {
+        return ctx.fail_invalid(
+            "Segment id {} out of range [0, {}), possibly because 'segment_ids' input is not "
+            "sorted.",
+            ids[i], rows);
+      }
+      if (i > 0 && ids[i] < ids[i - 1]) {
+        return ctx.fail_invalid("segment ids are not increasing: segment_ids[{}] = {} after {}", i,
+                                ids[i], ids[i - 1]);
+      }
+    }
+    std::vector<int64_t> dims = data.shape().dims();
+    dims[0] = rows;
+    Tensor& out = ctx.allocate_output(0, TensorShape(dims));
+    const int64_t inner = n == 0 ? 0 : data.num_elements() / n;
+    T* o = out.data<T>();
+    // An empty segment is 0 (1 for Prod), as TensorFlow's sorted reductions.
+    std::fill_n(o, out.num_elements(), std::is_same_v<Combiner<T>, ProdCombiner<T>> ? T(1) : T(0));
+    const T* in = data.data<T>();
+    for (int64_t begin = 0; begin < n;) {
+      int64_t end = begin;
+      while (end < n && ids[end] == ids[begin])
+        ++end;
+      T* to = o + ids[begin] * inner;
+      std::copy_n(in + begin * inner, inner, to);
+      for (int64_t i = begin + 1; i < end; ++i) {
+        for (int64_t k = 0; k < inner; ++k)
+          Combiner<T>::combine(to[k], in[i * inner + k]);
+      }
+      if constexpr (std::is_same_v<Combiner<T>, MeanCombiner<T>>) {
+        for (int64_t k = 0; k < inner; ++k)
+          to[k] /= static_cast<T>(end - begin);
+      }
+      begin = end;
+    }
+  }
+};
+
+// UnsortedSegment*: slices of data reduced by segment id in any order; negative ids dropped.
+template <template <class> class Combiner, class T>
+class UnsortedSegmentReductionKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& data = ctx.input(0);
+    const Tensor& ids = ctx.input(1);
+    const Tensor& num = ctx.input(2);
+    if (num.rank() != 0) {
+      return ctx.fail_invalid("num_segments must be a scalar, got shape {}",
+                              num.shape().to_string());
+    }
+    const int64_t segments = int_values(num).at(0);
+    bool prefix = ids.rank() <= data.rank() && segments >= 0;
+    for (int d = 0; prefix && d < ids.rank(); ++d)
+      prefix = ids.dim(d) == data.dim(d);
+    if (!prefix) {
+      return ctx.fail_invalid(
+          "segment_ids (shape {}) must be a prefix of data's shape {}, and num_segments ({}) "
+          ">= 0",
+          ids.shape().to_string(), data.shape().to_string(), segments);
+    }
+    const std::vector<int64_t> at = int_values(ids);
+    const int64_t n = static_cast<int64_t>(at.size());
+    for (int64_t i = 0; i < n; ++i) {
+      if (at[i] >= segments) {
+        return ctx.fail_invalid("segment_ids[{}] = {} is out of range [0, {})", i, at[i], segments);
+      }
+    }
+    std::vector<int64_t> dims = {segments};
+    dims.insert(dims.end(), data.shape().dims().begin() + ids.rank(), data.shape().dims().end());
+    Tensor& out = ctx.allocate_output(0, TensorShape(dims));
+    T* o = out.data<T>();
+    std::fill_n(o, out.num_elements(), Combiner<T>::identity());
+    const int64_t inner = n == 0 ? 0 : data.num_elements() / n;
+    const T* in = data.data<T>();
+    for (int64_t i = 0; i < n; ++i) {
+      if (at[i] < 0) continue;  // dropped, as TensorFlow does
+      T* to = o + at[i] * inner;
+      const T* from = in + i * inner;
+      for (int64_t k = 0; k < inner; ++k)
+        Combiner<T>::combine(to[k], from[k]);
+    }
+  }
+};
 
 enum class Reduction { kSum, kMean, kSqrtN };
 
@@ -196,9 +334,37 @@ using SparseSegmentMeanGradKernel = SparseSegmentReductionGradKernel<Reduction::
 template <class T>
 using SparseSegmentSqrtNGradKernel = SparseSegmentReductionGradKernel<Reduction::kSqrtN, T>;
 
+template <class T>
+using SegmentSumKernel = SegmentReductionKernel<SumCombiner, T>;
+template <class T>
+using SegmentMeanKernel = SegmentReductionKernel<MeanCombiner, T>;
+template <class T>
+using SegmentProdKernel = SegmentReductionKernel<ProdCombiner, T>;
+template <class T>
+using SegmentMinKernel = SegmentReductionKernel<MinCombiner, T>;
+template <class T>
+using SegmentMaxKernel = SegmentReductionKernel<MaxCombiner, T>;
+template <class T>
+using UnsortedSegmentSumKernel = UnsortedSegmentReductionKernel<SumCombiner, T>;
+template <class T>
+using UnsortedSegmentProdKernel = UnsortedSegmentReductionKernel<ProdCombiner, T>;
+template <class T>
+using UnsortedSegmentMinKernel = UnsortedSegmentReductionKernel<MinCombiner, T>;
+template <class T>
+using UnsortedSegmentMaxKernel = UnsortedSegmentReductionKernel<MaxCombiner, T>;
+
 }  // namespace
 
 void register_segment_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "SegmentSum", kCpu, numeric_kernel<SegmentSumKernel>());
+  must_add_kernel(r, "SegmentMean", kCpu, numeric_kernel<SegmentMeanKernel>());
+  must_add_kernel(r, "SegmentProd", kCpu, numeric_kernel<SegmentProdKernel>());
+  must_add_kernel(r, "SegmentMin", kCpu, numeric_kernel<SegmentMinKernel>());
+  must_add_kernel(r, "SegmentMax", kCpu, numeric_kernel<SegmentMaxKernel>());
+  must_add_kernel(r, "UnsortedSegmentSum", kCpu, numeric_kernel<UnsortedSegmentSumKernel>());
+  must_add_kernel(r, "UnsortedSegmentProd", kCpu, numeric_kernel<UnsortedSegmentProdKernel>());
+  must_add_kernel(r, "UnsortedSegmentMin", kCpu, numeric_kernel<UnsortedSegmentMinKernel>());
+  must_add_kernel(r, "UnsortedSegmentMax", kCpu, numeric_kernel<UnsortedSegmentMaxKernel>());
   must_add_kernel(r, "SparseSegmentSum", kCpu, numeric_kernel<SparseSegmentSumKernel>());
   must_add_kernel(r, "SparseSegmentSumWithNumSegments", kCpu,
                   numeric_kernel<SparseSegmentSumWithNumSegmentsKernel>());

@@ -1,4 +1,4 @@
-// CPU kernels for Pack, Where, Select, GatherV2, UnsortedSegmentSum and LogicalNot
+// CPU kernels for Pack, Where, Select, GatherV2 and LogicalNot
 // (graph/ops/selection_ops.hpp).
 // Elements are copied as their C++ type (strings too); row-major throughout.
 #include <algorithm>
@@ -172,55 +172,6 @@ class SelectKernel : public OpKernel {
   }
 };
 
-template <class T>
-class UnsortedSegmentSumKernel : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-
-  void compute(OpKernelContext& ctx) override {
-    const Tensor& data = ctx.input(0);
-    const Tensor& ids = ctx.input(1);
-    const Tensor& num = ctx.input(2);
-    if (num.rank() != 0) {
-      ctx.fail_invalid("num_segments must be a scalar, got shape {}", num.shape().to_string());
-      return;
-    }
-    const int64_t segments =
-        num.dtype() == DataType::kInt32 ? num.scalar<int32_t>() : num.scalar<int64_t>();
-    bool prefix = ids.rank() <= data.rank() && segments >= 0;
-    for (int d = 0; prefix && d < ids.rank(); ++d)
-      prefix = ids.dim(d) == data.dim(d);
-    if (!prefix) {
-      ctx.fail_invalid(
-          "segment_ids (shape {}) must be a prefix of data's shape {}, and num_segments ({}) "
-          ">= 0",
-          ids.shape().to_string(), data.shape().to_string(), segments);
-      return;
-    }
-    std::vector<int64_t> dims = {segments};
-    dims.insert(dims.end(), data.shape().dims().begin() + ids.rank(), data.shape().dims().end());
-    Tensor& out = ctx.allocate_output(0, TensorShape(dims));
-    T* o = out.data<T>();
-    std::fill_n(o, out.num_elements(), T(0));
-    const int64_t n = ids.num_elements();
-    const int64_t inner = n == 0 ? 0 : data.num_elements() / n;
-    const T* in = data.data<T>();
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t id =
-          ids.dtype() == DataType::kInt32 ? ids.data<int32_t>()[i] : ids.data<int64_t>()[i];
-      if (id < 0) continue;  // dropped, as TensorFlow does
-      if (id >= segments) {
-        ctx.fail_invalid("segment_ids[{}] = {} is out of range [0, {})", i, id, segments);
-        return;
-      }
-      T* to = o + id * inner;
-      const T* from = in + i * inner;
-      for (int64_t k = 0; k < inner; ++k)
-        to[k] += from[k];
-    }
-  }
-};
-
 class LogicalNotKernel : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -240,7 +191,6 @@ void register_selection_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Select", kCpu, simple_kernel<SelectKernel>());
   must_add_kernel(r, "GatherV2", kCpu, simple_kernel<GatherKernel>());
   must_add_kernel(r, "LogicalNot", kCpu, simple_kernel<LogicalNotKernel>());
-  must_add_kernel(r, "UnsortedSegmentSum", kCpu, numeric_kernel<UnsortedSegmentSumKernel>());
 }
 
 }  // namespace troupe

@@ -1,5 +1,5 @@
-// Sparse segment reductions: definitions, shape functions and builders (TensorFlow 1.x's
-// core/ops/math_ops.cc SparseSegment*).
+// Segment reductions: definitions, shape functions and builders (TensorFlow 1.x's
+// core/ops/math_ops.cc Segment*, UnsortedSegment*, SparseSegment*).
 #include "troupe/graph/ops/segment_ops.hpp"
 
 #include <string>
@@ -9,6 +9,54 @@
 
 namespace troupe {
 namespace {
+
+Status unsorted_segment_shape(InferenceContext& c) {
+  const PartialShape& data = c.input(0);
+  const PartialShape& ids = c.input(1);
+  if (c.input(2).rank_known() && c.input(2).rank() != 0) {
+    return c.invalid("num_segments must be a scalar, got shape {}", c.input(2).to_string());
+  }
+  int64_t segments = -1;
+  if (auto n = c.input_as_ints(2)) {
+    segments = (*n)[0];
+    if (segments < 0) return c.invalid("num_segments must be >= 0, got {}", segments);
+  }
+  if (!data.rank_known() || !ids.rank_known()) return shapes::unknown(c);
+  if (ids.rank() > data.rank()) {
+    return c.invalid("segment_ids (shape {}) must be a prefix of data's shape {}", ids.to_string(),
+                     data.to_string());
+  }
+  for (int d = 0; d < ids.rank(); ++d) {
+    if (ids.dim(d) >= 0 && data.dim(d) >= 0 && ids.dim(d) != data.dim(d)) {
+      return c.invalid("segment_ids (shape {}) must be a prefix of data's shape {}",
+                       ids.to_string(), data.to_string());
+    }
+  }
+  std::vector<int64_t> dims = {segments};
+  dims.insert(dims.end(), data.dims().begin() + ids.rank(), data.dims().end());
+  c.set_output(0, PartialShape(dims));
+  return Status::OK();
+}
+
+// [?] + data.shape[1:]; segment_ids a vector as long as data's first dimension.
+Status segment_shape(InferenceContext& c) {
+  const PartialShape& data = c.input(0);
+  const PartialShape& ids = c.input(1);
+  if (ids.rank_known() && ids.rank() != 1) {
+    return c.invalid("segment_ids should be a vector, got shape {}", ids.to_string());
+  }
+  if (!data.rank_known()) return shapes::unknown(c);
+  if (data.rank() < 1) return c.invalid("data must be at least rank 1, got a scalar");
+  if (ids.rank_known() && ids.dim(0) >= 0 && data.dim(0) >= 0 && ids.dim(0) != data.dim(0)) {
+    return c.invalid(
+        "segment_ids should be the same size as dimension 0 of input: {} vs. data of shape {}",
+        ids.dim(0), data.to_string());
+  }
+  std::vector<int64_t> dims = data.dims();
+  dims[0] = -1;
+  c.set_output(0, PartialShape(dims));
+  return Status::OK();
+}
 
 Status check_vector(InferenceContext& c, int i, std::string_view what) {
   if (c.input(i).rank_known() && c.input(i).rank() != 1) {
@@ -63,6 +111,25 @@ Status sparse_segment_grad_shape(InferenceContext& c) {
 }  // namespace
 
 void register_segment_ops(OpRegistry& r) {
+  for (const std::string reduction : {"Sum", "Mean", "Prod", "Min", "Max"}) {
+    must_register(r, OpDefBuilder("Segment" + reduction)
+                         .input("data: T")
+                         .input("segment_ids: Tindices")
+                         .output("output: T")
+                         .attr("T: {float32, float64, int32, int64}")
+                         .attr("Tindices: {int32, int64}")
+                         .shape_fn(segment_shape));
+    if (reduction == "Mean") continue;
+    must_register(r, OpDefBuilder("UnsortedSegment" + reduction)
+                         .input("data: T")
+                         .input("segment_ids: Tindices")
+                         .input("num_segments: Tnumsegments")
+                         .output("output: T")
+                         .attr("T: {float32, float64, int32, int64}")
+                         .attr("Tindices: {int32, int64}")
+                         .attr("Tnumsegments: {int32, int64} = int32")
+                         .shape_fn(unsorted_segment_shape));
+  }
   for (const std::string reduction : {"Sum", "Mean", "SqrtN"}) {
     const char* types =
         reduction == "Sum" ? "T: {float32, float64, int32, int64}" : "T: {float32, float64}";
@@ -98,6 +165,28 @@ void register_segment_ops(OpRegistry& r) {
 }
 
 namespace ops {
+
+Output SegmentReduction(const Scope& s, std::string_view reduction, const Input& data,
+                        const Input& segment_ids) {
+  return NodeBuilder(s, "Segment" + std::string(reduction))
+      .input(data)
+      .input(segment_ids)
+      .finalize();
+}
+
+Output UnsortedSegmentReduction(const Scope& s, std::string_view reduction, const Input& data,
+                                const Input& segment_ids, const Input& num_segments) {
+  return NodeBuilder(s, "UnsortedSegment" + std::string(reduction))
+      .input(data)
+      .input(segment_ids)
+      .input(num_segments)
+      .finalize();
+}
+
+Output UnsortedSegmentSum(const Scope& s, const Input& data, const Input& segment_ids,
+                          const Input& num_segments) {
+  return UnsortedSegmentReduction(s, "Sum", data, segment_ids, num_segments);
+}
 
 Output SparseSegmentReduction(const Scope& s, std::string_view reduction, const Input& data,
                               const Input& indices, const Input& segment_ids) {

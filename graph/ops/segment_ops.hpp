@@ -1,6 +1,9 @@
-// Builders for TensorFlow's sparse segment reductions: rows of `data` chosen by `indices` and
-// reduced by sorted `segment_ids` (SparseSegmentSum, SparseSegmentMean, SparseSegmentSqrtN, each
-// with a WithNumSegments form), and the kernels of the Mean and SqrtN gradients.
+// Builders for TensorFlow's segment reductions: the slices of `data` reduced by segment id,
+// sorted (SegmentSum, SegmentMean, SegmentProd, SegmentMin, SegmentMax) or not
+// (UnsortedSegmentSum, UnsortedSegmentProd, UnsortedSegmentMin, UnsortedSegmentMax); the sparse
+// ones, rows of `data` chosen by `indices` and reduced by sorted `segment_ids`
+// (SparseSegmentSum, SparseSegmentMean, SparseSegmentSqrtN, each with a WithNumSegments form);
+// and the kernels of the Mean and SqrtN gradients.
 #pragma once
 
 #include <string_view>
@@ -8,6 +11,23 @@
 #include "troupe/graph/node_builder.hpp"
 
 namespace troupe::ops {
+
+// `reduction` of the rows of data by sorted segment id ("Sum", "Mean", "Prod", "Min", "Max"):
+// segment_ids (int32 or int64) is a vector as long as data's first dimension, sorted; the
+// output has segment_ids[-1] + 1 rows, an empty segment 0 (1 for Prod). A negative, decreasing
+// or out-of-place id is InvalidArgument with TensorFlow's message.
+Output SegmentReduction(const Scope& scope, std::string_view reduction, const Input& data,
+                        const Input& segment_ids);
+// `reduction` ("Sum", "Prod", "Min", "Max") of the slices of data by segment id: segment_ids
+// has a prefix of data's shape; the output has shape [num_segments] +
+// data.shape[segment_ids.rank:]. A negative id drops its slice; an id >= num_segments is
+// InvalidArgument. An empty segment is 0 (Sum), 1 (Prod), the type's highest (Min) or lowest
+// (Max) value, as TensorFlow's.
+Output UnsortedSegmentReduction(const Scope& scope, std::string_view reduction, const Input& data,
+                                const Input& segment_ids, const Input& num_segments);
+// UnsortedSegmentReduction(scope, "Sum", ...): GatherV2's gradient.
+Output UnsortedSegmentSum(const Scope& scope, const Input& data, const Input& segment_ids,
+                          const Input& num_segments);
 
 // output[s] = reduce over i with segment_ids[i] == s of data[indices[i], ...], where `reduction`
 // is "Sum", "Mean" (the sum over the count) or "SqrtN" (the sum over its square root).

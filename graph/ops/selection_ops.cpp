@@ -86,46 +86,9 @@ Status select_shape(InferenceContext& c) {
   return Status::OK();
 }
 
-Status unsorted_segment_sum_shape(InferenceContext& c) {
-  const PartialShape& data = c.input(0);
-  const PartialShape& ids = c.input(1);
-  if (c.input(2).rank_known() && c.input(2).rank() != 0) {
-    return c.invalid("num_segments must be a scalar, got shape {}", c.input(2).to_string());
-  }
-  int64_t segments = -1;
-  if (auto n = c.input_as_ints(2)) {
-    segments = (*n)[0];
-    if (segments < 0) return c.invalid("num_segments must be >= 0, got {}", segments);
-  }
-  if (!data.rank_known() || !ids.rank_known()) return shapes::unknown(c);
-  if (ids.rank() > data.rank()) {
-    return c.invalid("segment_ids (shape {}) must be a prefix of data's shape {}", ids.to_string(),
-                     data.to_string());
-  }
-  for (int d = 0; d < ids.rank(); ++d) {
-    if (ids.dim(d) >= 0 && data.dim(d) >= 0 && ids.dim(d) != data.dim(d)) {
-      return c.invalid("segment_ids (shape {}) must be a prefix of data's shape {}",
-                       ids.to_string(), data.to_string());
-    }
-  }
-  std::vector<int64_t> dims = {segments};
-  dims.insert(dims.end(), data.dims().begin() + ids.rank(), data.dims().end());
-  c.set_output(0, PartialShape(dims));
-  return Status::OK();
-}
-
 }  // namespace
 
 void register_selection_ops(OpRegistry& r) {
-  must_register(r, OpDefBuilder("UnsortedSegmentSum")
-                       .input("data: T")
-                       .input("segment_ids: Tindices")
-                       .input("num_segments: Tnumsegments")
-                       .output("output: T")
-                       .attr("T: {float32, float64, int32, int64}")
-                       .attr("Tindices: {int32, int64}")
-                       .attr("Tnumsegments: {int32, int64} = int32")
-                       .shape_fn(unsorted_segment_sum_shape));
   must_register(r, OpDefBuilder("Select")
                        .input("condition: bool")
                        .input("t: T")
@@ -174,15 +137,6 @@ Output GatherV2(const Scope& s, const Input& params, const Input& indices, const
 
 Output Select(const Scope& s, const Input& condition, const Input& t, const Input& e) {
   return NodeBuilder(s, "Select").input(condition).input(t).input(e).finalize();
-}
-
-Output UnsortedSegmentSum(const Scope& s, const Input& data, const Input& segment_ids,
-                          const Input& num_segments) {
-  return NodeBuilder(s, "UnsortedSegmentSum")
-      .input(data)
-      .input(segment_ids)
-      .input(num_segments)
-      .finalize();
 }
 
 Output LogicalNot(const Scope& s, const Input& x) {

@@ -1,6 +1,6 @@
 // Builders for ops that assemble or select elements: Pack (tf.stack), Where (the coordinates of
-// true elements), Select (tf.where(c, t, e)), GatherV2 (tf.gather), its inverse
-// UnsortedSegmentSum, and LogicalNot.
+// true elements), Select (tf.where(c, t, e)), GatherV2 (tf.gather; its adjoint
+// UnsortedSegmentSum is in segment_ops.hpp), and LogicalNot.
 #pragma once
 
 #include <vector>
@@ -21,10 +21,5 @@ Output GatherV2(const Scope& scope, const Input& params, const Input& indices, c
 // one shape; the condition a scalar, of their shape, or a vector choosing whole rows).
 Output Select(const Scope& scope, const Input& condition, const Input& t, const Input& e);
 Output LogicalNot(const Scope& scope, const Input& x);
-// Sums of the slices of `data` by segment: output[i] = sum of data[j...] where
-// segment_ids[j...] == i; shape [num_segments] + data.shape[segment_ids.rank:]. A negative id
-// drops its slice; an id >= num_segments is InvalidArgument. (GatherV2's gradient.)
-Output UnsortedSegmentSum(const Scope& scope, const Input& data, const Input& segment_ids,
-                          const Input& num_segments);
 
 }  // namespace troupe::ops

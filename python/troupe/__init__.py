@@ -26,6 +26,9 @@ from .ops import (abs, add, add_n, argmax, assign, assign_add, assign_sub, boole
                   zeros_like)  # noqa: A004 - TensorFlow's names
 from .gradients import gradients
 from .sparse_ops import sparse_tensor_to_dense, sparse_to_dense
+from .sparse_ops import (segment_max, segment_mean, segment_min, segment_prod, segment_sum,
+                         unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
+                         unsorted_segment_prod, unsorted_segment_sqrt_n)
 from .sparse_ops import (gather_nd, scatter_nd, scatter_nd_add, scatter_nd_sub,
                          scatter_nd_update, sparse_segment_mean, sparse_segment_sqrt_n,
                          sparse_segment_sum, tensor_scatter_add, tensor_scatter_sub,

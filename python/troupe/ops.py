@@ -216,16 +216,24 @@ def fill(dims, value, name=None):
                            _input(value, g, "fill value")), g)
 
 
-def zeros(shape, dtype=_dtypes.float32, name=None):
+def _filled(shape, value, dtype, name):
+    """A constant of `shape` when it is known while building; else Fill of the shape tensor
+    (a 1-D int tensor, or a list holding scalar tensors), as TensorFlow's zeros and ones."""
     dtype = _dtypes.as_dtype(dtype)
-    return constant(np.zeros([int(d) for d in shape], dtype=dtype.as_numpy_dtype), dtype,
-                    name=name or "zeros")
+    if isinstance(shape, Tensor) or _holds_tensor(shape):
+        dims = shape if isinstance(shape, Tensor) else stack(
+            [d if isinstance(d, Tensor) else np.int32(d) for d in shape])
+        return fill(dims, constant(value, dtype), name=name)
+    return constant(np.full([int(d) for d in shape], value, dtype=dtype.as_numpy_dtype), dtype,
+                    name=name)
+
+
+def zeros(shape, dtype=_dtypes.float32, name=None):
+    return _filled(shape, 0, dtype, name or "zeros")
 
 
 def ones(shape, dtype=_dtypes.float32, name=None):
-    dtype = _dtypes.as_dtype(dtype)
-    return constant(np.ones([int(d) for d in shape], dtype=dtype.as_numpy_dtype), dtype,
-                    name=name or "ones")
+    return _filled(shape, 1, dtype, name or "ones")
 
 
 def zeros_like(tensor, dtype=None, name=None):

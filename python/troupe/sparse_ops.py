@@ -2,7 +2,8 @@
 gather_nd, scatter_nd and math_ops.sparse_segment_*: tf.scatter_update/add/sub/mul/div/min/max
 (rows of a variable updated in place, where the variable lives), tf.scatter_nd_update/add/sub
 (the same for N-dimensional positions), tf.gather_nd, tf.scatter_nd,
-tf.tensor_scatter_update/add/sub, tf.sparse_segment_sum/mean/sqrt_n, tf.unique,
+tf.tensor_scatter_update/add/sub, tf.segment_sum/mean/prod/min/max,
+tf.unsorted_segment_max/min/prod/mean/sqrt_n, tf.sparse_segment_sum/mean/sqrt_n, tf.unique,
 tf.dynamic_partition/dynamic_stitch and tf.sparse_to_dense (graph/ops/sparse_ops.hpp,
 scatter_nd_ops.hpp, segment_ops.hpp)."""
 
@@ -256,3 +257,102 @@ def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None
 def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None):
     """As sparse_segment_sum, divided by the square root of each segment's count."""
     return _sparse_segment("SqrtN", data, indices, segment_ids, name, num_segments)
+
+
+def _segment_ids(segment_ids, what):
+    ids = _tensor(segment_ids)
+    if ids.dtype not in (_dtypes.int32, _dtypes.int64):
+        raise TypeError("%s: segment_ids must be int32 or int64, got %s" % (what, ids.dtype.name))
+    return ids
+
+
+def _segment(reduction, data, segment_ids, name):
+    what = "segment_" + reduction.lower()
+    return _make("Segment" + reduction, [_tensor(data), _segment_ids(segment_ids, what)], {},
+                 name).outputs[0]
+
+
+def segment_sum(data, segment_ids, name=None):
+    """output[i] = the sum of the rows of data whose (sorted) segment id is i; segment_ids[-1]
+    + 1 rows, an empty segment 0."""
+    return _segment("Sum", data, segment_ids, name)
+
+
+def segment_mean(data, segment_ids, name=None):
+    return _segment("Mean", data, segment_ids, name)
+
+
+def segment_prod(data, segment_ids, name=None):
+    """As segment_sum with products; an empty segment is 1."""
+    return _segment("Prod", data, segment_ids, name)
+
+
+def segment_min(data, segment_ids, name=None):
+    return _segment("Min", data, segment_ids, name)
+
+
+def segment_max(data, segment_ids, name=None):
+    return _segment("Max", data, segment_ids, name)
+
+
+def _num_segments(num_segments):
+    if isinstance(num_segments, Tensor):
+        return num_segments
+    return np.int32(num_segments) if int(num_segments) < 2**31 else np.int64(num_segments)
+
+
+def _unsorted_segment(reduction, data, segment_ids, num_segments, name):
+    what = "unsorted_segment_" + reduction.lower()
+    return _make("UnsortedSegment" + reduction,
+                 [_tensor(data), _segment_ids(segment_ids, what), _num_segments(num_segments)],
+                 {}, name).outputs[0]
+
+
+def unsorted_segment_max(data, segment_ids, num_segments, name=None):
+    """The maximum of the slices of data by segment id (a prefix of data's shape, in any
+    order; negative ids dropped); an empty segment is the dtype's lowest value."""
+    return _unsorted_segment("Max", data, segment_ids, num_segments, name)
+
+
+def unsorted_segment_min(data, segment_ids, num_segments, name=None):
+    return _unsorted_segment("Min", data, segment_ids, num_segments, name)
+
+
+def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
+    return _unsorted_segment("Prod", data, segment_ids, num_segments, name)
+
+
+def _segment_counts(data, segment_ids, num_segments):
+    """How many slices each segment has, at least 1, shaped to divide the sums (TensorFlow's
+    _unsorted_segment_N)."""
+    from .ops import fill, maximum, ones, reshape, shape, unsorted_segment_sum
+    from .array_ops import concat, rank
+    counts = unsorted_segment_sum(ones(shape(segment_ids), dtype=data.dtype), segment_ids,
+                                  num_segments)
+    if data.shape.ndims is not None and segment_ids.shape.ndims is not None:
+        column = [-1] + [1] * (data.shape.ndims - segment_ids.shape.ndims)
+    else:
+        column = concat([[-1], fill(reshape(rank(data) - rank(segment_ids), [1]), 1)], 0)
+    return maximum(reshape(counts, column), 1)
+
+
+def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
+    """The mean of the slices of data by segment id; an empty segment is 0."""
+    from .framework import name_scope
+    from .ops import unsorted_segment_sum
+    with name_scope(name, "UnsortedSegmentMean"):
+        data = _tensor(data)
+        ids = _segment_ids(segment_ids, "unsorted_segment_mean")
+        return unsorted_segment_sum(data, ids, num_segments) / \
+            _segment_counts(data, ids, num_segments)
+
+
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+    """The sum of the slices of data by segment id over the square root of their count."""
+    from .framework import name_scope
+    from .ops import sqrt, unsorted_segment_sum
+    with name_scope(name, "UnsortedSegmentSqrtN"):
+        data = _tensor(data)
+        ids = _segment_ids(segment_ids, "unsorted_segment_sqrt_n")
+        return unsorted_segment_sum(data, ids, num_segments) / \
+            sqrt(_segment_counts(data, ids, num_segments))

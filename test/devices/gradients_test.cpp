@@ -726,6 +726,31 @@ BOOST_AUTO_TEST_CASE(unsorted_segment_sum_dynamic_partition_and_stitch) {
   check_gradient(stitch, {TensorShape{2, 2}, TensorShape{3, 2}});
 }
 
+BOOST_AUTO_TEST_CASE(sorted_and_unsorted_segment_reductions) {
+  const Tensor sorted = Tensor::from_vector<int32_t>({0, 0, 0, 2, 3});  // segment 1 empty
+  for (const char* reduction : {"Sum", "Mean", "Prod", "Min", "Max"}) {
+    BOOST_TEST_CONTEXT(reduction) {
+      check_gradient(
+          [&](const Scope& s, const std::vector<Output>& in) {
+            return ops::SegmentReduction(s, reduction, in[0], sorted);
+          },
+          {TensorShape{5, 2}});
+    }
+  }
+  const Tensor unsorted =
+      Tensor::from_vector<int64_t>({2, -1, 0, 2, 0, 1}, TensorShape{3, 2}).value();
+  for (const char* reduction : {"Prod", "Min", "Max"}) {
+    BOOST_TEST_CONTEXT(reduction) {
+      check_gradient(
+          [&](const Scope& s, const std::vector<Output>& in) {
+            // Every segment has slices: an empty one's huge identity has no finite difference.
+            return ops::UnsortedSegmentReduction(s, reduction, in[0], unsorted, int32_t{3});
+          },
+          {TensorShape{3, 2, 2}}, {.shapes = Shapes::kUnknownRank});
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(sparse_segments_gather_nd_scatter_nd_and_sparse_to_dense) {
   const Tensor indices = Tensor::from_vector<int32_t>({3, 0, 3, 1});  // row 3 twice, row 2 never
   const Tensor ids = Tensor::from_vector<int32_t>({0, 0, 2, 2});      // segment 1 empty

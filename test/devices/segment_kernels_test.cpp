@@ -1,7 +1,10 @@
-// Tests of the sparse segment reductions: sums, means and square-root means of the rows that
-// indices pick, by sorted segment (empty segments zero, num_segments rows when given), the Mean
-// and SqrtN gradient kernels, and TensorFlow's checks on indices and segment ids.
+// Tests of the segment reductions: sorted (Sum, Mean, Prod, Min, Max; empty segments 0, or 1
+// for Prod), unsorted (Sum, Prod, Min, Max; negative ids dropped, empty segments the
+// reduction's identity), and sparse (sums, means and square-root means of the rows that
+// indices pick, num_segments rows when given), the Mean and SqrtN gradient kernels, and
+// TensorFlow's checks on indices and segment ids.
 #include <cmath>
+#include <limits>
 
 #include "devices/run_graph.hpp"
 
@@ -21,6 +24,56 @@ Tensor data() {
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(segment_kernels)
+
+BOOST_AUTO_TEST_CASE(sorted_reductions_fill_holes_with_zero_or_one_for_prod) {
+  Scope s = Scope::new_root();
+  const Tensor ids = Tensor::from_vector<int64_t>({0, 0, 2, 2});  // data() rows 0-1, 2-3
+  auto reduce = [&](const char* reduction) {
+    return run_one(s, ops::SegmentReduction(s, reduction, data(), ids));
+  };
+  check_tensor<double>(reduce("Sum"), TensorShape{3, 2}, {4, 6, 0, 0, 12, 14});
+  check_tensor<double>(reduce("Mean"), TensorShape{3, 2}, {2, 3, 0, 0, 6, 7});
+  check_tensor<double>(reduce("Prod"), TensorShape{3, 2}, {3, 8, 1, 1, 35, 48});
+  check_tensor<double>(reduce("Min"), TensorShape{3, 2}, {1, 2, 0, 0, 5, 6});
+  check_tensor<double>(reduce("Max"), TensorShape{3, 2}, {3, 4, 0, 0, 7, 8});
+  check_error(run_graph(s, {ops::SegmentReduction(s.with_op_name("sorted"), "Sum", data(),
+                                                  Tensor::from_vector<int32_t>({0, 1, 0, 1}))})
+                  .status(),
+              Code::kInvalidArgument, "node 'sorted' (SegmentSum): segment ids are not increasing");
+  check_error(run_graph(s, {ops::SegmentReduction(s, "Max", data(),
+                                                  Tensor::from_vector<int32_t>({0, 0, 0, -1}))})
+                  .status(),
+              Code::kInvalidArgument, "segment ids must be >= 0");
+  check_error(
+      run_graph(s, {ops::SegmentReduction(s, "Max", data(),
+                                          Tensor::from_vector<int32_t>({-1, -1, 0, 0}))})
+          .status(),
+      Code::kInvalidArgument,
+      "Segment id -1 out of range [0, 1), possibly because 'segment_ids' input is not sorted.");
+  Scope b = Scope::new_root();
+  ops::SegmentReduction(b, "Sum", data(), Tensor::from_vector<int32_t>({0, 1}));
+  check_error(b.status(), Code::kInvalidArgument,
+              "segment_ids should be the same size as dimension 0 of input");
+}
+
+BOOST_AUTO_TEST_CASE(unsorted_reductions_drop_negative_ids_and_start_from_the_identity) {
+  Scope s = Scope::new_root();
+  const Tensor ints = Tensor::from_vector<int32_t>({5, -3, 7, 2, 4, 6}, TensorShape{3, 2}).value();
+  const Tensor ids = Tensor::from_vector<int32_t>({2, -1, 2});
+  auto reduce = [&](const char* reduction) {
+    return run_one(s, ops::UnsortedSegmentReduction(s, reduction, ints, ids, int32_t{3}));
+  };
+  const int32_t lowest = std::numeric_limits<int32_t>::lowest();
+  const int32_t highest = std::numeric_limits<int32_t>::max();
+  check_tensor<int32_t>(reduce("Sum"), TensorShape{3, 2}, {0, 0, 0, 0, 9, 3});
+  check_tensor<int32_t>(reduce("Prod"), TensorShape{3, 2}, {1, 1, 1, 1, 20, -18});
+  check_tensor<int32_t>(reduce("Min"), TensorShape{3, 2},
+                        {highest, highest, highest, highest, 4, -3});
+  check_tensor<int32_t>(reduce("Max"), TensorShape{3, 2}, {lowest, lowest, lowest, lowest, 5, 6});
+  check_error(
+      run_graph(s, {ops::UnsortedSegmentReduction(s, "Max", ints, ids, int32_t{2})}).status(),
+      Code::kInvalidArgument, "segment_ids[0] = 2 is out of range [0, 2)");
+}
 
 BOOST_AUTO_TEST_CASE(sum_mean_and_sqrt_n_reduce_the_picked_rows_by_segment) {
   Scope s = Scope::new_root();
