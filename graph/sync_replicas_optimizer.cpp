@@ -64,17 +64,30 @@ Status SyncReplicasOptimizer::apply_gradients(
   for (const auto& gv : grads_and_vars) {
     if (!gv.gradient.valid()) continue;
     Scope at_var = root.colocate_with(gv.variable.op());
-    Output acc =
-        ops::ConditionalAccumulator(at_var, gv.variable.dtype(), gv.variable.shape(),
-                                    {.shared_name = gv.variable.node()->name() + "/grad_accum"});
+    const bool sparse = gv.gradient.is_sparse();
+    Output acc = ops::ConditionalAccumulator(
+        at_var, gv.variable.dtype(), gv.variable.shape(),
+        {.shared_name = gv.variable.node()->name() + "/grad_accum", .sparse = sparse});
     accumulators.push_back(acc);
-    // A sparse gradient is densified where its variable lives (so only its rows travel).
-    applied.push_back(
-        ops::AccumulatorApplyGradient(at_var, acc, local_step_64, to_dense(at_var, gv.gradient)));
-    averaged.push_back(
-        {ops::AccumulatorTakeGradient(at_var, acc, static_cast<int32_t>(replicas_to_aggregate_),
-                                      gv.variable.dtype()),
-         gv.variable});
+    const int32_t required = static_cast<int32_t>(replicas_to_aggregate_);
+    if (sparse) {
+      // Only the rows the gradient touches travel and are held, as TensorFlow's
+      // SparseConditionalAccumulator; the chief applies the average sparsely.
+      const IndexedSlices& slices = gv.gradient.slices();
+      applied.push_back(ops::SparseAccumulatorApplyGradient(
+          at_var, acc, local_step_64, ops::Cast(at_var, slices.indices, DataType::kInt64),
+          slices.values, ops::Cast(at_var, slices.dense_shape, DataType::kInt64),
+          /*has_known_shape=*/true));
+      ops::SparseAccumulatorTake taken =
+          ops::SparseAccumulatorTakeGradient(at_var, acc, required, gv.variable.dtype());
+      averaged.push_back(
+          {IndexedSlices{taken.values, taken.indices, taken.dense_shape}, gv.variable});
+    } else {
+      applied.push_back(
+          ops::AccumulatorApplyGradient(at_var, acc, local_step_64, gv.gradient.dense()));
+      averaged.push_back(
+          {ops::AccumulatorTakeGradient(at_var, acc, required, gv.variable.dtype()), gv.variable});
+    }
     TROUPE_RETURN_IF_ERROR(root.status().with_context(
         fmt::format("SyncReplicasOptimizer: the accumulator of '{}'", gv.variable.node()->name())));
   }

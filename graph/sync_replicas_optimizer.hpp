@@ -3,6 +3,8 @@
 // to an accumulator next to each variable (on the ps); the chief takes the average once
 // `replicas_to_aggregate` gradients are in, applies it with the wrapped optimizer, advances
 // the global step, and releases the workers by putting `total_num_replicas` tokens in a queue.
+// A sparse gradient (IndexedSlices) goes to a SparseConditionalAccumulator: only its rows travel
+// and are held, and the chief applies each row's average sparsely.
 // A gradient computed at an older step than the accumulator's is stale and dropped, so with
 // replicas_to_aggregate < total_num_replicas the slowest workers are backups whose late
 // gradients do not count.

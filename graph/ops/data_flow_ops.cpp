@@ -88,14 +88,43 @@ void register_data_flow_ops(OpRegistry& r) {
                        .attr("cancel_pending_enqueues: bool = false")
                        .stateful()
                        .shape_fn(shapes::no_outputs));
-  must_register(r, OpDefBuilder("ConditionalAccumulator")
-                       .output("handle: Ref(string)")
+  // Accumulators of dense and of sparse gradients (SyncReplicasOptimizer's); SetGlobalStep and
+  // NumAccumulated take either. reduction_type: "MEAN" or "SUM".
+  for (const char* name : {"ConditionalAccumulator", "SparseConditionalAccumulator"}) {
+    must_register(r, OpDefBuilder(name)
+                         .output("handle: Ref(string)")
+                         .attr("dtype: {float32, float64}")
+                         .attr("shape: shape")
+                         .attr("container: string = \"\"")
+                         .attr("shared_name: string = \"\"")
+                         .attr("reduction_type: string = \"MEAN\"")
+                         .stateful()
+                         .shape_fn(shapes::scalar));
+  }
+  must_register(r, OpDefBuilder("SparseAccumulatorApplyGradient")
+                       .input("handle: Ref(string)")
+                       .input("local_step: int64")
+                       .input("gradient_indices: int64")
+                       .input("gradient_values: dtype")
+                       .input("gradient_shape: int64")
                        .attr("dtype: {float32, float64}")
-                       .attr("shape: shape")
-                       .attr("container: string = \"\"")
-                       .attr("shared_name: string = \"\"")
+                       .attr("has_known_shape: bool")
                        .stateful()
-                       .shape_fn(shapes::scalar));
+                       .shape_fn(shapes::no_outputs));
+  must_register(r, OpDefBuilder("SparseAccumulatorTakeGradient")
+                       .input("handle: Ref(string)")
+                       .input("num_required: int32")
+                       .output("indices: int64")
+                       .output("values: dtype")
+                       .output("shape: int64")
+                       .attr("dtype: {float32, float64}")
+                       .stateful()
+                       .shape_fn([](InferenceContext& c) -> Status {
+                         c.set_output(0, PartialShape({-1}));
+                         c.set_output(1, PartialShape::unknown());
+                         c.set_output(2, PartialShape({-1}));
+                         return Status::OK();
+                       }));
   must_register(r, OpDefBuilder("AccumulatorApplyGradient")
                        .input("handle: Ref(string)")
                        .input("local_step: int64")
@@ -211,12 +240,38 @@ Output QueueSize(const Scope& s, const Input& handle) {
 
 Output ConditionalAccumulator(const Scope& s, DataType dtype, const PartialShape& shape,
                               ConditionalAccumulatorOptions o) {
-  return NodeBuilder(s, "ConditionalAccumulator")
+  return NodeBuilder(s, o.sparse ? "SparseConditionalAccumulator" : "ConditionalAccumulator")
       .attr("dtype", dtype)
       .attr("shape", shape)
       .attr("container", o.container)
       .attr("shared_name", o.shared_name)
+      .attr("reduction_type", o.reduction_type)
       .finalize();
+}
+
+Operation SparseAccumulatorApplyGradient(const Scope& s, const Input& handle,
+                                         const Input& local_step, const Input& indices,
+                                         const Input& values, const Input& dense_shape,
+                                         bool has_known_shape) {
+  return NodeBuilder(s, "SparseAccumulatorApplyGradient")
+      .input(handle)
+      .input(local_step)
+      .input(indices)
+      .input(values)
+      .input(dense_shape)
+      .attr("has_known_shape", has_known_shape)
+      .finalize();
+}
+
+SparseAccumulatorTake SparseAccumulatorTakeGradient(const Scope& s, const Input& handle,
+                                                    const Input& num_required, DataType dtype) {
+  Operation op = NodeBuilder(s, "SparseAccumulatorTakeGradient")
+                     .input(handle)
+                     .input(num_required)
+                     .attr("dtype", dtype)
+                     .finalize();
+  if (!op.valid()) return {};
+  return {Output(op, 0), Output(op, 1), Output(op, 2)};
 }
 
 Operation AccumulatorApplyGradient(const Scope& s, const Input& handle, const Input& local_step,

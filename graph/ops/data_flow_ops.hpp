@@ -30,9 +30,13 @@ Operation QueueClose(const Scope& scope, const Input& handle, bool cancel_pendin
 Output QueueSize(const Scope& scope, const Input& handle);  // int32 scalar
 
 // Sums gradients for one variable; lives on the device of its node (put it with the variable).
+// `sparse`: a SparseConditionalAccumulator, for IndexedSlices (SparseAccumulatorApplyGradient,
+// SparseAccumulatorTakeGradient).
 struct ConditionalAccumulatorOptions {
   std::string container;
   std::string shared_name;
+  std::string reduction_type = "MEAN";  // or "SUM"
+  bool sparse = false;
 };
 Output ConditionalAccumulator(const Scope& scope, DataType dtype, const PartialShape& shape,
                               ConditionalAccumulatorOptions options = {});
@@ -43,6 +47,20 @@ Operation AccumulatorApplyGradient(const Scope& scope, const Input& handle, cons
 // advances the accumulator's step.
 Output AccumulatorTakeGradient(const Scope& scope, const Input& handle, const Input& num_required,
                                DataType dtype);
+// Adds a sparse gradient (int64 indices, values [n] + row shape, int64 dense shape used when
+// has_known_shape) computed at `local_step`; dropped if older than the accumulator's step.
+Operation SparseAccumulatorApplyGradient(const Scope& scope, const Input& handle,
+                                         const Input& local_step, const Input& indices,
+                                         const Input& values, const Input& dense_shape,
+                                         bool has_known_shape);
+struct SparseAccumulatorTake {
+  Output indices;      // int64 [n], increasing
+  Output values;       // each row's average over the gradients that had it
+  Output dense_shape;  // int64
+};
+// Waits for `num_required` sparse gradients and outputs their average as IndexedSlices parts.
+SparseAccumulatorTake SparseAccumulatorTakeGradient(const Scope& scope, const Input& handle,
+                                                    const Input& num_required, DataType dtype);
 Operation AccumulatorSetGlobalStep(const Scope& scope, const Input& handle,
                                    const Input& new_global_step);
 Output AccumulatorNumAccumulated(const Scope& scope, const Input& handle);  // int32 scalar

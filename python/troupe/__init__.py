@@ -25,6 +25,8 @@ from .ops import (abs, add, add_n, argmax, assign, assign_add, assign_sub, boole
                   subtract, tanh, to_float, truediv, unsorted_segment_sum, where, zeros,
                   zeros_like)  # noqa: A004 - TensorFlow's names
 from .gradients import gradients
+from .accumulators import (ConditionalAccumulator, ConditionalAccumulatorBase,
+                           SparseConditionalAccumulator)
 from .sparse_ops import sparse_tensor_to_dense, sparse_to_dense
 from .sparse_ops import (segment_max, segment_mean, segment_min, segment_prod, segment_sum,
                          unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
