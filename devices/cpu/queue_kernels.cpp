@@ -514,11 +514,10 @@ class ReaderKernel : public OpKernel {
           "node '{}' (FixedLengthRecordReader): hop_bytes is not supported by troupe",
           ctx.node().name()));
     }
-    if (!compression_.empty() && compression_ != "NONE") {
-      return ctx.set_status(errors::Unimplemented(
-          "node '{}' (TFRecordReader): compression_type '{}' is not supported by troupe (files "
-          "are read uncompressed)",
-          ctx.node().name(), compression_));
+    if constexpr (kFormat == data::RecordFormat::kTFRecord) {
+      auto compression = parse_tfrecord_compression(compression_);
+      if (!compression.ok()) return ctx.fail_invalid("{}", compression.status().message());
+      layout_.compression = *compression;
     }
     const std::string& container = container_.empty() ? ctx.step().container : container_;
     auto reader = ctx.device().resources().lookup_or_create<ReaderResource>(

@@ -93,12 +93,15 @@ class FileDatasetKernel : public DatasetOpKernel {
     } else {
       TROUPE_ASSIGN_OR_RETURN(std::string compression,
                               scalar_input<std::string>(ctx, 1, "compression_type"));
-      if (!compression.empty() && compression != "NONE") {
+      auto parsed = parse_tfrecord_compression(compression);
+      if (!parsed.ok()) return invalid(ctx, "{}", parsed.status().message());
+      if (format_ != RecordFormat::kTFRecord && *parsed != TFRecordCompression::kNone) {
         return errors::Unimplemented(
-            "node '{}' ({}): compression_type '{}' is not supported by troupe (files are read "
-            "uncompressed)",
+            "node '{}' ({}): compression_type '{}' of text files is not supported by troupe "
+            "(only TFRecord files are read compressed)",
             node().name(), node().op_name(), compression);
       }
+      fixed.compression = *parsed;
     }
     return new_dataset<FileDataset>(node().name(), format_, std::move(files), fixed);
   }

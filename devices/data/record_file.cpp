@@ -14,7 +14,8 @@ StatusOr<std::unique_ptr<RecordFile>> RecordFile::open(RecordFormat format, cons
                                                        std::string who) {
   std::unique_ptr<RecordFile> file(new RecordFile(format, path, layout, std::move(who)));
   if (format == RecordFormat::kTFRecord) {
-    TROUPE_ASSIGN_OR_RETURN(TFRecordReader reader, TFRecordReader::open(path));
+    TROUPE_ASSIGN_OR_RETURN(TFRecordReader reader,
+                            TFRecordReader::open(path, "TFRecord file", layout.compression));
     file->records_.emplace(std::move(reader));
     return file;
   }

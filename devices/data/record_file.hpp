@@ -1,6 +1,7 @@
 // RecordFile: the records of one file, in order, in one of the formats TensorFlow reads files
 // in, each with the key TensorFlow's reader of that format gives it: TFRecords ("path:offset",
-// the record's byte offset; CRCs checked, graph/core/tfrecord.hpp), text lines ("path:line",
+// the record's byte offset in the uncompressed stream; CRCs checked; ZLIB or GZIP compressed
+// as TensorFlow writes them; graph/core/tfrecord.hpp), text lines ("path:line",
 // counting from 1, skipped header lines included; without "\n" or "\r\n"), fixed-length records
 // after header_bytes, up to footer_bytes before the end ("path:n", from 0; a partial record at
 // the end is not read), and whole files ("path"). The tf.data file datasets and the queue
@@ -22,8 +23,9 @@ namespace troupe::data {
 enum class RecordFormat { kTFRecord, kTextLine, kFixedLength, kWholeFile };
 
 struct RecordLayout {
-  int64_t header = 0, record = 0, footer = 0;  // fixed-length records
-  int64_t skip_header_lines = 0;               // text lines
+  int64_t header = 0, record = 0, footer = 0;                    // fixed-length records
+  int64_t skip_header_lines = 0;                                 // text lines
+  TFRecordCompression compression = TFRecordCompression::kNone;  // TFRecords
 };
 
 class RecordFile {

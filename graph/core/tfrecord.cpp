@@ -1,4 +1,5 @@
-// TFRecord framing: CRC32C by table, and a buffered reader over stdio.
+// TFRecord framing: CRC32C by table, and a buffered reader over stdio, through zlib's inflate
+// for compressed files.
 #include "troupe/graph/core/tfrecord.hpp"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include "troupe/graph/core/protobuf_wire.hpp"
 
@@ -92,21 +94,130 @@ std::string tfrecord_frame(std::string_view data) {
   return out;
 }
 
-StatusOr<TFRecordReader> TFRecordReader::open(const std::string& path, std::string_view noun) {
+StatusOr<TFRecordCompression> parse_tfrecord_compression(std::string_view name) {
+  if (name.empty() || name == "NONE") return TFRecordCompression::kNone;
+  if (name == "ZLIB") return TFRecordCompression::kZlib;
+  if (name == "GZIP") return TFRecordCompression::kGzip;
+  return errors::InvalidArgument(
+      "compression_type '{}': expected \"\", \"NONE\", \"ZLIB\" or \"GZIP\"", name);
+}
+
+namespace {
+
+// zlib's window bits: 15, plus 16 for a gzip wrapper (TensorFlow's ZlibCompressionOptions).
+int window_bits(TFRecordCompression compression) {
+  return compression == TFRecordCompression::kGzip ? MAX_WBITS + 16 : MAX_WBITS;
+}
+
+}  // namespace
+
+StatusOr<std::string> tfrecord_compress(std::string_view data, TFRecordCompression compression) {
+  if (compression == TFRecordCompression::kNone) return std::string(data);
+  z_stream stream{};
+  if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, window_bits(compression), 8,
+                   Z_DEFAULT_STRATEGY) != Z_OK) {
+    return errors::Internal("zlib: deflateInit2 failed");
+  }
+  std::string out(deflateBound(&stream, data.size()), '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  stream.avail_in = static_cast<uInt>(data.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  const int result = deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  if (result != Z_STREAM_END) return errors::Internal("zlib: deflate failed ({})", result);
+  return out;
+}
+
+// The uncompressed stream of a ZLIB or GZIP file, read in 64 KiB pieces (gzip members one after
+// the other, as gzip concatenates them).
+class TFRecordReader::Inflater {
+ public:
+  explicit Inflater(TFRecordCompression compression) : compression_(compression) {}
+  ~Inflater() {
+    if (started_) inflateEnd(&stream_);
+  }
+
+  // Up to `want` uncompressed bytes; *got < want only at the end of the file. An error is the
+  // message of a DataLoss.
+  Status read(std::FILE* file, char* to, size_t want, size_t* got) {
+    if (!started_) {
+      if (inflateInit2(&stream_, window_bits(compression_)) != Z_OK) {
+        return errors::Internal("zlib: inflateInit2 failed");
+      }
+      started_ = true;
+    }
+    *got = 0;
+    stream_.next_out = reinterpret_cast<Bytef*>(to);
+    stream_.avail_out = static_cast<uInt>(want);
+    while (stream_.avail_out > 0 && !finished_) {
+      if (stream_.avail_in == 0) {
+        size_t n = std::fread(input_.data(), 1, input_.size(), file);
+        if (n == 0) {
+          if (std::ferror(file)) return errors::DataLoss("cannot read: {}", std::strerror(errno));
+          // The file ends: complete only after a whole stream (or between gzip members), or
+          // empty (no records).
+          if (!at_stream_end_ && read_any_) {
+            return errors::DataLoss("the {} stream is cut short",
+                                    compression_ == TFRecordCompression::kGzip ? "GZIP" : "ZLIB");
+          }
+          finished_ = true;
+          break;
+        }
+        stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
+        stream_.avail_in = static_cast<uInt>(n);
+        read_any_ = true;
+      }
+      if (at_stream_end_) {  // more input after a gzip member: the next member
+        inflateReset(&stream_);
+        at_stream_end_ = false;
+      }
+      const int result = inflate(&stream_, Z_NO_FLUSH);
+      if (result == Z_STREAM_END) {
+        at_stream_end_ = true;
+      } else if (result != Z_OK && result != Z_BUF_ERROR) {
+        return errors::DataLoss("is not a valid {} stream ({})",
+                                compression_ == TFRecordCompression::kGzip ? "GZIP" : "ZLIB",
+                                stream_.msg != nullptr ? stream_.msg : "zlib error");
+      }
+    }
+    *got = want - stream_.avail_out;
+    return Status::OK();
+  }
+
+ private:
+  TFRecordCompression compression_;
+  z_stream stream_{};
+  bool started_ = false;
+  bool at_stream_end_ = false;  // the last inflate ended a stream (a gzip member)
+  bool finished_ = false;
+  bool read_any_ = false;
+  std::array<char, 1 << 16> input_{};
+};
+
+StatusOr<TFRecordReader> TFRecordReader::open(const std::string& path, std::string_view noun,
+                                              TFRecordCompression compression) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) {
     int err = errno;
     if (err == ENOENT) return errors::NotFound("{} '{}' does not exist", noun, path);
     return errors::PermissionDenied("cannot open {} '{}': {}", noun, path, std::strerror(err));
   }
-  return TFRecordReader(file, path, std::string(noun));
+  std::unique_ptr<Inflater> inflater;
+  if (compression != TFRecordCompression::kNone) {
+    inflater = std::make_unique<Inflater>(compression);
+  }
+  return TFRecordReader(file, path, std::string(noun), std::move(inflater));
 }
 
-TFRecordReader::TFRecordReader(std::FILE* file, std::string path, std::string noun)
-    : file_(file), path_(std::move(path)), noun_(std::move(noun)) {}
+TFRecordReader::TFRecordReader(std::FILE* file, std::string path, std::string noun,
+                               std::unique_ptr<Inflater> inflater)
+    : file_(file), inflater_(std::move(inflater)), path_(std::move(path)), noun_(std::move(noun)) {}
 
 TFRecordReader::TFRecordReader(TFRecordReader&& other) noexcept
     : file_(std::exchange(other.file_, nullptr)),
+      inflater_(std::move(other.inflater_)),
       path_(std::move(other.path_)),
       noun_(std::move(other.noun_)),
       index_(other.index_),
@@ -116,6 +227,7 @@ TFRecordReader& TFRecordReader::operator=(TFRecordReader&& other) noexcept {
   if (this != &other) {
     if (file_ != nullptr) std::fclose(file_);
     file_ = std::exchange(other.file_, nullptr);
+    inflater_ = std::move(other.inflater_);
     path_ = std::move(other.path_);
     noun_ = std::move(other.noun_);
     index_ = other.index_;
@@ -133,17 +245,28 @@ Status TFRecordReader::data_loss(std::string_view what) const {
                           what);
 }
 
+Status TFRecordReader::read_bytes(char* to, size_t want, size_t* got) {
+  if (inflater_ != nullptr) {
+    Status read = inflater_->read(file_, to, want, got);
+    if (!read.ok()) return data_loss(read.message());
+    return Status::OK();
+  }
+  *got = std::fread(to, 1, want, file_);
+  if (*got < want && std::ferror(file_)) {
+    return errors::DataLoss("{} '{}': cannot read record {} at offset {}: {}", noun_, path_, index_,
+                            offset_, std::strerror(errno));
+  }
+  return Status::OK();
+}
+
 Status TFRecordReader::read(std::string* record, bool* end) {
   *end = false;
   char header[kHeaderSize];
-  size_t got = std::fread(header, 1, kHeaderSize, file_);
-  if (got == 0 && std::feof(file_)) {
+  size_t got = 0;
+  TROUPE_RETURN_IF_ERROR(read_bytes(header, kHeaderSize, &got));
+  if (got == 0) {
     *end = true;
     return Status::OK();
-  }
-  if (std::ferror(file_)) {
-    return errors::DataLoss("{} '{}': cannot read record {} at offset {}: {}", noun_, path_, index_,
-                            offset_, std::strerror(errno));
   }
   if (got < kHeaderSize) return data_loss("is truncated (header)");
   uint64_t length = get_le(header, 8);
@@ -157,7 +280,8 @@ Status TFRecordReader::read(std::string* record, bool* end) {
     size_t want = static_cast<size_t>(std::min(left, kPiece));
     size_t before = data.size();
     data.resize(before + want);
-    size_t n = std::fread(data.data() + before, 1, want, file_);
+    size_t n = 0;
+    TROUPE_RETURN_IF_ERROR(read_bytes(data.data() + before, want, &n));
     if (n < want) {
       return data_loss(
           fmt::format("is truncated ({} bytes of data declared, {} present)", length, before + n));
@@ -165,7 +289,9 @@ Status TFRecordReader::read(std::string* record, bool* end) {
     left -= want;
   }
   char footer[4];
-  if (std::fread(footer, 1, 4, file_) < 4) return data_loss("is truncated (data CRC)");
+  size_t footer_got = 0;
+  TROUPE_RETURN_IF_ERROR(read_bytes(footer, 4, &footer_got));
+  if (footer_got < 4) return data_loss("is truncated (data CRC)");
   if (unmask_crc32c(static_cast<uint32_t>(get_le(footer, 4))) != crc32c(data.data(), data.size())) {
     return data_loss("has corrupt data (CRC32C mismatch)");
   }

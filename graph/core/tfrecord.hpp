@@ -3,12 +3,15 @@
 //   uint64 length (little-endian), uint32 masked CRC32C of those 8 bytes,
 //   the data, uint32 masked CRC32C of the data.
 // CRC32C is Castagnoli's (reflected polynomial 0x82F63B78); a stored CRC is masked as
-// ((crc >> 15) | (crc << 17)) + 0xa282ead8. Compression (ZLIB, GZIP) is not implemented.
+// ((crc >> 15) | (crc << 17)) + 0xa282ead8. A file may be compressed whole as TensorFlow's
+// TFRecordOptions compress it: a zlib stream (ZLIB) or gzip members (GZIP); the records'
+// offsets are then those of the uncompressed stream.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -27,14 +30,23 @@ uint32_t unmask_crc32c(uint32_t masked);
 // One framed record holding `data`.
 std::string tfrecord_frame(std::string_view data);
 
+enum class TFRecordCompression { kNone, kZlib, kGzip };
+// TensorFlow's compression_type names: "" or "NONE", "ZLIB", "GZIP"; InvalidArgument naming
+// the value otherwise.
+StatusOr<TFRecordCompression> parse_tfrecord_compression(std::string_view name);
+// `data` compressed whole as a file of that compression holds it (for writers and tests).
+StatusOr<std::string> tfrecord_compress(std::string_view data, TFRecordCompression compression);
+
 // Reads the records of one file in order, verifying both CRCs of each. Errors name the file
 // (as "<noun> '<path>'"), the record's index and its byte offset: NotFound for a missing
 // file, DataLoss for a truncated record or a CRC mismatch. Not thread-safe.
 class TFRecordReader {
  public:
   // `noun` says what the file is in errors ("TFRecord file", "event file").
-  static StatusOr<TFRecordReader> open(const std::string& path,
-                                       std::string_view noun = "TFRecord file");
+  // A compressed file that is not what `compression` says, or is cut, is DataLoss.
+  static StatusOr<TFRecordReader> open(
+      const std::string& path, std::string_view noun = "TFRecord file",
+      TFRecordCompression compression = TFRecordCompression::kNone);
   TFRecordReader(TFRecordReader&& other) noexcept;
   TFRecordReader& operator=(TFRecordReader&& other) noexcept;
   ~TFRecordReader();
@@ -49,10 +61,16 @@ class TFRecordReader {
   uint64_t offset() const { return offset_; }
 
  private:
-  TFRecordReader(std::FILE* file, std::string path, std::string noun);
+  class Inflater;
+
+  TFRecordReader(std::FILE* file, std::string path, std::string noun,
+                 std::unique_ptr<Inflater> inflater);
   Status data_loss(std::string_view what) const;
+  // Up to `want` bytes of the (uncompressed) stream into `to`; *got < want only at its end.
+  Status read_bytes(char* to, size_t want, size_t* got);
 
   std::FILE* file_ = nullptr;
+  std::unique_ptr<Inflater> inflater_;  // null for an uncompressed file
   std::string path_;
   std::string noun_;
   int64_t index_ = 0;    // of the next record

@@ -83,15 +83,14 @@ class TFRecordReader(ReaderBase):
     """The records of TFRecord files; keys "<file>:<byte offset>"."""
 
     def __init__(self, name=None, options=None):
-        from .python_io import TFRecordCompressionType, TFRecordOptions
+        from .python_io import TFRecordOptions
+        compression = ""
         if options is not None:
             if not isinstance(options, TFRecordOptions):
                 raise TypeError("TFRecordReader: options must be a TFRecordOptions, got %r"
                                 % (options,))
-            if options.compression_type != TFRecordCompressionType.NONE:
-                raise ValueError("TFRecordReader: compressed TFRecords are not supported by "
-                                 "troupe yet")
-        super().__init__("TFRecordReader", {}, name)
+            compression = TFRecordOptions.get_compression_type_string(options)
+        super().__init__("TFRecordReader", {"compression_type": compression}, name)
 
 
 class TextLineReader(ReaderBase):

@@ -579,8 +579,10 @@ class ReaderTest(tf.test.TestCase):
     def test_bad_reader_arguments(self):
         with self.assertRaisesRegex(ValueError, "record_bytes must be > 0"):
             tf.FixedLengthRecordReader(record_bytes=0)
-        with self.assertRaisesRegex(ValueError, "compressed"):
-            tf.TFRecordReader(options=_GzipOptions())
+        with self.assertRaisesRegex(ValueError, "Not a valid compression_type"):
+            tf.TFRecordReader(options=tf.python_io.TFRecordOptions("BZIP2"))
+        with self.assertRaisesRegex(TypeError, "TFRecordOptions"):
+            tf.TFRecordReader(options="GZIP")
         with self.assertRaisesRegex(TypeError, "queue"):
             tf.TFRecordReader().read("not a queue")
 
@@ -617,11 +619,6 @@ class ReaderTest(tf.test.TestCase):
             with self.assertRaises(tf.errors.OutOfRangeError):
                 sess.run(xs)
             _stop(coord, threads)
-
-
-class _GzipOptions(tf.python_io.TFRecordOptions):
-    def __init__(self):
-        self.compression_type = tf.python_io.TFRecordCompressionType.GZIP
 
 
 def test_a_queue_shared_by_name_must_be_the_one_asked_for():
