@@ -8,6 +8,8 @@ ConditionalAccumulator::ConditionalAccumulator(std::string name, DataType dtype,
     : GradientAccumulator("accumulator", std::move(name), dtype, std::move(shape), reduction) {}
 
 StatusOr<bool> ConditionalAccumulator::apply(int64_t local_step, const Tensor& gradient) {
+  // As TensorFlow's, a stale gradient is dropped before it is checked.
+  if (is_stale(local_step)) return false;
   if (gradient.dtype() != dtype()) {
     return errors::InvalidArgument("{} takes {} gradients, got {}", debug_name(),
                                    dtype_name(dtype()), dtype_name(gradient.dtype()));
@@ -18,7 +20,6 @@ StatusOr<bool> ConditionalAccumulator::apply(int64_t local_step, const Tensor& g
                                    started ? sum_.shape().to_string() : shape().to_string(),
                                    gradient.shape().to_string());
   }
-  if (is_stale(local_step)) return false;
   if (!started) {
     sum_ = Tensor(DataType::kDouble, gradient.shape());
     std::fill_n(sum_.data<double>(), sum_.num_elements(), 0.0);

@@ -11,8 +11,8 @@ class ConditionalAccumulator : public GradientAccumulator {
   ConditionalAccumulator(std::string name, DataType dtype, PartialShape shape,
                          AccumulatorReduction reduction = AccumulatorReduction::kMean);
 
-  // Adds `gradient` unless `local_step` < global_step() (stale: returns false, nothing added).
-  // InvalidArgument for a dtype or shape that does not fit.
+  // Adds `gradient` unless `local_step` < global_step() (stale: returns false, nothing added,
+  // nothing checked). InvalidArgument for a dtype or shape that does not fit.
   StatusOr<bool> apply(int64_t local_step, const Tensor& gradient);
 
  private:

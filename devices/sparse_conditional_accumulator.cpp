@@ -86,8 +86,9 @@ Status SparseConditionalAccumulator::check(const Tensor& indices, const Tensor& 
 StatusOr<bool> SparseConditionalAccumulator::apply(int64_t local_step, const Tensor& indices,
                                                    const Tensor& values,
                                                    const Tensor* dense_shape) {
-  TROUPE_RETURN_IF_ERROR(check(indices, values, dense_shape));
+  // As TensorFlow's, a stale gradient is dropped before it is checked.
   if (is_stale(local_step)) return false;
+  TROUPE_RETURN_IF_ERROR(check(indices, values, dense_shape));
   if (num_accumulated() == 0) {
     row_dims_.assign(values.shape().dims().begin() + 1, values.shape().dims().end());
     rows_.clear();

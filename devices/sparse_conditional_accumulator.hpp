@@ -18,7 +18,8 @@ class SparseConditionalAccumulator : public GradientAccumulator {
                                AccumulatorReduction reduction = AccumulatorReduction::kMean);
 
   // Adds the gradient (indices: int64 vector; values: [n] + row shape; dense_shape: int64
-  // vector, or nullptr when unknown) unless `local_step` < global_step() (stale: returns false).
+  // vector, or nullptr when unknown) unless `local_step` < global_step() (stale: returns false,
+  // nothing checked).
   // InvalidArgument, with TensorFlow's messages, for a dtype, rank, shape or index that does
   // not fit the accumulator or the gradients before it.
   StatusOr<bool> apply(int64_t local_step, const Tensor& indices, const Tensor& values,

@@ -37,6 +37,30 @@ struct MaxCombiner {
 template <class T>
 struct MeanCombiner : SumCombiner<T> {};
 
+// Sorted segment ids, checked as TensorFlow's kernels check them, one run of equal ids at a
+// time: a run followed by a smaller id is "not increasing", then its id must be in
+// [0, segments). Records InvalidArgument and returns false if not.
+template <class Id>
+bool check_sorted_segments(OpKernelContext& ctx, const Id* ids, int64_t n, int64_t segments) {
+  for (int64_t begin = 0, end = 0; begin < n; begin = end) {
+    while (end < n && ids[end] == ids[begin])
+      ++end;
+    if (end < n && ids[begin] > ids[end]) {
+      ctx.fail_invalid("segment ids are not increasing: segment_ids[{}] = {} after {}", end,
+                       ids[end], ids[begin]);
+      return false;
+    }
+    if (ids[begin] < 0 || ids[begin] >= segments) {
+      ctx.fail_invalid(
+          "Segment id {} out of range [0, {}), possibly because 'segment_ids' input is not "
+          "sorted.",
+          ids[begin], segments);
+      return false;
+    }
+  }
+  return true;
+}
+
 // Segment*: data's rows reduced by sorted segment id, TensorFlow's checks in TensorFlow's order.
 template <template <class> class Combiner, class T>
 class SegmentReductionKernel : public OpKernel {
@@ -61,18 +85,7 @@ class SegmentReductionKernel : public OpKernel {
     if (n > 0 && rows <= 0) {
       return ctx.fail_invalid("segment ids must be >= 0: segment_ids[{}] = {}", n - 1, ids[n - 1]);
     }
-    for (int64_t i = 0; i < n; ++i) {
-      if (ids[i] < 0 || ids[i] >= rows) {
-        return ctx.fail_invalid(
-            "Segment id {} out of range [0, {}), possibly because 'segment_ids' input is not "
-            "sorted.",
-            ids[i], rows);
-      }
-      if (i > 0 && ids[i] < ids[i - 1]) {
-        return ctx.fail_invalid("segment ids are not increasing: segment_ids[{}] = {} after {}", i,
-                                ids[i], ids[i - 1]);
-      }
-    }
+    if (!check_sorted_segments(ctx, ids.data(), n, rows)) return;
     std::vector<int64_t> dims = data.shape().dims();
     dims[0] = rows;
     Tensor& out = ctx.allocate_output(0, TensorShape(dims));
@@ -176,24 +189,15 @@ bool check_vectors(OpKernelContext& ctx, const Tensor& indices, const Tensor& se
   return true;
 }
 
-// Every segment id in [0, segments) and sorted, every index in [0, rows), checked in order as
-// TensorFlow's kernels do (so a segment id out of place names the range); records
-// InvalidArgument if not (an index as the gradient kernels report it when `for_gradient`).
+// Sorted segment ids in [0, segments) (TensorFlow's order of checks), then every index in
+// [0, rows); records InvalidArgument if not (an index as the gradient kernels report it when
+// `for_gradient`).
 bool check_ids_in_order(OpKernelContext& ctx, const std::vector<int64_t>& indices,
                         const int32_t* ids, int64_t segments, int64_t rows, bool for_gradient) {
+  if (!check_sorted_segments(ctx, ids, static_cast<int64_t>(indices.size()), segments)) {
+    return false;
+  }
   for (size_t i = 0; i < indices.size(); ++i) {
-    if (ids[i] < 0 || ids[i] >= segments) {
-      ctx.fail_invalid(
-          "Segment id {} out of range [0, {}), possibly because 'segment_ids' input is not "
-          "sorted.",
-          ids[i], segments);
-      return false;
-    }
-    if (i > 0 && ids[i] < ids[i - 1]) {
-      ctx.fail_invalid("segment ids are not increasing: segment_ids[{}] = {} after {}", i, ids[i],
-                       ids[i - 1]);
-      return false;
-    }
     if (indices[i] < 0 || indices[i] >= rows) {
       if (for_gradient) {
         ctx.fail_invalid("Index {} out of range [0, {}) at indices[{}]", indices[i], rows, i);

@@ -44,7 +44,10 @@ void register_state_gradients(GradientRegistry& r) {
                          "AccumulatorApplyGradient",
                          "AccumulatorTakeGradient",
                          "AccumulatorSetGlobalStep",
-                         "AccumulatorNumAccumulated"}) {
+                         "AccumulatorNumAccumulated",
+                         "SparseConditionalAccumulator",
+                         "SparseAccumulatorApplyGradient",
+                         "SparseAccumulatorTakeGradient"}) {
     must_declare_not_differentiable(r, op);
   }
 }

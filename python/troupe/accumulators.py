@@ -5,6 +5,8 @@ each row's average over the gradients that had it), then advances the step. The 
 lives where its op is placed (next to its variable, as SyncReplicasOptimizer puts it)
 (graph/ops/data_flow_ops.hpp, devices/gradient_accumulator.hpp)."""
 
+import collections
+
 import numpy as np
 
 from . import dtypes as _dtypes
@@ -12,6 +14,8 @@ from .framework import IndexedSlices, Tensor, TensorShape, convert_to_tensor, na
 from .ops import _make, cast
 
 _REDUCTIONS = ("MEAN", "SUM")
+# What SparseConditionalAccumulator.take_grad returns, as TensorFlow's namedtuple.
+_TakenGradient = collections.namedtuple("TakenGradient", ["indices", "values", "shape"])
 
 
 class ConditionalAccumulatorBase:
@@ -22,7 +26,7 @@ class ConditionalAccumulatorBase:
         self._dtype = dtype
         self._shape = shape
         self._accumulator_ref = accumulator_ref
-        self._name = accumulator_ref.op.name
+        self._name = accumulator_ref.op.name.split("/")[-1]
 
     @property
     def accumulator_ref(self):
@@ -39,7 +43,7 @@ class ConditionalAccumulatorBase:
     def num_accumulated(self, name=None):
         """How many gradients the accumulator holds now (int32)."""
         return _make("AccumulatorNumAccumulated", [self._accumulator_ref], {},
-                     name or "%s/NumAccumulated" % self._name.split("/")[-1]).outputs[0]
+                     name or "%s_NumAccumulated" % self._name).outputs[0]
 
     def set_global_step(self, new_global_step, name=None):
         """Sets the accumulator's step (never backwards)."""
@@ -48,7 +52,7 @@ class ConditionalAccumulatorBase:
         if step.dtype != _dtypes.int64:
             step = cast(step, _dtypes.int64)
         return _make("AccumulatorSetGlobalStep", [self._accumulator_ref, step], {},
-                     name or "%s/SetGlobalStep" % self._name.split("/")[-1])
+                     name or "AccumulatorSetGlobalStep")
 
     @staticmethod
     def _make_ref(op_type, dtype, shape, shared_name, name, reduction_type):
@@ -63,6 +67,13 @@ class ConditionalAccumulatorBase:
         attrs = {"dtype": dtype.as_datatype_enum, "shape": shape.dims,
                  "shared_name": shared_name or "", "reduction_type": reduction_type}
         return dtype, shape, _make(op_type, [], attrs, name).outputs[0]
+
+    @staticmethod
+    def _required(num_required):
+        if isinstance(num_required, Tensor):
+            return num_required if num_required.dtype == _dtypes.int32 else \
+                cast(num_required, _dtypes.int32)
+        return np.int32(num_required)
 
     def _step(self, local_step):
         step = local_step if isinstance(local_step, Tensor) else \
@@ -83,6 +94,9 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
         """Adds `grad` unless local_step is older than the accumulator's step. ValueError for a
         gradient of another shape."""
         grad = grad if isinstance(grad, Tensor) else convert_to_tensor(grad, dtype=self._dtype)
+        if grad.dtype != self._dtype:
+            raise ValueError("apply_grad: the gradient is %s, the accumulator takes %s"
+                             % (grad.dtype.name, self._dtype.name))
         if not grad.shape.is_compatible_with(self._shape):
             raise ValueError("Shapes %s and %s are incompatible" % (grad.shape, self._shape))
         return _make("AccumulatorApplyGradient",
@@ -90,7 +104,8 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
 
     def take_grad(self, num_required, name=None):
         """Waits for num_required gradients; their average (MEAN) or sum (SUM)."""
-        out = _make("AccumulatorTakeGradient", [self._accumulator_ref, np.int32(num_required)],
+        out = _make("AccumulatorTakeGradient",
+                    [self._accumulator_ref, self._required(num_required)],
                     {"dtype": self._dtype.as_datatype_enum}, name).outputs[0]
         if self._shape.dims is not None:
             out.set_shape(self._shape)
@@ -136,11 +151,11 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
                      {"has_known_shape": known}, name)
 
     def take_grad(self, num_required, name=None):
-        """Waits for num_required gradients: (indices, values, dense_shape)."""
+        """Waits for num_required gradients: (indices, values, shape), a namedtuple."""
         op = _make("SparseAccumulatorTakeGradient",
-                   [self._accumulator_ref, np.int32(num_required)],
+                   [self._accumulator_ref, self._required(num_required)],
                    {"dtype": self._dtype.as_datatype_enum}, name)
-        return op.outputs[0], op.outputs[1], op.outputs[2]
+        return _TakenGradient(op.outputs[0], op.outputs[1], op.outputs[2])
 
     def take_indexed_slices_grad(self, num_required, name=None):
         with name_scope(name, "TakeIndexedSlicesGrad"):

@@ -285,7 +285,39 @@ def _by_type(op_type):
 add = _binary_op(_troupe.add, "add")
 subtract = _binary_op(_troupe.sub, "subtract")
 multiply = _binary_op(_troupe.mul, "multiply")
-divide = _binary_op(_troupe.div, "divide")
+_div = _binary_op(_troupe.div, "divide")
+_floordiv = _binary_op(_by_type("FloorDiv"), "floordiv")
+
+
+def _integer_operands(x, y):
+    """Whether x / y divides integers: the dtype of the Tensor among them, else of x as a
+    constant (a Python int is int32, as TensorFlow converts it)."""
+    for v in (x, y):
+        if isinstance(v, Tensor):
+            return v.dtype.is_integer
+    return convert_to_tensor(x).dtype.is_integer
+
+
+def truediv(x, y, name=None):
+    """x / y as Python 3 divides: integers are cast to float64 first, as TensorFlow's truediv
+    does (so tf.constant(7) / 2 is 3.5)."""
+    if _integer_operands(x, y):
+        x = cast(x, _dtypes.float64) if isinstance(x, Tensor) else np.asarray(x, np.float64)
+        y = cast(y, _dtypes.float64) if isinstance(y, Tensor) else np.asarray(y, np.float64)
+    return _div(x, y, name=name)
+
+
+def divide(x, y, name=None):
+    """tf.divide: x / y (truediv)."""
+    return truediv(x, y, name=name)
+
+
+def div(x, y, name=None):
+    """tf.div: Python 2's division, floor division for integers (-7 // 2 is -4) and true
+    division for floats."""
+    if _integer_operands(x, y):
+        return _floordiv(x, y, name=name)
+    return _div(x, y, name=name)
 maximum = _binary_op(_troupe.maximum, "maximum")
 minimum = _binary_op(_troupe.minimum, "minimum")
 equal = _binary_op(_troupe.equal, "equal")
@@ -298,8 +330,6 @@ pow = _binary_op(_by_type("Pow"), "pow")  # noqa: A001  (TensorFlow's name)
 squared_difference = _binary_op(_by_type("SquaredDifference"), "squared_difference")
 sub = subtract
 mul = multiply
-div = divide
-truediv = divide
 
 negative = _unary_op(_troupe.neg, "negative")
 square = _unary_op(_troupe.square, "square")

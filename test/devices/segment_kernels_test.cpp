@@ -131,8 +131,8 @@ BOOST_AUTO_TEST_CASE(bad_indices_and_segment_ids_are_invalid_argument_naming_the
                                         Tensor::from_vector<int32_t>({0, 1, 0, 1}))),
               Code::kInvalidArgument, "segment ids are not increasing: segment_ids[2] = 0");
   // TensorFlow's order: the last id sets the rows, so an id above it is out of range.
-  check_error(run(ops::SparseSegmentSum(s, data(), Tensor::from_vector<int32_t>({0, 1, 2}),
-                                        Tensor::from_vector<int32_t>({0, 1, 0}))),
+  check_error(run(ops::SparseSegmentSum(s, data(), Tensor::from_vector<int32_t>({0, 1, 2, 3}),
+                                        Tensor::from_vector<int32_t>({0, 1, 2, 0}))),
               Code::kInvalidArgument,
               "Segment id 1 out of range [0, 1), possibly because 'segment_ids' input is not "
               "sorted.");

@@ -135,3 +135,23 @@ def test_sync_replicas_accumulates_an_embedding_gradient_sparsely(insecure):
     np.testing.assert_allclose(got, expected, rtol=1e-6)
     for s in servers:
         s.stop()
+
+
+def test_take_grad_takes_a_tensor_and_returns_tensorflows_namedtuple():
+    acc = tf.SparseConditionalAccumulator(tf.float32, shape=[4, 1], name="scope/acc")
+    assert acc.name == "acc"
+    required = tf.placeholder(tf.int32, [])
+    taken = acc.take_grad(required)
+    with tf.Session() as sess:
+        sess.run(acc.apply_grad([2], [[3.0]]))
+        got = sess.run(taken, {required: 1})
+    assert list(got.indices) == [2] and got.values.tolist() == [[3.0]]
+    dense = tf.ConditionalAccumulator(tf.float64, shape=[1])
+    with pytest.raises(ValueError, match="the gradient is float32"):
+        dense.apply_grad(tf.constant([1.0]))
+    with tf.Session() as sess:
+        sess.run(dense.set_global_step(3))
+        # Stale: dropped before anything is checked, as TensorFlow's.
+        bad = tf.placeholder(tf.float64)
+        sess.run(dense.apply_grad(bad, local_step=1), {bad: [1.0, 2.0]})
+        assert sess.run(dense.num_accumulated()) == 0

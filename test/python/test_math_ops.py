@@ -243,3 +243,23 @@ def test_orthogonal_initializer():
         tf.orthogonal_initializer(dtype=tf.int32)
     with pytest.raises(ValueError, match="at least two-dimensional"):
         values([5])
+
+
+def test_division_follows_python_3_as_tensorflow():
+    """TensorFlow 1.x's math_ops_test DivAndModTest: / of integers is true division in
+    float64, tf.div of integers floor division, of floats true division."""
+    ints = tf.constant([7, -7, 8])
+    twos = tf.constant([2, 2, 3])
+    quotient = ints / twos
+    assert quotient.dtype == tf.float64
+    assert tf.truediv(tf.constant([7], tf.int64), 2).dtype == tf.float64
+    assert tf.divide(ints, twos).dtype == tf.float64
+    floats = tf.constant([7.0, -7.0]) / 2.0
+    assert floats.dtype == tf.float32
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(quotient), [3.5, -3.5, 8 / 3])
+        np.testing.assert_allclose(sess.run(7 / tf.constant(2)), 3.5)
+        np.testing.assert_array_equal(sess.run(tf.div(ints, twos)), [3, -4, 2])
+        np.testing.assert_allclose(sess.run(tf.div(tf.constant([7.0, -7.0]), 2.0)), [3.5, -3.5])
+        np.testing.assert_allclose(sess.run(floats), [3.5, -3.5])
+        np.testing.assert_array_equal(sess.run(ints // twos), [3, -4, 2])

@@ -318,6 +318,7 @@ def test_segment_reductions_values(reduction, dtype):
     ([-1, -1, 0, 0], r"Segment id -1 out of range \[0, 1\), possibly because 'segment_ids' "
                      "input is not sorted."),
     ([0, 1, 0, 1], "segment ids are not increasing"),
+    ([1, 0, 0, 0], "segment ids are not increasing"),  # the order first, as TensorFlow
     ([0, 1, 2, 0], r"Segment id 1 out of range \[0, 1\), possibly because"),
     ([0, 0, 0, -1], "segment ids must be >= 0"),
     ([0, 0, 0, -2], "segment ids must be >= 0"),

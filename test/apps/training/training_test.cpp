@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -762,6 +763,47 @@ class CheckedSgd : public GradientDescentOptimizer {
   }
 };
 
+// One worker of a synchronous job of 2 workers on `cluster`: the Regression model under a
+// replica_device_setter, its SyncReplicasOptimizer over `optimizer`, and a monitored session
+// with a SyncReplicasHook in which every step has a 60 s deadline (a hang fails the test).
+struct SyncWorker {
+  SyncWorker(LocalCluster& cluster, int task, std::shared_ptr<Optimizer> optimizer)
+      : setter(value_or_throw(
+            replica_device_setter(cluster.cluster(), fmt::format("/job:worker/task:{}", task)))),
+        model(root, root.with_device_function(setter)),
+        sync(std::move(optimizer), 2, 2) {
+    throw_if_error(sync.minimize(root.with_device_function(setter), model.loss, model.step,
+                                 fmt::format("/job:worker/task:{}", task)));
+    MonitoredTrainingSessionOptions options;
+    options.master = value_or_throw(cluster.target("worker", task));
+    options.is_chief = task == 0;
+    SessionConfig config;
+    config.operation_timeout_ms = 60000;
+    options.config = config;
+    options.hooks = {
+        std::make_shared<SyncReplicasHook>(sync, task == 0, options.master, Operation(), config)};
+    session = value_or_throw(MonitoredTrainingSession::create(root, options));
+  }
+
+  Scope root = Scope::new_root();
+  DeviceFunction setter;
+  Regression model;
+  SyncReplicasOptimizer sync;
+  std::unique_ptr<MonitoredTrainingSession> session;
+};
+
+// Runs `body` on a thread of its own; an exception (which would end the test program there)
+// becomes *failed.
+std::thread on_thread(std::function<void()> body, Status* failed) {
+  return std::thread([body = std::move(body), failed] {
+    try {
+      body();
+    } catch (const std::exception& e) {
+      *failed = errors::Internal("{}", e.what());
+    }
+  });
+}
+
 // When the chief's update fails, no token will come: the workers waiting for one stop
 // (OutOfRange, the token queue closed) instead of waiting for ever, and the chief's session
 // reports the update's error. (A silent hang of a whole synchronous job was seen once in CI.)
@@ -769,40 +811,19 @@ BOOST_AUTO_TEST_CASE(a_failed_chief_update_stops_every_worker_and_names_why) {
   constexpr int kSteps = 6;
   auto cluster = value_or_throw(LocalCluster::start(1, 2));
   std::vector<Status> ran(2), closed(2);
-  auto run_worker_or_throw = [&](int task) {
-    auto setter = value_or_throw(
-        replica_device_setter(cluster->cluster(), fmt::format("/job:worker/task:{}", task)));
-    Scope root = Scope::new_root();
-    Regression m(root, root.with_device_function(setter));
-    SyncReplicasOptimizer sync(std::make_shared<CheckedSgd>(0.1), 2, 2);
-    throw_if_error(sync.minimize(root.with_device_function(setter), m.loss, m.step,
-                                 fmt::format("/job:worker/task:{}", task)));
-    MonitoredTrainingSessionOptions options;
-    options.master = value_or_throw(cluster->target("worker", task));
-    options.is_chief = task == 0;
-    SessionConfig config;
-    config.operation_timeout_ms = 60000;  // a hang fails the test instead of hanging it
-    options.config = config;
-    options.hooks = {
-        std::make_shared<SyncReplicasHook>(sync, task == 0, options.master, Operation(), config)};
-    auto mts = value_or_throw(MonitoredTrainingSession::create(root, options));
+  auto run_worker = [&](int task) {
+    SyncWorker worker(*cluster, task, std::make_shared<CheckedSgd>(0.1));
     for (int step = 0; step < kSteps && ran[task].ok(); ++step) {
-      FeedDict feeds = Regression::batch(m, step * 8 + task * 4, 4);
+      FeedDict feeds = Regression::batch(worker.model, step * 8 + task * 4, 4);
       if (task == 1 && step == 2) {  // a NaN in worker 1's batch: the average is NaN
         feeds[0].second.data<double>()[0] = std::nan("");
       }
-      ran[task] = mts->run({}, feeds, {sync.train_op()}).status();
+      ran[task] = worker.session->run({}, feeds, {worker.sync.train_op()}).status();
     }
-    closed[task] = mts->close();
+    closed[task] = worker.session->close();
   };
-  auto run_worker = [&](int task) {
-    try {
-      run_worker_or_throw(task);
-    } catch (const std::exception& e) {  // not in this thread: it would end the test program
-      ran[task] = errors::Internal("worker {}: {}", task, e.what());
-    }
-  };
-  std::thread w0(run_worker, 0), w1(run_worker, 1);
+  std::thread w0 = on_thread([&] { run_worker(0); }, &ran[0]);
+  std::thread w1 = on_thread([&] { run_worker(1); }, &ran[1]);
   w0.join();
   w1.join();
   for (int task = 0; task < 2; ++task)
@@ -821,44 +842,24 @@ BOOST_AUTO_TEST_CASE(a_worker_waiting_for_a_token_ends_its_step_when_the_chief_e
   auto cluster = value_or_throw(LocalCluster::start(1, 2));
   Status chief_closed, worker_step, worker_closed;
   std::atomic<bool> worker_stepping = false;
-  auto run_worker_or_throw = [&](int task) {
-    auto setter = value_or_throw(
-        replica_device_setter(cluster->cluster(), fmt::format("/job:worker/task:{}", task)));
-    Scope root = Scope::new_root();
-    Regression m(root, root.with_device_function(setter));
-    SyncReplicasOptimizer sync(std::make_shared<GradientDescentOptimizer>(0.1), 2, 2);
-    throw_if_error(sync.minimize(root.with_device_function(setter), m.loss, m.step,
-                                 fmt::format("/job:worker/task:{}", task)));
-    MonitoredTrainingSessionOptions options;
-    options.master = value_or_throw(cluster->target("worker", task));
-    options.is_chief = task == 0;
-    SessionConfig config;
-    config.operation_timeout_ms = 60000;  // a hang fails the test instead of hanging it
-    options.config = config;
-    options.hooks = {
-        std::make_shared<SyncReplicasHook>(sync, task == 0, options.master, Operation(), config)};
-    auto mts = value_or_throw(MonitoredTrainingSession::create(root, options));
-    if (task == 0) {
-      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-      while (!worker_stepping.load() && std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // likely waiting by now
-      chief_closed = mts->close();
-      return;
+  auto chief = [&] {
+    SyncWorker worker(*cluster, 0, std::make_shared<GradientDescentOptimizer>(0.1));
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!worker_stepping.load() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // likely waiting by now
+    chief_closed = worker.session->close();
+  };
+  auto other = [&] {
+    SyncWorker worker(*cluster, 1, std::make_shared<GradientDescentOptimizer>(0.1));
     worker_stepping = true;
-    worker_step = mts->run({}, Regression::batch(m, 0, 4), {sync.train_op()}).status();
-    worker_closed = mts->close();
+    worker_step =
+        worker.session->run({}, Regression::batch(worker.model, 0, 4), {worker.sync.train_op()})
+            .status();
+    worker_closed = worker.session->close();
   };
-  auto run_worker = [&](int task, Status* failed) {
-    try {
-      run_worker_or_throw(task);
-    } catch (const std::exception& e) {  // not in this thread: it would end the test program
-      *failed = errors::Internal("worker {}: {}", task, e.what());
-    }
-  };
-  std::thread w0(run_worker, 0, &chief_closed), w1(run_worker, 1, &worker_step);
+  std::thread w0 = on_thread(chief, &chief_closed), w1 = on_thread(other, &worker_step);
   w0.join();
   w1.join();
   BOOST_TEST(chief_closed.ok(), chief_closed);
