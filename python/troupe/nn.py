@@ -614,3 +614,8 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
                                 per_channel(scale), epsilon)
         return y, identity(convert_to_tensor(mean, dtype=x.dtype)), \
             identity(convert_to_tensor(variance, dtype=x.dtype))
+
+
+# tf.nn.rnn_cell and the recurrent networks over it (rnn_cell.py, rnn.py).
+from . import rnn_cell  # noqa: E402,F401
+from .rnn import dynamic_rnn, static_rnn  # noqa: E402,F401

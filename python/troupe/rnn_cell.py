@@ -1,0 +1,371 @@
+"""tf.nn.rnn_cell: the recurrent cells of TensorFlow 1.x (BasicRNNCell, BasicLSTMCell, LSTMCell,
+GRUCell, MultiRNNCell, LSTMStateTuple) with TensorFlow's variables, names and formulas. A cell
+makes its variables the first time it is called (or built by dynamic_rnn), under the variable
+scope of that call and its own name ("basic_lstm_cell", "basic_lstm_cell_1", ...), and reuses
+them on every later call: `rnn/basic_lstm_cell/kernel` of shape [input_depth + num_units,
+4 * num_units] and `.../bias`, as in TensorFlow, so checkpoints name them alike."""
+
+import collections
+
+from . import dtypes as _dtypes
+from .framework import Tensor, convert_to_tensor, name_scope
+from .variables import constant_initializer, get_variable, variable_scope, zeros_initializer
+
+
+class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
+    """The state of an LSTM cell: the cell state c and the output h."""
+    __slots__ = ()
+
+    @property
+    def dtype(self):
+        if self.c.dtype != self.h.dtype:
+            raise TypeError("Inconsistent internal state: %s vs %s"
+                            % (self.c.dtype, self.h.dtype))
+        return self.c.dtype
+
+
+def _flatten(structure):
+    if isinstance(structure, (list, tuple)):
+        return [t for part in structure for t in _flatten(part)]
+    return [structure]
+
+
+def _pack_like(structure, flat):
+    """`flat` (a list) in the nesting of `structure`; returns (packed, rest)."""
+    if isinstance(structure, (list, tuple)):
+        parts = []
+        for part in structure:
+            packed, flat = _pack_like(part, flat)
+            parts.append(packed)
+        if isinstance(structure, LSTMStateTuple):
+            return LSTMStateTuple(*parts), flat
+        return type(structure)(parts), flat
+    return flat[0], flat[1:]
+
+
+def _linear(args, kernel, bias):
+    """concat(args, 1) @ kernel + bias."""
+    from .array_ops import concat
+    from .nn import bias_add
+    from .ops import matmul
+    joined = args[0] if len(args) == 1 else concat(args, 1)
+    out = matmul(joined, kernel)
+    return out if bias is None else bias_add(out, bias)
+
+
+class RNNCell:
+    """An RNN cell: call(inputs [batch, depth], state) -> (output, new_state). Subclasses give
+    state_size, output_size, _build(input_depth, dtype) and _step(inputs, state)."""
+
+    _base_name = "rnn_cell"
+
+    def __init__(self, name=None, dtype=None, reuse=None, trainable=True):
+        self._name = name
+        self._dtype = _dtypes.as_dtype(dtype) if dtype is not None else None
+        self._reuse = reuse
+        self._trainable = trainable
+        self._built = False
+        self._variables = []
+        self._scope_name = None
+
+    @property
+    def state_size(self):
+        raise NotImplementedError
+
+    @property
+    def output_size(self):
+        raise NotImplementedError
+
+    @property
+    def name(self):
+        return self._scope_name.split("/")[-1] if self._scope_name else self._name
+
+    @property
+    def variables(self):
+        return list(self._variables)
+
+    trainable_variables = property(lambda self: list(self._variables) if self._trainable
+                                   else [])
+    weights = variables
+    trainable_weights = trainable_variables
+
+    def zero_state(self, batch_size, dtype):
+        """Zeros of [batch_size, size] for each part of state_size, nested as it is."""
+        from .ops import zeros
+        dtype = _dtypes.as_dtype(dtype)
+
+        def zeros_of(size):
+            if isinstance(size, (list, tuple)):
+                parts = [zeros_of(s) for s in size]
+                return LSTMStateTuple(*parts) if isinstance(size, LSTMStateTuple) else \
+                    type(size)(parts)
+            zero = zeros([batch_size, size], dtype=dtype)
+            if isinstance(batch_size, Tensor):  # the batch is known when running
+                zero.set_shape([None, size])
+            return zero
+        with name_scope(None, "%sZeroState" % type(self).__name__):
+            return zeros_of(self.state_size)
+
+    def _variable(self, name, shape, dtype, initializer=None):
+        v = get_variable(name, shape, dtype=dtype, initializer=initializer,
+                         trainable=self._trainable)
+        self._variables.append(v)
+        return v
+
+    def _ensure_built(self, input_depth, dtype):
+        """Makes the variables under the current variable scope and this cell's name."""
+        if self._built:
+            return
+        from .layers import _unique_scope
+        if input_depth is None:
+            raise ValueError("The last dimension of the inputs to `%s` should be defined. "
+                             "Found `None`." % type(self).__name__)
+        dtype = self._dtype or dtype
+        if not dtype.is_floating:
+            raise ValueError("%s: the inputs must be floating point, got %s"
+                             % (type(self).__name__, dtype.name))
+        with variable_scope(self._name or _unique_scope(self._base_name),
+                            reuse=self._reuse) as scope:
+            self._scope_name = scope.name
+            self._build(int(input_depth), dtype)
+        self._built = True
+
+    def __call__(self, inputs, state, scope=None):
+        inputs = inputs if isinstance(inputs, Tensor) else convert_to_tensor(inputs)
+        if inputs.shape.ndims is not None and inputs.shape.ndims != 2:
+            raise ValueError("%s: inputs must be of rank 2 [batch, depth], got shape %s"
+                             % (type(self).__name__, inputs.shape))
+        if not self._built:
+            depth = inputs.shape[-1] if inputs.shape.ndims is not None else None
+            if scope is not None:
+                with variable_scope(scope):
+                    self._ensure_built(depth, inputs.dtype)
+            else:
+                self._ensure_built(depth, inputs.dtype)
+        with name_scope(self.name):
+            return self._step(inputs, state)
+
+
+class BasicRNNCell(RNNCell):
+    """output = new_state = activation(concat([inputs, state]) @ kernel + bias)."""
+
+    _base_name = "basic_rnn_cell"
+
+    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
+        super().__init__(name, dtype, reuse, **kwargs)
+        self._num_units = int(num_units)
+        self._activation = activation
+
+    state_size = property(lambda self: self._num_units)
+    output_size = property(lambda self: self._num_units)
+
+    def _build(self, depth, dtype):
+        self._kernel = self._variable("kernel", [depth + self._num_units, self._num_units], dtype)
+        self._bias = self._variable("bias", [self._num_units], dtype, zeros_initializer())
+
+    def _step(self, inputs, state):
+        from .ops import tanh
+        out = (self._activation or tanh)(_linear([inputs, state], self._kernel, self._bias))
+        return out, out
+
+
+class BasicLSTMCell(RNNCell):
+    """TensorFlow's BasicLSTMCell: gates i, j, f, o = split(concat([x, h]) @ kernel + bias, 4);
+    c' = c * sigmoid(f + forget_bias) + sigmoid(i) * activation(j);
+    h' = activation(c') * sigmoid(o). The state is LSTMStateTuple(c, h) (or their
+    concatenation with state_is_tuple=False)."""
+
+    _base_name = "basic_lstm_cell"
+
+    def __init__(self, num_units, forget_bias=1.0, state_is_tuple=True, activation=None,
+                 reuse=None, name=None, dtype=None, **kwargs):
+        super().__init__(name, dtype, reuse, **kwargs)
+        self._num_units = int(num_units)
+        self._forget_bias = float(forget_bias)
+        self._state_is_tuple = state_is_tuple
+        self._activation = activation
+
+    @property
+    def state_size(self):
+        n = self._num_units
+        return LSTMStateTuple(n, n) if self._state_is_tuple else 2 * n
+
+    output_size = property(lambda self: self._num_units)
+
+    def _build(self, depth, dtype):
+        n = self._num_units
+        self._kernel = self._variable("kernel", [depth + n, 4 * n], dtype)
+        self._bias = self._variable("bias", [4 * n], dtype, zeros_initializer())
+
+    def _split_state(self, state):
+        from .array_ops import split
+        if self._state_is_tuple:
+            return state
+        return split(state, 2, axis=1)
+
+    def _step(self, inputs, state):
+        from .array_ops import concat, split
+        from .ops import sigmoid, tanh
+        act = self._activation or tanh
+        c, h = self._split_state(state)
+        i, j, f, o = split(_linear([inputs, h], self._kernel, self._bias), 4, axis=1)
+        new_c = c * sigmoid(f + self._forget_bias) + sigmoid(i) * act(j)
+        new_h = act(new_c) * sigmoid(o)
+        new_state = LSTMStateTuple(new_c, new_h) if self._state_is_tuple else \
+            concat([new_c, new_h], 1)
+        return new_h, new_state
+
+
+class LSTMCell(BasicLSTMCell):
+    """TensorFlow's LSTMCell: BasicLSTMCell's gates with an `initializer` for the kernel, and
+    optionally peepholes (w_f_diag, w_i_diag, w_o_diag), cell_clip, a projection of the output
+    to num_proj units (projection/kernel) and proj_clip. State LSTMStateTuple(c, m)."""
+
+    _base_name = "lstm_cell"
+
+    def __init__(self, num_units, use_peepholes=False, cell_clip=None, initializer=None,
+                 num_proj=None, proj_clip=None, num_unit_shards=None, num_proj_shards=None,
+                 forget_bias=1.0, state_is_tuple=True, activation=None, reuse=None, name=None,
+                 dtype=None, **kwargs):
+        super().__init__(num_units, forget_bias, state_is_tuple, activation, reuse, name, dtype,
+                         **kwargs)
+        if num_unit_shards is not None or num_proj_shards is not None:
+            raise ValueError("LSTMCell: num_unit_shards and num_proj_shards are deprecated and "
+                             "not supported by troupe; use a partitioner")
+        self._use_peepholes = use_peepholes
+        self._cell_clip = cell_clip
+        self._initializer = initializer
+        self._num_proj = int(num_proj) if num_proj is not None else None
+        self._proj_clip = proj_clip
+
+    @property
+    def state_size(self):
+        n, out = self._num_units, self._num_proj or self._num_units
+        return LSTMStateTuple(n, out) if self._state_is_tuple else n + out
+
+    output_size = property(lambda self: self._num_proj or self._num_units)
+
+    def _build(self, depth, dtype):
+        n = self._num_units
+        self._kernel = self._variable("kernel", [depth + (self._num_proj or n), 4 * n], dtype,
+                                      self._initializer)
+        self._bias = self._variable("bias", [4 * n], dtype, zeros_initializer())
+        if self._use_peepholes:
+            self._w_f = self._variable("w_f_diag", [n], dtype, self._initializer)
+            self._w_i = self._variable("w_i_diag", [n], dtype, self._initializer)
+            self._w_o = self._variable("w_o_diag", [n], dtype, self._initializer)
+        if self._num_proj is not None:
+            with variable_scope("projection"):
+                self._projection = self._variable("kernel", [n, self._num_proj], dtype,
+                                                  self._initializer)
+
+    def _split_state(self, state):
+        from .array_ops import slice as slice_
+        if self._state_is_tuple:
+            return state
+        n = self._num_units
+        return slice_(state, [0, 0], [-1, n]), slice_(state, [0, n], [-1, -1])
+
+    def _step(self, inputs, state):
+        from .array_ops import concat, split
+        from .ops import clip_by_value, matmul, sigmoid, tanh
+        act = self._activation or tanh
+        c, m = self._split_state(state)
+        i, j, f, o = split(_linear([inputs, m], self._kernel, self._bias), 4, axis=1)
+        if self._use_peepholes:
+            new_c = sigmoid(f + self._forget_bias + self._w_f * c) * c + \
+                sigmoid(i + self._w_i * c) * act(j)
+        else:
+            new_c = sigmoid(f + self._forget_bias) * c + sigmoid(i) * act(j)
+        if self._cell_clip is not None:
+            new_c = clip_by_value(new_c, -self._cell_clip, self._cell_clip)
+        if self._use_peepholes:
+            new_m = sigmoid(o + self._w_o * new_c) * act(new_c)
+        else:
+            new_m = sigmoid(o) * act(new_c)
+        if self._num_proj is not None:
+            new_m = matmul(new_m, self._projection)
+            if self._proj_clip is not None:
+                new_m = clip_by_value(new_m, -self._proj_clip, self._proj_clip)
+        new_state = LSTMStateTuple(new_c, new_m) if self._state_is_tuple else \
+            concat([new_c, new_m], 1)
+        return new_m, new_state
+
+
+class GRUCell(RNNCell):
+    """TensorFlow's GRUCell: r, u = split(sigmoid(concat([x, h]) @ gates/kernel + gates/bias));
+    c = activation(concat([x, r * h]) @ candidate/kernel + candidate/bias);
+    h' = u * h + (1 - u) * c. The gates' bias starts at 1.0 unless bias_initializer says."""
+
+    _base_name = "gru_cell"
+
+    def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None,
+                 bias_initializer=None, name=None, dtype=None, **kwargs):
+        super().__init__(name, dtype, reuse, **kwargs)
+        self._num_units = int(num_units)
+        self._activation = activation
+        self._kernel_initializer = kernel_initializer
+        self._bias_initializer = bias_initializer
+
+    state_size = property(lambda self: self._num_units)
+    output_size = property(lambda self: self._num_units)
+
+    def _build(self, depth, dtype):
+        n = self._num_units
+        with variable_scope("gates"):
+            self._gate_kernel = self._variable("kernel", [depth + n, 2 * n], dtype,
+                                               self._kernel_initializer)
+            self._gate_bias = self._variable(
+                "bias", [2 * n], dtype, self._bias_initializer or constant_initializer(1.0))
+        with variable_scope("candidate"):
+            self._candidate_kernel = self._variable("kernel", [depth + n, n], dtype,
+                                                    self._kernel_initializer)
+            self._candidate_bias = self._variable(
+                "bias", [n], dtype, self._bias_initializer or zeros_initializer())
+
+    def _step(self, inputs, state):
+        from .array_ops import split
+        from .ops import sigmoid, tanh
+        r, u = split(sigmoid(_linear([inputs, state], self._gate_kernel, self._gate_bias)), 2,
+                     axis=1)
+        c = (self._activation or tanh)(
+            _linear([inputs, r * state], self._candidate_kernel, self._candidate_bias))
+        new_h = u * state + (1 - u) * c
+        return new_h, new_h
+
+
+class MultiRNNCell(RNNCell):
+    """Cells stacked: each cell's output is the next one's input; the state is the tuple of
+    theirs. Each cell's variables are under "multi_rnn_cell/cell_<i>/"."""
+
+    _base_name = "multi_rnn_cell"
+
+    def __init__(self, cells, state_is_tuple=True):
+        super().__init__()
+        if not cells:
+            raise ValueError("Must specify at least one cell for MultiRNNCell.")
+        if not state_is_tuple:
+            raise ValueError("MultiRNNCell: state_is_tuple=False is deprecated and not supported "
+                             "by troupe")
+        self._cells = list(cells)
+
+    state_size = property(lambda self: tuple(c.state_size for c in self._cells))
+    output_size = property(lambda self: self._cells[-1].output_size)
+
+    def _build(self, depth, dtype):
+        for i, cell in enumerate(self._cells):
+            with variable_scope("cell_%d" % i):
+                cell._ensure_built(depth, dtype)
+            depth = cell.output_size
+            self._variables.extend(cell.variables)
+
+    def _step(self, inputs, state):
+        if not isinstance(state, (list, tuple)) or len(state) != len(self._cells):
+            raise ValueError("Expected state to be a tuple of length %d, but received: %s"
+                             % (len(self._cells), state))
+        outputs, new_states = inputs, []
+        for i, cell in enumerate(self._cells):
+            with name_scope("cell_%d" % i):
+                outputs, new = cell(outputs, state[i])
+            new_states.append(new)
+        return outputs, tuple(new_states)

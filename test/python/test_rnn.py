@@ -1,0 +1,154 @@
+"""tf.nn.rnn_cell, dynamic_rnn and static_rnn (TensorFlow 1.x's rnn_cell_test and rnn_test,
+ported): each cell's step against its formula in numpy, TensorFlow's variable names and
+shapes, dynamic_rnn equal to static_rnn (outputs, final states and gradients), sequence_length
+masking, time-major inputs, stacked cells, a model that trains, and the errors TensorFlow
+gives for bad arguments."""
+
+import numpy as np
+import pytest
+
+import troupe as tf
+
+RNG = np.random.RandomState(0)
+X = RNG.randn(3, 5, 4).astype(np.float64)  # batch, time, depth
+
+
+def sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def run(fetches, init=True):
+    with tf.Session() as sess:
+        if init:
+            sess.run(tf.global_variables_initializer())
+        return sess.run(fetches)
+
+
+def test_basic_lstm_cell_step_and_its_variables():
+    x = tf.constant(X[:, 0])
+    cell = tf.nn.rnn_cell.BasicLSTMCell(6, forget_bias=0.5)
+    state = cell.zero_state(3, tf.float64)
+    assert isinstance(state, tf.nn.rnn_cell.LSTMStateTuple)
+    with tf.variable_scope("root"):
+        h, new_state = cell(x, state)
+    names = [(v.name, v.shape.as_list()) for v in tf.global_variables()]
+    assert names == [("root/basic_lstm_cell/kernel:0", [10, 24]),
+                     ("root/basic_lstm_cell/bias:0", [24])]
+    assert cell.output_size == 6 and tuple(cell.state_size) == (6, 6)
+    kernel, got_h, got_c = run([cell.variables[0], h, new_state.c])
+    i, j, f, o = np.split(np.concatenate([X[:, 0], np.zeros((3, 6))], 1) @ kernel, 4, axis=1)
+    c = sigmoid(i) * np.tanh(j)
+    np.testing.assert_allclose(got_c, c, rtol=1e-10)
+    np.testing.assert_allclose(got_h, np.tanh(c) * sigmoid(o), rtol=1e-10)
+
+
+def numpy_gru(x, h, gate_kernel, gate_bias, cand_kernel, cand_bias):
+    r, u = np.split(sigmoid(np.concatenate([x, h], 1) @ gate_kernel + gate_bias), 2, axis=1)
+    c = np.tanh(np.concatenate([x, r * h], 1) @ cand_kernel + cand_bias)
+    return u * h + (1 - u) * c
+
+
+def test_gru_cell_names_and_formula():
+    cell = tf.nn.rnn_cell.GRUCell(3)
+    h, _ = cell(tf.constant(X[:, 0]), tf.constant(np.ones((3, 3))))
+    names = [v.name for v in tf.global_variables()]
+    assert names == ["gru_cell/gates/kernel:0", "gru_cell/gates/bias:0",
+                     "gru_cell/candidate/kernel:0", "gru_cell/candidate/bias:0"]
+    values = run(cell.variables + [h])
+    np.testing.assert_allclose(values[-1], numpy_gru(X[:, 0], np.ones((3, 3)), *values[:4]),
+                               rtol=1e-10)
+    np.testing.assert_allclose(values[1], np.ones(6))  # the gates' bias starts at 1
+
+
+CELLS = {
+    "basic_rnn": lambda: tf.nn.rnn_cell.BasicRNNCell(5),
+    "basic_lstm": lambda: tf.nn.rnn_cell.BasicLSTMCell(5),
+    "lstm_peepholes_projection": lambda: tf.nn.rnn_cell.LSTMCell(
+        5, use_peepholes=True, num_proj=3, cell_clip=2.0,
+        initializer=tf.random_uniform_initializer(-0.5, 0.5, seed=3)),
+    "gru": lambda: tf.nn.rnn_cell.GRUCell(5),
+    "stacked": lambda: tf.nn.rnn_cell.MultiRNNCell(
+        [tf.nn.rnn_cell.BasicLSTMCell(5), tf.nn.rnn_cell.GRUCell(4)]),
+}
+
+
+def flat(state):
+    return [state] if not isinstance(state, tuple) else [t for s in state for t in flat(s)]
+
+
+@pytest.mark.parametrize("kind", sorted(CELLS))
+@pytest.mark.parametrize("lengths", [None, [5, 2, 0]])
+def test_dynamic_rnn_equals_static_rnn_values_and_gradients(kind, lengths):
+    x = tf.constant(X)
+    cell = CELLS[kind]()
+    outputs, state = tf.nn.dynamic_rnn(cell, x, sequence_length=lengths, dtype=tf.float64)
+    steps = tf.unstack(x, axis=1)
+    static_outputs, static_state = tf.nn.static_rnn(cell, steps, sequence_length=lengths,
+                                                    dtype=tf.float64)  # the same variables
+    assert outputs.shape.as_list() == [3, 5, cell.output_size]
+    weights = np.random.RandomState(1).randn(3, 5, cell.output_size)
+    loss = tf.reduce_sum(outputs * weights) + sum(tf.reduce_sum(s) for s in flat(state))
+    static_loss = tf.reduce_sum(tf.stack(static_outputs, axis=1) * weights) + \
+        sum(tf.reduce_sum(s) for s in flat(static_state))
+    grads = tf.gradients(loss, cell.variables + [x])
+    static_grads = tf.gradients(static_loss, cell.variables + [x])
+    got = run([outputs, tf.stack(static_outputs, axis=1), flat(state), flat(static_state),
+               grads, static_grads])
+    np.testing.assert_allclose(got[0], got[1], rtol=1e-9, atol=1e-12)
+    for a, b in zip(got[2], got[3]):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    for a, b in zip(got[4], got[5]):
+        np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-10)
+    if lengths is not None:
+        assert not got[0][1, 2:].any() and not got[0][2].any()  # past each length: zeros
+
+
+def test_time_major_and_state_past_the_sequence_end():
+    cell = tf.nn.rnn_cell.BasicRNNCell(4)
+    x = tf.constant(X)
+    batch_major, state = tf.nn.dynamic_rnn(cell, x, sequence_length=[5, 2, 3],
+                                           dtype=tf.float64, scope="shared")
+    time_major, _ = tf.nn.dynamic_rnn(cell, tf.transpose(x, [1, 0, 2]), time_major=True,
+                                      sequence_length=[5, 2, 3], dtype=tf.float64,
+                                      scope="shared")
+    got = run([batch_major, time_major, state])
+    np.testing.assert_allclose(got[0], np.transpose(got[1], [1, 0, 2]))
+    # The final state is each sequence's output at its last step.
+    np.testing.assert_allclose(got[2], got[0][[0, 1, 2], [4, 1, 2]])
+
+
+def test_a_recurrent_model_trains():
+    rng = np.random.RandomState(2)
+    xs = rng.randn(16, 6, 2).astype(np.float32)
+    ys = (xs[:, :, 0].sum(axis=1) > 0).astype(np.int64)
+    x = tf.placeholder(tf.float32, [None, 6, 2])
+    _, state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(8), x, dtype=tf.float32)
+    logits = tf.layers.dense(state.h, 2)
+    loss = tf.losses.sparse_softmax_cross_entropy(ys, logits)
+    train = tf.train.AdamOptimizer(0.05).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first = sess.run(loss, {x: xs})
+        for _ in range(40):
+            sess.run(train, {x: xs})
+        assert sess.run(loss, {x: xs}) < 0.5 * first
+
+
+def test_bad_arguments():
+    cell = tf.nn.rnn_cell.BasicLSTMCell(3)
+    with pytest.raises(ValueError, match="If there is no initial_state, you must give a dtype"):
+        tf.nn.dynamic_rnn(cell, tf.constant(X))
+    with pytest.raises(ValueError, match="rank 3"):
+        tf.nn.dynamic_rnn(cell, tf.constant(X[0]), dtype=tf.float64)
+    with pytest.raises(TypeError, match="RNNCell"):
+        tf.nn.dynamic_rnn(lambda x, s: (x, s), tf.constant(X), dtype=tf.float64)
+    with pytest.raises(ValueError, match="sequence_length must be a vector"):
+        tf.nn.dynamic_rnn(cell, tf.constant(X), sequence_length=[[1]], dtype=tf.float64)
+    with pytest.raises(TypeError, match="inputs must be a sequence"):
+        tf.nn.static_rnn(cell, tf.constant(X), dtype=tf.float64)
+    with pytest.raises(ValueError, match="should be defined"):
+        tf.nn.dynamic_rnn(cell, tf.placeholder(tf.float64, [None, None, None]),
+                          dtype=tf.float64)
+    with pytest.raises(ValueError, match="at least one cell"):
+        tf.nn.rnn_cell.MultiRNNCell([])
+    assert tf.contrib.rnn.BasicLSTMCell is tf.nn.rnn_cell.BasicLSTMCell
