@@ -131,6 +131,13 @@ class WhileKernel : public AsyncOpKernel {
   }
 
   void compute_async(OpKernelContext& ctx, DoneCallback done) override {
+    for (int64_t i : unstacked_) {
+      if (i < 0 || i >= static_cast<int64_t>(types_.size())) {
+        ctx.set_status(
+            invalid("unstacked names loop variable {}, not one of the {}", i, types_.size()));
+        return done();
+      }
+    }
     auto loop = std::make_shared<Loop>(*this, ctx, std::move(done));
     loop->advance(loop);
   }
@@ -198,7 +205,11 @@ class WhileKernel : public AsyncOpKernel {
       if (iterations == std::numeric_limits<int32_t>::max()) {
         return kernel.invalid("more than {} iterations", iterations);
       }
-      if (kernel.record_) history.push_back(vars);
+      if (kernel.record_) {
+        history.push_back(vars);
+        for (int64_t i : kernel.unstacked_)
+          history.back()[i] = Tensor();  // not kept: the gradient does not read it
+      }
       args = vars;
       args.insert(args.end(), body_captured.begin(), body_captured.end());
       TROUPE_ASSIGN_OR_RETURN(auto next, kernel.body_->call(std::move(args), ctx.step().container));
@@ -244,6 +255,13 @@ class WhileKernel : public AsyncOpKernel {
     // Output `stacked` i: variable i entering each iteration, on a new first axis.
     Status stack(int i) {
       const int n = static_cast<int>(vars.size());
+      if (std::find(kernel.unstacked_.begin(), kernel.unstacked_.end(), i) !=
+          kernel.unstacked_.end()) {
+        std::vector<int64_t> dims = vars[i].shape().dims();
+        dims.insert(dims.begin(), 0);
+        ctx.allocate_output(n + i, TensorShape(dims));
+        return Status::OK();
+      }
       const TensorShape& first =
           history.empty() ? ctx.input(i).shape() : history.front()[i].shape();
       std::vector<int64_t> dims = first.dims();
@@ -284,6 +302,7 @@ class WhileKernel : public AsyncOpKernel {
         cond_types_(c.attr<std::vector<DataType>>("Tcond")),
         shapes_(c.attr<std::vector<PartialShape>>("output_shapes")),
         record_(!c.attr<std::vector<DataType>>("Tstacked").empty()),
+        unstacked_(c.attr<std::vector<int64_t>>("unstacked")),
         cond_(std::move(cond)),
         body_(std::move(body)) {}
 
@@ -298,6 +317,7 @@ class WhileKernel : public AsyncOpKernel {
   std::vector<DataType> cond_types_;
   std::vector<PartialShape> shapes_;
   bool record_;
+  std::vector<int64_t> unstacked_;  // loop variables whose history is not kept
   std::shared_ptr<GraphFunction> cond_;
   std::shared_ptr<GraphFunction> body_;
 };

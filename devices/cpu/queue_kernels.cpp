@@ -495,7 +495,8 @@ class ReaderKernel : public OpKernel {
       hop_bytes_ = c.attr<int64_t>("hop_bytes");
     }
     if constexpr (kFormat == data::RecordFormat::kTFRecord) {
-      compression_ = c.attr<std::string>("compression_type");
+      compression_ = parse_tfrecord_compression(c.attr<std::string>("compression_type"));
+      if (compression_.ok()) layout_.compression = *compression_;
     }
   }
 
@@ -515,9 +516,7 @@ class ReaderKernel : public OpKernel {
           ctx.node().name()));
     }
     if constexpr (kFormat == data::RecordFormat::kTFRecord) {
-      auto compression = parse_tfrecord_compression(compression_);
-      if (!compression.ok()) return ctx.fail_invalid("{}", compression.status().message());
-      layout_.compression = *compression;
+      if (!compression_.ok()) return ctx.fail_invalid("{}", compression_.status().message());
     }
     const std::string& container = container_.empty() ? ctx.step().container : container_;
     auto reader = ctx.device().resources().lookup_or_create<ReaderResource>(
@@ -539,7 +538,7 @@ class ReaderKernel : public OpKernel {
   std::string container_;
   data::RecordLayout layout_;
   int64_t hop_bytes_ = 0;
-  std::string compression_;
+  StatusOr<TFRecordCompression> compression_ = TFRecordCompression::kNone;
 };
 
 ReaderResource* reader_input(OpKernelContext& ctx) {

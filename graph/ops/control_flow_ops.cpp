@@ -70,7 +70,9 @@ void register_control_flow_ops(OpRegistry& r) {
   // as Dataset.map's): the loop variables `input`, then the tensors each function captures.
   // cond(vars..., cond_captured...) is a scalar bool; body(vars..., body_captured...) gives
   // the next vars. With Tstacked (the loop variables' types), `stacked` holds each variable's
-  // value entering every iteration, stacked on a new first axis, for the gradient.
+  // value entering every iteration, stacked on a new first axis, for the gradient; the
+  // variables listed in `unstacked` (whose values the body's gradient does not read, as an
+  // accumulator written with TensorScatterUpdate) are not kept: their stacks are empty.
   must_register(r, OpDefBuilder("While")
                        .input("input: T")
                        .input("cond_captured: Tcond")
@@ -82,6 +84,7 @@ void register_control_flow_ops(OpRegistry& r) {
                        .attr("Tcond: list(type) = []")
                        .attr("Tbody: list(type) = []")
                        .attr("Tstacked: list(type) = []")
+                       .attr("unstacked: list(int) = []")
                        .attr("cond: string")
                        .attr("body: string")
                        .attr("output_shapes: list(shape) = []")

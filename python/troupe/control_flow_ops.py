@@ -272,10 +272,12 @@ def _same_structure(a, b):
 class _Loop:
     """What the gradient of a While needs to know: its body as a function of flat tensors."""
 
-    def __init__(self, flat_body, num_vars, attrs):
+    def __init__(self, flat_body, num_vars, attrs, unstacked=()):
         self.flat_body = flat_body
         self.num_vars = num_vars
         self.attrs = attrs
+        # Loop variables whose values the body's gradient does not read: not recorded.
+        self.unstacked = list(unstacked)
         self.captures = []  # what the traced body captured (the op's inputs may be switched)
 
 
@@ -362,15 +364,19 @@ def _build_while(cond_fn, body_fn, flat_vars, invariants, parallel_iterations, l
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
                back_prop=True, swap_memory=False, name=None, maximum_iterations=None,
-               return_same_structure=False):
+               return_same_structure=False, _unstacked=()):
     """Repeats body while cond is true, as TensorFlow 1.x's tf.while_loop: cond(*loop_vars)
     is a boolean scalar, body(*loop_vars) gives loop variables of the same structure, dtypes
     and shapes (or shapes compatible with `shape_invariants`). Returns the loop variables
     after the last iteration (the single tensor when there is one loop variable, unless
     return_same_structure). Gradients flow through it to the loop variables and to the tensors
     the body uses. Loop variables are Tensors (and values convertible to them); TensorArray,
-    IndexedSlices and SparseTensor loop variables are not supported."""
+    IndexedSlices and SparseTensor loop variables are not supported. (`_unstacked`, troupe's
+    own: flat indices of loop variables whose values the body's gradient never reads, such as
+    an accumulator written with tensor_scatter_update; the gradient does not record them.)"""
     from .framework import TensorShape
+    if _unstacked and maximum_iterations is not None:
+        raise ValueError("while_loop: _unstacked with maximum_iterations is not supported")
     if not callable(cond):
         raise TypeError("cond must be callable.")
     if not callable(body):
@@ -450,7 +456,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                                  % (list(structure), list(result)))
             return _flatten_nested(list(result))
 
-        loop = _Loop(flat_body, len(flat_vars), None) if back_prop else None
+        loop = _Loop(flat_body, len(flat_vars), None, _unstacked) if back_prop else None
         op = _build_while(flat_cond, flat_body, flat_vars, invariants, parallel_iterations,
                           loop=loop)
         outputs = op.outputs[:len(flat_vars)]
@@ -482,7 +488,7 @@ def _while_grad(native_op, native_grads):
     if not floating:
         return [None if r is None else r._output for r in result]
     with name_scope(op.name + "_grad"):
-        attrs = dict(loop.attrs, Tstacked=loop.attrs["T"])
+        attrs = dict(loop.attrs, Tstacked=loop.attrs["T"], unstacked=loop.unstacked)
         recorded = _make("While", [variables, inputs[n:n + num_cond], body_captured], attrs,
                          name="forward")
         stacked = recorded.outputs[n:2 * n]
@@ -490,13 +496,16 @@ def _while_grad(native_op, native_grads):
         dvars = [grads[j] if grads[j] is not None else zeros_like(op.outputs[j])
                  for j in floating]
         dcaptured = [zeros_like(body_captured[c]) for c in floating_captured]
+        # An unrecorded variable's value is not read by the body's gradient: zeros stand in.
+        stand_ins = {j: zeros_like(op.outputs[j]) for j in loop.unstacked}
 
         def backward_cond(k, dv, dc):
             return less(constant(-1, dtype=k.dtype), k)
 
         def backward_body(k, dv, dc):
             here = get_default_graph()
-            xs = [gather(stacked[j], k) for j in range(n)]
+            xs = [here._capture(stand_ins[j]) if j in stand_ins else gather(stacked[j], k)
+                  for j in range(n)]
             ys = loop.flat_body(xs)
             ys = [_as_tensor_in(here, ys[j], "loop variable %d" % j) for j in floating]
             captured = [here._capture(loop.captures[c]) for c in floating_captured]

@@ -289,21 +289,26 @@ _div = _binary_op(_troupe.div, "divide")
 _floordiv = _binary_op(_by_type("FloorDiv"), "floordiv")
 
 
-def _integer_operands(x, y):
-    """Whether x / y divides integers: the dtype of the Tensor among them, else of x as a
-    constant (a Python int is int32, as TensorFlow converts it)."""
-    for v in (x, y):
-        if isinstance(v, Tensor):
-            return v.dtype.is_integer
-    return convert_to_tensor(x).dtype.is_integer
+def _division_operands(x, y, what):
+    """x and y as Tensors of one dtype, as TensorFlow's division converts them: the dtype of
+    the Tensor (or Variable) among them, else x's as a constant; TypeError when they differ."""
+    def dtype_of(v):
+        return v.dtype if isinstance(v, Tensor) or hasattr(v, "_as_graph_element") else None
+    x_dtype, y_dtype = dtype_of(x), dtype_of(y)
+    if x_dtype is not None and y_dtype is not None and x_dtype != y_dtype:
+        raise TypeError("%s: x and y must have the same dtype, got %r != %r"
+                        % (what, x_dtype, y_dtype))
+    dtype = x_dtype or y_dtype
+    x = convert_to_tensor(x, dtype=dtype)
+    return x, convert_to_tensor(y, dtype=x.dtype)
 
 
 def truediv(x, y, name=None):
     """x / y as Python 3 divides: integers are cast to float64 first, as TensorFlow's truediv
-    does (so tf.constant(7) / 2 is 3.5)."""
-    if _integer_operands(x, y):
-        x = cast(x, _dtypes.float64) if isinstance(x, Tensor) else np.asarray(x, np.float64)
-        y = cast(y, _dtypes.float64) if isinstance(y, Tensor) else np.asarray(y, np.float64)
+    does (so tf.constant(7) / 2 is 3.5); x and y of one dtype (TypeError otherwise)."""
+    x, y = _division_operands(x, y, "truediv")
+    if x.dtype.is_integer:
+        x, y = cast(x, _dtypes.float64), cast(y, _dtypes.float64)
     return _div(x, y, name=name)
 
 
@@ -315,7 +320,8 @@ def divide(x, y, name=None):
 def div(x, y, name=None):
     """tf.div: Python 2's division, floor division for integers (-7 // 2 is -4) and true
     division for floats."""
-    if _integer_operands(x, y):
+    x, y = _division_operands(x, y, "div")
+    if x.dtype.is_integer:
         return _floordiv(x, y, name=name)
     return _div(x, y, name=name)
 maximum = _binary_op(_troupe.maximum, "maximum")

@@ -135,6 +135,13 @@ class TFRecordWriter:
         self.close()
         return False
 
+    def __del__(self):
+        # As TensorFlow's writer: dropped unclosed, it still completes the file.
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - a destructor must not raise
+            pass
+
 
 class _Inflated:
     """read(n) of the uncompressed stream of a ZLIB or GZIP file (gzip members in turn); a
@@ -145,29 +152,37 @@ class _Inflated:
         self._bits = zlib.MAX_WBITS + (16 if kind == TFRecordCompressionType.GZIP else 0)
         self._name = "GZIP" if kind == TFRecordCompressionType.GZIP else "ZLIB"
         self._inflate = zlib.decompressobj(self._bits)
-        self._pending = b""
+        self._pending = bytearray()
+        self._start = 0  # of what read() has not returned yet, in _pending
         self._path = path
         self._read_any = False  # an empty file holds no records, compressed or not
 
+    def _inflate_more(self, data):
+        try:
+            self._pending += self._inflate.decompress(data)
+            while self._inflate.eof and self._inflate.unused_data:  # the next gzip member
+                rest = self._inflate.unused_data
+                self._inflate = zlib.decompressobj(self._bits)
+                self._pending += self._inflate.decompress(rest)
+        except zlib.error as e:
+            raise errors.DataLossError(None, None, "%s is not a valid %s stream: %s"
+                                       % (self._path, self._name, e)) from None
+
     def read(self, n):
-        while len(self._pending) < n:
-            chunk = self._inflate.unconsumed_tail or self._f.read(1 << 16)
+        while len(self._pending) - self._start < n:
+            chunk = self._f.read(1 << 16)
             if not chunk:
                 if self._read_any and not self._inflate.eof:
                     raise errors.DataLossError(None, None, "the %s stream of %s is cut short"
                                                % (self._name, self._path))
                 break
             self._read_any = True
-            try:
-                self._pending += self._inflate.decompress(chunk)
-            except zlib.error as e:
-                raise errors.DataLossError(None, None, "%s is not a valid %s stream: %s"
-                                           % (self._path, self._name, e)) from None
-            if self._inflate.eof and self._inflate.unused_data:  # the next gzip member
-                rest = self._inflate.unused_data
-                self._inflate = zlib.decompressobj(self._bits)
-                self._pending += self._inflate.decompress(rest)
-        out, self._pending = self._pending[:n], self._pending[n:]
+            if self._start:  # drop what was returned, once per chunk: linear in the file
+                del self._pending[:self._start]
+                self._start = 0
+            self._inflate_more(chunk)
+        out = bytes(self._pending[self._start:self._start + n])
+        self._start += len(out)
         return out
 
 

@@ -9,7 +9,7 @@ inputs."""
 from . import dtypes as _dtypes
 from .framework import Tensor, convert_to_tensor
 from .rnn_cell import RNNCell, _flatten, _pack_like
-from .variables import variable_scope
+from .variables import get_variable_scope, variable_scope
 
 
 def _check_cell(cell, what):
@@ -73,13 +73,23 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         state = _initial_state(cell, initial_state, batch, dtype, "dynamic_rnn")
         flat_state = [s if isinstance(s, Tensor) else convert_to_tensor(s)
                       for s in _flatten(state)]
-        cell._ensure_built(dims[2], flat_state[0].dtype)
+        # A cell that overrides __call__ makes its variables with get_variable when called: once
+        # here (the result is never run), then reused inside the loop.
+        custom_call = type(cell).__call__ is not RNNCell.__call__
+        if custom_call:
+            cell(gather(steps_first, 0), state)
+        else:
+            cell._ensure_built(dims[2], flat_state[0].dtype)
         out_dtype = flat_state[0].dtype
         outputs = zeros([time_steps, batch, cell.output_size], dtype=out_dtype)
 
         def body(t, acc, *flat):
             x_t = gather(steps_first, t)
-            out, new_state = cell(x_t, _pack_like(state, list(flat))[0])
+            if custom_call:
+                with variable_scope(get_variable_scope(), reuse=True):
+                    out, new_state = cell(x_t, _pack_like(state, list(flat))[0])
+            else:
+                out, new_state = cell(x_t, _pack_like(state, list(flat))[0])
             new_flat = _flatten(new_state)
             if length is not None:
                 alive = less(t, length)
@@ -89,10 +99,12 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
             return [t + 1, acc] + list(new_flat)
 
         from .ops import constant
+        # The outputs are written, never read, by the body: the loop's gradient need not
+        # record them (O(time) memory, not O(time^2)).
         results = while_loop(lambda t, *rest: less(t, time_steps), body,
                              [constant(0, name="time"), outputs] + flat_state,
                              parallel_iterations=parallel_iterations or 32,
-                             swap_memory=swap_memory)
+                             swap_memory=swap_memory, _unstacked=(1,))
         outputs = results[1]
         outputs.set_shape([dims[0], dims[1], cell.output_size])
         for result, initial in zip(results[2:], flat_state):
@@ -114,7 +126,7 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         raise ValueError("inputs must not be empty")
     inputs = [x if isinstance(x, Tensor) else convert_to_tensor(x) for x in inputs]
     length = _sequence_length(sequence_length, "static_rnn")
-    with variable_scope(scope or "rnn"):
+    with variable_scope(scope or "rnn") as varscope:
         from .ops import shape
         first = inputs[0]
         batch = first.shape[0] if first.shape.ndims is not None and \
@@ -122,6 +134,8 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         state = _initial_state(cell, initial_state, batch, dtype, "static_rnn")
         outputs = []
         for t, x in enumerate(inputs):
+            if t > 0:  # a cell that calls get_variable finds the first step's, as TensorFlow's
+                varscope.reuse_variables()
             out, new_state = cell(x, state)
             if length is not None:
                 from .ops import less

@@ -54,8 +54,10 @@ def _linear(args, kernel, bias):
 
 
 class RNNCell:
-    """An RNN cell: call(inputs [batch, depth], state) -> (output, new_state). Subclasses give
-    state_size, output_size, _build(input_depth, dtype) and _step(inputs, state)."""
+    """An RNN cell: cell(inputs [batch, depth], state) -> (output, new_state). A cell of your
+    own, as in TensorFlow, gives state_size, output_size and call(inputs, state), and may make
+    its variables in build(inputs_shape) with add_variable (or add_weight); or it overrides
+    __call__ and makes them with get_variable."""
 
     _base_name = "rnn_cell"
 
@@ -106,14 +108,38 @@ class RNNCell:
         with name_scope(None, "%sZeroState" % type(self).__name__):
             return zeros_of(self.state_size)
 
-    def _variable(self, name, shape, dtype, initializer=None):
-        v = get_variable(name, shape, dtype=dtype, initializer=initializer,
-                         trainable=self._trainable)
+    def _variable(self, name, shape, dtype, initializer=None, trainable=None):
+        trainable = self._trainable if trainable is None else trainable
+        v = get_variable(name, shape, dtype=dtype, initializer=initializer, trainable=trainable)
         self._variables.append(v)
         return v
 
-    def _ensure_built(self, input_depth, dtype):
-        """Makes the variables under the current variable scope and this cell's name."""
+    def add_variable(self, name, shape, dtype=None, initializer=None, regularizer=None,
+                     trainable=True, **unused):
+        """A variable of this cell, for build(): under the cell's scope."""
+        if regularizer is not None:
+            raise ValueError("add_variable(regularizer=...) is not supported by troupe's cells")
+        return self._variable(name, shape, _dtypes.as_dtype(dtype or self._build_dtype),
+                              initializer, trainable)
+
+    add_weight = add_variable
+
+    # What a subclass in TensorFlow's style defines: build(inputs_shape), call(inputs, state).
+    def _build(self, depth, dtype):
+        build = getattr(self, "build", None)
+        if build is not None:
+            from .framework import TensorShape
+            build(TensorShape([None, depth]))
+
+    def _step(self, inputs, state):
+        call = getattr(self, "call", None)
+        if call is None:
+            raise NotImplementedError("%s must define call(inputs, state)" % type(self).__name__)
+        return call(inputs, state)
+
+    def _ensure_built(self, input_depth, dtype, scope=None):
+        """Makes the variables under the current variable scope and this cell's name (or, as
+        TensorFlow's cells, directly in `scope` when the first call names one)."""
         if self._built:
             return
         from .layers import _unique_scope
@@ -121,12 +147,13 @@ class RNNCell:
             raise ValueError("The last dimension of the inputs to `%s` should be defined. "
                              "Found `None`." % type(self).__name__)
         dtype = self._dtype or dtype
+        self._build_dtype = dtype
         if not dtype.is_floating:
             raise ValueError("%s: the inputs must be floating point, got %s"
                              % (type(self).__name__, dtype.name))
-        with variable_scope(self._name or _unique_scope(self._base_name),
-                            reuse=self._reuse) as scope:
-            self._scope_name = scope.name
+        with variable_scope(scope or self._name or _unique_scope(self._base_name),
+                            reuse=self._reuse) as opened:
+            self._scope_name = opened.name
             self._build(int(input_depth), dtype)
         self._built = True
 
@@ -137,11 +164,7 @@ class RNNCell:
                              % (type(self).__name__, inputs.shape))
         if not self._built:
             depth = inputs.shape[-1] if inputs.shape.ndims is not None else None
-            if scope is not None:
-                with variable_scope(scope):
-                    self._ensure_built(depth, inputs.dtype)
-            else:
-                self._ensure_built(depth, inputs.dtype)
+            self._ensure_built(depth, inputs.dtype, scope)
         with name_scope(self.name):
             return self._step(inputs, state)
 

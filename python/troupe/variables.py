@@ -427,6 +427,10 @@ class _VariableScopeState:
 
 
 def _state(graph):
+    # A function's graph (a while_loop body, a cond branch's, a dataset function) shares the
+    # program's variable scopes and variables, as TensorFlow's control flow does.
+    if getattr(graph, "_is_function", False):
+        return _state(graph._outer)
     if not hasattr(graph, "_var_scope_state"):
         graph._var_scope_state = _VariableScopeState()
     return graph._var_scope_state
@@ -541,6 +545,7 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
     g = get_default_graph()
     state = _state(g)
     state.names.append(name)
+    _reset_subscope_counts(g, state.names)
     state.reuse.append(reuse if reuse is not None else state.reuse[-1])
     state.initializer.append(initializer if initializer is not None else state.initializer[-1])
     state.dtype.append(_dtypes.as_dtype(dtype) if dtype is not None else state.dtype[-1])
@@ -558,6 +563,17 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
         state.regularizer.pop()
 
 
+def _reset_subscope_counts(graph, names):
+    """Entering a variable scope restarts the numbering of the layers and cells made under it
+    ("dense", "dense_1", ...), as TensorFlow's does: re-entered with reuse, a layer finds the
+    variables it made the first time."""
+    counts = graph.__dict__.get("_layer_name_counts")
+    if counts:
+        prefix = "/".join(names) + "/"
+        for key in [k for k in counts if k.startswith(prefix)]:
+            del counts[key]
+
+
 @contextlib.contextmanager
 def _reenter(scope, initializer, regularizer, partitioner, reuse, dtype):
     """variable_scope(scope) for a VariableScope `scope`."""
@@ -570,6 +586,8 @@ def _reenter(scope, initializer, regularizer, partitioner, reuse, dtype):
               "partitioner": partitioner if partitioner is not None else scope.partitioner,
               "regularizer": regularizer if regularizer is not None else scope.regularizer}
     state.names = list(scope._names)
+    if state.names:
+        _reset_subscope_counts(get_default_graph(), state.names)
     for stack, value in values.items():
         getattr(state, stack).append(value)
     try:
@@ -608,6 +626,11 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         raise ValueError("Variable %s does not exist, or was not created with "
                          "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in "
                          "VarScope?" % full_name)
+    if getattr(g, "_is_function", False):
+        raise ValueError("Variable %s would be created inside a control-flow construct (a "
+                         "while_loop body or a cond branch) or a dataset function: troupe "
+                         "creates variables outside them; create it before the loop and "
+                         "get it with reuse inside" % full_name)
     dtype = _dtypes.as_dtype(dtype or state.dtype[-1] or _dtypes.float32)
     if initializer is None:
         initializer = state.initializer[-1]

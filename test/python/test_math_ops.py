@@ -263,3 +263,17 @@ def test_division_follows_python_3_as_tensorflow():
         np.testing.assert_allclose(sess.run(tf.div(tf.constant([7.0, -7.0]), 2.0)), [3.5, -3.5])
         np.testing.assert_allclose(sess.run(floats), [3.5, -3.5])
         np.testing.assert_array_equal(sess.run(ints // twos), [3, -4, 2])
+
+
+def test_division_of_variables_and_mismatched_dtypes():
+    v, w = tf.Variable(7), tf.Variable(2)
+    quotients = [tf.divide(v, 2), v / w, tf.constant([7, 8]) / w]
+    with pytest.raises(TypeError, match="x and y must have the same dtype"):
+        tf.constant(7) / tf.constant(2.0)
+    with pytest.raises(TypeError, match="expected int32"):
+        tf.constant(7) / 2.5
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(quotients)
+    assert got[0] == 3.5 and got[1] == 3.5
+    np.testing.assert_allclose(got[2], [3.5, 4.0])

@@ -152,3 +152,65 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="at least one cell"):
         tf.nn.rnn_cell.MultiRNNCell([])
     assert tf.contrib.rnn.BasicLSTMCell is tf.nn.rnn_cell.BasicLSTMCell
+
+
+class MinimalCell(tf.nn.rnn_cell.RNNCell):
+    """A cell in TensorFlow's style: build makes a variable, call computes the step."""
+
+    def __init__(self, units):
+        super().__init__()
+        self._units = units
+
+    state_size = property(lambda self: self._units)
+    output_size = property(lambda self: self._units)
+
+    def build(self, inputs_shape):
+        self._kernel = self.add_variable("kernel", [inputs_shape[1] + self._units, self._units])
+
+    def call(self, inputs, state):
+        out = tf.tanh(tf.matmul(tf.concat([inputs, state], 1), self._kernel))
+        return out, out
+
+
+class CallingCell(tf.nn.rnn_cell.RNNCell):
+    """A cell that overrides __call__ and makes its weights with get_variable."""
+
+    state_size = property(lambda self: 2)
+    output_size = property(lambda self: 2)
+
+    def __call__(self, inputs, state, scope=None):
+        with tf.variable_scope(scope or "calling_cell"):
+            w = tf.get_variable("w", [inputs.shape[1] + 2, 2], dtype=inputs.dtype)
+            out = tf.tanh(tf.matmul(tf.concat([inputs, state], 1), w))
+        return out, out
+
+
+@pytest.mark.parametrize("make", [lambda: MinimalCell(3), CallingCell], ids=["call", "__call__"])
+def test_cells_of_your_own_run_in_dynamic_rnn(make):
+    cell = make()
+    outputs, _ = tf.nn.dynamic_rnn(cell, tf.constant(X), dtype=tf.float64)
+    static, _ = tf.nn.static_rnn(make(), tf.unstack(tf.constant(X), axis=1), dtype=tf.float64,
+                                 scope="static")
+    names = [v.name for v in tf.trainable_variables()]
+    assert len(names) == 2 and names[0].startswith("rnn/")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(tf.trainable_variables()[1].assign(tf.trainable_variables()[0]))
+        got, want = sess.run([outputs, tf.stack(static, axis=1)])
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_a_cell_built_again_under_a_reused_scope_finds_its_variables():
+    x = tf.constant(X)
+    with tf.variable_scope("m"):
+        first, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(4), x, dtype=tf.float64)
+    with tf.variable_scope("m", reuse=True):
+        second, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(4), x, dtype=tf.float64)
+    assert [v.name for v in tf.global_variables()] == ["m/rnn/basic_lstm_cell/kernel:0",
+                                                        "m/rnn/basic_lstm_cell/bias:0"]
+    got = run([first, second])
+    np.testing.assert_allclose(got[0], got[1])
+    # A first call naming a scope puts the variables directly in it, as TensorFlow's.
+    cell = tf.nn.rnn_cell.BasicRNNCell(2)
+    cell(tf.constant(X[:, 0]), tf.zeros([3, 2], tf.float64), scope="dec")
+    assert [v.name for v in cell.variables] == ["dec/kernel:0", "dec/bias:0"]

@@ -110,3 +110,18 @@ def test_cut_or_mismatched_streams_are_data_loss(tmp_path):
     with tf.Session() as sess:
         with pytest.raises(tf.errors.UnimplementedError, match="text files"):
             sess.run(text)
+
+
+def test_many_small_gzip_members_and_a_writer_never_closed(tmp_path):
+    plain = uncompressed(str(tmp_path / "x"), tmp_path)
+    members = b"".join(gzip.compress(plain[i:i + 20]) for i in range(0, len(plain), 20))
+    path = str(tmp_path / "members.tfrecord")
+    with open(path, "wb") as f:
+        f.write(members)
+    assert list(tf.python_io.tf_record_iterator(path, "GZIP")) == RECORDS
+    unclosed = str(tmp_path / "unclosed.tfrecord")
+    writer = tf.python_io.TFRecordWriter(unclosed, tf.python_io.TFRecordOptions("ZLIB"))
+    for r in RECORDS:
+        writer.write(r)
+    del writer  # dropped without close(): the file is still complete, as TensorFlow's
+    assert list(tf.python_io.tf_record_iterator(unclosed, "ZLIB")) == RECORDS
