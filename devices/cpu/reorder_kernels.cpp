@@ -1,6 +1,6 @@
 // CPU kernels for reordering (graph/ops/array_manipulation_ops.hpp): Transpose,
-// InvertPermutation, ReverseV2, Tile. Each is one strided copy: the input read through a
-// permuted, reversed or repeating view.
+// InvertPermutation, ReverseV2, ReverseSequence, Tile. Each is one strided copy: the input read
+// through a permuted, reversed or repeating view.
 #include "troupe/devices/cpu/array_layout.hpp"
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 
@@ -129,12 +129,73 @@ class TileKernel : public OpKernel {
   }
 };
 
+// Each batch entry's first seq_lengths[b] elements along seq_dim reversed: every slice of the
+// input copied to its place, as the elements of one row of the other dimensions.
+class ReverseSequenceKernel : public OpKernel {
+ public:
+  explicit ReverseSequenceKernel(const OpKernelConstruction& c)
+      : OpKernel(c),
+        seq_dim_(c.attr<int64_t>("seq_dim")),
+        batch_dim_(c.attr<int64_t>("batch_dim")) {}
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    const Tensor& lengths_tensor = ctx.input(1);
+    const int64_t rank = input.rank();
+    if (seq_dim_ == batch_dim_ || seq_dim_ < 0 || seq_dim_ >= rank || batch_dim_ < 0 ||
+        batch_dim_ >= rank) {
+      return ctx.fail_invalid(
+          "seq_dim ({}) and batch_dim ({}) must be distinct dimensions of "
+          "the input (rank {})",
+          seq_dim_, batch_dim_, rank);
+    }
+    if (lengths_tensor.rank() != 1) {
+      return ctx.fail_invalid("seq_lengths must be 1-dim, not {}-dim", lengths_tensor.rank());
+    }
+    const std::vector<int64_t> lengths = int_values(lengths_tensor);
+    const int64_t batch = input.dim(static_cast<int>(batch_dim_));
+    const int64_t steps = input.dim(static_cast<int>(seq_dim_));
+    if (static_cast<int64_t>(lengths.size()) != batch) {
+      return ctx.fail_invalid("len(seq_lens) != input.dims({}), ({} vs. {})", batch_dim_,
+                              lengths.size(), batch);
+    }
+    for (size_t b = 0; b < lengths.size(); ++b) {
+      if (lengths[b] < 0) return ctx.fail_invalid("seq_lens({}) < 0 (it is {})", b, lengths[b]);
+      if (lengths[b] > steps) {
+        return ctx.fail_invalid("seq_lens({}) > input.dims({}) ({} > {})", b, seq_dim_, lengths[b],
+                                steps);
+      }
+    }
+    Tensor& out = ctx.allocate_output(0, input.shape());
+    // A copy, then each reversed sequence written over it one (seq, batch) slice at a time:
+    // a slice fixes those two indices and spans the other dimensions.
+    const std::vector<int64_t>& dims = input.shape().dims();
+    const std::vector<int64_t> strides = row_major_strides(dims);
+    strided_copy(input, dense_view(dims), out, dense_view(dims), dims);
+    std::vector<int64_t> slice_dims = dims;
+    slice_dims[seq_dim_] = 1;
+    slice_dims[batch_dim_] = 1;
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t t = 0; t < lengths[b]; ++t) {
+        const int64_t from = b * strides[batch_dim_] + t * strides[seq_dim_];
+        const int64_t to = b * strides[batch_dim_] + (lengths[b] - 1 - t) * strides[seq_dim_];
+        strided_copy(input, {from, strides}, out, {to, strides}, slice_dims);
+      }
+    }
+  }
+
+ private:
+  int64_t seq_dim_;
+  int64_t batch_dim_;
+};
+
 }  // namespace
 
 void register_reorder_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Transpose", kCpu, simple_kernel<TransposeKernel>());
   must_add_kernel(r, "InvertPermutation", kCpu, numeric_kernel<InvertPermutationKernel>());
   must_add_kernel(r, "ReverseV2", kCpu, simple_kernel<ReverseKernel>());
+  must_add_kernel(r, "ReverseSequence", kCpu, simple_kernel<ReverseSequenceKernel>());
   must_add_kernel(r, "Tile", kCpu, simple_kernel<TileKernel>());
 }
 

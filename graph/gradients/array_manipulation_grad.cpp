@@ -117,6 +117,14 @@ Status reverse_grad(const Scope& s, const Operation& op, const Outputs& dy, Outp
   return s.status();
 }
 
+// The reversal is its own inverse.
+Status reverse_sequence_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  *dx = {ops::ReverseSequence(s, dy[0], op_input(op, 1), op_attr<int64_t>(op, "seq_dim"),
+                              op_attr<int64_t>(op, "batch_dim")),
+         Output()};
+  return s.status();
+}
+
 // dy reshaped to [m_0, d_0, m_1, d_1, ...] and summed over the copies (the m axes).
 Status tile_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
   const Output x = op_input(op, 0);
@@ -152,6 +160,7 @@ void register_array_manipulation_gradients(GradientRegistry& r) {
   must_register_gradient(r, "MirrorPad", mirror_pad_grad);
   must_register_gradient(r, "Transpose", transpose_grad);
   must_register_gradient(r, "ReverseV2", reverse_grad);
+  must_register_gradient(r, "ReverseSequence", reverse_sequence_grad);
   must_register_gradient(r, "Tile", tile_grad);
   must_register_gradient(r, "ExpandDims", reshape_back_grad);
   must_register_gradient(r, "Squeeze", reshape_back_grad);

@@ -528,6 +528,32 @@ OpDefBuilder& add_mask_attrs(OpDefBuilder& b) {
       .attr("shrink_axis_mask: int = 0");
 }
 
+// The input's shape; seq_dim and batch_dim distinct dimensions of it, seq_lengths a vector as
+// long as the batch.
+Status reverse_sequence_shape(InferenceContext& c) {
+  const PartialShape& input = c.input(0);
+  const int64_t seq_dim = c.attr<int64_t>("seq_dim");
+  const int64_t batch_dim = c.attr<int64_t>("batch_dim");
+  if (c.input(1).rank_known() && c.input(1).rank() != 1) {
+    return c.invalid("seq_lengths must be 1-dim, not {}-dim", c.input(1).rank());
+  }
+  if (input.rank_known()) {
+    const int64_t rank = input.rank();
+    if (seq_dim < 0 || seq_dim >= rank || batch_dim < 0 || batch_dim >= rank) {
+      return c.invalid("seq_dim ({}) and batch_dim ({}) must be in [0, {}) of the input's rank",
+                       seq_dim, batch_dim, rank);
+    }
+    if (c.input(1).rank_known() && c.input(1).dim(0) >= 0 && input.dim(batch_dim) >= 0 &&
+        c.input(1).dim(0) != input.dim(batch_dim)) {
+      return c.invalid("len(seq_lens) != input.dims({}), ({} vs. {})", batch_dim, c.input(1).dim(0),
+                       input.dim(batch_dim));
+    }
+  }
+  if (seq_dim == batch_dim) return c.invalid("seq_dim == batch_dim == {}", seq_dim);
+  c.set_output(0, input);
+  return Status::OK();
+}
+
 }  // namespace
 
 void register_array_manipulation_ops(OpRegistry& r) {
@@ -657,6 +683,17 @@ void register_array_manipulation_ops(OpRegistry& r) {
                        .attr(kIndex)
                        .attr("T: type")
                        .shape_fn(reverse_shape));
+  // The first seq_lengths[b] elements along seq_dim of each batch entry b reversed, the rest
+  // kept (TensorFlow's ReverseSequence: the reversal of each sequence in a padded batch).
+  must_register(r, OpDefBuilder("ReverseSequence")
+                       .input("input: T")
+                       .input("seq_lengths: Tlen")
+                       .output("output: T")
+                       .attr("seq_dim: int")
+                       .attr("batch_dim: int = 0")
+                       .attr("T: type")
+                       .attr("Tlen: {int32, int64} = int64")
+                       .shape_fn(reverse_sequence_shape));
   must_register(r, OpDefBuilder("Tile")
                        .input("input: T")
                        .input("multiples: Tmultiples")
@@ -769,6 +806,16 @@ Output Transpose(const Scope& s, const Input& x, const Input& perm) {
 
 Output InvertPermutation(const Scope& s, const Input& x) {
   return NodeBuilder(s, "InvertPermutation").input(x).finalize();
+}
+
+Output ReverseSequence(const Scope& s, const Input& input, const Input& seq_lengths,
+                       int64_t seq_dim, int64_t batch_dim) {
+  return NodeBuilder(s, "ReverseSequence")
+      .input(input)
+      .input(seq_lengths)
+      .attr("seq_dim", seq_dim)
+      .attr("batch_dim", batch_dim)
+      .finalize();
 }
 
 Output ReverseV2(const Scope& s, const Input& tensor, const Input& axis) {

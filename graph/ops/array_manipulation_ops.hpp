@@ -1,6 +1,7 @@
 // Array manipulation ops, as TensorFlow 1.x defines them: joining and splitting (ConcatV2,
 // ConcatOffset, Split, SplitV, Unpack), selecting (Slice, StridedSlice, StridedSliceGrad),
-// padding (Pad, PadV2), reordering (Transpose, InvertPermutation, ReverseV2, Tile), changing
+// padding (Pad, PadV2), reordering (Transpose, InvertPermutation, ReverseV2, ReverseSequence,
+// Tile), changing
 // the rank (ExpandDims, Squeeze), and making (OneHot, Range, Rank). Their shape functions check
 // what is known before a step; the kernels check the rest (devices/cpu/).
 #pragma once
@@ -39,6 +40,10 @@ Output PadV2(const Scope& scope, const Input& input, const Input& paddings,
 Output Transpose(const Scope& scope, const Input& x, const Input& perm);
 Output InvertPermutation(const Scope& scope, const Input& x);
 Output ReverseV2(const Scope& scope, const Input& tensor, const Input& axis);
+// Reverses the first seq_lengths[b] (int32 or int64) elements along seq_dim of each batch entry
+// b (along batch_dim); the rest is kept. A length above the dimension is InvalidArgument.
+Output ReverseSequence(const Scope& scope, const Input& input, const Input& seq_lengths,
+                       int64_t seq_dim, int64_t batch_dim = 0);
 Output Tile(const Scope& scope, const Input& input, const Input& multiples);
 
 Output ExpandDims(const Scope& scope, const Input& input, const Input& axis);

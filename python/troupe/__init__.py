@@ -56,7 +56,8 @@ from .io_ops import (FixedLengthRecordReader, ReaderBase, TextLineReader, TFReco
                      WholeFileReader, matching_files)
 from .script_ops import py_func
 from .array_ops import (concat, expand_dims, invert_permutation, newaxis, one_hot, pad,
-                        range, rank, reverse, reverse_v2, slice, split, squeeze, strided_slice,
+                        range, rank, reverse, reverse_sequence, reverse_v2, slice, split,
+                        squeeze, strided_slice,
                         tile, transpose, unstack)  # noqa: A004 - TensorFlow's names
 from .random_ops import (get_seed, multinomial, random_normal, random_shuffle, random_uniform,
                          truncated_normal)

@@ -242,6 +242,23 @@ def reverse(tensor, axis, name=None):
 reverse_v2 = reverse
 
 
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None,  # noqa: A002
+                     seq_dim=None, batch_dim=None):
+    """tf.reverse_sequence: in each batch entry b (along batch_axis, 0 by default), the first
+    seq_lengths[b] elements along seq_axis reversed, the rest kept."""
+    if seq_axis is not None and seq_dim is not None:
+        raise ValueError("Cannot specify both 'seq_axis' and 'seq_dim'")
+    if batch_axis is not None and batch_dim is not None:
+        raise ValueError("Cannot specify both 'batch_axis' and 'batch_dim'")
+    seq_axis = seq_axis if seq_axis is not None else seq_dim
+    if seq_axis is None:
+        raise TypeError("reverse_sequence: seq_axis is required")
+    batch_axis = batch_axis if batch_axis is not None else (batch_dim or 0)
+    lengths = _int_input(seq_lengths, "reverse_sequence: seq_lengths")
+    return _make("ReverseSequence", [_tensor(input), lengths],
+                 {"seq_dim": int(seq_axis), "batch_dim": int(batch_axis)}, name).outputs[0]
+
+
 def tile(input, multiples, name=None):  # noqa: A002 - TensorFlow's name
     """tf.tile: `input` repeated multiples[i] times along dimension i."""
     return _make("Tile", [_tensor(input), _int_input(multiples, "tile: multiples")],

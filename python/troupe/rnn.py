@@ -146,3 +146,35 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
             outputs.append(out)
             state = new_state
         return outputs, state
+
+
+def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
+                              initial_state_fw=None, initial_state_bw=None, dtype=None,
+                              parallel_iterations=None, swap_memory=False, time_major=False,
+                              scope=None):
+    """A forward dynamic_rnn over `inputs` and a backward one over each sequence reversed
+    (reverse_sequence by sequence_length, else the whole time axis), as TensorFlow's: returns
+    ((output_fw, output_bw), (output_state_fw, output_state_bw)), output_bw in the inputs'
+    order. Variables under "bidirectional_rnn/fw/..." and ".../bw/..."."""
+    from .array_ops import reverse, reverse_sequence
+    _check_cell(cell_fw, "bidirectional_dynamic_rnn")
+    _check_cell(cell_bw, "bidirectional_dynamic_rnn")
+    time_axis, batch_axis = (0, 1) if time_major else (1, 0)
+
+    def reversed_(value):
+        if sequence_length is not None:
+            return reverse_sequence(value, sequence_length, seq_axis=time_axis,
+                                    batch_axis=batch_axis)
+        return reverse(value, [time_axis])
+
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw") as fw_scope:
+            output_fw, state_fw = dynamic_rnn(
+                cell_fw, inputs, sequence_length, initial_state_fw, dtype, parallel_iterations,
+                swap_memory, time_major, scope=fw_scope)
+        with variable_scope("bw") as bw_scope:
+            inputs = inputs if isinstance(inputs, Tensor) else convert_to_tensor(inputs)
+            output, state_bw = dynamic_rnn(
+                cell_bw, reversed_(inputs), sequence_length, initial_state_bw, dtype,
+                parallel_iterations, swap_memory, time_major, scope=bw_scope)
+        return (output_fw, reversed_(output)), (state_fw, state_bw)

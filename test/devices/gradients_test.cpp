@@ -726,6 +726,14 @@ BOOST_AUTO_TEST_CASE(unsorted_segment_sum_dynamic_partition_and_stitch) {
   check_gradient(stitch, {TensorShape{2, 2}, TensorShape{3, 2}});
 }
 
+BOOST_AUTO_TEST_CASE(reverse_sequence) {
+  check_gradient(
+      [](const Scope& s, const std::vector<Output>& in) {
+        return ops::ReverseSequence(s, in[0], Tensor::from_vector<int64_t>({3, 0, 1}), 1, 0);
+      },
+      {TensorShape{3, 4, 2}});
+}
+
 BOOST_AUTO_TEST_CASE(sorted_and_unsorted_segment_reductions) {
   const Tensor sorted = Tensor::from_vector<int32_t>({0, 0, 0, 2, 3});  // segment 1 empty
   for (const char* reduction : {"Sum", "Mean", "Prod", "Min", "Max"}) {

@@ -214,3 +214,55 @@ def test_a_cell_built_again_under_a_reused_scope_finds_its_variables():
     cell = tf.nn.rnn_cell.BasicRNNCell(2)
     cell(tf.constant(X[:, 0]), tf.zeros([3, 2], tf.float64), scope="dec")
     assert [v.name for v in cell.variables] == ["dec/kernel:0", "dec/bias:0"]
+
+
+def np_reverse_sequence(x, lengths, seq_axis, batch_axis):
+    out = np.array(x)
+    for b, n in enumerate(lengths):
+        index = [slice(None)] * x.ndim
+        index[batch_axis] = b
+        index[seq_axis] = slice(0, n)
+        source = list(index)
+        source[seq_axis] = slice(n - 1, None, -1) if n > 0 else slice(0, 0)
+        out[tuple(index)] = x[tuple(source)]
+    return out
+
+
+def test_reverse_sequence_values_gradient_and_errors():
+    x = np.arange(60, dtype=np.float64).reshape(3, 4, 5)
+    for seq_axis, batch_axis, lengths in ((1, 0, [4, 0, 2]), (0, 2, [1, 3, 2, 0, 3]),
+                                          (2, 1, [5, 1, 3, 2])):
+        got = run(tf.reverse_sequence(x, lengths, seq_axis=seq_axis, batch_axis=batch_axis),
+                  init=False)
+        np.testing.assert_array_equal(got, np_reverse_sequence(x, lengths, seq_axis, batch_axis))
+    t = tf.constant(x)
+    (grad,) = tf.gradients(tf.reduce_sum(tf.reverse_sequence(t, [4, 0, 2], 1) * x), [t])
+    np.testing.assert_array_equal(run(grad, init=False), np_reverse_sequence(x, [4, 0, 2], 1, 0))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"seq_lens\(1\) > input.dims\(1\)"):
+        run(tf.reverse_sequence(x, [4, 5, 2], seq_axis=1), init=False)
+    with pytest.raises(ValueError, match="seq_dim == batch_dim"):
+        tf.reverse_sequence(x, [4, 0, 2], seq_axis=0, batch_axis=0)
+    with pytest.raises(ValueError, match=r"len\(seq_lens\) != input.dims\(0\)"):
+        tf.reverse_sequence(x, [4, 0], seq_axis=1)
+
+
+@pytest.mark.parametrize("lengths", [None, [5, 2, 3]])
+def test_bidirectional_dynamic_rnn_is_a_forward_and_a_reversed_rnn(lengths):
+    x = tf.constant(X)
+    fw, bw = tf.nn.rnn_cell.GRUCell(3), tf.nn.rnn_cell.BasicLSTMCell(2)
+    (out_fw, out_bw), (state_fw, state_bw) = tf.nn.bidirectional_dynamic_rnn(
+        fw, bw, x, sequence_length=lengths, dtype=tf.float64)
+    assert [v.name for v in bw.variables] == ["bidirectional_rnn/bw/basic_lstm_cell/kernel:0",
+                                              "bidirectional_rnn/bw/basic_lstm_cell/bias:0"]
+    assert fw.variables[0].name == "bidirectional_rnn/fw/gru_cell/gates/kernel:0"
+    # The same cells run again by hand: forward, and backward over each reversed sequence.
+    n = [5, 5, 5] if lengths is None else lengths
+    again_fw, _ = tf.nn.dynamic_rnn(fw, x, sequence_length=lengths, dtype=tf.float64)
+    reversed_x = tf.reverse_sequence(x, n, seq_axis=1)
+    again_bw, again_state = tf.nn.dynamic_rnn(bw, reversed_x, sequence_length=lengths,
+                                              dtype=tf.float64)
+    got = run([out_fw, again_fw, out_bw, tf.reverse_sequence(again_bw, n, seq_axis=1),
+               state_bw.h, again_state.h])
+    np.testing.assert_allclose(got[0], got[1])
+    np.testing.assert_allclose(got[2], got[3])
+    np.testing.assert_allclose(got[4], got[5])
