@@ -77,7 +77,8 @@ from .variables import (AUTO_REUSE, Variable, VariableScope, all_variables,
                         variance_scaling_initializer,
                         zeros_initializer)
 from .sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder
-from .parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, decode_csv,
+from .parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, SparseFeature,
+                          VarLenFeature, decode_csv,
                           decode_raw, parse_example, parse_single_example, string_split)
 from .partitioned_variables import (PartitionedVariable, fixed_size_partitioner,
                                     min_max_variable_partitioner, variable_axis_size_partitioner)

@@ -1,7 +1,7 @@
 """Parsing records and text: tf.parse_example, tf.parse_single_example (FixedLenFeature,
-FixedLenSequenceFeature, VarLenFeature), tf.decode_csv, tf.string_split and tf.decode_raw, as TensorFlow 1.x defines them,
-on troupe's ParseExample, DecodeCSV, StringSplit and DecodeRaw ops
-(devices/cpu/parsing_kernels.cpp)."""
+FixedLenSequenceFeature, VarLenFeature, SparseFeature), tf.decode_csv, tf.string_split and
+tf.decode_raw, as TensorFlow 1.x defines them, on troupe's ParseExample, DecodeCSV,
+StringSplit and DecodeRaw ops (devices/cpu/parsing_kernels.cpp)."""
 
 import collections
 
@@ -38,6 +38,16 @@ class FixedLenSequenceFeature(collections.namedtuple(
         return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
 
+class SparseFeature(collections.namedtuple(
+        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"])):
+    """A SparseTensor of dense shape [batch, size] (or [batch] + size for several index keys)
+    whose values are the record's `value_key` feature and whose indices its `index_key`
+    feature(s), int64 lists as long as the values (TensorFlow's SparseFeature)."""
+
+    def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
+
+
 def _feature_dtype(key, dtype):
     dtype = _dtypes.as_dtype(dtype)
     if dtype not in _FEATURE_DTYPES:
@@ -69,11 +79,93 @@ def _default(key, feature, dtype, shape):
     return value.reshape(shape)
 
 
+def _sparse_feature_parts(features):
+    """The VarLenFeatures each SparseFeature is read from, added to `features` (a copy); and
+    {key: (index keys, sizes)} for the SparseFeatures."""
+    plain = {k: f for k, f in features.items() if not isinstance(f, SparseFeature)}
+    sparse = {}
+    for key, feature in features.items():
+        if not isinstance(feature, SparseFeature):
+            continue
+        index_keys = [feature.index_key] if isinstance(feature.index_key, str) else \
+            list(feature.index_key)
+        sizes = [feature.size] if isinstance(feature.size, (int, np.integer)) else \
+            list(feature.size)
+        if len(index_keys) != len(sizes) or not index_keys:
+            raise ValueError("SparseFeature '%s': index_key and size must have the same length, "
+                             "got %r and %r" % (key, feature.index_key, feature.size))
+        for size in sizes:
+            if not isinstance(size, (int, np.integer)) or size <= 0:
+                raise ValueError("SparseFeature '%s': size must be a positive int, got %r"
+                                 % (key, feature.size))
+        parts = [(k, VarLenFeature(_dtypes.int64)) for k in index_keys] + \
+            [(feature.value_key, VarLenFeature(feature.dtype))]
+        for part_key, part in parts:
+            known = plain.get(part_key)
+            if known is not None and known != part:
+                raise ValueError("SparseFeature '%s' reads '%s' as %r, but features has %r for "
+                                 "it" % (key, part_key, part, known))
+            plain[part_key] = part
+        sparse[key] = (feature, index_keys, [int(s) for s in sizes])
+    return plain, sparse
+
+
+def _merge_sparse_feature(key, feature, index_parts, values):
+    """The SparseTensor of a SparseFeature from its parsed index and value SparseTensors."""
+    from . import array_ops
+    from . import control_flow_ops
+    from . import math_ops
+    from .framework import control_dependencies, name_scope
+    from .nn import top_k
+    from .math_ops import reduce_all
+    from .ops import (cast, constant, equal, gather, greater_equal, less, ones_like, reshape,
+                      shape, unsorted_segment_sum)
+    spec, index_keys, sizes = feature
+    with name_scope(None, "SparseFeature_" + key.replace("/", "_")):
+        batch = reshape(array_ops.slice(values.dense_shape, [0], [1]), [])
+
+        def per_record(sp):  # how many entries each record has
+            record = reshape(array_ops.slice(sp.indices, [0, 0], [-1, 1]), [-1])
+            return unsorted_segment_sum(ones_like(record), record, batch)
+
+        rows = array_ops.slice(values.indices, [0, 0], [-1, 1])
+        value_counts = per_record(values)
+        checks = []
+        for part_key, part in zip(index_keys, index_parts):
+            checks.append(control_flow_ops.Assert(
+                reduce_all(equal(per_record(part), value_counts)),
+                ["SparseFeature '%s': a record's '%s' and '%s' lists differ in length"
+                 % (key, part_key, spec.value_key)]))
+        index_columns = [reshape(part.values, [-1, 1]) for part in index_parts]
+        for part_key, column, size in zip(index_keys, index_columns, sizes):
+            checks.append(control_flow_ops.Assert(
+                reduce_all(math_ops.logical_and(greater_equal(column, 0), less(column, size))),
+                ["SparseFeature '%s': an index of '%s' is outside [0, %d)"
+                 % (key, part_key, size)]))
+        with control_dependencies(checks):
+            indices = array_ops.concat([rows] + index_columns, 1)
+        values_out = values.values
+        if not spec.already_sorted:
+            # Row-major order: by record, then by index.
+            order_key = cast(reshape(rows, [-1]), _dtypes.float64)
+            for column, size in zip(index_columns, sizes):
+                order_key = order_key * size + cast(reshape(column, [-1]), _dtypes.float64)
+            order = top_k(-order_key, k=shape(order_key)[0]).indices
+            indices = gather(indices, order)
+            values_out = gather(values_out, order)
+        dense_shape = array_ops.concat(
+            [reshape(batch, [1]), constant(sizes, dtype=_dtypes.int64)], 0)
+        return SparseTensor(indices, values_out, dense_shape)
+
+
 def parse_example(serialized, features, name=None, example_names=None):
     """A dict from `features`' keys to a dense Tensor ([batch] + shape) for each
-    FixedLenFeature and a SparseTensor ([batch, longest]) for each VarLenFeature."""
+    FixedLenFeature, a SparseTensor ([batch, longest]) for each VarLenFeature, and a
+    SparseTensor ([batch] + size) for each SparseFeature."""
     if not isinstance(features, dict) or not features:
         raise ValueError("Missing: features was %r" % (features,))
+    requested = features
+    features, sparse_features = _sparse_feature_parts(features)
     sparse_keys, sparse_types, dense_keys, dense_defaults, dense_shapes = [], [], [], [], []
     for key in sorted(features):
         feature = features[key]
@@ -121,7 +213,10 @@ def parse_example(serialized, features, name=None, example_names=None):
         result[key] = SparseTensor(outputs[i], outputs[n + i], outputs[2 * n + i])
     for i, key in enumerate(dense_keys):
         result[key] = outputs[3 * n + i]
-    return result
+    for key, feature in sparse_features.items():
+        result[key] = _merge_sparse_feature(key, feature, [result[k] for k in feature[1]],
+                                            result[feature[0].value_key])
+    return {key: result[key] for key in requested}
 
 
 def parse_single_example(serialized, features, name=None, example_names=None):
@@ -139,8 +234,8 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     for key, value in parsed.items():
         if isinstance(value, SparseTensor):
             result[key] = SparseTensor(
-                array_ops.slice(value.indices, [0, 1], [-1, 1]),
-                value.values, array_ops.slice(value.dense_shape, [1], [1]))
+                array_ops.slice(value.indices, [0, 1], [-1, -1]),
+                value.values, array_ops.slice(value.dense_shape, [1], [-1]))
         else:
             shape = _shape_list(key, features[key].shape)
             if isinstance(features[key], FixedLenSequenceFeature):

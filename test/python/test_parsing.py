@@ -196,3 +196,60 @@ def test_tfrecord_pipeline_of_examples(tmp_path):
                 break
     np.testing.assert_array_equal(np.concatenate([b[0] for b in batches]), images / 2.0)
     assert np.concatenate([b[1] for b in batches]).tolist() == list(range(6))
+
+
+# --- SparseFeature (parsing_ops_test's testSerializedContainingSparseFeature, ported) ---
+
+def record(**features):
+    return example(**features).SerializeToString()
+
+
+def test_sparse_feature_merges_indices_and_values_in_row_major_order():
+    records = [record(idx=[3, 1], val=[30.0, 10.0]), record(),
+               record(idx=[0], val=[5.0])]
+    feature = tf.SparseFeature("idx", "val", tf.float32, 4)
+    parsed = tf.parse_example(records, {"sp": feature})
+    assert set(parsed) == {"sp"}
+    presorted = tf.parse_example(records, {"sp": tf.SparseFeature("idx", "val", tf.float32, 4,
+                                                                   already_sorted=True)})
+    with tf.Session() as sess:
+        got, kept = sess.run([parsed["sp"], presorted["sp"]])
+    np.testing.assert_array_equal(got.indices, [[0, 1], [0, 3], [2, 0]])
+    np.testing.assert_allclose(got.values, [10.0, 30.0, 5.0])
+    np.testing.assert_array_equal(got.dense_shape, [3, 4])
+    np.testing.assert_array_equal(kept.indices, [[0, 3], [0, 1], [2, 0]])
+
+
+def test_sparse_feature_of_two_index_keys_and_of_one_record():
+    records = [record(r=[1, 0], c=[2, 1], v=[b"b", b"a"])]
+    feature = tf.SparseFeature(["r", "c"], "v", tf.string, [2, 3])
+    both = tf.parse_example(records, {"sp": feature, "r": tf.VarLenFeature(tf.int64)})
+    single = tf.parse_single_example(records[0], {"sp": feature})
+    with tf.Session() as sess:
+        got, one, rows = sess.run([both["sp"], single["sp"], both["r"]])
+    np.testing.assert_array_equal(got.indices, [[0, 0, 1], [0, 1, 2]])
+    assert list(got.values) == [b"a", b"b"]
+    np.testing.assert_array_equal(got.dense_shape, [1, 2, 3])
+    np.testing.assert_array_equal(one.indices, [[0, 1], [1, 2]])
+    np.testing.assert_array_equal(one.dense_shape, [2, 3])
+    np.testing.assert_array_equal(rows.values, [1, 0])  # asked for too: as it is
+
+
+@pytest.mark.parametrize("fields, message", [
+    (dict(idx=[1, 2], val=[1.0]), "'idx' and 'val' lists differ in length"),
+    (dict(idx=[4], val=[1.0]), r"an index of 'idx' is outside \[0, 4\)"),
+    (dict(idx=[-1], val=[1.0]), r"an index of 'idx' is outside \[0, 4\)"),
+])
+def test_sparse_feature_checks_its_records(fields, message):
+    parsed = tf.parse_example([record(**fields)],
+                              {"sp": tf.SparseFeature("idx", "val", tf.float32, 4)})
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+            sess.run(parsed["sp"])
+    with pytest.raises(ValueError, match="same length"):
+        tf.parse_example([record(**fields)],
+                         {"sp": tf.SparseFeature(["a", "b"], "val", tf.float32, 4)})
+    with pytest.raises(ValueError, match="reads 'idx'"):
+        tf.parse_example([record(**fields)],
+                         {"sp": tf.SparseFeature("idx", "val", tf.float32, 4),
+                          "idx": tf.FixedLenFeature([1], tf.int64)})
