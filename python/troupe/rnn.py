@@ -8,7 +8,7 @@ inputs."""
 
 from . import dtypes as _dtypes
 from .framework import Tensor, convert_to_tensor
-from .rnn_cell import RNNCell, _flatten, _pack_like
+from .rnn_cell import RNNCell, _flatten, _pack_like, _prepare_loop, _set_step
 from .variables import get_variable_scope, variable_scope
 
 
@@ -82,14 +82,19 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
             cell._ensure_built(dims[2], flat_state[0].dtype)
         out_dtype = flat_state[0].dtype
         outputs = zeros([time_steps, batch, cell.output_size], dtype=out_dtype)
+        prepared = _prepare_loop(cell, time_steps, batch, dims[2], out_dtype)
 
         def body(t, acc, *flat):
             x_t = gather(steps_first, t)
-            if custom_call:
-                with variable_scope(get_variable_scope(), reuse=True):
+            _set_step(prepared, t)
+            try:
+                if custom_call:
+                    with variable_scope(get_variable_scope(), reuse=True):
+                        out, new_state = cell(x_t, _pack_like(state, list(flat))[0])
+                else:
                     out, new_state = cell(x_t, _pack_like(state, list(flat))[0])
-            else:
-                out, new_state = cell(x_t, _pack_like(state, list(flat))[0])
+            finally:
+                _set_step(prepared, None)
             new_flat = _flatten(new_state)
             if length is not None:
                 alive = less(t, length)

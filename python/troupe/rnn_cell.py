@@ -392,3 +392,134 @@ class MultiRNNCell(RNNCell):
                 outputs, new = cell(outputs, state[i])
             new_states.append(new)
         return outputs, tuple(new_states)
+
+
+class DropoutWrapper(RNNCell):
+    """Dropout on a cell's inputs, outputs and new state (TensorFlow's DropoutWrapper): each
+    element kept with its keep probability (a float in (0, 1] or a scalar tensor, e.g. a
+    placeholder switched off for evaluation) and scaled by its inverse. The state of an LSTM
+    cell drops only h, never c (TensorFlow's default filter). variational_recurrent=True keeps
+    one mask for every time step. In dynamic_rnn the masks of all time steps are drawn before
+    the loop, so the loop's gradient (which runs the body again) sees the same ones."""
+
+    def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
+                 variational_recurrent=False, input_size=None, dtype=None, seed=None,
+                 dropout_state_filter_visitor=None):
+        super().__init__()
+        if not isinstance(cell, RNNCell):
+            raise TypeError("The parameter cell is not a RNNCell.")
+        if dropout_state_filter_visitor is not None:
+            raise ValueError("DropoutWrapper(dropout_state_filter_visitor=...) is not supported "
+                             "by troupe")
+        for what, value in (("input_keep_prob", input_keep_prob),
+                            ("output_keep_prob", output_keep_prob),
+                            ("state_keep_prob", state_keep_prob)):
+            if isinstance(value, (int, float)) and not 0 < float(value) <= 1:
+                raise ValueError("Parameter %s must be between 0 and 1: %s" % (what, value))
+        self._cell = cell
+        self._keep = {"input": input_keep_prob, "output": output_keep_prob,
+                      "state": state_keep_prob}
+        self._variational = variational_recurrent
+        self._seed = seed
+        self._step_masks = None  # {"input": [T, B, D] or [B, D], ...} inside dynamic_rnn
+        self._step = None
+
+    state_size = property(lambda self: self._cell.state_size)
+    output_size = property(lambda self: self._cell.output_size)
+    variables = property(lambda self: self._cell.variables)
+    trainable_variables = property(lambda self: self._cell.trainable_variables)
+    name = property(lambda self: self._cell.name)
+
+    def zero_state(self, batch_size, dtype):
+        return self._cell.zero_state(batch_size, dtype)
+
+    def _ensure_built(self, input_depth, dtype, scope=None):
+        self._cell._ensure_built(input_depth, dtype, scope)
+
+    def _active(self, part):
+        keep = self._keep[part]
+        return isinstance(keep, Tensor) or float(keep) < 1
+
+    def _mask(self, part, shape, dtype):
+        """floor(keep + U[0, 1)) / keep: 1 / keep with probability keep, else 0."""
+        from .ops import cast, floor
+        from .random_ops import random_uniform
+        keep = self._keep[part]
+        keep = keep if isinstance(keep, Tensor) else convert_to_tensor(keep, dtype=dtype)
+        if keep.dtype != dtype:
+            keep = cast(keep, dtype)
+        return floor(keep + random_uniform(shape, seed=self._seed, dtype=dtype)) / keep
+
+    def _prepare_loop(self, time_steps, batch, depth, dtype):
+        """Draws the masks of every time step of a dynamic_rnn (before its loop)."""
+        leading = [batch] if self._variational else [time_steps, batch]
+        masks = {}
+        if self._active("input"):
+            masks["input"] = self._mask("input", leading + [depth], dtype)
+        if self._active("output"):
+            masks["output"] = self._mask("output", leading + [self.output_size], dtype)
+        if self._active("state"):
+            masks["state"] = [None if size is None else
+                              self._mask("state", leading + [size], dtype)
+                              for size in self._state_mask_sizes()]
+        return masks
+
+    def _state_mask_sizes(self):
+        """One entry per flat state part: its size, or None where it is not dropped (an LSTM
+        state's c)."""
+        def sizes(size):
+            if isinstance(size, LSTMStateTuple):
+                return [None] + sizes(size.h)
+            if isinstance(size, (list, tuple)):
+                return [s for part in size for s in sizes(part)]
+            return [size]
+        return sizes(self._cell.state_size)
+
+    def _apply(self, part, value, index=None):
+        from .ops import gather
+        if not self._active(part):
+            return value
+        if self._step_masks is not None and self._step is not None:
+            mask = self._step_masks[part]
+            if index is not None:
+                mask = mask[index]
+            if mask is None:
+                return value
+            return value * (mask if self._variational else gather(mask, self._step))
+        if index is not None and self._state_mask_sizes()[index] is None:
+            return value
+        from .ops import shape
+        return value * self._mask(part, shape(value), value.dtype)
+
+    def __call__(self, inputs, state, scope=None):
+        inputs = inputs if isinstance(inputs, Tensor) else convert_to_tensor(inputs)
+        inputs = self._apply("input", inputs)
+        output, new_state = self._cell(inputs, state, scope)
+        if self._active("state"):
+            parts = _flatten(new_state)
+            parts = [self._apply("state", p, i) for i, p in enumerate(parts)]
+            new_state = _pack_like(new_state, parts)[0]
+        return self._apply("output", output), new_state
+
+
+def _prepare_loop(cell, time_steps, batch, depth, dtype, prepared=None):
+    """Lets the cells that draw random numbers (DropoutWrapper) draw those of every step of a
+    dynamic_rnn before its loop, the loop's gradient reruns the body and must see the same:
+    {wrapper: its masks}."""
+    prepared = {} if prepared is None else prepared
+    if isinstance(cell, DropoutWrapper):
+        prepared[cell] = cell._prepare_loop(time_steps, batch, depth, dtype)
+        _prepare_loop(cell._cell, time_steps, batch, depth, dtype, prepared)
+    elif isinstance(cell, MultiRNNCell):
+        for inner in cell._cells:
+            _prepare_loop(inner, time_steps, batch, depth, dtype, prepared)
+            depth = inner.output_size
+    return prepared
+
+
+def _set_step(prepared, t):
+    """While the body of a dynamic_rnn runs (and again when its gradient reruns it), each
+    wrapper reads its prepared masks at step t; with t None, the wrappers draw their own."""
+    for wrapper, masks in prepared.items():
+        wrapper._step_masks = masks if t is not None else None
+        wrapper._step = t

@@ -266,3 +266,59 @@ def test_bidirectional_dynamic_rnn_is_a_forward_and_a_reversed_rnn(lengths):
     np.testing.assert_allclose(got[0], got[1])
     np.testing.assert_allclose(got[2], got[3])
     np.testing.assert_allclose(got[4], got[5])
+
+
+def test_dropout_wrapper_keeps_everything_at_one_and_checks_its_arguments():
+    x = tf.constant(X)
+    cell = tf.nn.rnn_cell.GRUCell(3)
+    plain, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float64, scope="shared")
+    wrapped, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.DropoutWrapper(cell), x, dtype=tf.float64,
+                                   scope="shared")
+    got = run([plain, wrapped])
+    np.testing.assert_allclose(got[0], got[1])
+    with pytest.raises(ValueError, match="must be between 0 and 1"):
+        tf.nn.rnn_cell.DropoutWrapper(cell, output_keep_prob=1.5)
+    with pytest.raises(TypeError, match="not a RNNCell"):
+        tf.nn.rnn_cell.DropoutWrapper(lambda x, s: (x, s))
+
+
+@pytest.mark.parametrize("variational", [False, True])
+def test_dropout_in_dynamic_rnn_uses_one_mask_for_the_step_and_its_gradient(variational):
+    """Outputs are 0 or twice the cell's; the gradient (which reruns the loop) matches the
+    one computed with the same mask fed to the plain cell."""
+    x = tf.constant(X)
+    cell = tf.nn.rnn_cell.BasicLSTMCell(4)
+    keep = tf.placeholder_with_default(tf.constant(0.5, tf.float64), [])
+    wrapped = tf.nn.rnn_cell.DropoutWrapper(cell, output_keep_prob=keep,
+                                            variational_recurrent=variational, seed=7)
+    dropped, _ = tf.nn.dynamic_rnn(wrapped, x, dtype=tf.float64)
+    weights = np.random.RandomState(3).randn(3, 5, 4)
+    (grad,) = tf.gradients(tf.reduce_sum(dropped * weights), [cell.variables[0]])
+    plain, _ = tf.nn.static_rnn(cell, tf.unstack(x, axis=1), dtype=tf.float64)
+    mask = tf.placeholder(tf.float64, [3, 5, 4])
+    (expected,) = tf.gradients(tf.reduce_sum(tf.stack(plain, axis=1) * mask * weights),
+                               [cell.variables[0]])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out, g, undropped = sess.run([dropped, grad, tf.stack(plain, axis=1)])
+        scale = np.where(out == 0, 0.0, 2.0)
+        np.testing.assert_allclose(out, scale * undropped, rtol=1e-10)
+        assert 0 < (out == 0).mean() < 1
+        if variational:  # one mask for every step
+            assert (scale == scale[:, :1]).all()
+        np.testing.assert_allclose(g, sess.run(expected, {mask: scale}), rtol=1e-9)
+        # Switched off for evaluation: the plain outputs.
+        np.testing.assert_allclose(sess.run(dropped, {keep: 1.0}), undropped, rtol=1e-10)
+
+
+def test_dropout_wrapper_in_a_stack_drops_inputs_and_lstm_h_not_c():
+    x = tf.constant(X)
+    cells = [tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicLSTMCell(4),
+                                           input_keep_prob=0.7, state_keep_prob=0.6),
+             tf.nn.rnn_cell.BasicLSTMCell(3)]
+    outputs, state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.MultiRNNCell(cells), x, dtype=tf.float64)
+    loss = tf.reduce_sum(outputs)
+    grads = tf.gradients(loss, tf.trainable_variables())
+    assert all(g is not None for g in grads)
+    got = run([outputs, state[0].c, grads])
+    assert got[0].shape == (3, 5, 3) and np.isfinite(got[1]).all()

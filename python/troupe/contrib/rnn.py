@@ -2,5 +2,5 @@
 (python/troupe/rnn_cell.py, rnn.py)."""
 
 from ..rnn import static_rnn  # noqa: F401
-from ..rnn_cell import (BasicLSTMCell, BasicRNNCell, GRUCell, LSTMCell,  # noqa: F401
-                        LSTMStateTuple, MultiRNNCell, RNNCell)
+from ..rnn_cell import (BasicLSTMCell, BasicRNNCell, DropoutWrapper, GRUCell,  # noqa: F401
+                        LSTMCell, LSTMStateTuple, MultiRNNCell, RNNCell)
