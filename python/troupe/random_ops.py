@@ -51,6 +51,11 @@ def _shape_input(shape, what):
         if shape.dtype not in (_dtypes.int32, _dtypes.int64):
             raise TypeError("%s: shape must be int32 or int64, got %s" % (what, shape.dtype.name))
         return shape
+    if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) for d in shape):
+        # Dimensions known only when running, as TensorFlow packs them.
+        from .ops import cast, stack
+        return stack([cast(d, _dtypes.int32) if isinstance(d, Tensor) else np.int32(d)
+                      for d in shape])
     try:
         dims = [int(d) for d in (shape.as_list() if hasattr(shape, "as_list") else shape)]
     except (TypeError, ValueError):

@@ -322,3 +322,18 @@ def test_dropout_wrapper_in_a_stack_drops_inputs_and_lstm_h_not_c():
     assert all(g is not None for g in grads)
     got = run([outputs, state[0].c, grads])
     assert got[0].shape == (3, 5, 3) and np.isfinite(got[1]).all()
+
+
+def test_dropout_in_dynamic_rnn_with_a_batch_known_only_when_running():
+    x = tf.placeholder(tf.float64, [None, 5, 4])
+    cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.LSTMCell(3), input_keep_prob=0.5,
+                                         output_keep_prob=0.5)
+    outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float64)
+    assert outputs.shape.as_list() == [None, 5, 3]
+    assert state.h.shape.as_list() == [None, 3]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(outputs, {x: X}).shape == (3, 5, 3)
+    noise = tf.random_uniform([tf.shape(x)[0], 2], seed=1)  # shapes of ints and tensors
+    with tf.Session() as sess:
+        assert sess.run(noise, {x: X}).shape == (3, 2)
