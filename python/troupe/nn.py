@@ -14,11 +14,35 @@ def relu(features, name=None):
     return _t(_troupe.relu(_scope(g, name), _input(features, g, "relu features")), g)
 
 
+def _axis_of(x, axis, what):
+    """`axis` of x as a non-negative dimension, or None for the last one (ValueError for an
+    axis outside x's rank, or another axis of x of unknown rank)."""
+    if axis is None or axis == -1:
+        return None
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError("%s: axis=%r needs logits of known rank" % (what, axis))
+    if not -rank <= axis < rank:
+        raise ValueError("%s: axis %d is out of range for logits of rank %d" % (what, axis, rank))
+    axis = axis % rank
+    return None if axis == rank - 1 else axis
+
+
 def softmax(logits, axis=None, name=None):
-    if axis not in (None, -1):
-        raise ValueError("softmax: troupe computes softmax over the last axis only (axis=-1)")
+    """exp(logits) / sum(exp(logits)) along `axis` (the last by default; another axis is
+    swapped with the last around the op, as TensorFlow does)."""
+    from .framework import convert_to_tensor
+    logits = convert_to_tensor(logits)
+    moved = _axis_of(logits, axis, "softmax")
     g = _graph_of(logits)
-    return _t(_troupe.softmax(_scope(g, name), _input(logits, g, "softmax logits")), g)
+    if moved is None:
+        return _t(_troupe.softmax(_scope(g, name), _input(logits, g, "softmax logits")), g)
+    from .array_ops import transpose
+    perm = list(range(logits.shape.ndims))
+    perm[moved], perm[-1] = perm[-1], perm[moved]
+    last = _t(_troupe.softmax(_scope(g, None), _input(transpose(logits, perm), g,
+                                                       "softmax logits")), g)
+    return transpose(last, perm, name=name or "transpose")
 
 
 def bias_add(value, bias, data_format=None, name=None):
@@ -70,16 +94,17 @@ def softmax_cross_entropy_with_logits_v2(_sentinel=None, labels=None, logits=Non
                          "(labels=..., logits=..., ...)")
     if labels is None or logits is None:
         raise ValueError("softmax_cross_entropy_with_logits: labels and logits are required")
-    if (axis if axis is not None else dim) not in (-1, None):
-        raise ValueError("softmax_cross_entropy_with_logits: troupe supports the last axis only")
     from .framework import convert_to_tensor, name_scope
     from .ops import exp, log, multiply, reduce_max, reduce_sum, subtract
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype=logits.dtype)
+    chosen = axis if axis is not None else dim
+    moved = _axis_of(logits, chosen, "softmax_cross_entropy_with_logits")
+    axis = -1 if moved is None else moved  # the class axis; the result has the others
     with name_scope(name or "softmax_cross_entropy_with_logits"):
-        shifted = subtract(logits, reduce_max(logits, axis=-1, keepdims=True))
-        log_softmax = subtract(shifted, log(reduce_sum(exp(shifted), axis=-1, keepdims=True)))
-        return -reduce_sum(multiply(labels, log_softmax), axis=-1)
+        shifted = subtract(logits, reduce_max(logits, axis=axis, keepdims=True))
+        log_softmax = subtract(shifted, log(reduce_sum(exp(shifted), axis=axis, keepdims=True)))
+        return -reduce_sum(multiply(labels, log_softmax), axis=axis)
 
 
 def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
@@ -549,15 +574,17 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
 
 
 def log_softmax(logits, axis=None, name=None, dim=None):
-    """logits - log(sum(exp(logits))) over the last axis, computed stably."""
+    """logits - log(sum(exp(logits))) over `axis` (the last by default), computed stably."""
     from .framework import name_scope
     from .math_ops import reduce_logsumexp
     from .ops import subtract
+    from .framework import convert_to_tensor
     axis = dim if axis is None else axis
-    if axis not in (None, -1):
-        raise ValueError("log_softmax: troupe computes it over the last axis only (axis=-1)")
+    logits = convert_to_tensor(logits)
+    moved = _axis_of(logits, axis, "log_softmax")
     with name_scope(name, "LogSoftmax"):
-        return subtract(logits, reduce_logsumexp(logits, -1, keepdims=True))
+        return subtract(logits, reduce_logsumexp(logits, -1 if moved is None else moved,
+                                                 keepdims=True))
 
 
 def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5,  # noqa: A002

@@ -277,3 +277,37 @@ def test_division_of_variables_and_mismatched_dtypes():
         got = sess.run(quotients)
     assert got[0] == 3.5 and got[1] == 3.5
     np.testing.assert_allclose(got[2], [3.5, 4.0])
+
+
+def test_softmax_log_softmax_and_cross_entropy_along_any_axis():
+    x = np.random.RandomState(0).randn(2, 3, 4)
+    e = np.exp(x)
+    labels = np.eye(3)[[0, 2]].reshape(2, 3, 1) * np.ones((1, 1, 4))
+    with tf.Session() as sess:
+        for axis in (0, 1, -1, 2, -3):
+            np.testing.assert_allclose(sess.run(tf.nn.softmax(x, axis=axis)),
+                                       e / e.sum(axis, keepdims=True), rtol=1e-12)
+            np.testing.assert_allclose(sess.run(tf.nn.log_softmax(x, axis=axis)),
+                                       np.log(e / e.sum(axis, keepdims=True)), rtol=1e-12)
+        loss = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=x, dim=1)
+        assert loss.shape.as_list() == [2, 4]
+        np.testing.assert_allclose(
+            sess.run(loss), -(labels * np.log(e / e.sum(1, keepdims=True))).sum(1), rtol=1e-12)
+    with pytest.raises(ValueError, match="axis 3 is out of range for logits of rank 3"):
+        tf.nn.softmax(x, axis=3)
+    with pytest.raises(ValueError, match="needs logits of known rank"):
+        tf.nn.softmax(tf.placeholder(tf.float32), axis=0)
+
+
+def test_compute_gradients_and_minimize_with_grad_loss():
+    w = tf.Variable([1.0, 2.0])
+    loss = tf.reduce_sum(w * w)
+    opt = tf.train.GradientDescentOptimizer(0.1)
+    ((grad, var),) = opt.compute_gradients(loss, grad_loss=tf.constant(3.0))
+    assert var is w
+    step = opt.minimize(loss, grad_loss=tf.constant(0.5))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(grad), [6.0, 12.0])
+        sess.run(step)
+        np.testing.assert_allclose(sess.run(w), [0.9, 1.8])

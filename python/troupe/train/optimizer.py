@@ -98,12 +98,26 @@ class Optimizer:
         """[(gradient or None, variable)] for var_list (default: the trainable variables)."""
         loss = self._loss(loss)
         if grad_loss is not None:
-            raise ValueError("compute_gradients: grad_loss is not supported by troupe")
+            return self._gradients_weighted(loss, var_list, grad_loss)
         g = loss.graph
         g._check_not_finalized()
         pairs = self._native.compute_gradients(g._scope, loss._output, _refs(var_list,
                                                                              "var_list"))
         return [(_wrap_gradient(grad, g), _variable_for(g, var)) for grad, var in pairs]
+
+    def _gradients_weighted(self, loss, var_list, grad_loss):
+        """compute_gradients with the loss's gradient `grad_loss` (TensorFlow's grad_loss:
+        d(something)/d(loss), of the loss's shape) in place of ones."""
+        from ..gradients import gradients
+        from ..variables import trainable_variables
+        variables = list(var_list) if var_list is not None else trainable_variables()
+        if not variables:
+            raise ValueError("No variables to optimize.")
+        for v in variables:
+            if not isinstance(v, Variable):
+                raise TypeError("var_list: expected Variables, got %r" % (v,))
+        grads = gradients([loss], [v._ref for v in variables], grad_ys=[grad_loss])
+        return list(zip(grads, variables))
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """One update per variable with a gradient, then global_step += 1; returns the op."""
@@ -124,7 +138,8 @@ class Optimizer:
                  grad_loss=None):
         loss = self._loss(loss)
         if grad_loss is not None:
-            raise ValueError("minimize: grad_loss is not supported by troupe")
+            return self.apply_gradients(self._gradients_weighted(loss, var_list, grad_loss),
+                                        global_step=global_step, name=name)
         g = loss.graph
         op = self._native.minimize(g._op_scope(name), loss._output,
                                    _global_step_output(global_step), _refs(var_list, "var_list"))
