@@ -4,6 +4,7 @@
 #include "troupe/graph/gradients.hpp"
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "troupe/graph/ops/ops.hpp"
 
@@ -30,12 +31,14 @@ Status check_endpoint(const Graph& graph, const Output& output, std::string_view
 class GradientBuilder {
  public:
   GradientBuilder(const Scope& scope, const std::vector<Output>& ys, const std::vector<Output>& xs,
-                  const std::vector<Output>& grad_ys, const GradientRegistry& registry)
+                  const std::vector<Output>& grad_ys, const GradientRegistry& registry,
+                  const std::vector<Output>& stop_gradients = {})
       : scope_(scope),
         graph_(scope.graph()),
         ys_(ys),
         xs_(xs),
         grad_ys_(grad_ys),
+        stop_gradients_(stop_gradients),
         registry_(registry),
         num_nodes_(graph_.num_nodes()) {}
 
@@ -44,6 +47,8 @@ class GradientBuilder {
 
   StatusOr<std::vector<Gradient>> build() {
     TROUPE_RETURN_IF_ERROR(check_arguments());
+    for (const Output& stop : stop_gradients_)
+      stop_nodes_.insert(stop.node()->id());
     find_nodes_between();
     grad_scope_ = scope_.sub_scope("gradients");
     TROUPE_RETURN_IF_ERROR(seed_ys());
@@ -81,6 +86,9 @@ class GradientBuilder {
       TROUPE_RETURN_IF_ERROR(check_endpoint(graph_, ys_[i], "ys", i));
     for (size_t i = 0; i < xs_.size(); ++i)
       TROUPE_RETURN_IF_ERROR(check_endpoint(graph_, xs_[i], "xs", i));
+    for (size_t i = 0; i < stop_gradients_.size(); ++i) {
+      TROUPE_RETURN_IF_ERROR(check_endpoint(graph_, stop_gradients_[i], "stop_gradients", i));
+    }
     if (grad_ys_.empty()) return Status::OK();
     if (grad_ys_.size() != ys_.size()) {
       return errors::InvalidArgument("add_gradients: {} grad_ys for {} ys (expected one per y)",
@@ -190,6 +198,8 @@ class GradientBuilder {
       needed = between_[node.inputs()[i].node] && input_carries(node, i);
     }
     if (!needed) return Status::OK();  // an x at the edge of the walk: stop here
+    // A node of stop_gradients is a constant for this gradient: nothing flows to its inputs.
+    if (stop_nodes_.count(node.id()) > 0) return Status::OK();
     auto fn = registry_.lookup(node.op_name());
     if (!fn.ok()) {
       return errors::InvalidArgument("node '{}' ({}): no gradient is registered for op {}",
@@ -243,6 +253,8 @@ class GradientBuilder {
   const std::vector<Output>& ys_;
   const std::vector<Output>& xs_;
   const std::vector<Output>& grad_ys_;
+  const std::vector<Output>& stop_gradients_;
+  std::unordered_set<int> stop_nodes_;
   const GradientRegistry& registry_;
   const int num_nodes_;  // the graph's nodes before any gradient node was added
   Scope grad_scope_ = scope_;
@@ -285,6 +297,15 @@ StatusOr<std::vector<Gradient>> add_gradients_or_slices(const Scope& scope,
                                                         const std::vector<Output>& xs,
                                                         const std::vector<Output>& grad_ys) {
   return add_gradients_or_slices(scope, ys, xs, grad_ys, GradientRegistry::global());
+}
+
+StatusOr<std::vector<Gradient>> add_gradients_or_slices(const Scope& scope,
+                                                        const std::vector<Output>& ys,
+                                                        const std::vector<Output>& xs,
+                                                        const std::vector<Output>& grad_ys,
+                                                        const std::vector<Output>& stop_gradients) {
+  return GradientBuilder(scope, ys, xs, grad_ys, GradientRegistry::global(), stop_gradients)
+      .build();
 }
 
 }  // namespace troupe

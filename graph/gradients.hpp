@@ -66,4 +66,13 @@ StatusOr<std::vector<Gradient>> add_gradients_or_slices(const Scope& scope,
                                                         const std::vector<Output>& grad_ys,
                                                         const GradientRegistry& registry);
 
+// The same, not differentiating through the nodes of `stop_gradients` (TensorFlow's
+// stop_gradients): each is a constant for this gradient, nothing flows to its inputs; an x
+// among them still gets its own gradient. A stop tensor from another graph is InvalidArgument.
+StatusOr<std::vector<Gradient>> add_gradients_or_slices(const Scope& scope,
+                                                        const std::vector<Output>& ys,
+                                                        const std::vector<Output>& xs,
+                                                        const std::vector<Output>& grad_ys,
+                                                        const std::vector<Output>& stop_gradients);
+
 }  // namespace troupe

@@ -517,16 +517,18 @@ void bind_graph(py::module_& m) {
   });
 
   // Automatic differentiation: one Output, (values, indices, dense_shape) or None per x.
-  m.def("gradients", [](const Scope& s, const std::vector<py::handle>& ys,
-                        const std::vector<py::handle>& xs, const std::vector<py::handle>& grad_ys) {
-    auto grads = add_gradients_or_slices(s, outputs_of(ys, "ys"), outputs_of(xs, "xs"),
-                                         outputs_of(grad_ys, "grad_ys"));
-    raise_if_failed(s);
-    std::vector<py::object> result;
-    for (const Gradient& g : check(std::move(grads)))
-      result.push_back(gradient_to_py(g));
-    return result;
-  });
+  m.def("gradients",
+        [](const Scope& s, const std::vector<py::handle>& ys, const std::vector<py::handle>& xs,
+           const std::vector<py::handle>& grad_ys, const std::vector<py::handle>& stop_gradients) {
+          auto grads = add_gradients_or_slices(s, outputs_of(ys, "ys"), outputs_of(xs, "xs"),
+                                               outputs_of(grad_ys, "grad_ys"),
+                                               outputs_of(stop_gradients, "stop_gradients"));
+          raise_if_failed(s);
+          std::vector<py::object> result;
+          for (const Gradient& g : check(std::move(grads)))
+            result.push_back(gradient_to_py(g));
+          return result;
+        });
   // Gradients built in Python, which knows what the graph does not hold: the body of a While
   // (tf.while_loop) and the predicate of a tf.cond's Merge (python/troupe/control_flow_ops.py).
   // The registry's entry for `op_type` calls `builder` with the op and its output gradients

@@ -56,7 +56,8 @@ def _grad_y(value, y):
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
               gate_gradients=False, aggregation_method=None, stop_gradients=None):
     """d(sum(ys))/d(x) for each x (None where ys do not depend on x), weighted by grad_ys
-    (tensors or values of ys' shapes; None entries stand for ones, as TensorFlow's)."""
+    (tensors or values of ys' shapes; None entries stand for ones, as TensorFlow's). The
+    tensors of stop_gradients are constants for it: no gradient flows through them."""
     ys, _ = _tensors(ys, "ys")
     xs, _ = _tensors(xs, "xs")
     if grad_ys is not None:
@@ -66,13 +67,13 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         grad_ys = [_grad_y(d, y) for d, y in zip(grad_ys, ys)]
     else:
         grad_ys = []
-    if stop_gradients is not None:
-        raise ValueError("gradients: stop_gradients is not supported by troupe")
+    stops = _tensors(stop_gradients, "stop_gradients")[0] if stop_gradients is not None \
+        else []
     if not ys:
         raise ValueError("gradients: ys is empty")
     g = ys[0].graph
     g._check_not_finalized()
-    for t in ys + xs + grad_ys:
+    for t in ys + xs + grad_ys + stops:
         if t.graph is not g:
             raise ValueError("gradients: %s is from another graph than %s" % (t.name, ys[0].name))
     scope = g._scope
@@ -81,7 +82,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     _building.graphs.append(g)
     try:
         result = _troupe.gradients(scope, [y._output for y in ys], [x._output for x in xs],
-                                   [d._output for d in grad_ys])
+                                   [d._output for d in grad_ys], [s._output for s in stops])
     finally:
         _building.graphs.pop()
     return [_wrap_gradient(r, g) for r in result]

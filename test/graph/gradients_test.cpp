@@ -100,6 +100,26 @@ BOOST_AUTO_TEST_CASE(an_x_no_y_depends_on_gets_an_invalid_output) {
   BOOST_TEST(no_xs->empty());
 }
 
+BOOST_AUTO_TEST_CASE(stop_gradients_end_the_flow_at_their_nodes) {
+  Scope root = Scope::new_root();
+  auto a = ops::Placeholder(root, DataType::kFloat);
+  auto b = ops::Square(root, a);
+  auto c = ops::Mul(root, b, a);
+  // Through b only: with b stopped, a has no gradient; b, as an x, still has its own.
+  auto grads = add_gradients_or_slices(root, {b}, {a, b}, {}, std::vector<Output>{b});
+  BOOST_REQUIRE_MESSAGE(grads.ok(), grads.status().to_string());
+  BOOST_TEST(!grads->at(0).valid());
+  BOOST_TEST(grads->at(1).valid());
+  // c = b * a: only the direct path from a remains.
+  auto direct = add_gradients_or_slices(root, {c}, {a}, {}, std::vector<Output>{b});
+  BOOST_REQUIRE(direct.ok());
+  BOOST_TEST(direct->at(0).dense().node()->op_name() != "AddN");  // one path, nothing summed
+  Scope other = Scope::new_root();
+  auto foreign = ops::Placeholder(other, DataType::kFloat);
+  check_error(add_gradients_or_slices(root, {c}, {a}, {}, std::vector<Output>{foreign}).status(),
+              Code::kInvalidArgument, "stop_gradients");
+}
+
 BOOST_AUTO_TEST_CASE(y_is_x) {
   Scope root = Scope::new_root();
   auto x = ops::Placeholder(root, DataType::kFloat);

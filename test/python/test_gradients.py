@@ -67,3 +67,27 @@ def test_grad_ys_take_values_and_none_as_tensorflow():
         tf.gradients([y, z], [x], grad_ys=[None])
     with pytest.raises(TypeError, match="grad_ys for Mul"):
         tf.gradients([y], [x], grad_ys=["text"])
+
+
+def test_stop_gradients_treats_the_tensors_as_constants():
+    """TensorFlow's gradients_test testStopGradients, ported: no gradient flows through a
+    stop tensor, which still gets its own gradient when it is an x."""
+    a = tf.constant(3.0)
+    b = a * a
+    c = b * a
+    plain, = tf.gradients(c, a)
+    stopped, = tf.gradients(c, a, stop_gradients=[b])
+    both = tf.gradients(c, [a, b], stop_gradients=b)
+    itself, = tf.gradients(b, a, stop_gradients=a)
+    only_path = tf.gradients(b, a, stop_gradients=[b])
+    with tf.Session() as sess:
+        assert sess.run(plain) == 27.0
+        assert sess.run(stopped) == 9.0
+        assert sess.run(both) == [9.0, 3.0]
+        assert sess.run(itself) == 6.0
+    assert only_path == [None]
+    other = tf.Graph()
+    with other.as_default():
+        foreign = tf.constant(1.0)
+    with pytest.raises(ValueError, match="another graph"):
+        tf.gradients(c, a, stop_gradients=[foreign])
