@@ -278,6 +278,11 @@ class _Loop:
         self.attrs = attrs
         # Loop variables whose values the body's gradient does not read: not recorded.
         self.unstacked = list(unstacked)
+        # The variable scope the body was built in: its gradient runs the body again there,
+        # reusing its variables (get_variable in the body finds them, whatever scope is
+        # current when tf.gradients is called).
+        from .variables import get_variable_scope
+        self.variable_scope = get_variable_scope()
         self.captures = []  # what the traced body captured (the op's inputs may be switched)
 
 
@@ -506,14 +511,16 @@ def _while_grad(native_op, native_grads):
             here = get_default_graph()
             xs = [here._capture(stand_ins[j]) if j in stand_ins else gather(stacked[j], k)
                   for j in range(n)]
-            ys = loop.flat_body(xs)
+            from .variables import variable_scope
+            with variable_scope(loop.variable_scope, reuse=True):
+                ys = loop.flat_body(xs)
             ys = [_as_tensor_in(here, ys[j], "loop variable %d" % j) for j in floating]
             captured = [here._capture(loop.captures[c]) for c in floating_captured]
             partial = gradients(ys, [xs[j] for j in floating] + captured,
                                            grad_ys=list(dv))
             new_dv = [g if g is not None else zeros_like(xs[j])
                       for g, j in zip(partial[:len(floating)], floating)]
-            new_dc = [d if g is None else add(d, _dense(g))
+            new_dc = [d if g is None else _accumulate(d, g)
                       for d, g in zip(dc, partial[len(floating):])]
             return k - 1, [_dense(g) for g in new_dv], new_dc
 
@@ -525,6 +532,18 @@ def _while_grad(native_op, native_grads):
     for c, d in zip(floating_captured, dcaptured):
         result[n + num_cond + c] = d
     return [None if r is None else r._output for r in result]
+
+
+def _accumulate(total, gradient):
+    """total + gradient; rows of IndexedSlices (a gather of a captured tensor, as each step of
+    dynamic_rnn reads its input) are added where they belong, not densified: O(rows), not
+    O(the tensor), per iteration."""
+    from .framework import IndexedSlices
+    from .ops import add, reshape
+    if isinstance(gradient, IndexedSlices):
+        from .sparse_ops import tensor_scatter_add
+        return tensor_scatter_add(total, reshape(gradient.indices, [-1, 1]), gradient.values)
+    return add(total, gradient)
 
 
 def _dense(gradient):

@@ -28,10 +28,13 @@ def _axis_of(x, axis, what):
     return None if axis == rank - 1 else axis
 
 
-def softmax(logits, axis=None, name=None):
-    """exp(logits) / sum(exp(logits)) along `axis` (the last by default; another axis is
-    swapped with the last around the op, as TensorFlow does)."""
+def softmax(logits, axis=None, name=None, dim=None):
+    """exp(logits) / sum(exp(logits)) along `axis` (or `dim`; the last by default; another
+    axis is swapped with the last around the op, as TensorFlow does)."""
     from .framework import convert_to_tensor
+    if axis is not None and dim is not None:
+        raise ValueError("Cannot specify both 'axis' and 'dim'")
+    axis = dim if axis is None else axis
     logits = convert_to_tensor(logits)
     moved = _axis_of(logits, axis, "softmax")
     g = _graph_of(logits)

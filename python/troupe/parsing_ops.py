@@ -99,10 +99,11 @@ def _sparse_feature_parts(features):
                 raise ValueError("SparseFeature '%s': size must be a positive int, got %r"
                                  % (key, feature.size))
         parts = [(k, VarLenFeature(_dtypes.int64)) for k in index_keys] + \
-            [(feature.value_key, VarLenFeature(feature.dtype))]
+            [(feature.value_key, VarLenFeature(_dtypes.as_dtype(feature.dtype)))]
         for part_key, part in parts:
             known = plain.get(part_key)
-            if known is not None and known != part:
+            if known is not None and not (isinstance(known, VarLenFeature) and
+                                          _dtypes.as_dtype(known.dtype) == part.dtype):
                 raise ValueError("SparseFeature '%s' reads '%s' as %r, but features has %r for "
                                  "it" % (key, part_key, part, known))
             plain[part_key] = part
@@ -146,10 +147,10 @@ def _merge_sparse_feature(key, feature, index_parts, values):
             indices = array_ops.concat([rows] + index_columns, 1)
         values_out = values.values
         if not spec.already_sorted:
-            # Row-major order: by record, then by index.
-            order_key = cast(reshape(rows, [-1]), _dtypes.float64)
+            # Row-major order: by record, then by index (an exact int64 key).
+            order_key = cast(reshape(rows, [-1]), _dtypes.int64)
             for column, size in zip(index_columns, sizes):
-                order_key = order_key * size + cast(reshape(column, [-1]), _dtypes.float64)
+                order_key = order_key * size + reshape(column, [-1])
             order = top_k(-order_key, k=shape(order_key)[0]).indices
             indices = gather(indices, order)
             values_out = gather(values_out, order)

@@ -76,6 +76,7 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         # A cell that overrides __call__ makes its variables with get_variable when called: once
         # here (the result is never run), then reused inside the loop.
         custom_call = type(cell).__call__ is not RNNCell.__call__
+        loop_scope = get_variable_scope()
         if custom_call:
             cell(gather(steps_first, 0), state)
         else:
@@ -89,7 +90,7 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
             _set_step(prepared, t)
             try:
                 if custom_call:
-                    with variable_scope(get_variable_scope(), reuse=True):
+                    with variable_scope(loop_scope, reuse=True):
                         out, new_state = cell(x_t, _pack_like(state, list(flat))[0])
                 else:
                     out, new_state = cell(x_t, _pack_like(state, list(flat))[0])

@@ -399,8 +399,10 @@ class DropoutWrapper(RNNCell):
     element kept with its keep probability (a float in (0, 1] or a scalar tensor, e.g. a
     placeholder switched off for evaluation) and scaled by its inverse. The state of an LSTM
     cell drops only h, never c (TensorFlow's default filter). variational_recurrent=True keeps
-    one mask for every time step. In dynamic_rnn the masks of all time steps are drawn before
-    the loop, so the loop's gradient (which runs the body again) sees the same ones."""
+    one mask ([1, size], for every batch entry too, as TensorFlow's) for every call. In
+    dynamic_rnn the masks of all time steps are drawn before the loop, so the loop's gradient
+    (which runs the body again) sees the same ones. Each part's masks have a seed of their own
+    derived from `seed`."""
 
     def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
                  variational_recurrent=False, input_size=None, dtype=None, seed=None,
@@ -421,8 +423,9 @@ class DropoutWrapper(RNNCell):
                       "state": state_keep_prob}
         self._variational = variational_recurrent
         self._seed = seed
-        self._step_masks = None  # {"input": [T, B, D] or [B, D], ...} inside dynamic_rnn
+        self._step_masks = None  # {"input": [mask], ...} while dynamic_rnn's body runs
         self._step = None
+        self._variational_masks = {}  # (part, index) -> [1, size], with variational_recurrent
 
     state_size = property(lambda self: self._cell.state_size)
     output_size = property(lambda self: self._cell.output_size)
@@ -440,7 +443,16 @@ class DropoutWrapper(RNNCell):
         keep = self._keep[part]
         return isinstance(keep, Tensor) or float(keep) < 1
 
-    def _mask(self, part, shape, dtype):
+    def _part_seed(self, part, index):
+        """A seed of its own for each part's masks (TensorFlow's _gen_seed): with one seed
+        for all, masks of one shape would be the same numbers."""
+        if self._seed is None:
+            return None
+        import hashlib
+        digest = hashlib.md5(("%s%s_%d" % (self._seed, part, index)).encode()).hexdigest()
+        return int(digest[:8], 16) & 0x7FFFFFFF
+
+    def _mask(self, part, shape, dtype, index=0):
         """floor(keep + U[0, 1)) / keep: 1 / keep with probability keep, else 0."""
         from .ops import cast, floor
         from .random_ops import random_uniform
@@ -448,20 +460,34 @@ class DropoutWrapper(RNNCell):
         keep = keep if isinstance(keep, Tensor) else convert_to_tensor(keep, dtype=dtype)
         if keep.dtype != dtype:
             keep = cast(keep, dtype)
-        return floor(keep + random_uniform(shape, seed=self._seed, dtype=dtype)) / keep
+        noise = random_uniform(shape, seed=self._part_seed(part, index), dtype=dtype)
+        return floor(keep + noise) / keep
+
+    def _variational_mask(self, part, index, size, dtype):
+        """The one mask of a part for every step and every batch entry ([1, size], as
+        TensorFlow's variational dropout), drawn at its first use."""
+        key = (part, index)
+        if key not in self._variational_masks:
+            self._variational_masks[key] = self._mask(part, [1, size], dtype, index)
+        return self._variational_masks[key]
 
     def _prepare_loop(self, time_steps, batch, depth, dtype):
-        """Draws the masks of every time step of a dynamic_rnn (before its loop)."""
-        leading = [batch] if self._variational else [time_steps, batch]
+        """The masks of every time step of a dynamic_rnn, drawn before its loop."""
         masks = {}
-        if self._active("input"):
-            masks["input"] = self._mask("input", leading + [depth], dtype)
-        if self._active("output"):
-            masks["output"] = self._mask("output", leading + [self.output_size], dtype)
-        if self._active("state"):
-            masks["state"] = [None if size is None else
-                              self._mask("state", leading + [size], dtype)
-                              for size in self._state_mask_sizes()]
+        sizes = {"input": [depth], "output": [self.output_size],
+                 "state": self._state_mask_sizes()}
+        for part in ("input", "output", "state"):
+            if not self._active(part):
+                continue
+            drawn = []
+            for index, size in enumerate(sizes[part]):
+                if size is None:
+                    drawn.append(None)
+                elif self._variational:
+                    drawn.append(self._variational_mask(part, index, size, dtype))
+                else:
+                    drawn.append(self._mask(part, [time_steps, batch, size], dtype, index))
+            masks[part] = drawn
         return masks
 
     def _state_mask_sizes(self):
@@ -475,21 +501,20 @@ class DropoutWrapper(RNNCell):
             return [size]
         return sizes(self._cell.state_size)
 
-    def _apply(self, part, value, index=None):
-        from .ops import gather
+    def _apply(self, part, value, index=0):
+        from .ops import gather, shape
         if not self._active(part):
             return value
-        if self._step_masks is not None and self._step is not None:
-            mask = self._step_masks[part]
-            if index is not None:
-                mask = mask[index]
-            if mask is None:
-                return value
-            return value * (mask if self._variational else gather(mask, self._step))
-        if index is not None and self._state_mask_sizes()[index] is None:
+        if part == "state" and self._state_mask_sizes()[index] is None:
             return value
-        from .ops import shape
-        return value * self._mask(part, shape(value), value.dtype)
+        if self._step_masks is not None and self._step is not None:
+            mask = self._step_masks[part][index]
+            return value * (mask if self._variational else gather(mask, self._step))
+        if self._variational:
+            size = value.shape[-1] if value.shape.ndims is not None and \
+                value.shape[-1] is not None else shape(value)[-1]
+            return value * self._variational_mask(part, index, size, value.dtype)
+        return value * self._mask(part, shape(value), value.dtype, index)
 
     def __call__(self, inputs, state, scope=None):
         inputs = inputs if isinstance(inputs, Tensor) else convert_to_tensor(inputs)

@@ -628,9 +628,10 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
                          "VarScope?" % full_name)
     if getattr(g, "_is_function", False):
         raise ValueError("Variable %s would be created inside a control-flow construct (a "
-                         "while_loop body or a cond branch) or a dataset function: troupe "
-                         "creates variables outside them; create it before the loop and "
-                         "get it with reuse inside" % full_name)
+                         "while_loop body or a cond branch) or a dataset function, which "
+                         "troupe does not support (TensorFlow 1.x allows it with an initializer "
+                         "computed outside); create it before the loop and get it with reuse "
+                         "inside" % full_name)
     dtype = _dtypes.as_dtype(dtype or state.dtype[-1] or _dtypes.float32)
     if initializer is None:
         initializer = state.initializer[-1]

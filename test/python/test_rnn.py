@@ -337,3 +337,28 @@ def test_dropout_in_dynamic_rnn_with_a_batch_known_only_when_running():
     noise = tf.random_uniform([tf.shape(x)[0], 2], seed=1)  # shapes of ints and tensors
     with tf.Session() as sess:
         assert sess.run(noise, {x: X}).shape == (3, 2)
+
+
+def test_the_loop_gradient_finds_a_custom_cells_variables_from_any_scope():
+    outputs, _ = tf.nn.dynamic_rnn(CallingCell(), tf.constant(X), dtype=tf.float64)
+    with tf.variable_scope("elsewhere"):
+        grads = tf.gradients(tf.reduce_sum(outputs), tf.trainable_variables())
+    assert [v.name for v in tf.trainable_variables()] == ["rnn/calling_cell/w:0"]
+    got = run(grads)
+    assert got[0].shape == (6, 2) and np.abs(got[0]).sum() > 0
+
+
+def test_variational_dropout_and_per_part_seeds_outside_dynamic_rnn():
+    x = tf.constant(X)
+    cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicRNNCell(16), output_keep_prob=0.5,
+                                         state_keep_prob=0.5, variational_recurrent=True,
+                                         seed=3)
+    outputs, _ = tf.nn.static_rnn(cell, tf.unstack(x, axis=1), dtype=tf.float64)
+    got = run(tf.stack(outputs, axis=1))
+    dropped = got == 0
+    assert dropped.any() and (dropped == dropped[:1, :1]).all()  # one mask: steps and batch
+    # The output and state masks have one shape but seeds of their own.
+    masks = {part: cell._variational_masks[(part, 0)] for part in ("output", "state")}
+    values = run([masks["output"], masks["state"]])
+    assert values[0].shape == (1, 16)
+    assert not np.array_equal(values[0], values[1])

@@ -338,12 +338,14 @@ class SyncReplicasOptimizer(Optimizer):
                                         g._worker_device())
         return self._built(g, op)
 
-    def minimize(self, loss, global_step=None, var_list=None, name=None, **unused):
+    def minimize(self, loss, global_step=None, var_list=None, name=None, grad_loss=None,
+                 **unused):
         if global_step is None or not hasattr(global_step, "op"):
             raise ValueError("Global step is required to check staleness")
-        if var_list is not None:
-            return self.apply_gradients(self.compute_gradients(loss, var_list=var_list),
-                                        global_step, name)
+        if var_list is not None or grad_loss is not None:
+            return self.apply_gradients(
+                self.compute_gradients(loss, var_list=var_list, grad_loss=grad_loss),
+                global_step, name)
         g = loss.graph
         g._check_not_finalized()
         op = self._sync.minimize(g._scope, loss._output, global_step.op.name,
