@@ -648,4 +648,5 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
 
 # tf.nn.rnn_cell and the recurrent networks over it (rnn_cell.py, rnn.py).
 from . import rnn_cell  # noqa: E402,F401
-from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn  # noqa: E402,F401
+from .rnn import bidirectional_dynamic_rnn, dynamic_rnn  # noqa: E402,F401
+from .rnn import static_bidirectional_rnn, static_rnn  # noqa: E402,F401

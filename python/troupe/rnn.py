@@ -184,3 +184,37 @@ def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
                 cell_bw, reversed_(inputs), sequence_length, initial_state_bw, dtype,
                 parallel_iterations, swap_memory, time_major, scope=bw_scope)
         return (output_fw, reversed_(output)), (state_fw, state_bw)
+
+
+def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
+                             initial_state_bw=None, dtype=None, sequence_length=None,
+                             scope=None):
+    """static_rnn forward over `inputs` (a list of [batch, depth]) and backward over each
+    sequence reversed, as TensorFlow's: returns (outputs, output_state_fw, output_state_bw),
+    each output the forward and backward outputs of its step concatenated."""
+    from .array_ops import concat, reverse_sequence, unstack
+    from .ops import stack
+    _check_cell(cell_fw, "static_bidirectional_rnn")
+    _check_cell(cell_bw, "static_bidirectional_rnn")
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("inputs must be a list")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+
+    def reversed_(steps):
+        if sequence_length is None:
+            return list(reversed(steps))
+        return unstack(reverse_sequence(stack(steps), sequence_length, seq_axis=0,
+                                        batch_axis=1))
+
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw") as fw_scope:
+            output_fw, state_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype,
+                                             sequence_length, scope=fw_scope)
+        with variable_scope("bw") as bw_scope:
+            steps = [x if isinstance(x, Tensor) else convert_to_tensor(x) for x in inputs]
+            output, state_bw = static_rnn(cell_bw, reversed_(steps), initial_state_bw, dtype,
+                                          sequence_length, scope=bw_scope)
+        output_bw = reversed_(output)
+        outputs = [concat([fw, bw], 1) for fw, bw in zip(output_fw, output_bw)]
+        return outputs, state_fw, state_bw

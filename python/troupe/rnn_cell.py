@@ -527,6 +527,42 @@ class DropoutWrapper(RNNCell):
         return self._apply("output", output), new_state
 
 
+class ResidualWrapper(RNNCell):
+    """A cell whose output is its wrapped cell's output plus its input (or residual_fn(inputs,
+    outputs)), as TensorFlow's ResidualWrapper; the state is the wrapped cell's."""
+
+    def __init__(self, cell, residual_fn=None):
+        super().__init__()
+        if not isinstance(cell, RNNCell):
+            raise TypeError("The parameter cell is not a RNNCell.")
+        self._cell = cell
+        self._residual_fn = residual_fn
+
+    state_size = property(lambda self: self._cell.state_size)
+    output_size = property(lambda self: self._cell.output_size)
+    variables = property(lambda self: self._cell.variables)
+    trainable_variables = property(lambda self: self._cell.trainable_variables)
+    name = property(lambda self: self._cell.name)
+
+    def zero_state(self, batch_size, dtype):
+        return self._cell.zero_state(batch_size, dtype)
+
+    def _ensure_built(self, input_depth, dtype, scope=None):
+        self._cell._ensure_built(input_depth, dtype, scope)
+
+    def __call__(self, inputs, state, scope=None):
+        inputs = inputs if isinstance(inputs, Tensor) else convert_to_tensor(inputs)
+        outputs, new_state = self._cell(inputs, state, scope)
+        if self._residual_fn is not None:
+            return self._residual_fn(inputs, outputs), new_state
+        if inputs.shape.ndims is not None and outputs.shape.ndims is not None and \
+                inputs.shape[-1] is not None and outputs.shape[-1] is not None and \
+                inputs.shape[-1] != outputs.shape[-1]:
+            raise ValueError("ResidualWrapper: the inputs (%s) and the cell's outputs (%s) "
+                             "must have one size" % (inputs.shape, outputs.shape))
+        return inputs + outputs, new_state
+
+
 def _prepare_loop(cell, time_steps, batch, depth, dtype, prepared=None):
     """Lets the cells that draw random numbers (DropoutWrapper) draw those of every step of a
     dynamic_rnn before its loop, the loop's gradient reruns the body and must see the same:
@@ -534,6 +570,8 @@ def _prepare_loop(cell, time_steps, batch, depth, dtype, prepared=None):
     prepared = {} if prepared is None else prepared
     if isinstance(cell, DropoutWrapper):
         prepared[cell] = cell._prepare_loop(time_steps, batch, depth, dtype)
+        _prepare_loop(cell._cell, time_steps, batch, depth, dtype, prepared)
+    elif isinstance(cell, ResidualWrapper):
         _prepare_loop(cell._cell, time_steps, batch, depth, dtype, prepared)
     elif isinstance(cell, MultiRNNCell):
         for inner in cell._cells:

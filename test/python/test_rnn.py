@@ -362,3 +362,31 @@ def test_variational_dropout_and_per_part_seeds_outside_dynamic_rnn():
     values = run([masks["output"], masks["state"]])
     assert values[0].shape == (1, 16)
     assert not np.array_equal(values[0], values[1])
+
+
+@pytest.mark.parametrize("lengths", [None, [5, 2, 3]])
+def test_static_bidirectional_rnn_equals_the_dynamic_one(lengths):
+    x = tf.constant(X)
+    fw, bw = tf.nn.rnn_cell.GRUCell(3), tf.nn.rnn_cell.BasicRNNCell(2)
+    (out_fw, out_bw), (state_fw, state_bw) = tf.nn.bidirectional_dynamic_rnn(
+        fw, bw, x, sequence_length=lengths, dtype=tf.float64)
+    outputs, static_fw, static_bw = tf.nn.static_bidirectional_rnn(
+        fw, bw, tf.unstack(x, axis=1), sequence_length=lengths, dtype=tf.float64)
+    got = run([tf.concat([out_fw, out_bw], 2), tf.stack(outputs, axis=1), state_fw, static_fw,
+               state_bw, static_bw])
+    np.testing.assert_allclose(got[0], got[1], rtol=1e-10)
+    np.testing.assert_allclose(got[2], got[3], rtol=1e-10)
+    np.testing.assert_allclose(got[4], got[5], rtol=1e-10)
+
+
+def test_residual_wrapper_adds_the_input_to_the_output():
+    x = tf.constant(X)
+    cell = tf.nn.rnn_cell.BasicRNNCell(4)
+    plain, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float64, scope="same")
+    residual, _ = tf.nn.dynamic_rnn(tf.contrib.rnn.ResidualWrapper(cell), x, dtype=tf.float64,
+                                    scope="same")
+    got = run([plain, residual])
+    np.testing.assert_allclose(got[1], got[0] + X, rtol=1e-10)
+    with pytest.raises(ValueError, match="must have one size"):
+        tf.nn.dynamic_rnn(tf.contrib.rnn.ResidualWrapper(tf.nn.rnn_cell.BasicRNNCell(3)), x,
+                          dtype=tf.float64, scope="other")
