@@ -390,3 +390,17 @@ def test_residual_wrapper_adds_the_input_to_the_output():
     with pytest.raises(ValueError, match="must have one size"):
         tf.nn.dynamic_rnn(tf.contrib.rnn.ResidualWrapper(tf.nn.rnn_cell.BasicRNNCell(3)), x,
                           dtype=tf.float64, scope="other")
+
+
+def test_lstm_block_cell_is_an_lstm_cell_by_its_variables_and_values():
+    x = tf.constant(X)
+    block = tf.contrib.rnn.LSTMBlockCell(4, use_peephole=True)
+    out_block, _ = tf.nn.dynamic_rnn(block, x, dtype=tf.float64, scope="a")
+    assert [v.name for v in block.variables] == [
+        "a/lstm_cell/kernel:0", "a/lstm_cell/bias:0", "a/lstm_cell/w_f_diag:0",
+        "a/lstm_cell/w_i_diag:0", "a/lstm_cell/w_o_diag:0"]
+    with tf.variable_scope("a", reuse=True):
+        same = tf.nn.rnn_cell.LSTMCell(4, use_peepholes=True, name="lstm_cell")
+        out_cell, _ = tf.nn.dynamic_rnn(same, x, dtype=tf.float64, scope=tf.get_variable_scope())
+    got = run([out_block, out_cell])
+    np.testing.assert_allclose(got[0], got[1])
