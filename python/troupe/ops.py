@@ -557,8 +557,13 @@ class QueueBase:
         self._dtypes = dtypes
         self._shapes = shapes
         if names is not None:
-            raise ValueError("%s: named components are not supported by troupe"
-                             % type(self).__name__)
+            names = [names] if isinstance(names, str) else list(names)
+            if len(names) != len(dtypes):
+                raise ValueError("Queue names must have the same length as dtypes")
+            if not all(isinstance(n, str) for n in names):
+                raise TypeError("%s: names must be strings, got %r" % (type(self).__name__,
+                                                                      names))
+        self._names = names
         self._graph = _graph_of(queue_ref)
         self._handle = queue_ref
 
@@ -598,7 +603,8 @@ class QueueBase:
 
     @property
     def names(self):
-        return None
+        """The components' names (dequeues give a dict by them), or None."""
+        return None if self._names is None else list(self._names)
 
     @property
     def name(self):
@@ -606,7 +612,15 @@ class QueueBase:
 
     def _values(self, vals, what):
         if isinstance(vals, dict):
-            raise ValueError("%s: named components are not supported by troupe" % what)
+            if not self._names:
+                raise ValueError("Queue must have names to enqueue a dictionary")
+            if sorted(self._names) != sorted(vals.keys()):
+                raise ValueError("Keys in dictionary to enqueue do not match names of Queue.  "
+                                 "Dictionary: (%s), Queue: (%s)"
+                                 % (sorted(vals.keys()), sorted(self._names)))
+            vals = [vals[k] for k in self._names]
+        elif self._names:
+            raise ValueError("You must enqueue a dictionary in a Queue with names")
         if not isinstance(vals, (list, tuple)):
             vals = [vals]
         if len(vals) != len(self._dtypes):
@@ -632,6 +646,8 @@ class QueueBase:
         if self._shapes is not None:
             for t, shape in zip(tensors, self._shapes):
                 t.set_shape(list(shape) if batch is False else [batch] + list(shape))
+        if self._names:
+            return dict(zip(self._names, tensors))
         return tensors[0] if len(tensors) == 1 else tensors
 
     def dequeue(self, name=None):

@@ -660,3 +660,30 @@ def test_a_queue_shared_by_name_must_be_the_one_asked_for():
         with tf.Session() as sess:
             sess.run(a.enqueue([[1, 2]]))
             assert sess.run(b.size()) == 1
+
+
+def test_queues_with_named_components():
+    """TensorFlow 1.x's fifo_queue_test testEnqueueDequeueDictionary and its errors, ported:
+    with names, enqueues take a dict and dequeues give one."""
+    q = tf.FIFOQueue(10, [tf.int32, tf.string], shapes=[[], []], names=["x", "y"])
+    assert q.names == ["x", "y"]
+    put = q.enqueue({"y": "a", "x": 1})
+    put_many = q.enqueue_many({"x": [2, 3], "y": ["b", "c"]})
+    one = q.dequeue()
+    many = q.dequeue_many(2)
+    assert set(one) == {"x", "y"} and many["x"].shape.as_list() == [2]
+    with tf.Session() as sess:
+        sess.run([put])
+        sess.run(put_many)
+        assert sess.run(one) == {"x": 1, "y": b"a"}
+        got = sess.run(many)
+        assert list(got["x"]) == [2, 3] and list(got["y"]) == [b"b", b"c"]
+    with pytest.raises(ValueError, match="same length as dtypes"):
+        tf.FIFOQueue(10, [tf.int32], names=["x", "y"])
+    with pytest.raises(ValueError, match="must enqueue a dictionary"):
+        q.enqueue([1, "a"])
+    with pytest.raises(ValueError, match="do not match names of Queue"):
+        q.enqueue({"x": 1, "z": "a"})
+    plain = tf.FIFOQueue(10, [tf.int32])
+    with pytest.raises(ValueError, match="must have names to enqueue a dictionary"):
+        plain.enqueue({"x": 1})
