@@ -4,6 +4,7 @@
 // duplicates, the Update forms keep the last).
 #include <string>
 
+#include "troupe/devices/cpu/array_layout.hpp"
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/cpu/variable_inputs.hpp"
 
@@ -49,21 +50,16 @@ std::optional<SliceOffsets> slice_offsets(OpKernelContext& ctx, const Tensor& in
   for (int d = static_cast<int>(k); d < shape.rank(); ++d)
     result.slice_size *= shape.dim(d);
   const int64_t n = TensorShape(result.outer).num_elements();
+  const std::vector<int64_t> flat = int_values(indices);
   result.offsets.resize(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     int64_t offset = 0;
     for (int64_t d = 0; d < k; ++d) {
-      const int64_t index = indices.dtype() == DataType::kInt32
-                                ? indices.data<int32_t>()[i * k + d]
-                                : indices.data<int64_t>()[i * k + d];
+      const int64_t index = flat[i * k + d];
       if (index < 0 || index >= shape.dim(static_cast<int>(d))) {
-        std::vector<int64_t> tuple;
-        for (int64_t e = 0; e < k; ++e) {
-          tuple.push_back(indices.dtype() == DataType::kInt32 ? indices.data<int32_t>()[i * k + e]
-                                                              : indices.data<int64_t>()[i * k + e]);
-        }
         ctx.fail_invalid("{} = [{}] does not index into {} shape {}", position_of(i, result.outer),
-                         fmt::join(tuple, ", "), what, shape.to_string());
+                         fmt::join(flat.begin() + i * k, flat.begin() + (i + 1) * k, ", "), what,
+                         shape.to_string());
         return std::nullopt;
       }
       offset = offset * shape.dim(static_cast<int>(d)) + index;
@@ -138,11 +134,7 @@ class ScatterNdKernel : public OpKernel {
       return ctx.fail_invalid("shape must be a vector, got shape {}",
                               shape_tensor.shape().to_string());
     }
-    std::vector<int64_t> dims;
-    for (int64_t i = 0; i < shape_tensor.num_elements(); ++i) {
-      dims.push_back(shape_tensor.dtype() == DataType::kInt32 ? shape_tensor.data<int32_t>()[i]
-                                                              : shape_tensor.data<int64_t>()[i]);
-    }
+    const std::vector<int64_t> dims = int_values(shape_tensor);
     auto shape = TensorShape::from_dims(dims);  // negative or overflowing sizes refused
     if (!shape.ok()) return ctx.fail_invalid("shape: {}", shape.status().message());
     if (shape->num_elements() == 0 && (indices.num_elements() > 0 || updates.num_elements() > 0)) {

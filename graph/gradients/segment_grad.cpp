@@ -115,24 +115,20 @@ Status unsorted_segment_prod_grad(const Scope& s, const Operation& op, const Out
   return s.status();
 }
 
-// Sorted Prod: the unsorted gradient with as many segments as the output has rows.
-Status sorted_segment_prod_grad(const Scope& s, const Operation& op, const Outputs& dy,
-                                Outputs* dx) {
-  const Output rows =
-      ops::Reshape(s,
-                   ops::Slice(s, ops::Shape(s, Output(op, 0)), Tensor::from_vector<int32_t>({0}),
-                              Tensor::from_vector<int32_t>({1})),
-                   Tensor::from_vector<int32_t>({}));
-  *dx = segment_prod_grad(s, op_input(op, 0), op_input(op, 1), rows, Output(op, 0), dy[0]);
-  return s.status();
-}
-
 // data's first dimension, an int32 scalar.
 Output rows_of(const Scope& s, const Output& data) {
   return ops::Reshape(s,
                       ops::Slice(s, shape_of(s, data), Tensor::from_vector<int32_t>({0}),
                                  Tensor::from_vector<int32_t>({1})),
                       Tensor::from_vector<int32_t>({}));
+}
+
+// Sorted Prod: the unsorted gradient with as many segments as the output has rows.
+Status sorted_segment_prod_grad(const Scope& s, const Operation& op, const Outputs& dy,
+                                Outputs* dx) {
+  *dx = segment_prod_grad(s, op_input(op, 0), op_input(op, 1), rows_of(s, Output(op, 0)),
+                          Output(op, 0), dy[0]);
+  return s.status();
 }
 
 // The data gradient first, then none for each other input.

@@ -394,38 +394,15 @@ class MultiRNNCell(RNNCell):
         return outputs, tuple(new_states)
 
 
-class DropoutWrapper(RNNCell):
-    """Dropout on a cell's inputs, outputs and new state (TensorFlow's DropoutWrapper): each
-    element kept with its keep probability (a float in (0, 1] or a scalar tensor, e.g. a
-    placeholder switched off for evaluation) and scaled by its inverse. The state of an LSTM
-    cell drops only h, never c (TensorFlow's default filter). variational_recurrent=True keeps
-    one mask ([1, size], for every batch entry too, as TensorFlow's) for every call. In
-    dynamic_rnn the masks of all time steps are drawn before the loop, so the loop's gradient
-    (which runs the body again) sees the same ones. Each part's masks have a seed of their own
-    derived from `seed`."""
+class _Wrapper(RNNCell):
+    """A cell around another: its sizes, variables, name, zero state and variables made are
+    the wrapped cell's (TensorFlow's wrappers add no variables)."""
 
-    def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
-                 variational_recurrent=False, input_size=None, dtype=None, seed=None,
-                 dropout_state_filter_visitor=None):
+    def __init__(self, cell):
         super().__init__()
         if not isinstance(cell, RNNCell):
             raise TypeError("The parameter cell is not a RNNCell.")
-        if dropout_state_filter_visitor is not None:
-            raise ValueError("DropoutWrapper(dropout_state_filter_visitor=...) is not supported "
-                             "by troupe")
-        for what, value in (("input_keep_prob", input_keep_prob),
-                            ("output_keep_prob", output_keep_prob),
-                            ("state_keep_prob", state_keep_prob)):
-            if isinstance(value, (int, float)) and not 0 < float(value) <= 1:
-                raise ValueError("Parameter %s must be between 0 and 1: %s" % (what, value))
         self._cell = cell
-        self._keep = {"input": input_keep_prob, "output": output_keep_prob,
-                      "state": state_keep_prob}
-        self._variational = variational_recurrent
-        self._seed = seed
-        self._step_masks = None  # {"input": [mask], ...} while dynamic_rnn's body runs
-        self._step = None
-        self._variational_masks = {}  # (part, index) -> [1, size], with variational_recurrent
 
     state_size = property(lambda self: self._cell.state_size)
     output_size = property(lambda self: self._cell.output_size)
@@ -438,6 +415,37 @@ class DropoutWrapper(RNNCell):
 
     def _ensure_built(self, input_depth, dtype, scope=None):
         self._cell._ensure_built(input_depth, dtype, scope)
+
+
+class DropoutWrapper(_Wrapper):
+    """Dropout on a cell's inputs, outputs and new state (TensorFlow's DropoutWrapper): each
+    element kept with its keep probability (a float in (0, 1] or a scalar tensor, e.g. a
+    placeholder switched off for evaluation) and scaled by its inverse. The state of an LSTM
+    cell drops only h, never c (TensorFlow's default filter). variational_recurrent=True keeps
+    one mask ([1, size], for every batch entry too, as TensorFlow's) for every call. In
+    dynamic_rnn the masks of all time steps are drawn before the loop, so the loop's gradient
+    (which runs the body again) sees the same ones. Each part's masks have a seed of their own
+    derived from `seed`."""
+
+    def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
+                 variational_recurrent=False, input_size=None, dtype=None, seed=None,
+                 dropout_state_filter_visitor=None):
+        super().__init__(cell)
+        if dropout_state_filter_visitor is not None:
+            raise ValueError("DropoutWrapper(dropout_state_filter_visitor=...) is not supported "
+                             "by troupe")
+        for what, value in (("input_keep_prob", input_keep_prob),
+                            ("output_keep_prob", output_keep_prob),
+                            ("state_keep_prob", state_keep_prob)):
+            if isinstance(value, (int, float)) and not 0 < float(value) <= 1:
+                raise ValueError("Parameter %s must be between 0 and 1: %s" % (what, value))
+        self._keep = {"input": input_keep_prob, "output": output_keep_prob,
+                      "state": state_keep_prob}
+        self._variational = variational_recurrent
+        self._seed = seed
+        self._step_masks = None  # {"input": [mask], ...} while dynamic_rnn's body runs
+        self._step = None
+        self._variational_masks = {}  # (part, index) -> [1, size], with variational_recurrent
 
     def _active(self, part):
         keep = self._keep[part]
@@ -527,28 +535,13 @@ class DropoutWrapper(RNNCell):
         return self._apply("output", output), new_state
 
 
-class ResidualWrapper(RNNCell):
+class ResidualWrapper(_Wrapper):
     """A cell whose output is its wrapped cell's output plus its input (or residual_fn(inputs,
     outputs)), as TensorFlow's ResidualWrapper; the state is the wrapped cell's."""
 
     def __init__(self, cell, residual_fn=None):
-        super().__init__()
-        if not isinstance(cell, RNNCell):
-            raise TypeError("The parameter cell is not a RNNCell.")
-        self._cell = cell
+        super().__init__(cell)
         self._residual_fn = residual_fn
-
-    state_size = property(lambda self: self._cell.state_size)
-    output_size = property(lambda self: self._cell.output_size)
-    variables = property(lambda self: self._cell.variables)
-    trainable_variables = property(lambda self: self._cell.trainable_variables)
-    name = property(lambda self: self._cell.name)
-
-    def zero_state(self, batch_size, dtype):
-        return self._cell.zero_state(batch_size, dtype)
-
-    def _ensure_built(self, input_depth, dtype, scope=None):
-        self._cell._ensure_built(input_depth, dtype, scope)
 
     def __call__(self, inputs, state, scope=None):
         inputs = inputs if isinstance(inputs, Tensor) else convert_to_tensor(inputs)
@@ -570,8 +563,7 @@ def _prepare_loop(cell, time_steps, batch, depth, dtype, prepared=None):
     prepared = {} if prepared is None else prepared
     if isinstance(cell, DropoutWrapper):
         prepared[cell] = cell._prepare_loop(time_steps, batch, depth, dtype)
-        _prepare_loop(cell._cell, time_steps, batch, depth, dtype, prepared)
-    elif isinstance(cell, ResidualWrapper):
+    if isinstance(cell, _Wrapper):
         _prepare_loop(cell._cell, time_steps, batch, depth, dtype, prepared)
     elif isinstance(cell, MultiRNNCell):
         for inner in cell._cells:

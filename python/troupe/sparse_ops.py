@@ -237,10 +237,8 @@ def _sparse_segment(reduction, data, indices, segment_ids, name, num_segments):
                      name).outputs[0]
     if not isinstance(num_segments, Tensor) and int(num_segments) < 0:
         raise ValueError("Cannot specify a negative value for num_segments")
-    num = num_segments if isinstance(num_segments, Tensor) else \
-        np.int32(num_segments) if int(num_segments) < 2**31 else np.int64(num_segments)
     return _make("SparseSegment%sWithNumSegments" % reduction,
-                 [data, indices, segment_ids, num], {}, name).outputs[0]
+                 [data, indices, segment_ids, _num_segments(num_segments)], {}, name).outputs[0]
 
 
 def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None):
