@@ -113,7 +113,7 @@ class Server {
   caf::actor_system& system() const;
 
   // OK when the task's actor answers within `timeout`: its actor system is scheduling work
-  // (what a liveness probe asks, apps/cli/health_endpoint.hpp). Unavailable once stop() has
+  // (what a liveness probe asks, actors/health_endpoint.hpp). Unavailable once stop() has
   // begun, or when it does not answer in time, naming the task.
   Status check_health(std::chrono::milliseconds timeout);
 

@@ -7,7 +7,7 @@
 #include "report.hpp"
 #include "tcp_baseline.hpp"
 #include "troupe/actors/session.hpp"
-#include "troupe/apps/cli/throwaway_credentials.hpp"
+#include "troupe/apps/deploy/throwaway_credentials.hpp"
 #include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
@@ -15,7 +15,7 @@ namespace troupe::bench {
 
 void latency_bench(const BenchOptions& options) {
   const int steps = options.quick ? 200 : 5000;
-  auto credentials = value_or_throw(cli::ThrowawayCredentials::create());
+  auto credentials = value_or_throw(deploy::ThrowawayCredentials::create());
   TcpBaseline tcp(options.self);
   NodePair tls_pair({}, true, credentials->tls()), pair;
   NodePair no_calls_pair({}, true, credentials->tls(), /*calls=*/false);

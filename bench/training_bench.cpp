@@ -18,7 +18,7 @@
 #include "report.hpp"
 #include "troupe/actors/free_ports.hpp"
 #include "troupe/actors/server.hpp"
-#include "troupe/apps/cli/throwaway_credentials.hpp"
+#include "troupe/apps/deploy/throwaway_credentials.hpp"
 #include "troupe/apps/training/monitored_session.hpp"
 #include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/device_setter.hpp"
@@ -183,7 +183,7 @@ int training_worker_main(int argc, char** argv) {
 
 void training_bench(const BenchOptions& options) {
   const int steps = options.quick ? 20 : 300;
-  auto credentials = value_or_throw(cli::ThrowawayCredentials::create());
+  auto credentials = value_or_throw(deploy::ThrowawayCredentials::create());
   std::vector<double> with_tls, insecure, single;
   for (int rep = 0; rep < (options.quick ? 1 : 3); ++rep) {
     with_tls.push_back(distributed_run(options, steps, credentials->tls()));

@@ -13,7 +13,7 @@
 #include "tcp_baseline.hpp"
 #include "troupe/actors/session.hpp"
 #include "troupe/actors/sim/local_cluster.hpp"
-#include "troupe/apps/cli/throwaway_credentials.hpp"
+#include "troupe/apps/deploy/throwaway_credentials.hpp"
 #include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
@@ -101,7 +101,7 @@ std::vector<std::vector<double>> measure(const std::vector<Target>& targets, con
 void transfer_bench(const BenchOptions& options) {
   // TLS, the default, and --insecure; each on the same host, as the benchmark runs (large
   // tensors through shared memory), and on the channel's socket (the path between hosts).
-  auto credentials = value_or_throw(cli::ThrowawayCredentials::create());
+  auto credentials = value_or_throw(deploy::ThrowawayCredentials::create());
   TlsOptions tls = credentials->tls();
   TcpBaseline tcp(options.self), tls_stream(options.self, tls);
   NodePair tls_same_host({}, true, tls), tls_socket({}, false, tls);

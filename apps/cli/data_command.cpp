@@ -5,7 +5,7 @@
 
 #include "troupe/apps/cli/commands.hpp"
 #include "troupe/apps/cli/exit_code.hpp"
-#include "troupe/apps/cli/fashion_mnist_records.hpp"
+#include "troupe/apps/data/fashion_mnist_records.hpp"
 #include "troupe/apps/cli/flags.hpp"
 #include "troupe/apps/cli/log_level_flag.hpp"
 

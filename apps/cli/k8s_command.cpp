@@ -1,5 +1,5 @@
-// `troupe k8s`: prints the Kubernetes manifests of a troupe job (apps/cli/kubernetes_manifests.hpp)
-// as one YAML stream for `kubectl apply -f -`.
+// `troupe k8s`: prints the Kubernetes manifests of a troupe job
+// (apps/deploy/kubernetes_manifests.hpp) as one YAML stream for `kubectl apply -f -`.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,12 +12,16 @@
 
 #include "troupe/apps/cli/commands.hpp"
 #include "troupe/apps/cli/flags.hpp"
-#include "troupe/apps/cli/kubernetes_manifests.hpp"
-#include "troupe/apps/cli/throwaway_credentials.hpp"
-#include "troupe/apps/cli/yaml.hpp"
+#include "troupe/apps/deploy/kubernetes_manifests.hpp"
+#include "troupe/apps/deploy/throwaway_credentials.hpp"
+#include "troupe/apps/deploy/yaml.hpp"
 
 namespace troupe::cli {
 namespace {
+
+using deploy::KubernetesJob;
+using deploy::ThrowawayCredentials;
+using deploy::TlsPem;
 
 int usage_error(const std::string& message) {
   std::cerr << "troupe k8s: " << message << "\n";
@@ -99,7 +103,7 @@ int k8s_command(const Args& args) {
   if (job.insecure && flags.get_bool("make_credentials")) {
     return usage_error("--insecure and --make_credentials: choose one");
   }
-  auto objects = kubernetes_manifests(job);
+  auto objects = deploy::kubernetes_manifests(job);
   if (!objects.ok()) return usage_error(objects.status().message());
   if (flags.get_bool("make_credentials")) {
     auto pem = make_credentials();
@@ -108,7 +112,7 @@ int k8s_command(const Args& args) {
       return 1;
     }
     job.credentials = std::move(pem).value();
-    objects = kubernetes_manifests(job);
+    objects = deploy::kubernetes_manifests(job);
   }
   if (job.credentials) {
     // The Secret holds a private key: a file the output is redirected to is made the owner's.
@@ -124,7 +128,7 @@ int k8s_command(const Args& args) {
   }
   std::string out = "# troupe k8s: kubectl apply -f <this file> (docs/deploy.md)\n";
   for (const auto& object : *objects)
-    out += "---\n" + to_yaml(object);
+    out += "---\n" + deploy::to_yaml(object);
   std::cout << out << std::flush;
   return 0;
 }

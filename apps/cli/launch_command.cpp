@@ -11,7 +11,7 @@
 // task is restarted with the same TF_CONFIG (same address) while it has restarts left.
 //
 // The tasks talk TLS: with the credentials in TROUPE_TLS_CERT/KEY/CA if launch has them, else
-// with throwaway ones it makes for the job (apps/cli/throwaway_credentials.hpp) and passes on in
+// with throwaway ones it makes for the job (apps/deploy/throwaway_credentials.hpp) and passes on in
 // those variables; --insecure (TROUPE_INSECURE=1 for the tasks) runs them without.
 #include <fcntl.h>
 #include <poll.h>
@@ -37,7 +37,7 @@
 #include "troupe/apps/cli/log_level_flag.hpp"
 #include "troupe/apps/cli/runtime_flags.hpp"
 #include "troupe/apps/cli/stop_signals.hpp"
-#include "troupe/apps/cli/throwaway_credentials.hpp"
+#include "troupe/apps/deploy/throwaway_credentials.hpp"
 #include "troupe/apps/training/progress_meter.hpp"
 #include "troupe/devices/device.hpp"
 #include "troupe/graph/cluster/cluster_spec.hpp"
@@ -50,6 +50,7 @@ namespace troupe::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using deploy::ThrowawayCredentials;
 
 constexpr int64_t kMaxTasks = 1000;
 constexpr int64_t kMaxGraceMs = 24 * 3600 * 1000;  // a day: no deadline arithmetic overflows

@@ -12,7 +12,7 @@
 #include "troupe/apps/cli/commands.hpp"
 #include "troupe/apps/cli/exit_code.hpp"
 #include "troupe/apps/cli/exit_now.hpp"
-#include "troupe/apps/cli/health_endpoint.hpp"
+#include "troupe/apps/cli/health_port.hpp"
 #include "troupe/apps/cli/log_level_flag.hpp"
 #include "troupe/apps/cli/runtime_flags.hpp"
 #include "troupe/apps/cli/stop_signals.hpp"

@@ -324,6 +324,20 @@ BOOST_AUTO_TEST_CASE(another_hosts_address_is_refused_with_the_reason) {
                 "assign requested address (no interface of this host has that address");
 }
 
+// --health_port (apps/cli/health_port.hpp), or the variable troupe k8s's manifests set.
+BOOST_AUTO_TEST_CASE(the_node_takes_the_health_port_flag_or_the_variable) {
+  auto bad = testing::run_process(
+      {TROUPE_CLI, "node", "--insecure", "--port=0", "--health_port=70000"}, 30000);
+  BOOST_TEST(bad.exit_code == 2, bad.out);
+  BOOST_TEST(bad.out.find("--health_port='70000' (or $TROUPE_HEALTH_PORT) is not a port") !=
+                 std::string::npos,
+             bad.out);
+  auto from_env = testing::run_process({TROUPE_CLI, "node", "--insecure", "--port=0"}, 30000,
+                                       {"TROUPE_HEALTH_PORT=x1"});
+  BOOST_TEST(from_env.exit_code == 2, from_env.out);
+  BOOST_TEST(from_env.out.find("--health_port='x1'") != std::string::npos, from_env.out);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe

@@ -16,7 +16,7 @@
 #include "apps/training/event_scalars.hpp"
 #include "free_ports.hpp"
 #include "temp_files.hpp"
-#include "troupe/apps/cli/fashion_mnist.hpp"
+#include "troupe/apps/data/fashion_mnist.hpp"
 #include "troupe/apps/training/saver.hpp"
 #include "troupe/graph/core/throwing.hpp"
 

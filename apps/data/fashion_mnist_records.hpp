@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "troupe/apps/cli/fashion_mnist.hpp"
+#include "troupe/apps/data/fashion_mnist.hpp"
 #include "troupe/graph/scope.hpp"
 
 namespace troupe {

@@ -1,4 +1,4 @@
-// Tests of Fashion-MNIST as TFRecord files (apps/cli/fashion_mnist_records.hpp): a round trip
+// Tests of Fashion-MNIST as TFRecord files (apps/data/fashion_mnist_records.hpp): a round trip
 // of a small data set through sharded files, the errors for missing or mixed shards and foreign
 // records, and, where Debian's dataset-fashion-mnist is installed, `troupe data` then `troupe
 // train --data=tfrecord:DIR` as a user runs them.
@@ -10,7 +10,7 @@
 #include "apps/child_process.hpp"
 #include "status_checks.hpp"
 #include "temp_files.hpp"
-#include "troupe/apps/cli/fashion_mnist_records.hpp"
+#include "troupe/apps/data/fashion_mnist_records.hpp"
 #include "troupe/graph/core/tfrecord.hpp"
 
 namespace troupe {

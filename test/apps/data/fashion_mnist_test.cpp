@@ -1,4 +1,4 @@
-// Tests of the Fashion-MNIST loader and the sharded batch iterator (apps/cli/fashion_mnist.hpp):
+// Tests of the Fashion-MNIST loader and the sharded batch iterator (apps/data/fashion_mnist.hpp):
 // the real files where Debian's dataset-fashion-mnist is installed, synthetic IDX files for
 // every error, and sharding and shuffling on a small in-memory data set.
 #include <unistd.h>
@@ -18,7 +18,7 @@
 
 #include "status_checks.hpp"
 #include "temp_files.hpp"
-#include "troupe/apps/cli/fashion_mnist.hpp"
+#include "troupe/apps/data/fashion_mnist.hpp"
 
 namespace troupe {
 using testing::read_file;

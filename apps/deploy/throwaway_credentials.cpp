@@ -1,5 +1,5 @@
 // ThrowawayCredentials: key and certificate made with OpenSSL's library, no `openssl` binary.
-#include "troupe/apps/cli/throwaway_credentials.hpp"
+#include "troupe/apps/deploy/throwaway_credentials.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -16,7 +16,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-namespace troupe::cli {
+namespace troupe::deploy {
 namespace {
 
 constexpr long kValidSeconds = 365L * 24 * 3600;  // longer than any job; the files go with it
@@ -124,4 +124,4 @@ TlsOptions ThrowawayCredentials::tls() const {
   return options;
 }
 
-}  // namespace troupe::cli
+}  // namespace troupe::deploy

@@ -12,8 +12,8 @@
 
 #include <string>
 
-namespace troupe::cli {
+namespace troupe::deploy {
 
 std::string to_yaml(const nlohmann::ordered_json& value);
 
-}  // namespace troupe::cli
+}  // namespace troupe::deploy

@@ -1,9 +1,9 @@
 // to_yaml: recursive block-style writer.
-#include "troupe/apps/cli/yaml.hpp"
+#include "troupe/apps/deploy/yaml.hpp"
 
 #include <regex>
 
-namespace troupe::cli {
+namespace troupe::deploy {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -78,4 +78,4 @@ std::string to_yaml(const Json& value) {
   return out;
 }
 
-}  // namespace troupe::cli
+}  // namespace troupe::deploy

@@ -1,6 +1,6 @@
-// Tests of the health endpoint Kubernetes probes (apps/cli/health_endpoint.hpp): answers
+// Tests of the health endpoint Kubernetes probes (actors/health_endpoint.hpp): answers
 // while the task's actors answer, 503 once it stops, the HTTP refusals, silent clients that
-// cannot hold it, and the flag and variable as `troupe node` takes them.
+// cannot hold it. (The flag, as `troupe node` takes it: test/apps/node_test.cpp.)
 #include <boost/test/unit_test.hpp>
 
 #include <arpa/inet.h>
@@ -11,12 +11,11 @@
 #include <chrono>
 #include <vector>
 
-#include "apps/child_process.hpp"
+#include "troupe/actors/health_endpoint.hpp"
 #include "troupe/actors/server.hpp"
-#include "troupe/apps/cli/health_endpoint.hpp"
 #include "troupe/graph/core/throwing.hpp"
 
-namespace troupe::cli {
+namespace troupe {
 namespace {
 
 int connect_to(int port) {
@@ -92,19 +91,6 @@ BOOST_AUTO_TEST_CASE(refuses_what_is_not_a_probe_and_outlasts_a_silent_client) {
   BOOST_TEST(taken.status().message().find(std::to_string(port)) != std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(the_node_takes_the_flag_or_the_variable) {
-  auto bad = testing::run_process(
-      {TROUPE_CLI, "node", "--insecure", "--port=0", "--health_port=70000"}, 30000);
-  BOOST_TEST(bad.exit_code == 2, bad.out);
-  BOOST_TEST(bad.out.find("--health_port='70000' (or $TROUPE_HEALTH_PORT) is not a port") !=
-                 std::string::npos,
-             bad.out);
-  auto from_env = testing::run_process({TROUPE_CLI, "node", "--insecure", "--port=0"}, 30000,
-                                       {"TROUPE_HEALTH_PORT=x1"});
-  BOOST_TEST(from_env.exit_code == 2, from_env.out);
-  BOOST_TEST(from_env.out.find("--health_port='x1'") != std::string::npos, from_env.out);
-}
-
 BOOST_AUTO_TEST_SUITE_END()
 
-}  // namespace troupe::cli
+}  // namespace troupe

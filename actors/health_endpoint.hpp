@@ -1,4 +1,5 @@
-// HealthEndpoint: the HTTP port Kubernetes probes a task on (`--health_port`, docs/deploy.md).
+// HealthEndpoint: the HTTP port Kubernetes probes a task on (`--health_port`, docs/deploy.md;
+// apps/cli/health_port.hpp starts it for the commands).
 //
 //   GET /healthz, GET /readyz: 200 "ok" while the task's actors answer within a second and it
 //   is not stopping (Server::check_health), else 503 with the reason. A task whose actor
@@ -15,10 +16,9 @@
 #include <string>
 #include <thread>
 
-#include "troupe/actors/server.hpp"
 #include "troupe/graph/core/status.hpp"
 
-namespace troupe::cli {
+namespace troupe {
 
 class HealthEndpoint {
  public:
@@ -44,18 +44,4 @@ class HealthEndpoint {
   std::thread thread_;
 };
 
-class FlagSet;
-
-// --health_port, whose default is $TROUPE_HEALTH_PORT (what troupe k8s's manifests set), else 0
-// (no endpoint).
-void add_health_port_flag(FlagSet& flags);
-// --health_port's value; InvalidArgument naming the flag for one that is not a port. Commands
-// check it with their other flags, before anything starts.
-StatusOr<int> health_port_of(const FlagSet& flags);
-// The endpoint on `port`, answering with the server's check_health, announced on stdout as
-// "troupe <command>: health checks at ..."; null for 0. Unavailable if the port cannot be
-// bound.
-StatusOr<std::unique_ptr<HealthEndpoint>> start_health_endpoint(int port, Server& server,
-                                                                const std::string& command);
-
-}  // namespace troupe::cli
+}  // namespace troupe

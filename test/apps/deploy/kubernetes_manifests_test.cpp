@@ -9,12 +9,12 @@
 #include <filesystem>
 
 #include "apps/child_process.hpp"
-#include "troupe/apps/cli/kubernetes_manifests.hpp"
-#include "troupe/apps/cli/yaml.hpp"
+#include "troupe/apps/deploy/kubernetes_manifests.hpp"
+#include "troupe/apps/deploy/yaml.hpp"
 #include "troupe/graph/cluster/tf_config.hpp"
 #include "troupe/graph/core/throwing.hpp"
 
-namespace troupe::cli {
+namespace troupe::deploy {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -255,4 +255,4 @@ BOOST_AUTO_TEST_CASE(the_command_prints_a_yaml_stream_and_refuses_bad_flags) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-}  // namespace troupe::cli
+}  // namespace troupe::deploy

@@ -10,7 +10,7 @@
 #include "troupe/actors/transport/tls.hpp"
 #include "troupe/graph/core/status.hpp"
 
-namespace troupe::cli {
+namespace troupe::deploy {
 
 class ThrowawayCredentials {
  public:
@@ -31,4 +31,4 @@ class ThrowawayCredentials {
   std::string directory_;
 };
 
-}  // namespace troupe::cli
+}  // namespace troupe::deploy

@@ -5,7 +5,7 @@
 // from their ordinal (the pod-index label, Kubernetes 1.28 and later). A PersistentVolumeClaim
 // (ReadWriteMany, the seeds' NFS) holds checkpoints and event files at /train_logs in every
 // task; a TensorBoard Deployment and Service read it. Each task serves its health checks on
-// `health_port` (apps/cli/health_endpoint.hpp), which its liveness and readiness probes ask. With
+// `health_port` (actors/health_endpoint.hpp), which its liveness and readiness probes ask. With
 // TLS (unless `insecure`), every task mounts the Secret NAME-tls (ca.pem, cert.pem, key.pem) at
 // /etc/troupe/tls, owner-read-only as troupe requires of a key; the Secret is one of the objects
 // when `credentials` are given, else the user creates it (docs/deploy.md).
@@ -19,7 +19,7 @@
 
 #include "troupe/graph/core/status.hpp"
 
-namespace troupe::cli {
+namespace troupe::deploy {
 
 struct TlsPem {
   std::string ca, certificate, key;  // PEM text
@@ -48,4 +48,4 @@ inline constexpr const char* kTlsPath = "/etc/troupe/tls";
 // for a bad name, namespace, count, image, port, program, size or storage class.
 StatusOr<std::vector<nlohmann::ordered_json>> kubernetes_manifests(const KubernetesJob& job);
 
-}  // namespace troupe::cli
+}  // namespace troupe::deploy

@@ -1,6 +1,6 @@
 // Fashion-MNIST as TFRecord files of Examples: writing, finding, reading back, and the tf.data
 // pipeline that trains from them.
-#include "troupe/apps/cli/fashion_mnist_records.hpp"
+#include "troupe/apps/data/fashion_mnist_records.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Fashion-MNIST: IDX files through zlib's gz* API, and the sharded, shuffled batch iterator.
-#include "troupe/apps/cli/fashion_mnist.hpp"
+#include "troupe/apps/data/fashion_mnist.hpp"
 
 #include <zlib.h>
 

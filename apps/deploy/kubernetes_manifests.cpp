@@ -1,12 +1,12 @@
 // kubernetes_manifests: the objects as JSON values, checked inputs first.
-#include "troupe/apps/cli/kubernetes_manifests.hpp"
+#include "troupe/apps/deploy/kubernetes_manifests.hpp"
 
 #include <fmt/core.h>
 #include <openssl/evp.h>
 
 #include <regex>
 
-namespace troupe::cli {
+namespace troupe::deploy {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -269,4 +269,4 @@ StatusOr<std::vector<Json>> kubernetes_manifests(const KubernetesJob& job) {
   return objects;
 }
 
-}  // namespace troupe::cli
+}  // namespace troupe::deploy
