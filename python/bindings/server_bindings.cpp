@@ -1,10 +1,12 @@
 // troupe._troupe's Server: create (one task of a cluster, listening), create_local_server,
-// join (interruptible; Ctrl-C stops the server) and stop.
+// join (interruptible; Ctrl-C stops the server) and stop; and the health endpoint a task's
+// Server serves for Kubernetes' probes when TROUPE_HEALTH_PORT names a port.
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
 #include "blocking_call.hpp"
 #include "python_errors.hpp"
+#include "troupe/actors/health_endpoint.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/devices/gpu/gpu_runtime.hpp"
 
@@ -44,6 +46,16 @@ void bind_server(py::module_& m) {
              call_interruptibly([&] { server.join(); }, [&] { server.stop(); });
            })
       .def("stop", [](Server& server) { without_gil([&] { server.stop(); }); });
+  // GET /healthz and /readyz on `port`, answered by the server's check_health until the
+  // endpoint is closed or collected (actors/health_endpoint.hpp).
+  py::class_<HealthEndpoint>(m, "HealthEndpoint")
+      .def_static("start",
+                  [](int port, std::shared_ptr<Server> server) {
+                    return check(HealthEndpoint::start(port, [server] {
+                      return server->check_health(std::chrono::milliseconds(1000));
+                    }));
+                  })
+      .def_property_readonly("port", &HealthEndpoint::port);
 }
 
 }  // namespace troupe::python

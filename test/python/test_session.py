@@ -436,3 +436,38 @@ def test_server_join_is_interrupted_by_ctrl_c(insecure):
                          timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "interrupted"
+
+
+def test_a_tasks_server_serves_health_checks_on_troupe_health_port(insecure, monkeypatch,
+                                                                    capsys):
+    """As `troupe node --health_port`: with TROUPE_HEALTH_PORT (troupe k8s's manifests set
+    it), a task's Server answers Kubernetes' probes, 200 while it runs and 503 once stopped."""
+    import urllib.error
+    import urllib.request
+    task_port, health_port = free_ports(2)
+    monkeypatch.setenv("TROUPE_HEALTH_PORT", str(health_port))
+    server = tf.train.Server({"worker": ["127.0.0.1:%d" % task_port]}, job_name="worker",
+                             task_index=0)
+    assert ("/job:worker/replica:0/task:0: health checks at http://0.0.0.0:%d/healthz"
+            % health_port) in capsys.readouterr().out
+    url = "http://127.0.0.1:%d/" % health_port
+    for path in ("healthz", "readyz"):
+        with urllib.request.urlopen(url + path, timeout=10) as answer:
+            assert (answer.status, answer.read()) == (200, b"ok\n")
+    server.stop()
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(url + "readyz", timeout=10)
+    assert refused.value.code == 503
+    assert b"is stopping" in refused.value.read()
+
+
+def test_a_bad_troupe_health_port_is_a_value_error_naming_it(insecure, monkeypatch):
+    monkeypatch.setenv("TROUPE_HEALTH_PORT", "80x")
+    port = free_ports(1)[0]
+    with pytest.raises(ValueError, match=r"TROUPE_HEALTH_PORT='80x' is not a port"):
+        tf.train.Server({"worker": ["127.0.0.1:%d" % port]}, job_name="worker", task_index=0)
+    monkeypatch.setenv("TROUPE_HEALTH_PORT", "0")  # 0: none, as the flag's default
+    server = tf.train.Server({"worker": ["127.0.0.1:%d" % port]}, job_name="worker",
+                             task_index=0)
+    assert getattr(server, "_health", None) is None
+    server.stop()

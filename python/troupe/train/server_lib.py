@@ -201,6 +201,18 @@ def _check_transport_security():
         "TROUPE_INSECURE=1 to run without TLS")
 
 
+def _health_port():
+    """TROUPE_HEALTH_PORT (troupe k8s's manifests set it): the port a task's health endpoint
+    listens on, None for none."""
+    text = os.environ.get("TROUPE_HEALTH_PORT", "")
+    if not text:
+        return None
+    if not text.isdigit() or int(text) > 65535:
+        raise ValueError("TROUPE_HEALTH_PORT=%r is not a port (expected 0..65535, 0 for none)"
+                         % text)
+    return int(text) or None
+
+
 class Server:
     """tf.train.Server(server_or_cluster_def, job_name=None, task_index=None, protocol=None,
     config=None, start=True): one task of a cluster, in this process."""
@@ -224,8 +236,14 @@ class Server:
         sd = self._server_def
         from ..session import ConfigProto
         config = (self._config or ConfigProto())._to_native()
+        port = None if getattr(self, "_loopback_only", False) else _health_port()
         self._native = _troupe.Server.create(ClusterSpec(sd.cluster)._native(), sd.job_name,
                                              sd.task_index, sd.protocol, config)
+        if port:
+            # What `troupe node --health_port` serves, for the probes of troupe k8s's manifests.
+            self._health = _troupe.HealthEndpoint.start(port, self._native)
+            print("%s: health checks at http://0.0.0.0:%d/healthz and /readyz"
+                  % (self._native.task_name, self._health.port), flush=True)
 
     def join(self):
         """Blocks until the server stops. Ctrl-C stops it and raises KeyboardInterrupt."""
