@@ -1,8 +1,8 @@
 // Datasets read from files, one file after another, each element a string scalar:
 // TFRecordDataset, TextLineDataset, FixedLengthRecordDataset (the formats of
 // devices/data/record_file.hpp). Files open when the iterator reaches them: a missing file is
-// NotFound naming it. Compression is Unimplemented. And MatchingFiles, the files a glob pattern
-// names.
+// NotFound naming it. TFRecords and text lines may be ZLIB or GZIP compressed. And MatchingFiles,
+// the files a glob pattern names.
 #include <glob.h>
 
 #include <algorithm>
@@ -95,12 +95,6 @@ class FileDatasetKernel : public DatasetOpKernel {
                               scalar_input<std::string>(ctx, 1, "compression_type"));
       auto parsed = parse_tfrecord_compression(compression);
       if (!parsed.ok()) return invalid(ctx, "{}", parsed.status().message());
-      if (format_ != RecordFormat::kTFRecord && *parsed != TFRecordCompression::kNone) {
-        return errors::Unimplemented(
-            "node '{}' ({}): compression_type '{}' of text files is not supported by troupe "
-            "(only TFRecord files are read compressed)",
-            node().name(), node().op_name(), compression);
-      }
       fixed.compression = *parsed;
     }
     return new_dataset<FileDataset>(node().name(), format_, std::move(files), fixed);

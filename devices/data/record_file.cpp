@@ -42,6 +42,9 @@ StatusOr<std::unique_ptr<RecordFile>> RecordFile::open(RecordFormat format, cons
     }
   }
   if (format == RecordFormat::kTextLine) {
+    if (layout.compression != TFRecordCompression::kNone) {
+      file->inflater_ = std::make_unique<Inflater>(layout.compression);
+    }
     std::string skipped;
     bool end = false;
     for (int64_t i = 0; i < layout.skip_header_lines && !end; ++i) {
@@ -99,17 +102,41 @@ Status RecordFile::read(std::string* record, std::string* key, bool* end) {
   return Status::OK();
 }
 
+Status RecordFile::fill() {
+  constexpr size_t kPiece = size_t{1} << 16;
+  buffer_.resize(kPiece);
+  taken_ = 0;
+  size_t got = 0;
+  if (inflater_ != nullptr) {
+    Status read = inflater_->read(file_, buffer_.data(), kPiece, &got);
+    if (!read.ok()) {
+      return errors::DataLoss("{}: text file '{}' after line {}: {}", who_, path_, count_,
+                              read.message());
+    }
+  } else {
+    got = std::fread(buffer_.data(), 1, kPiece, file_);
+    if (got < kPiece && std::ferror(file_)) {
+      return errors::DataLoss("{}: cannot read '{}': {}", who_, path_, std::strerror(errno));
+    }
+  }
+  buffer_.resize(got);
+  return Status::OK();
+}
+
 Status RecordFile::read_line(std::string* line, bool* end) {
   line->clear();
-  int c;
   bool any = false;
-  while ((c = std::getc(file_)) != EOF) {
+  for (;;) {
+    if (taken_ == buffer_.size()) {
+      TROUPE_RETURN_IF_ERROR(fill());
+      if (buffer_.empty()) break;
+    }
     any = true;
-    if (c == '\n') break;
-    line->push_back(static_cast<char>(c));
-  }
-  if (std::ferror(file_)) {
-    return errors::DataLoss("{}: cannot read '{}': {}", who_, path_, std::strerror(errno));
+    const size_t newline = buffer_.find('\n', taken_);
+    const size_t stop = newline == std::string::npos ? buffer_.size() : newline;
+    line->append(buffer_, taken_, stop - taken_);
+    taken_ = newline == std::string::npos ? stop : stop + 1;
+    if (newline != std::string::npos) break;
   }
   if (!line->empty() && line->back() == '\r') line->pop_back();
   *end = !any;

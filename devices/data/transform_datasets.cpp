@@ -12,7 +12,8 @@
 //   PaddedBatchDatasetV2  as Batch, each component padded (with its padding value) to its
 //                    padded shape, whose -1 dimensions take the batch's largest
 //   CacheDataset     the input's elements, read once: the first complete pass is kept in
-//                    memory and later passes replay it (a file name is Unimplemented)
+//                    memory and later passes replay it (with a file name, in files:
+//                    devices/data/file_cache.hpp)
 //   PrefetchDataset  a thread of its own reads up to buffer_size elements ahead
 #include <atomic>
 #include <condition_variable>
@@ -24,6 +25,7 @@
 #include "troupe/devices/cpu/array_layout.hpp"
 #include "troupe/devices/cpu/random/philox.hpp"
 #include "troupe/devices/data/dataset_kernel.hpp"
+#include "troupe/devices/data/file_cache.hpp"
 
 namespace troupe::data {
 namespace {
@@ -326,10 +328,7 @@ class CacheDatasetKernel : public DatasetOpKernel {
     TROUPE_ASSIGN_OR_RETURN(auto input, dataset_input(ctx, 0));
     TROUPE_ASSIGN_OR_RETURN(std::string filename, scalar_input<std::string>(ctx, 1, "filename"));
     if (!filename.empty()) {
-      return errors::Unimplemented(
-          "node '{}' (CacheDataset): caching to a file ('{}') is not supported by troupe; "
-          "cache() without a file name keeps the elements in memory",
-          node().name(), filename);
+      return make_file_cache_dataset(node().name(), std::move(input), std::move(filename));
     }
     return new_dataset<CacheDataset>(node().name(), std::move(input));
   }

@@ -132,10 +132,10 @@ StatusOr<std::string> tfrecord_compress(std::string_view data, TFRecordCompressi
 
 // The uncompressed stream of a ZLIB or GZIP file, read in 64 KiB pieces (gzip members one after
 // the other, as gzip concatenates them).
-class TFRecordReader::Inflater {
+class Inflater::Stream {
  public:
-  explicit Inflater(TFRecordCompression compression) : compression_(compression) {}
-  ~Inflater() {
+  explicit Stream(TFRecordCompression compression) : compression_(compression) {}
+  ~Stream() {
     if (started_) inflateEnd(&stream_);
   }
 
@@ -195,6 +195,13 @@ class TFRecordReader::Inflater {
   bool read_any_ = false;
   std::array<char, 1 << 16> input_{};
 };
+
+Inflater::Inflater(TFRecordCompression compression)
+    : stream_(std::make_unique<Stream>(compression)) {}
+Inflater::~Inflater() = default;
+Status Inflater::read(std::FILE* file, char* to, size_t want, size_t* got) {
+  return stream_->read(file, to, want, got);
+}
 
 StatusOr<TFRecordReader> TFRecordReader::open(const std::string& path, std::string_view noun,
                                               TFRecordCompression compression) {

@@ -37,6 +37,25 @@ StatusOr<TFRecordCompression> parse_tfrecord_compression(std::string_view name);
 // `data` compressed whole as a file of that compression holds it (for writers and tests).
 StatusOr<std::string> tfrecord_compress(std::string_view data, TFRecordCompression compression);
 
+// The uncompressed bytes of a ZLIB or GZIP file (gzip members one after the other, as gzip
+// concatenates them), read through `file` in 64 KiB pieces: for TFRecord files and for text
+// files TensorFlow reads compressed.
+class Inflater {
+ public:
+  explicit Inflater(TFRecordCompression compression);
+  ~Inflater();
+  Inflater(const Inflater&) = delete;
+  Inflater& operator=(const Inflater&) = delete;
+
+  // Up to `want` bytes into `to`; *got < want only at the end of the file. An error is the
+  // message of a DataLoss ("the GZIP stream is cut short"); the caller names the file.
+  Status read(std::FILE* file, char* to, size_t want, size_t* got);
+
+ private:
+  class Stream;
+  std::unique_ptr<Stream> stream_;
+};
+
 // Reads the records of one file in order, verifying both CRCs of each. Errors name the file
 // (as "<noun> '<path>'"), the record's index and its byte offset: NotFound for a missing
 // file, DataLoss for a truncated record or a CRC mismatch. Not thread-safe.
@@ -61,8 +80,6 @@ class TFRecordReader {
   uint64_t offset() const { return offset_; }
 
  private:
-  class Inflater;
-
   TFRecordReader(std::FILE* file, std::string path, std::string noun,
                  std::unique_ptr<Inflater> inflater);
   Status data_loss(std::string_view what) const;

@@ -156,10 +156,91 @@ def test_cache_replays_the_first_pass():
     assert cached[:5] == cached[5:10] == cached[10:]
     uncached = values(noisy.repeat(2))
     assert uncached[:5] != uncached[5:]
-    nxt = tf.data.Dataset.range(3).cache("/tmp/x").make_one_shot_iterator().get_next()
+
+
+# --- cache_dataset_op_test's FileCacheDatasetTest, ported ---
+
+def _cached_components(prefix, components):
+    """A cache(prefix) of from_tensor_slices of placeholders fed with `components`, read to
+    its end twice (repeat(2)) as the test does."""
+    placeholders = [tf.placeholder(tf.as_dtype(c.dtype), shape=c.shape) for c in components]
+    dataset = tf.data.Dataset.from_tensor_slices(tuple(placeholders)).cache(prefix).repeat(2)
+    iterator = dataset.make_initializable_iterator()
+    nxt = iterator.get_next()
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.UnimplementedError, match="caching to a file"):
-            sess.run(nxt)
+        sess.run(iterator.initializer, dict(zip(placeholders, components)))
+        return drain(nxt, sess)
+
+
+def test_file_cache_passes_through_then_serves_later_runs_from_its_files(tmp_path):
+    prefix = str(tmp_path / "cache")
+    components = (np.array([1, 2, 3, 4], np.int64), np.array([5, 6, 7, 8], np.int64),
+                  np.array([9.0, 10.0, 11.0, 12.0]), np.array([b"a", b"bb", b"", b"d"]))
+    rows = [tuple(c[i] for c in components) for i in range(4)]
+
+    def equal(got, want):
+        return len(got) == len(want) and all(
+            all(np.array_equal(a, b) for a, b in zip(g, w)) for g, w in zip(got, want))
+    assert equal(_cached_components(prefix, components), rows + rows)
+    assert os.path.exists(prefix + ".index") and os.path.exists(prefix + ".data")
+    assert not os.path.exists(prefix + ".lockfile")
+    # Another pipeline run over zeros with the same cache: the cached elements come out.
+    zeros = tuple(np.zeros_like(c) for c in components)
+    assert equal(_cached_components(prefix, zeros), rows + rows)
+    # A cache of other dtypes is refused, naming the file.
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"'%s.index' holds elements of \[int64, int64, float64, string\], "
+                             r"the dataset's are \[float32\]" % prefix):
+        _cached_components(prefix, (np.zeros(4, np.float32),))
+
+
+def test_file_cache_concurrent_writers_and_readers(tmp_path):
+    prefix = str(tmp_path / "cache")
+    dataset = tf.data.Dataset.range(5).cache(prefix)
+    first, second = (dataset.make_one_shot_iterator().get_next() for _ in range(2))
+    with tf.Session() as sess:
+        assert sess.run(first) == 0
+        with pytest.raises(tf.errors.AlreadyExistsError,
+                           match=r"There appears to be a concurrent caching iterator running - "
+                                 r"cache lockfile already exists \('%s.lockfile'\)" % prefix):
+            sess.run(second)
+        assert drain(first, sess) == [1, 2, 3, 4]
+    readers = [dataset.make_one_shot_iterator().get_next() for _ in range(2)]
+    with tf.Session() as sess:
+        interleaved = [sess.run(readers[i % 2]) for i in range(10)]
+        assert interleaved == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+
+
+def test_file_cache_partly_read_is_discarded(tmp_path):
+    """cleaning up cache files: a pass stopped before the end leaves no cache and no lock, so
+    the next pass writes it again."""
+    prefix = str(tmp_path / "cache")
+    for i in range(0, 7):
+        nxt = tf.data.Dataset.range(5).cache(prefix).make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            got = [sess.run(nxt) for _ in range(min(i, 5))]
+            assert got == list(range(min(i, 5)))
+            if i > 5:
+                with pytest.raises(tf.errors.OutOfRangeError):
+                    sess.run(nxt)
+        complete = os.path.exists(prefix + ".index")
+        assert complete == (i > 5), i
+        assert not os.path.exists(prefix + ".lockfile")
+    # take(k) before the cache completes it; after, it would not.
+    assert values(tf.data.Dataset.range(9).take(2).cache(str(tmp_path / "t")).repeat(2)) \
+        == [0, 1, 0, 1]
+
+
+def test_file_cache_damaged_or_unwritable_is_a_typed_error(tmp_path):
+    prefix = str(tmp_path / "cache")
+    assert values(tf.data.Dataset.range(3).cache(prefix)) == [0, 1, 2]
+    with open(prefix + ".data", "r+b") as f:
+        f.seek(20)
+        f.write(b"\xff")
+    with pytest.raises(tf.errors.DataLossError, match="dataset cache file '%s.data'" % prefix):
+        values(tf.data.Dataset.range(3).cache(prefix))
+    with pytest.raises(tf.errors.NotFoundError, match="no_such_folder"):
+        values(tf.data.Dataset.range(3).cache(str(tmp_path / "no_such_folder" / "c")))
 
 
 # --- repeat, take, skip, shard ---

@@ -1,8 +1,9 @@
-"""Compressed TFRecord files (TensorFlow 1.x's tf_record_test and reader_dataset_ops_test
-compression cases, ported): TFRecordWriter with TFRecordOptions(ZLIB or GZIP) writes a file
+"""Compressed TFRecord and text files (TensorFlow 1.x's tf_record_test and
+reader_dataset_ops_test compression cases, ported): TFRecordWriter with TFRecordOptions(ZLIB or GZIP) writes a file
 Python's own zlib and gzip read, and tf_record_iterator, TFRecordDataset(compression_type=)
 and TFRecordReader(options=) read it back; files compressed by zlib and gzip themselves read
-too; a cut or mismatched stream is DataLossError naming the file."""
+too; TextLineDataset(compression_type=) reads text files zlib and gzip compressed; a cut or
+mismatched stream is DataLossError naming the file."""
 
 import gzip
 import zlib
@@ -108,8 +109,69 @@ def test_cut_or_mismatched_streams_are_data_loss(tmp_path):
     text = tf.data.TextLineDataset(path, compression_type="GZIP") \
         .make_one_shot_iterator().get_next()
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.UnimplementedError, match="text files"):
+        with pytest.raises(tf.errors.DataLossError, match="text file '%s'.*not a valid GZIP"
+                           % path):
             sess.run(text)
+
+
+def _text_files(tmp_path, compression, crlf=False, num_files=2, num_lines=5):
+    """reader_dataset_ops_test's _createFiles: lines "<file>: <line>", CRLF or LF, each file
+    compressed by Python's zlib or gzip (or not)."""
+    files, expected = [], []
+    for i in range(num_files):
+        lines = [("%d: %d" % (i, j)).encode() for j in range(num_lines)]
+        expected += lines
+        data = (b"\r\n" if crlf else b"\n").join(lines) + (b"\r\n" if crlf and i == 0 else b"")
+        if compression == "ZLIB":
+            data = zlib.compress(data)
+        elif compression == "GZIP":
+            data = gzip.compress(data)
+        path = str(tmp_path / ("text.%d.txt" % i))
+        with open(path, "wb") as f:
+            f.write(data)
+        files.append(path)
+    return files, expected
+
+
+@pytest.mark.parametrize("compression", ["", "ZLIB", "GZIP"])
+@pytest.mark.parametrize("crlf", [False, True], ids=["lf", "crlf"])
+def test_text_line_dataset_reads_compressed_files(tmp_path, compression, crlf):
+    files, expected = _text_files(tmp_path, compression, crlf)
+    filenames = tf.placeholder(tf.string, shape=[None])
+    num_epochs = tf.placeholder(tf.int64, shape=[])
+    iterator = tf.data.TextLineDataset(filenames, compression_type=compression) \
+        .repeat(num_epochs).make_initializable_iterator()
+    nxt = iterator.get_next()
+    with tf.Session() as sess:
+        for files_now, lines in ((files[:1], expected[:5]), (files[1:], expected[5:]),
+                                 (files, expected + expected)):
+            sess.run(iterator.initializer, {filenames: files_now,
+                                            num_epochs: 2 if len(files_now) == 2 else 1})
+            assert [sess.run(nxt) for _ in lines] == lines
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(nxt)
+
+
+def test_long_compressed_text_files_and_lines_across_pieces(tmp_path):
+    """Lines longer than a 64 KiB piece, and more pieces than one, in gzip members."""
+    lines = [b"x" * 70000, b"", b"short"] + [b"%06d" % i for i in range(20000)]
+    data = b"\n".join(lines) + b"\n"
+    path = str(tmp_path / "long.txt.gz")
+    with open(path, "wb") as f:
+        f.write(gzip.compress(data[:1000]) + gzip.compress(data[1000:]))
+    nxt = tf.data.TextLineDataset(path, compression_type="GZIP").batch(30000) \
+        .make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert list(sess.run(nxt)) == lines
+    cut = str(tmp_path / "cut.txt.gz")
+    with open(cut, "wb") as f:
+        f.write(gzip.compress(data)[:5000])
+    nxt = tf.data.TextLineDataset(cut, compression_type="GZIP") \
+        .make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.DataLossError, match="text file '%s'.*cut short" % cut):
+            while True:
+                sess.run(nxt)
 
 
 def test_many_small_gzip_members_and_a_writer_never_closed(tmp_path):
