@@ -257,6 +257,83 @@ class ParseExampleKernel : public OpKernel {
   std::vector<PartialShape> dense_shapes_;
 };
 
+// TensorFlow's numbers (strings::safe_strto32/64, safe_strtof/d): white space around them
+// (isspace), integers with an optional '-'; reals with an optional sign, "inf" and "nan" in
+// any case, hexadecimal integers ("0x1A"), shorter than 32 characters, infinite (or 0)
+// beyond the type's range.
+std::string_view trimmed(std::string_view text) {
+  auto space = [](char ch) {
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\v' || ch == '\f' || ch == '\r';
+  };
+  while (!text.empty() && space(text.front()))
+    text.remove_prefix(1);
+  while (!text.empty() && space(text.back()))
+    text.remove_suffix(1);
+  return text;
+}
+
+template <class T>
+bool parse_integer(std::string_view text, T& value) {
+  text = trimmed(text);
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return !text.empty() && error == std::errc() && end == text.data() + text.size();
+}
+
+template <class T>
+bool parse_real(std::string_view field, T& value) {
+  constexpr size_t kLongest = 31;  // TensorFlow's conversion buffer holds 32 bytes
+  if (field.size() > kLongest) return false;
+  std::string_view text = trimmed(field);
+  bool negative = false;
+  if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
+    negative = text[0] == '-';
+    text.remove_prefix(1);
+  }
+  if (text.empty()) return false;
+  auto lower = [](std::string_view t) {  // ASCII only, whatever the locale
+    std::string out(t);
+    for (char& ch : out)
+      if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+    return out;
+  };
+  std::string word = lower(text.substr(0, 3));
+  if (word == "inf" || word == "nan") {
+    if (text.size() != 3) return false;  // not "infinity" or "nan(...)"
+    value =
+        word == "inf" ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::quiet_NaN();
+    if (negative) value = -value;
+    return true;
+  }
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    double whole = 0;
+    for (char ch : text.substr(2)) {
+      int digit = ch >= '0' && ch <= '9'   ? ch - '0'
+                  : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                  : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                           : -1;
+      if (digit < 0) return false;
+      whole = whole * 16 + digit;
+    }
+    value = static_cast<T>(negative ? -whole : whole);
+    return true;
+  }
+  if (text[0] == '+' || text[0] == '-') return false;  // one sign
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (end != text.data() + text.size()) return false;
+  if (error == std::errc::result_out_of_range) {  // infinite or 0, of T's range
+    std::string copy(text);
+    if constexpr (std::is_same_v<T, float>) {
+      value = std::strtof(copy.c_str(), nullptr);
+    } else {
+      value = std::strtod(copy.c_str(), nullptr);
+    }
+  } else if (error != std::errc()) {
+    return false;
+  }
+  if (negative) value = -value;
+  return true;
+}
+
 // DecodeCSV as TensorFlow 1.x parses: RFC 4180 fields, quotes doubled inside a quoted field
 // (unless use_quote_delim is false), line breaks skipped at a field's start; with select_cols,
 // parsing stops after the last selected column. Numbers may have spaces around them.
@@ -401,83 +478,6 @@ class DecodeCSVKernel : public OpKernel {
     return parsed;
   }
 
-  // TensorFlow's numbers (strings::safe_strto32/64, safe_strtof/d): white space around them
-  // (isspace), integers with an optional '-'; reals with an optional sign, "inf" and "nan" in
-  // any case, hexadecimal integers ("0x1A"), shorter than 32 characters, infinite (or 0)
-  // beyond the type's range.
-  static std::string_view trimmed(std::string_view text) {
-    auto space = [](char ch) {
-      return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\v' || ch == '\f' || ch == '\r';
-    };
-    while (!text.empty() && space(text.front()))
-      text.remove_prefix(1);
-    while (!text.empty() && space(text.back()))
-      text.remove_suffix(1);
-    return text;
-  }
-
-  template <class T>
-  static bool parse_integer(std::string_view text, T& value) {
-    text = trimmed(text);
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    return !text.empty() && error == std::errc() && end == text.data() + text.size();
-  }
-
-  template <class T>
-  static bool parse_real(std::string_view field, T& value) {
-    constexpr size_t kLongest = 31;  // TensorFlow's conversion buffer holds 32 bytes
-    if (field.size() > kLongest) return false;
-    std::string_view text = trimmed(field);
-    bool negative = false;
-    if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
-      negative = text[0] == '-';
-      text.remove_prefix(1);
-    }
-    if (text.empty()) return false;
-    auto lower = [](std::string_view t) {  // ASCII only, whatever the locale
-      std::string out(t);
-      for (char& ch : out)
-        if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-      return out;
-    };
-    std::string word = lower(text.substr(0, 3));
-    if (word == "inf" || word == "nan") {
-      if (text.size() != 3) return false;  // not "infinity" or "nan(...)"
-      value =
-          word == "inf" ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::quiet_NaN();
-      if (negative) value = -value;
-      return true;
-    }
-    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-      double whole = 0;
-      for (char ch : text.substr(2)) {
-        int digit = ch >= '0' && ch <= '9'   ? ch - '0'
-                    : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-                    : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
-                                             : -1;
-        if (digit < 0) return false;
-        whole = whole * 16 + digit;
-      }
-      value = static_cast<T>(negative ? -whole : whole);
-      return true;
-    }
-    if (text[0] == '+' || text[0] == '-') return false;  // one sign
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (end != text.data() + text.size()) return false;
-    if (error == std::errc::result_out_of_range) {  // infinite or 0, of T's range
-      std::string copy(text);
-      if constexpr (std::is_same_v<T, float>) {
-        value = std::strtof(copy.c_str(), nullptr);
-      } else {
-        value = std::strtod(copy.c_str(), nullptr);
-      }
-    } else if (error != std::errc()) {
-      return false;
-    }
-    if (negative) value = -value;
-    return true;
-  }
-
   std::vector<DataType> types_;
   char delim_;
   bool use_quote_delim_;
@@ -594,9 +594,56 @@ class DecodeRawKernel : public OpKernel {
 
 }  // namespace
 
+// StringToNumber: each string as a number of out_type, read as TensorFlow reads numbers
+// (above); one that is not is TensorFlow's InvalidArgument naming it.
+class StringToNumberKernel : public OpKernel {
+ public:
+  explicit StringToNumberKernel(const OpKernelConstruction& c)
+      : OpKernel(c), type_(c.attr<DataType>("out_type")) {}
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& in = ctx.input(0);
+    if (in.dtype() != DataType::kString) {
+      return ctx.fail_invalid("string_tensor must be a string tensor, got {}",
+                              dtype_name(in.dtype()));
+    }
+    Tensor out(type_, in.shape());
+    auto strings = in.flat<std::string>();
+    for (int64_t i = 0; i < in.num_elements(); ++i) {
+      bool parsed = false;
+      switch (type_) {
+        case DataType::kInt32:
+          parsed = parse_integer(strings[i], out.data<int32_t>()[i]);
+          break;
+        case DataType::kInt64:
+          parsed = parse_integer(strings[i], out.data<int64_t>()[i]);
+          break;
+        case DataType::kFloat:
+          parsed = parse_real(strings[i], out.data<float>()[i]);
+          break;
+        case DataType::kDouble:
+          parsed = parse_real(strings[i], out.data<double>()[i]);
+          break;
+        default:
+          return ctx.fail_invalid("out_type must be float32, float64, int32 or int64, got {}",
+                                  dtype_name(type_));
+      }
+      if (!parsed) {
+        return ctx.fail_invalid("StringToNumberOp could not correctly convert string: {}",
+                                strings[i]);
+      }
+    }
+    ctx.set_output(0, std::move(out));
+  }
+
+ private:
+  DataType type_;
+};
+
 void register_parsing_kernels(KernelRegistry& r) {
   must_add_kernel(r, "ParseExample", kCpu, simple_kernel<ParseExampleKernel>());
   must_add_kernel(r, "DecodeCSV", kCpu, simple_kernel<DecodeCSVKernel>());
+  must_add_kernel(r, "StringToNumber", kCpu, simple_kernel<StringToNumberKernel>());
   must_add_kernel(r, "StringSplit", kCpu, simple_kernel<StringSplitKernel>());
   must_add_kernel(r, "DecodeRaw", kCpu,
                   [](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {

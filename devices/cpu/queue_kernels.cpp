@@ -4,7 +4,8 @@
 // from a queue: TFRecordReader, TextLineReader, FixedLengthRecordReader, WholeFileReader (a
 // reader: its current file and counts, devices/data/record_file.hpp), ReaderRead (the next
 // record, taking the next file name from the queue when a file ends; the queue's OutOfRange
-// once it is closed and empty), ReaderNumRecordsProduced, ReaderNumWorkUnitsCompleted,
+// once it is closed and empty), ReaderReadUpTo (up to num_records of one file, as TensorFlow's
+// ReaderBase::ReadUpTo), ReaderNumRecordsProduced, ReaderNumWorkUnitsCompleted,
 // ReaderReset.
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/data/record_file.hpp"
@@ -549,6 +550,17 @@ ReaderResource* reader_input(OpKernelContext& ctx) {
   return reader;
 }
 
+// What one read collects: up to `want` records (ReaderRead: one, output as scalars).
+struct ReadBatch {
+  int64_t want = 1;
+  bool scalars = true;
+  std::vector<std::string> keys, values;
+};
+
+// ReaderRead (kUpTo false) and ReaderReadUpTo: records from the reader's file, taking file names
+// from the queue as files end. ReaderReadUpTo, as TensorFlow's ReaderBase::ReadUpTo, returns
+// fewer than num_records when a file ends after at least one record of this call.
+template <bool kUpTo>
 class ReaderReadKernel : public AsyncOpKernel {
  public:
   using AsyncOpKernel::AsyncOpKernel;
@@ -561,24 +573,59 @@ class ReaderReadKernel : public AsyncOpKernel {
       ctx.fail_invalid("input 1 is {}, not a queue", ctx.input_ref_ptr(1)->debug_name());
       return done();
     }
+    auto batch = std::make_shared<ReadBatch>();
+    if constexpr (kUpTo) {
+      const Tensor& count = ctx.input(2);
+      if (count.dtype() != DataType::kInt64 || count.rank() != 0) {
+        ctx.fail_invalid("num_records must be an int64 scalar, got {} of shape {}",
+                         dtype_name(count.dtype()), count.shape().to_string());
+        return done();
+      }
+      batch->want = count.scalar<int64_t>();
+      batch->scalars = false;
+      if (batch->want < 0) {
+        ctx.fail_invalid("num_records must be >= 0, got {}", batch->want);
+        return done();
+      }
+      if (batch->want == 0) return finish(ctx, *batch, std::move(done));
+    }
     std::shared_ptr<Resource> reader_ref = ctx.input_ref_ptr(0), queue_ref = ctx.input_ref_ptr(1);
     if (!reader->reading) {
       reader->reading = true;
       // Whatever ends this read hands the reader to the next one.
-      return read_next(ctx, reader_ref, queue_ref, [reader_ref, done = std::move(done)] {
+      return read_next(ctx, reader_ref, queue_ref, batch, [reader_ref, done = std::move(done)] {
         static_cast<ReaderResource&>(*reader_ref).release();
         done();
       });
     }
-    wait_for_turn(ctx, *reader, reader_ref, queue_ref, std::move(done));
+    wait_for_turn(ctx, *reader, reader_ref, queue_ref, batch, std::move(done));
   }
 
  private:
+  // The records read into ctx's outputs.
+  static void finish(OpKernelContext& ctx, ReadBatch& batch, DoneCallback done) {
+    if (batch.scalars) {
+      ctx.set_output(0, Tensor(std::move(batch.keys[0])));
+      ctx.set_output(1, Tensor(std::move(batch.values[0])));
+      return done();
+    }
+    const int64_t n = static_cast<int64_t>(batch.keys.size());
+    Tensor keys(DataType::kString, TensorShape({n})), values(DataType::kString, TensorShape({n}));
+    for (int64_t i = 0; i < n; ++i) {
+      keys.flat<std::string>()[i] = std::move(batch.keys[i]);
+      values.flat<std::string>()[i] = std::move(batch.values[i]);
+    }
+    ctx.set_output(0, std::move(keys));
+    ctx.set_output(1, std::move(values));
+    done();
+  }
+
   // Waits for the read in progress (and those before this one), then reads; a cancelled step
   // stops waiting.
   static void wait_for_turn(OpKernelContext& ctx, ReaderResource& reader,
                             std::shared_ptr<Resource> reader_ref,
-                            std::shared_ptr<Resource> queue_ref, DoneCallback done) {
+                            std::shared_ptr<Resource> queue_ref, std::shared_ptr<ReadBatch> batch,
+                            DoneCallback done) {
     CancellationManager& cancellation = ctx.step().cancellation;
     if (cancellation.is_cancelled()) {
       ctx.set_status(cancellation.reason());
@@ -590,7 +637,7 @@ class ReaderReadKernel : public AsyncOpKernel {
     auto schedule = ctx.step().schedule;
     // The entry holds the reader weakly: the reader holds the entry.
     std::weak_ptr<Resource> weak_reader = reader_ref;
-    reader.waiting.emplace(id, [&ctx, &cancellation, token, weak_reader, queue_ref, schedule,
+    reader.waiting.emplace(id, [&ctx, &cancellation, token, weak_reader, queue_ref, schedule, batch,
                                 done](const Status& status) {
       if (*token != CancellationManager::kAlreadyCancelled) cancellation.deregister(*token);
       std::shared_ptr<Resource> reader_ref = weak_reader.lock();
@@ -599,8 +646,8 @@ class ReaderReadKernel : public AsyncOpKernel {
         return done();
       }
       // Its turn (the reader is already marked as reading for it): on its own step's work.
-      schedule([&ctx, reader_ref, queue_ref, done] {
-        read_next(ctx, reader_ref, queue_ref, [reader_ref, done] {
+      schedule([&ctx, reader_ref, queue_ref, batch, done] {
+        read_next(ctx, reader_ref, queue_ref, batch, [reader_ref, done] {
           static_cast<ReaderResource&>(*reader_ref).release();
           done();
         });
@@ -616,10 +663,11 @@ class ReaderReadKernel : public AsyncOpKernel {
     });
   }
 
-  // The next record into ctx's outputs, taking file names from the queue as files end; calls
-  // `done` once.
+  // The batch's records into ctx's outputs, taking file names from the queue as files end;
+  // calls `done` once.
   static void read_next(OpKernelContext& ctx, std::shared_ptr<Resource> reader_ref,
-                        std::shared_ptr<Resource> queue_ref, DoneCallback done) {
+                        std::shared_ptr<Resource> queue_ref, std::shared_ptr<ReadBatch> batch,
+                        DoneCallback done) {
     auto& reader = static_cast<ReaderResource&>(*reader_ref);
     auto& queue = static_cast<TupleQueue&>(*queue_ref);
     while (reader.file != nullptr) {
@@ -631,13 +679,17 @@ class ReaderReadKernel : public AsyncOpKernel {
         return done();
       }
       if (!end) {
-        ctx.set_output(0, Tensor(key));
-        ctx.set_output(1, Tensor(record));
+        batch->keys.push_back(std::move(key));
+        batch->values.push_back(std::move(record));
         ++reader.produced;
-        return done();
+        if (static_cast<int64_t>(batch->keys.size()) == batch->want) {
+          return finish(ctx, *batch, std::move(done));
+        }
+        continue;
       }
       reader.file.reset();
       ++reader.completed;
+      if (!batch->keys.empty()) return finish(ctx, *batch, std::move(done));
     }
     auto schedule = ctx.step().schedule;
     wait_cancellably(
@@ -649,12 +701,13 @@ class ReaderReadKernel : public AsyncOpKernel {
                 finish(status.ok() ? reader.open(work[0]) : status);
               });
         },
-        [&ctx, reader_ref, queue_ref, done, schedule]() {
+        [&ctx, reader_ref, queue_ref, batch, done, schedule]() {
           if (!ctx.ok()) return done();
           // The new file's first record, on the step's work (not deeper in this stack: a run
           // of empty files would nest).
-          schedule(
-              [&ctx, reader_ref, queue_ref, done] { read_next(ctx, reader_ref, queue_ref, done); });
+          schedule([&ctx, reader_ref, queue_ref, batch, done] {
+            read_next(ctx, reader_ref, queue_ref, batch, done);
+          });
         });
   }
 };
@@ -690,7 +743,8 @@ void register_queue_kernels(KernelRegistry& r) {
                   simple_kernel<ReaderKernel<RecordFormat::kFixedLength>>());
   must_add_kernel(r, "WholeFileReader", kCpu,
                   simple_kernel<ReaderKernel<RecordFormat::kWholeFile>>());
-  must_add_kernel(r, "ReaderRead", kCpu, simple_kernel<ReaderReadKernel>());
+  must_add_kernel(r, "ReaderRead", kCpu, simple_kernel<ReaderReadKernel<false>>());
+  must_add_kernel(r, "ReaderReadUpTo", kCpu, simple_kernel<ReaderReadKernel<true>>());
   must_add_kernel(r, "ReaderNumRecordsProduced", kCpu, simple_kernel<ReaderCountKernel<true>>());
   must_add_kernel(r, "ReaderNumWorkUnitsCompleted", kCpu,
                   simple_kernel<ReaderCountKernel<false>>());

@@ -177,6 +177,18 @@ void register_data_flow_ops(OpRegistry& r) {
                          c.set_output(1, PartialShape::scalar());
                          return Status::OK();
                        }));
+  must_register(r, OpDefBuilder("ReaderReadUpTo")
+                       .input("reader_handle: Ref(string)")
+                       .input("queue_handle: Ref(string)")
+                       .input("num_records: int64")
+                       .output("keys: string")
+                       .output("values: string")
+                       .stateful()
+                       .shape_fn([](InferenceContext& c) -> Status {
+                         c.set_output(0, PartialShape({-1}));
+                         c.set_output(1, PartialShape({-1}));
+                         return Status::OK();
+                       }));
   must_register(r, OpDefBuilder("ReaderNumRecordsProduced")
                        .input("reader_handle: Ref(string)")
                        .output("records_produced: int64")

@@ -130,6 +130,11 @@ void register_parsing_ops(OpRegistry& r) {
                        .attr("na_value: string = \"\"")
                        .attr("select_cols: list(int) = []")
                        .shape_fn(decode_csv_shape));
+  must_register(r, OpDefBuilder("StringToNumber")
+                       .input("string_tensor: string")
+                       .output("output: out_type")
+                       .attr("out_type: type = float32")
+                       .shape_fn(shapes::unchanged));
   must_register(r, OpDefBuilder("ParseExample")
                        .input("serialized: string")
                        .input("names: string")

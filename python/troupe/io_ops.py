@@ -19,6 +19,7 @@ def matching_files(pattern, name=None):
 # --- the queue readers ---
 
 ReaderReadResult = collections.namedtuple("ReaderRead", ["key", "value"])
+ReaderReadUpToResult = collections.namedtuple("ReaderReadUpTo", ["keys", "values"])
 
 class ReaderBase:
     """tf.ReaderBase: a reader that takes file names from a queue and returns their records one
@@ -67,8 +68,13 @@ class ReaderBase:
                           graph=self._graph)
 
     def read_up_to(self, queue, num_records, name=None):
-        raise NotImplementedError("%s.read_up_to is not supported by troupe yet: read() one "
-                                  "record at a time, or use tf.data" % type(self).__name__)
+        """Up to `num_records` records: (keys, values), string vectors. As TensorFlow's, a call
+        returns fewer when the current file ends after at least one record; OutOfRangeError
+        once the queue is closed and empty."""
+        count = convert_to_tensor(num_records, dtype=_dtypes.int64, name="num_records")
+        op = _ops._make("ReaderReadUpTo", [self._reader_ref, self._queue_ref(queue), count],
+                        name=name or "ReaderReadUpTo", graph=self._graph)
+        return ReaderReadUpToResult(op.outputs[0], op.outputs[1])
 
     def serialize_state(self, name=None):
         raise NotImplementedError("%s does not support serializing its state"

@@ -328,3 +328,20 @@ def decode_raw(bytes, out_type, little_endian=True, name=None):  # noqa: A002 - 
                       {"out_type": out_type.as_datatype_enum,
                        "little_endian": bool(little_endian)},
                       name=name or "DecodeRaw").outputs[0]
+
+
+def string_to_number(string_tensor, out_type=_dtypes.float32, name=None):
+    """Each string as a number of `out_type` (TensorFlow's StringToNumber): white space around
+    it allowed, reals also as "inf", "nan" or hexadecimal; a string that is not a number is
+    InvalidArgumentError "StringToNumberOp could not correctly convert string: ..."."""
+    out_type = _dtypes.as_dtype(out_type)
+    if out_type not in (_dtypes.float32, _dtypes.float64, _dtypes.int32, _dtypes.int64):
+        raise TypeError("Value passed to parameter 'out_type' has DataType %s not in list of "
+                        "allowed values: float32, float64, int32, int64" % out_type.name)
+    if not isinstance(string_tensor, Tensor):
+        string_tensor = convert_to_tensor(string_tensor, dtype=_dtypes.string)
+    if string_tensor.dtype != _dtypes.string:
+        raise TypeError("Input 'string_tensor' of 'StringToNumber' Op has type %s that does not "
+                        "match expected type of string." % string_tensor.dtype.name)
+    return _ops._make("StringToNumber", [string_tensor], {"out_type": out_type.as_datatype_enum},
+                      name=name or "StringToNumber").outputs[0]

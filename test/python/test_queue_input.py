@@ -454,6 +454,52 @@ class ReaderTest(tf.test.TestCase):
             sess.run(reader.reset())
             self.assertEqual(0, sess.run(reader.num_records_produced()))
 
+    def test_read_up_to_reads_every_record_in_batches_that_end_with_their_file(self):
+        # reader_ops_test's TFRecordReaderTest.testReadUpTo, with the batches TensorFlow's
+        # ReaderBase::ReadUpTo makes: up to batch_size, fewer where a file ends.
+        paths = self._write_tfrecords(["a.tfrecord", "b.tfrecord"], 7)
+        with self.test_session() as sess:
+            reader = tf.TFRecordReader(name="test_reader")
+            queue = tf.FIFOQueue(99, [tf.string], shapes=())
+            keys, values = reader.read_up_to(queue, 3)
+            self.assertEqual([None], keys.shape.as_list())
+            sess.run(queue.enqueue_many([paths]))
+            sess.run(queue.close())
+            got = []
+            while True:
+                try:
+                    got.append(sess.run([keys, values]))
+                except tf.errors.OutOfRangeError:
+                    break
+            self.assertEqual([3, 3, 1, 3, 3, 1], [len(k) for k, _ in got])
+            self.assertEqual([b"Record %d of file %d" % (j, i) for i in range(2) for j in range(7)],
+                             [v for _, vs in got for v in vs])
+            self.assertTrue(all(k.startswith(paths[0].encode() + b":") for k in got[0][0]))
+            self.assertEqual(14, sess.run(reader.num_records_produced()))
+            self.assertEqual(2, sess.run(reader.num_work_units_completed()))
+            # 0 records: empty vectors at once; fewer is InvalidArgument.
+            self.assertEqual(0, len(sess.run(reader.read_up_to(queue, 0).keys)))
+            with self.assertRaisesRegex(tf.errors.InvalidArgumentError,
+                                        "num_records must be >= 0, got -1"):
+                sess.run(reader.read_up_to(queue, -1))
+
+    def test_read_up_to_of_text_lines_feeds_a_batch(self):
+        path = self.get_temp_dir() + "/many.txt"
+        with open(path, "wb") as f:
+            f.write(b"".join(b"%d\n" % i for i in range(10)))
+        with self.test_session() as sess:
+            queue = tf.train.string_input_producer([path], num_epochs=1, shuffle=False)
+            _, lines = tf.TextLineReader().read_up_to(queue, 4)
+            numbers = tf.train.batch([tf.string_to_number(lines, tf.int32)], batch_size=5,
+                                     enqueue_many=True, allow_smaller_final_batch=True)
+            sess.run(tf.local_variables_initializer())
+            coord, threads = _run_threads(sess)
+            self.assertEqual([[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]],
+                             [list(sess.run(numbers)) for _ in range(2)])
+            with self.assertRaises(tf.errors.OutOfRangeError):
+                sess.run(numbers)
+            _stop(coord, threads)
+
     def test_text_line_reader_skips_header_lines(self):
         path = self.get_temp_dir() + "/lines.txt"
         with open(path, "wb") as f:
