@@ -142,4 +142,50 @@ StatusOr<std::map<std::string, ExampleFeature, std::less<>>> decode_example(
   return features;
 }
 
+StatusOr<std::optional<std::vector<std::string_view>>> decode_feature_list(
+    std::string_view serialized, std::string_view key, const std::string& what) {
+  std::optional<std::vector<std::string_view>> found;
+  // Each length-delimited field `number` of `message`, in order.
+  auto each = [&what](std::string_view message, uint32_t number, auto&& visit) -> Status {
+    ProtoReader r(message, what);
+    while (!r.done()) {
+      uint32_t field, type;
+      TROUPE_RETURN_IF_ERROR(r.read_key(&field, &type));
+      if (field != number) {
+        TROUPE_RETURN_IF_ERROR(r.skip(type));
+        continue;
+      }
+      TROUPE_RETURN_IF_ERROR(r.expect(field, type, kLengthDelimited));
+      std::string_view bytes;
+      TROUPE_RETURN_IF_ERROR(r.read_bytes(&bytes));
+      TROUPE_RETURN_IF_ERROR(visit(bytes));
+    }
+    return Status::OK();
+  };
+  TROUPE_RETURN_IF_ERROR(each(serialized, 2, [&](std::string_view lists) {
+    return each(lists, 1, [&](std::string_view entry) -> Status {
+      std::string_view entry_key;
+      std::vector<std::string_view> steps;
+      bool has_value = false;
+      TROUPE_RETURN_IF_ERROR(each(entry, 1, [&](std::string_view k) {
+        entry_key = k;
+        return Status::OK();
+      }));
+      TROUPE_RETURN_IF_ERROR(each(entry, 2, [&](std::string_view list) {
+        has_value = true;
+        steps.clear();  // the last value of the entry wins
+        return each(list, 1, [&](std::string_view feature) {
+          steps.push_back(feature);
+          return Status::OK();
+        });
+      }));
+      if (entry_key == key) {
+        found = has_value ? std::move(steps) : std::vector<std::string_view>{};
+      }
+      return Status::OK();
+    });
+  }));
+  return found;
+}
+
 }  // namespace troupe

@@ -6,10 +6,14 @@
 //                           Int64List int64_list = 3; } }
 //   BytesList { repeated bytes value = 1; }  FloatList { repeated float value = 1; }
 //   Int64List { repeated int64 value = 1; }  (numbers packed or not, as protobuf allows)
+//   SequenceExample { Features context = 1; FeatureLists feature_lists = 2; }
+//   FeatureLists { map<string, FeatureList> feature_list = 1; }   FeatureList { repeated Feature
+//   feature = 1; }  (a SequenceExample read as an Example gives its context)
 // The field numbers are those of tensorflow/core/example/{example,feature}.proto.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,5 +36,11 @@ struct ExampleFeature {
 // protobuf's maps). DataLoss naming `what` and the offset for bytes that are not an Example.
 StatusOr<std::map<std::string, ExampleFeature, std::less<>>> decode_example(
     std::string_view serialized, const std::string& what);
+
+// The steps of feature_lists[key] of a serialized SequenceExample, each the bytes of one
+// Feature message; nullopt when it has no list of that key (a key given twice: the last wins).
+// DataLoss naming `what` and the offset for bytes that are not a SequenceExample.
+StatusOr<std::optional<std::vector<std::string_view>>> decode_feature_list(
+    std::string_view serialized, std::string_view key, const std::string& what);
 
 }  // namespace troupe

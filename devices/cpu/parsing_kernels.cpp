@@ -1,8 +1,9 @@
 // CPU kernels that parse records: ParseExample (tf.train.Example protos, decoded by
-// example_proto.hpp, into dense tensors and sparse components), DecodeCSV (CSV records into
-// columns), StringSplit (text into tokens) and DecodeRaw (the bytes of equal-length strings as
-// numbers). Bad input is InvalidArgument naming the node and, where TensorFlow's messages do,
-// the record's index and the feature or field.
+// example_proto.hpp, into dense tensors and sparse components), SequenceExampleFeatureList (a
+// SequenceExample's feature list as Examples for ParseExample), DecodeCSV (CSV records into
+// columns), StringToNumber, StringSplit (text into tokens) and DecodeRaw (the bytes of
+// equal-length strings as numbers). Bad input is InvalidArgument naming the node and, where
+// TensorFlow's messages do, the record's index and the feature or field.
 #include <algorithm>
 #include <bit>
 #include <charconv>
@@ -14,6 +15,7 @@
 
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/cpu/example_proto.hpp"
+#include "troupe/graph/core/protobuf_wire.hpp"
 
 namespace troupe {
 namespace {
@@ -640,10 +642,65 @@ class StringToNumberKernel : public OpKernel {
   DataType type_;
 };
 
+// SequenceExampleFeatureList: the steps of one feature list of a SequenceExample, each as a
+// serialized Example {feature_list_key: the step's Feature}, so that ParseExample parses them
+// as a batch: FixedLenFeature(shape) gives [steps] + shape, VarLenFeature [steps, longest]
+// (python/troupe/parsing_ops.py, parse_single_sequence_example). A missing list is no steps,
+// or, `required`, TensorFlow's InvalidArgument naming it.
+class SequenceExampleFeatureListKernel : public OpKernel {
+ public:
+  explicit SequenceExampleFeatureListKernel(const OpKernelConstruction& c)
+      : OpKernel(c),
+        key_(c.attr<std::string>("feature_list_key")),
+        required_(c.attr<bool>("required")) {}
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& serialized = ctx.input(0);
+    const Tensor& debug_name = ctx.input(1);
+    if (serialized.rank() != 0 || debug_name.rank() != 0) {
+      return ctx.fail_invalid("serialized and debug_name must be scalars, got shapes {} and {}",
+                              serialized.shape().to_string(), debug_name.shape().to_string());
+    }
+    const std::string& name = debug_name.scalar<std::string>();
+    const std::string what = name.empty() ? "<unknown>" : name;
+    auto steps = decode_feature_list(serialized.scalar<std::string>(), key_, what);
+    if (!steps.ok()) {
+      return ctx.fail_invalid("Could not parse example input, value of {} as a SequenceExample: {}",
+                              what, steps.status().message());
+    }
+    if (!steps->has_value() && required_) {
+      return ctx.fail_invalid(
+          "Name: {}, Feature list '{}' is required but could not be found.  Did you mean to "
+          "include it in feature_list_dense_missing_assumed_empty or "
+          "feature_list_dense_defaults?",
+          what, key_);
+    }
+    const std::vector<std::string_view> none;
+    const std::vector<std::string_view>& features = steps->has_value() ? **steps : none;
+    Tensor out(DataType::kString, TensorShape({static_cast<int64_t>(features.size())}));
+    for (size_t i = 0; i < features.size(); ++i) {
+      std::string entry, map;
+      proto::put_bytes(entry, 1, key_);
+      proto::put_bytes(entry, 2, features[i]);
+      proto::put_bytes(map, 1, entry);
+      std::string example;
+      proto::put_bytes(example, 1, map);
+      out.flat<std::string>()[i] = std::move(example);
+    }
+    ctx.set_output(0, std::move(out));
+  }
+
+ private:
+  std::string key_;
+  bool required_;
+};
+
 void register_parsing_kernels(KernelRegistry& r) {
   must_add_kernel(r, "ParseExample", kCpu, simple_kernel<ParseExampleKernel>());
   must_add_kernel(r, "DecodeCSV", kCpu, simple_kernel<DecodeCSVKernel>());
   must_add_kernel(r, "StringToNumber", kCpu, simple_kernel<StringToNumberKernel>());
+  must_add_kernel(r, "SequenceExampleFeatureList", kCpu,
+                  simple_kernel<SequenceExampleFeatureListKernel>());
   must_add_kernel(r, "StringSplit", kCpu, simple_kernel<StringSplitKernel>());
   must_add_kernel(r, "DecodeRaw", kCpu,
                   [](const OpKernelConstruction& c) -> StatusOr<std::unique_ptr<OpKernel>> {

@@ -135,6 +135,16 @@ void register_parsing_ops(OpRegistry& r) {
                        .output("output: out_type")
                        .attr("out_type: type = float32")
                        .shape_fn(shapes::unchanged));
+  must_register(r, OpDefBuilder("SequenceExampleFeatureList")
+                       .input("serialized: string")
+                       .input("debug_name: string")
+                       .output("steps: string")
+                       .attr("feature_list_key: string")
+                       .attr("required: bool = false")
+                       .shape_fn([](InferenceContext& c) -> Status {
+                         c.set_output(0, PartialShape({-1}));
+                         return Status::OK();
+                       }));
   must_register(r, OpDefBuilder("ParseExample")
                        .input("serialized: string")
                        .input("names: string")

@@ -80,7 +80,7 @@ from .sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder
 from .parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, SparseFeature,
                           VarLenFeature, decode_csv,
                           decode_raw, parse_example, parse_single_example, string_split,
-                          string_to_number)
+                          parse_single_sequence_example, string_to_number)
 from .partitioned_variables import (PartitionedVariable, fixed_size_partitioner,
                                     min_max_variable_partitioner, variable_axis_size_partitioner)
 from . import nn

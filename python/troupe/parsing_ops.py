@@ -345,3 +345,46 @@ def string_to_number(string_tensor, out_type=_dtypes.float32, name=None):
                         "match expected type of string." % string_tensor.dtype.name)
     return _ops._make("StringToNumber", [string_tensor], {"out_type": out_type.as_datatype_enum},
                       name=name or "StringToNumber").outputs[0]
+
+
+def parse_single_sequence_example(serialized, context_features=None, sequence_features=None,
+                                  example_name=None, name=None):
+    """One serialized SequenceExample -> (context, feature_lists): dicts of a dense Tensor for
+    each FixedLenFeature of `context_features` (a SparseTensor for each VarLenFeature), and of
+    a dense Tensor [steps] + shape for each FixedLenSequenceFeature of `sequence_features` (a
+    SparseTensor [steps, longest] for each VarLenFeature). A feature list that is missing is
+    InvalidArgumentError, unless it is a VarLenFeature or allow_missing is set (then it has
+    no steps)."""
+    from .framework import name_scope
+    context_features = dict(context_features or {})
+    sequence_features = dict(sequence_features or {})
+    if not context_features and not sequence_features:
+        raise ValueError("Missing features.")
+    for key, feature in context_features.items():
+        if not isinstance(feature, (FixedLenFeature, VarLenFeature)):
+            raise ValueError("Unsupported %s %s." % (type(feature).__name__, feature))
+    for key, feature in sequence_features.items():
+        if not isinstance(feature, (FixedLenSequenceFeature, VarLenFeature)):
+            raise ValueError("Unsupported %s %s." % (type(feature).__name__, feature))
+    with name_scope(name, "ParseSingleSequenceExample"):
+        serialized = convert_to_tensor(serialized, dtype=_dtypes.string, name="serialized")
+        if serialized.shape.ndims not in (None, 0):
+            raise ValueError("parse_single_sequence_example: serialized must be a scalar, got "
+                             "shape %s" % serialized.shape)
+        debug_name = convert_to_tensor("" if example_name is None else example_name,
+                                       dtype=_dtypes.string, name="debug_name")
+        # A SequenceExample read as an Example is its context (field 1, the same Features).
+        context = parse_single_example(serialized, context_features) if context_features \
+            else {}
+        feature_lists = {}
+        for key in sorted(sequence_features):
+            feature = sequence_features[key]
+            fixed = isinstance(feature, FixedLenSequenceFeature)
+            steps = _ops._make("SequenceExampleFeatureList", [serialized, debug_name],
+                               {"feature_list_key": key,
+                                "required": fixed and not feature.allow_missing},
+                               name="FeatureList").outputs[0]
+            as_example = FixedLenFeature(feature.shape, feature.dtype) if fixed \
+                else VarLenFeature(feature.dtype)
+            feature_lists[key] = parse_example(steps, {key: as_example})[key]
+        return context, feature_lists
