@@ -14,21 +14,25 @@
 #   scripts/image.sh --python                    # troupe-python:<version>, examples in /app
 #   scripts/image.sh --python --app=DIR [NAME]   # DIR's files in /app instead
 set -euo pipefail
-cd "$(dirname "$0")/.."
-python=false app=examples/python image=
+python=false app= image=
 for argument in "$@"; do
   case $argument in
     --python) python=true ;;
-    --app=*) app=${argument#--app=} ;;
+    --app=*)
+      app=${argument#--app=}  # relative to where the script is run from
+      [ -d "$app" ] || { echo "image.sh: --app=$app is not a folder" >&2; exit 2; }
+      app=$(realpath "$app")
+      ;;
     -*) echo "image.sh: unknown option '$argument' (expected --python, --app=DIR)" >&2; exit 2 ;;
     *) image=$argument ;;
   esac
 done
-if [ "$app" != examples/python ] && ! $python; then
+if [ -n "$app" ] && ! $python; then
   echo "image.sh: --app=$app needs --python (the image without Python runs no program of it)" >&2
   exit 2
 fi
-[ -d "$app" ] || { echo "image.sh: --app=$app is not a folder" >&2; exit 2; }
+cd "$(dirname "$0")/.."
+app=${app:-examples/python}
 scripts/install-deps.sh podman buildah runc >&2
 export CONTAINERS_CONF=$PWD/deploy/image/containers.conf
 if $python; then scripts/build.sh troupe troupe_python >&2; else scripts/build.sh troupe >&2; fi

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -129,111 +130,6 @@ class FileCacheDataset : public DatasetBase {
   }
 
  private:
-  // Reads the input, hands each element on and appends it to the data file.
-  class Writer : public IteratorBase {
-   public:
-    explicit Writer(std::shared_ptr<const FileCacheDataset> dataset)
-        : dataset_(std::move(dataset)) {}
-
-    ~Writer() override {
-      if (!locked_ || finished_) return;
-      if (file_ != nullptr) std::fclose(file_);
-      std::remove(data_path(dataset_->prefix_).c_str());
-      std::remove(lock_path(dataset_->prefix_).c_str());
-      if (failed_) return;  // the error said why
-      log_warning(
-          "node '{}' (CacheDataset): the calling iterator did not fully read the dataset being "
-          "cached in '{}'. In order to avoid unexpected truncation of the dataset, the "
-          "partially cached contents of the dataset will be discarded. This can happen if you "
-          "have an input pipeline similar to `dataset.cache().take(k).repeat()`. You should "
-          "use `dataset.take(k).cache().repeat()` instead.",
-          dataset_->node(), dataset_->prefix_);
-    }
-
-    Status get_next(Element* out, bool* end) override {
-      if (finished_) {
-        *end = true;
-        return Status::OK();
-      }
-      Status status = next(out, end);
-      if (!status.ok()) failed_ = true;
-      return status;
-    }
-
-   private:
-    Status next(Element* out, bool* end) {
-      if (!locked_) TROUPE_RETURN_IF_ERROR(start());
-      if (input_ == nullptr) input_ = dataset_->input_->make_iterator();
-      TROUPE_RETURN_IF_ERROR(input_->get_next(out, end));
-      if (*end) return finish();
-      for (const Tensor& component : *out) {
-        kj::Array<capnp::word> flat = serialize_tensor(component);
-        std::string frame = tfrecord_frame(std::string_view(
-            reinterpret_cast<const char*>(flat.begin()), flat.size() * sizeof(capnp::word)));
-        if (std::fwrite(frame.data(), 1, frame.size(), file_) != frame.size()) {
-          return io_error(errno, "write", data_path(dataset_->prefix_), dataset_->node());
-        }
-      }
-      ++elements_;
-      return Status::OK();
-    }
-
-    // Takes the lock file and opens the data file.
-    Status start() {
-      const std::string& prefix = dataset_->prefix_;
-      const std::string lock = lock_path(prefix);
-      int fd = ::open(lock.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-      if (fd < 0 && errno == EEXIST) {
-        std::ifstream held(lock);
-        std::stringstream contents;
-        contents << held.rdbuf();
-        return errors::AlreadyExists(
-            "node '{}' (CacheDataset): There appears to be a concurrent caching iterator "
-            "running - cache lockfile already exists ('{}'). If you are sure no other running "
-            "TF computations are using this cache prefix, delete the lockfile and re-initialize "
-            "the iterator. Lockfile contents: {}",
-            dataset_->node(), lock, contents.str());
-      }
-      if (fd < 0) return io_error(errno, "create the lock file", lock, dataset_->node());
-      std::string created = fmt::format("Created at: {}", std::time(nullptr));
-      bool written =
-          ::write(fd, created.data(), created.size()) == static_cast<ssize_t>(created.size());
-      ::close(fd);
-      locked_ = true;
-      if (!written) return io_error(errno, "write the lock file", lock, dataset_->node());
-      file_ = std::fopen(data_path(prefix).c_str(), "wb");
-      if (file_ == nullptr) {
-        return io_error(errno, "create", data_path(prefix), dataset_->node());
-      }
-      return Status::OK();
-    }
-
-    // The data made durable, then the index: the cache is complete.
-    Status finish() {
-      const std::string& prefix = dataset_->prefix_;
-      const std::string data = data_path(prefix);
-      bool flushed = std::fflush(file_) == 0 && ::fsync(fileno(file_)) == 0;
-      int err = errno;
-      bool closed = std::fclose(file_) == 0;
-      if (flushed && !closed) err = errno;
-      file_ = nullptr;
-      if (!flushed || !closed) return io_error(err, "write", data, dataset_->node());
-      TROUPE_RETURN_IF_ERROR(write_durably(
-          index_path(prefix), index_text({elements_, dataset_->output_types()}), dataset_->node()));
-      finished_ = true;
-      std::remove(lock_path(prefix).c_str());
-      return Status::OK();
-    }
-
-    std::shared_ptr<const FileCacheDataset> dataset_;
-    std::unique_ptr<IteratorBase> input_;
-    std::FILE* file_ = nullptr;
-    bool locked_ = false;
-    bool finished_ = false;
-    bool failed_ = false;
-    int64_t elements_ = 0;
-  };
-
   // Reads the elements back from a complete cache.
   class Reader : public IteratorBase {
    public:
@@ -294,6 +190,135 @@ class FileCacheDataset : public DatasetBase {
     std::optional<TFRecordReader> records_;
     int64_t elements_ = 0;
     int64_t next_ = 0;
+  };
+
+  // Reads the input, hands each element on and appends it to a data file of its own; at the
+  // input's end renames it into place, then writes the index.
+  class Writer : public IteratorBase {
+   public:
+    explicit Writer(std::shared_ptr<const FileCacheDataset> dataset)
+        : dataset_(std::move(dataset)),
+          temporary_(fmt::format("{}.tmp-{}-{}", data_path(dataset_->prefix_), ::getpid(),
+                                 next_writer_id())) {}
+
+    ~Writer() override {
+      if (!locked_ || finished_) return;
+      if (file_ != nullptr) std::fclose(file_);
+      std::remove(temporary_.c_str());  // only its own file: never a complete cache's
+      std::remove(lock_path(dataset_->prefix_).c_str());
+      if (!failure_.ok()) return;  // the error said why
+      log_warning(
+          "node '{}' (CacheDataset): the calling iterator did not fully read the dataset being "
+          "cached in '{}'. In order to avoid unexpected truncation of the dataset, the "
+          "partially cached contents of the dataset will be discarded. This can happen if you "
+          "have an input pipeline similar to `dataset.cache().take(k).repeat()`. You should "
+          "use `dataset.take(k).cache().repeat()` instead.",
+          dataset_->node(), dataset_->prefix_);
+    }
+
+    Status get_next(Element* out, bool* end) override {
+      if (reader_ != nullptr) return reader_->get_next(out, end);
+      if (!failure_.ok()) return failure_;  // a file half written: no more writing
+      if (finished_) {
+        *end = true;
+        return Status::OK();
+      }
+      failure_ = next(out, end);
+      return failure_;
+    }
+
+   private:
+    static int64_t next_writer_id() {
+      static std::atomic<int64_t> id{0};
+      return id++;
+    }
+
+    Status next(Element* out, bool* end) {
+      if (!locked_) {
+        TROUPE_RETURN_IF_ERROR(start());
+        if (reader_ != nullptr) return reader_->get_next(out, end);
+      }
+      if (input_ == nullptr) input_ = dataset_->input_->make_iterator();
+      TROUPE_RETURN_IF_ERROR(input_->get_next(out, end));
+      if (*end) return finish();
+      for (const Tensor& component : *out) {
+        kj::Array<capnp::word> flat = serialize_tensor(component);
+        std::string frame = tfrecord_frame(std::string_view(
+            reinterpret_cast<const char*>(flat.begin()), flat.size() * sizeof(capnp::word)));
+        if (std::fwrite(frame.data(), 1, frame.size(), file_) != frame.size()) {
+          return io_error(errno, "write", temporary_, dataset_->node());
+        }
+      }
+      ++elements_;
+      return Status::OK();
+    }
+
+    // Takes the lock file and opens the data file; or, when another iterator completed the
+    // cache since this one was made, reads it instead.
+    Status start() {
+      const std::string& prefix = dataset_->prefix_;
+      const std::string lock = lock_path(prefix);
+      int fd = ::open(lock.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      if (fd < 0 && errno == EEXIST) {
+        std::ifstream held(lock);
+        std::stringstream contents;
+        contents << held.rdbuf();
+        return errors::AlreadyExists(
+            "node '{}' (CacheDataset): There appears to be a concurrent caching iterator "
+            "running - cache lockfile already exists ('{}'). If you are sure no other running "
+            "TF computations are using this cache prefix, delete the lockfile and re-initialize "
+            "the iterator. Lockfile contents: {}",
+            dataset_->node(), lock, contents.str());
+      }
+      if (fd < 0) return io_error(errno, "create the lock file", lock, dataset_->node());
+      std::string created = fmt::format("Created at: {}", std::time(nullptr));
+      bool written =
+          ::write(fd, created.data(), created.size()) == static_cast<ssize_t>(created.size());
+      ::close(fd);
+      locked_ = true;
+      if (!written) return io_error(errno, "write the lock file", lock, dataset_->node());
+      std::error_code error;
+      if (std::filesystem::exists(index_path(prefix), error)) {
+        std::remove(lock.c_str());
+        finished_ = true;  // nothing of its own to discard
+        reader_ = std::make_unique<Reader>(dataset_);
+        return Status::OK();
+      }
+      file_ = std::fopen(temporary_.c_str(), "wb");
+      if (file_ == nullptr) return io_error(errno, "create", temporary_, dataset_->node());
+      return Status::OK();
+    }
+
+    // The data made durable and renamed into place, then the index: the cache is complete.
+    Status finish() {
+      const std::string& prefix = dataset_->prefix_;
+      bool flushed = std::fflush(file_) == 0 && ::fsync(fileno(file_)) == 0;
+      int err = errno;
+      bool closed = std::fclose(file_) == 0;
+      if (flushed && !closed) err = errno;
+      file_ = nullptr;
+      if (!flushed || !closed) return io_error(err, "write", temporary_, dataset_->node());
+      if (std::rename(temporary_.c_str(), data_path(prefix).c_str()) != 0) {
+        return io_error(errno, "rename into place", temporary_, dataset_->node());
+      }
+      // From here on the data file is the cache's, whatever happens to the index: a writer
+      // that fails now leaves data without an index, which the next one replaces.
+      finished_ = true;
+      Status indexed = write_durably(
+          index_path(prefix), index_text({elements_, dataset_->output_types()}), dataset_->node());
+      std::remove(lock_path(prefix).c_str());
+      return indexed;
+    }
+
+    std::shared_ptr<const FileCacheDataset> dataset_;
+    std::string temporary_;
+    std::unique_ptr<IteratorBase> input_;
+    std::unique_ptr<IteratorBase> reader_;  // the cache was completed meanwhile
+    std::FILE* file_ = nullptr;
+    bool locked_ = false;
+    bool finished_ = false;
+    Status failure_;
+    int64_t elements_ = 0;
   };
 
   std::shared_ptr<const DatasetBase> input_;

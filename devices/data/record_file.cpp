@@ -110,12 +110,14 @@ Status RecordFile::fill() {
   if (inflater_ != nullptr) {
     Status read = inflater_->read(file_, buffer_.data(), kPiece, &got);
     if (!read.ok()) {
+      buffer_.clear();
       return errors::DataLoss("{}: text file '{}' after line {}: {}", who_, path_, count_,
                               read.message());
     }
   } else {
     got = std::fread(buffer_.data(), 1, kPiece, file_);
     if (got < kPiece && std::ferror(file_)) {
+      buffer_.clear();
       return errors::DataLoss("{}: cannot read '{}': {}", who_, path_, std::strerror(errno));
     }
   }

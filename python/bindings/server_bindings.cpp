@@ -47,7 +47,7 @@ void bind_server(py::module_& m) {
            })
       .def("stop", [](Server& server) { without_gil([&] { server.stop(); }); });
   // GET /healthz and /readyz on `port`, answered by the server's check_health until the
-  // endpoint is closed or collected (actors/health_endpoint.hpp).
+  // endpoint is collected (actors/health_endpoint.hpp).
   py::class_<HealthEndpoint>(m, "HealthEndpoint")
       .def_static("start",
                   [](int port, std::shared_ptr<Server> server) {

@@ -211,6 +211,22 @@ def test_file_cache_concurrent_writers_and_readers(tmp_path):
         assert interleaved == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
 
 
+def test_a_writer_made_before_the_cache_completed_reads_it_and_leaves_it_whole(tmp_path):
+    """Both iterators are made (initialised) while there is no cache, so both are writers; the
+    first completes it, and the second, at its first element, reads it instead of writing over
+    it; dropped early, it leaves the cache whole."""
+    prefix = str(tmp_path / "cache")
+    dataset = tf.data.Dataset.range(5).cache(prefix)
+    first, second = dataset.make_initializable_iterator(), dataset.make_initializable_iterator()
+    with tf.Session() as sess:
+        sess.run([first.initializer, second.initializer])
+        assert drain(first.get_next(), sess) == [0, 1, 2, 3, 4]
+        assert [sess.run(second.get_next()) for _ in range(2)] == [0, 1]
+        sess.run(second.initializer)  # drops the partly read iterator
+    assert values(dataset) == [0, 1, 2, 3, 4]
+    assert sorted(os.listdir(str(tmp_path))) == ["cache.data", "cache.index"]
+
+
 def test_file_cache_partly_read_is_discarded(tmp_path):
     """cleaning up cache files: a pass stopped before the end leaves no cache and no lock, so
     the next pass writes it again."""

@@ -471,3 +471,13 @@ def test_a_bad_troupe_health_port_is_a_value_error_naming_it(insecure, monkeypat
                              task_index=0)
     assert getattr(server, "_health", None) is None
     server.stop()
+    # A port already taken: the error names it, and the task is not left running.
+    task_port, health_port = free_ports(2)
+    monkeypatch.setenv("TROUPE_HEALTH_PORT", str(health_port))
+    first = tf.train.Server({"worker": ["127.0.0.1:%d" % port]}, job_name="worker", task_index=0)
+    second = tf.train.Server({"worker": ["127.0.0.1:%d" % task_port]}, job_name="worker",
+                             task_index=0, start=False)
+    with pytest.raises(tf.errors.UnavailableError, match=str(health_port)):
+        second.start()
+    assert second._native is None
+    first.stop()

@@ -207,7 +207,7 @@ def _health_port():
     text = os.environ.get("TROUPE_HEALTH_PORT", "")
     if not text:
         return None
-    if not text.isdigit() or int(text) > 65535:
+    if not (text.isascii() and text.isdigit()) or int(text) > 65535:
         raise ValueError("TROUPE_HEALTH_PORT=%r is not a port (expected 0..65535, 0 for none)"
                          % text)
     return int(text) or None
@@ -241,7 +241,12 @@ class Server:
                                              sd.task_index, sd.protocol, config)
         if port:
             # What `troupe node --health_port` serves, for the probes of troupe k8s's manifests.
-            self._health = _troupe.HealthEndpoint.start(port, self._native)
+            try:
+                self._health = _troupe.HealthEndpoint.start(port, self._native)
+            except Exception:
+                self._native.stop()
+                self._native = None
+                raise
             print("%s: health checks at http://0.0.0.0:%d/healthz and /readyz"
                   % (self._native.task_name, self._health.port), flush=True)
 
@@ -253,6 +258,8 @@ class Server:
         self._native.join()
 
     def stop(self):
+        """Stops the task. Its health endpoint (TROUPE_HEALTH_PORT) answers 503 from now on
+        (the readiness probe takes the task out of service) until the Server is collected."""
         if self._native is not None:
             self._native.stop()
 
