@@ -5,17 +5,16 @@ table of 1,000,000 x 16 (plus a wide weight per id), 13 dense features, MLP 400-
 cross entropy, Adagrad 0.2 with sparse updates (troupe: IndexedSlices and SparseApplyAdagrad;
 PyTorch: nn.Embedding(sparse=True) and torch.optim.Adagrad, which takes sparse gradients),
 batch 512 of synthetic data (examples/python/ctr_data.py, generated before timing). Each run:
-20 unmeasured steps, then `--steps` measured; PyTorch runs with 1 and with 2 threads and its
-faster one counts. Runs alternate between the systems `--reps` times; prints one JSON line of
-examples/s per system for docs/PERFORMANCE.md.
+20 unmeasured steps, then `--steps` measured; troupe with its default intra-op threads (one per
+core), PyTorch with 1 and with 2 threads (bench/one_process.py).
 
 usage: wide_deep_single.py PYTHONPATH [--steps=N] [--reps=N]
 """
-import json
 import os
-import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import one_process  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROWS, DIM, BATCH, UNITS, LR = 1000000, 16, 512, 400, 0.2
@@ -29,7 +28,7 @@ def batches(count):
     return [data.sample(BATCH, rng)[:3] for _ in range(count)]
 
 
-def troupe_rate(steps):
+def troupe_rate(steps, threads):
     import troupe as tf
     data = batches(40)
     ids = tf.placeholder(tf.int64, [None, 26])
@@ -45,13 +44,14 @@ def troupe_rate(steps):
     logits = wide + tf.squeeze(tf.layers.dense(x, 1), axis=1)
     loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits))
     train = tf.train.AdagradOptimizer(LR).minimize(loss)
-    with tf.Session() as sess:
+    config = tf.ConfigProto(intra_op_parallelism_threads=threads)
+    with tf.Session(config=config) as sess:
         sess.run(tf.global_variables_initializer())
 
         def step(i):
             b = data[i % len(data)]
             sess.run(train, {ids: b[0], dense: b[1], labels: b[2]})
-        return measure(step, steps)
+        return one_process.measure(step, steps, BATCH, warmup=20)
 
 
 def torch_rate(steps, threads):
@@ -85,44 +85,10 @@ def torch_rate(steps, threads):
         optimizer.zero_grad()
         loss_fn(model(ids, dense), labels).backward()
         optimizer.step()
-    return measure(step, steps)
-
-
-def measure(step, steps):
-    for i in range(20):
-        step(i)
-    started = time.perf_counter()
-    for i in range(steps):
-        step(i)
-    return steps * BATCH / (time.perf_counter() - started)
-
-
-def main():
-    if len(sys.argv) >= 3 and sys.argv[1] == "--run":
-        system, steps = sys.argv[2], int(sys.argv[3])
-        rate = troupe_rate(steps) if system == "troupe" else torch_rate(steps, int(system[-1]))
-        print(rate)
-        return
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    pythonpath = sys.argv[1]
-    option = lambda name, default: next(
-        (int(a.split("=", 1)[1]) for a in sys.argv[2:] if a.startswith(f"--{name}=")), default)
-    steps, reps = option("steps", 200), option("reps", 5)
-    env = dict(os.environ, PYTHONPATH=pythonpath)
-    samples = {"troupe": [], "torch1": [], "torch2": []}
-    for _ in range(reps):
-        for system in samples:
-            out = subprocess.run([sys.executable, __file__, "--run", system, str(steps)],
-                                 capture_output=True, text=True, env=env, check=True)
-            samples[system].append(float(out.stdout.split()[-1]))
-    best_torch = max(("torch1", "torch2"), key=lambda s: sorted(samples[s])[len(samples[s]) // 2])
-    case = "wide & deep, 1M x 16 table, MLP 400-400-1, batch 512, one process"
-    for system, name in (("troupe", "troupe"), (best_torch, "PyTorch %s thread(s)"
-                                                % best_torch[-1])):
-        print(json.dumps({"bench": "wide_deep", "case": case, "system": name,
-                          "unit": "examples/s", "samples": samples[system]}))
+    return one_process.measure(step, steps, BATCH, warmup=20)
 
 
 if __name__ == "__main__":
-    main()
+    one_process.main(__file__, {"troupe": troupe_rate, "torch": torch_rate}, bench="wide_deep",
+                     case="wide & deep, 1M x 16 table, MLP 400-400-1, batch 512, one process",
+                     steps=200, reps=5, threads={"troupe": (os.cpu_count(),), "torch": (1, 2)})

@@ -3,6 +3,7 @@
 
 #include <cblas.h>
 
+#include <cstdlib>
 #include <limits>
 #include <mutex>
 
@@ -14,8 +15,24 @@ namespace {
 // The pool starts again when a device reserves more than one thread (reserve_blas_threads:
 // openblas_set_num_threads makes the threads there, one fewer than the count, since the caller
 // computes too), from the thread that creates the device, whose signal mask they inherit.
+//
+// How long an idle OpenBLAS thread spins (sched_yield in a loop) before it sleeps is
+// OPENBLAS_THREAD_TIMEOUT: 2^N cycles, read from the environment when the library loads, 2^28
+// (about 0.1 s) by default. Spinning that long, the thread takes a core from the device's other
+// kernels between products (im2col, pooling, the optimizer's update): a fifth of a CNN step's
+// CPU went to its sched_yield. Unless the user set it, troupe makes it 2^20 (a third of a
+// millisecond: the gaps between a step's products are shorter, so they still find the thread
+// awake): the CNN of bench/cnn_single.py 0.9k -> 1.1k examples/s, the MLP unchanged
+// (docs/PERFORMANCE.md). openblas_read_env reads it again; the pool started later uses it.
 extern "C" int blas_thread_shutdown_(void);
+extern "C" void openblas_read_env(void);
+constexpr const char* kThreadTimeout = "20";
 [[maybe_unused]] const bool kOpenBlasStoppedBeforeMain = [] {
+  if (std::getenv("OPENBLAS_THREAD_TIMEOUT") == nullptr) {
+    setenv("OPENBLAS_THREAD_TIMEOUT", kThreadTimeout, 0);
+    openblas_read_env();
+    unsetenv("OPENBLAS_THREAD_TIMEOUT");  // not passed on to the programs troupe starts
+  }
   openblas_set_num_threads(1);
   blas_thread_shutdown_();
   return true;

@@ -232,15 +232,30 @@ class BiasAddGradKernel : public OpKernel {
     if (in.num_elements() == 0) return;
     const int64_t rows = in.num_elements() / channels;
     const T* p = in.data<T>();
-    // Each range of channels sums its columns over the rows, in row order.
-    parallel_for(ctx.device(), channels, static_cast<double>(rows),
+    // Blocks of rows, each summed along its rows into a partial sum of its own (the inner loop
+    // runs along a row's contiguous channels), split over the threads; then the partial sums
+    // in block order. The blocks do not depend on the thread count, nor does the result.
+    constexpr int64_t kBlockElements = int64_t{1} << 16;
+    const int64_t block_rows = std::max<int64_t>(1, kBlockElements / channels);
+    const int64_t blocks = (rows + block_rows - 1) / block_rows;
+    std::vector<T> partial(static_cast<size_t>(blocks * channels), T(0));
+    parallel_for(ctx.device(), blocks, static_cast<double>(block_rows * channels),
                  [&](int64_t begin, int64_t end) {
-                   for (int64_t row = 0; row < rows; ++row) {
-                     const T* r = p + row * channels;
-                     for (int64_t c = begin; c < end; ++c)
-                       out[c] += r[c];
+                   for (int64_t b = begin; b < end; ++b) {
+                     T* sum = partial.data() + b * channels;
+                     const int64_t last = std::min(rows, (b + 1) * block_rows);
+                     for (int64_t row = b * block_rows; row < last; ++row) {
+                       const T* r = p + row * channels;
+                       for (int64_t c = 0; c < channels; ++c)
+                         sum[c] += r[c];
+                     }
                    }
                  });
+    for (int64_t b = 0; b < blocks; ++b) {
+      const T* sum = partial.data() + b * channels;
+      for (int64_t c = 0; c < channels; ++c)
+        out[c] += sum[c];
+    }
   }
 };
 

@@ -4,6 +4,7 @@
 // routes each output's gradient to the first maximum of its window (row-major in the window).
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "troupe/devices/cpu/array_layout.hpp"
 #include "troupe/devices/cpu/cpu_kernels.hpp"
@@ -159,6 +160,14 @@ bool check_grad(OpKernelContext& ctx, const PoolGeometry& g, const Tensor& grad)
   return true;
 }
 
+// Zeroes image n of an input-shaped gradient, by the thread that then adds into it (while the
+// image is in its cache, rather than the whole tensor in one pass before).
+template <class T>
+void zero_image(const PoolGeometry& g, int64_t n, T* d) {
+  const int64_t size = g.in_rows * g.in_cols * g.depth;
+  std::fill_n(d + n * size, size, T(0));
+}
+
 // Calls fn(n) for every image (an image's windows overlap; two images' do not).
 template <class Fn>
 void for_each_image(const Device& device, const PoolGeometry& g, Fn fn) {
@@ -181,30 +190,39 @@ class MaxPoolGradKernel : public PoolKernelBase {
     PoolGeometry g;
     if (!geometry(ctx, input.shape().dims(), &g) || !check_grad(ctx, g, grad)) return;
     Tensor& dx = ctx.allocate_output(0, input.shape());
-    fill_with(dx, nullptr);
     const T* in = input.data<T>();
     const T* dy = grad.data<T>();
     T* d = dx.data<T>();
     for_each_image(ctx.device(), g, [&](int64_t n) {
+      zero_image(g, n, d);
+      // Each window's channels side by side: the window's positions in row-major order, and
+      // for each the contiguous channels (a strict > keeps each channel's first maximum).
+      std::vector<T> best(static_cast<size_t>(g.depth));
+      std::vector<int64_t> best_at(static_cast<size_t>(g.depth));
       for (int64_t oy = 0; oy < g.out_rows; ++oy) {
         for (int64_t ox = 0; ox < g.out_cols; ++ox) {
           int64_t y0, y1, x0, x1;
           g.window(oy, ox, &y0, &y1, &x0, &x1);
-          const T* gy = dy + ((n * g.out_rows + oy) * g.out_cols + ox) * g.depth;
+          if (y0 >= y1 || x0 >= x1) continue;
+          const int64_t first = ((n * g.in_rows + y0) * g.in_cols + x0) * g.depth;
           for (int64_t c = 0; c < g.depth; ++c) {
-            int64_t best_at = -1;
-            T best = std::numeric_limits<T>::lowest();
-            for (int64_t y = y0; y < y1; ++y) {
-              for (int64_t x = x0; x < x1; ++x) {
-                const int64_t at = ((n * g.in_rows + y) * g.in_cols + x) * g.depth + c;
-                if (best_at < 0 || in[at] > best) {
-                  best = in[at];
-                  best_at = at;
-                }
+            best[c] = in[first + c];
+            best_at[c] = first + c;
+          }
+          for (int64_t y = y0; y < y1; ++y) {
+            for (int64_t x = y == y0 ? x0 + 1 : x0; x < x1; ++x) {
+              const int64_t at = ((n * g.in_rows + y) * g.in_cols + x) * g.depth;
+              const T* v = in + at;
+              for (int64_t c = 0; c < g.depth; ++c) {
+                const bool larger = v[c] > best[c];
+                best[c] = larger ? v[c] : best[c];
+                best_at[c] = larger ? at + c : best_at[c];
               }
             }
-            if (best_at >= 0) d[best_at] += gy[c];
           }
+          const T* gy = dy + ((n * g.out_rows + oy) * g.out_cols + ox) * g.depth;
+          for (int64_t c = 0; c < g.depth; ++c)
+            d[best_at[c]] += gy[c];
         }
       }
     });
@@ -222,10 +240,10 @@ class AvgPoolGradKernel : public PoolKernelBase {
     PoolGeometry g;
     if (!geometry(ctx, sizes, &g) || !check_grad(ctx, g, grad)) return;
     Tensor& dx = ctx.allocate_output(0, TensorShape(sizes));
-    fill_with(dx, nullptr);
     const T* dy = grad.data<T>();
     T* d = dx.data<T>();
     for_each_image(ctx.device(), g, [&](int64_t n) {
+      zero_image(g, n, d);
       for (int64_t oy = 0; oy < g.out_rows; ++oy) {
         for (int64_t ox = 0; ox < g.out_cols; ++ox) {
           int64_t y0, y1, x0, x1;

@@ -55,6 +55,19 @@ BOOST_AUTO_TEST_CASE(pooling_by_hand_and_their_gradients) {
                       {0.25f, 0.25f, 0.5f, 0.25f, 0.25f, 0.5f, 0.5f, 0.5f, 1});
 }
 
+BOOST_AUTO_TEST_CASE(max_pool_gradient_goes_to_each_channels_first_maximum) {
+  // One 2x2 window, three channels: all equal (the first position takes it), the maximum last,
+  // and a tie between the second and fourth positions (the second takes it).
+  Scope s = Scope::new_root();
+  auto x = ops::Const(s, value_or_throw(Tensor::from_vector<float>(
+                             {7, 1, 0, 7, 2, 5, 7, 3, 0, 7, 4, 5}, TensorShape{1, 2, 2, 3})));
+  ops::PoolAttrs attrs{.ksize = {1, 2, 2, 1}, .strides = {1, 2, 2, 1}, .padding = "VALID"};
+  auto dx =
+      value_or_throw(add_gradients(s, {ops::Sum(s, ops::MaxPool(s, x, attrs), {0, 1, 2, 3})}, {x}));
+  check_tensor<float>(run_one(s, dx[0]), TensorShape{1, 2, 2, 3},
+                      {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0});
+}
+
 BOOST_AUTO_TEST_CASE(conv2d_gradients_by_hand) {
   Scope s = Scope::new_root();
   auto x = image(s);

@@ -246,17 +246,20 @@ BOOST_AUTO_TEST_CASE(bias_add_grad) {
 }
 
 BOOST_AUTO_TEST_CASE(bias_add_grad_large_input) {
-  Scope s = Scope::new_root();
-  const int64_t rows = 2000, channels = 64;
-  std::vector<double> values(rows * channels), expected(channels, 0);
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < channels; ++c) {
-      values[r * channels + c] = static_cast<double>((r * 7 + c) % 11) - 5;
-      expected[c] += values[r * channels + c];
+  // Several blocks of rows summed apart (the last one short), split over the threads.
+  for (auto [rows, channels] : {std::pair<int64_t, int64_t>{2000, 64}, {30001, 7}}) {
+    Scope s = Scope::new_root();
+    std::vector<double> values(rows * channels), expected(channels, 0);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < channels; ++c) {
+        values[r * channels + c] = static_cast<double>((r * 7 + c) % 11) - 5;
+        expected[c] += values[r * channels + c];
+      }
     }
+    auto g =
+        ops::Const(s, value_or_throw(Tensor::from_vector(values, TensorShape{rows, channels})));
+    check_tensor<double>(run_one(s, ops::BiasAddGrad(s, g)), TensorShape{channels}, expected, 0);
   }
-  auto g = ops::Const(s, value_or_throw(Tensor::from_vector(values, TensorShape{rows, channels})));
-  check_tensor<double>(run_one(s, ops::BiasAddGrad(s, g)), TensorShape{channels}, expected, 0);
 }
 
 BOOST_AUTO_TEST_CASE(bias_add_grad_errors) {
