@@ -33,6 +33,12 @@ Status decode_list(std::string_view data, DataType dtype, const std::string& wha
     } else if (type == kLengthDelimited) {  // packed
       std::string_view packed;
       TROUPE_RETURN_IF_ERROR(r.read_bytes(&packed));
+      // At most one value per byte (a varint) or per four (a float): room made once.
+      if (dtype == DataType::kFloat) {
+        feature->floats.reserve(feature->floats.size() + packed.size() / 4);
+      } else {
+        feature->ints.reserve(feature->ints.size() + packed.size());
+      }
       ProtoReader p(packed, what);
       while (!p.done()) {
         uint64_t v = 0;

@@ -78,7 +78,7 @@ Status ProtoReader::read_key(uint32_t* field, uint32_t* type) {
   return Status::OK();
 }
 
-Status ProtoReader::read_varint(uint64_t* value) {
+Status ProtoReader::read_long_varint(uint64_t* value) {
   *value = 0;
   for (int shift = 0; shift < 64; shift += 7) {
     if (done()) return corrupt("truncated varint");

@@ -47,7 +47,19 @@ class ProtoReader {
   size_t position() const { return pos_; }
 
   Status read_key(uint32_t* field, uint32_t* type);
-  Status read_varint(uint64_t* value);
+  // A one-byte varint (the common case: small numbers, field keys) inline; longer ones in
+  // read_long_varint.
+  Status read_varint(uint64_t* value) {
+    if (pos_ < data_.size()) {
+      const auto b = static_cast<uint8_t>(data_[pos_]);
+      if (b < 0x80) {
+        ++pos_;
+        *value = b;
+        return Status::OK();
+      }
+    }
+    return read_long_varint(value);
+  }
   // `bytes` is 4 or 8: a fixed32 or fixed64 field's little-endian value.
   Status read_fixed(int bytes, uint64_t* value);
   Status read_bytes(std::string_view* out);
@@ -58,6 +70,8 @@ class ProtoReader {
   Status corrupt(const std::string& why) const;
 
  private:
+  Status read_long_varint(uint64_t* value);
+
   std::string_view data_;
   const std::string& what_;
   size_t pos_ = 0;
