@@ -292,3 +292,71 @@ def test_monitored_session_takes_only_troupes_creators():
             tf.train.MonitoredSession(session_creator=Mine())
         with pytest.raises(TypeError, match="master must be a string"):
             tf.train.ChiefSessionCreator(master=3)
+
+
+# --- run_step_fn (monitored_session_test's RunStepFnTest cases, rewritten) ---
+
+def test_run_step_fn_gives_the_raw_session_and_runs_with_hooks():
+    class Counting(tf.train.SessionRunHook):
+        def __init__(self):
+            self.before = 0
+
+        def before_run(self, run_context):
+            self.before += 1
+
+    with tf.Graph().as_default():
+        c = tf.placeholder(tf.float32)
+        v = tf.add(c, 4.0)
+        w = tf.add(c, 0.5)
+        hook = Counting()
+
+        def step_fn(step_context):
+            a = step_context.session.run(fetches=v, feed_dict={c: 0.5})
+            if a <= 4.5:
+                step_context.request_stop()
+            return step_context.run_with_hooks(fetches=w, feed_dict={c: 0.1})
+
+        with tf.train.MonitoredSession(hooks=[hook]) as session:
+            assert hook.before == 0
+            with pytest.raises(StopIteration, match="step_fn has requested the iterations"):
+                session.run_step_fn(step_fn)
+            assert session.should_stop()
+            assert hook.before == 0  # the raw session runs no hook
+
+        def plain_step(step_context):
+            return step_context.run_with_hooks(fetches=w, feed_dict={c: 0.25})
+
+        with tf.train.MonitoredSession(hooks=[hook]) as session:
+            assert session.run_step_fn(plain_step) == pytest.approx(0.75)
+            assert hook.before == 1 and not session.should_stop()
+
+
+def test_run_step_fn_stops_a_loop_in_a_with_block_and_takes_methods():
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        advance = tf.assign_add(step, 1)
+
+        class Model:
+            def step_fn(self, step_context):
+                value = step_context.run_with_hooks(advance)
+                if value >= 3:
+                    step_context.request_stop()
+                return value
+
+        seen = []
+        with tf.train.MonitoredSession() as session:
+            while not session.should_stop():
+                seen.append(session.run_step_fn(Model().step_fn))
+        assert seen == [1, 2]  # the third call stopped the loop through StopIteration
+
+
+def test_run_step_fn_refuses_functions_of_other_arguments():
+    with tf.Graph().as_default():
+        tf.constant(1)
+        with tf.train.MonitoredSession() as session:
+            for bad in (lambda: None, lambda ctx: None, lambda step_context, x: None):
+                with pytest.raises(ValueError, match="`step_fn` may either have one "
+                                                     "`step_context` argument"):
+                    session.run_step_fn(bad)
+        with pytest.raises(RuntimeError, match="closed MonitoredSession"):
+            session.run_step_fn(lambda step_context: None)

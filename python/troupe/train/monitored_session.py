@@ -25,6 +25,7 @@ class _MonitoredTrainingSession:
         if not isinstance(scaffold, Scaffold):
             raise TypeError("scaffold must be a tf.train.Scaffold, got %r" % (scaffold,))
         self._current_args = None
+        self._stop_requested = False
         python_hooks, native_hooks = [], []
         native_config = config._to_native() if config is not None else None
         self._server = None if master else _local_server(native_config)
@@ -88,7 +89,50 @@ class _MonitoredTrainingSession:
         return mapper.build(values)
 
     def should_stop(self):
-        return self._native is None or self._native.should_stop()
+        return self._native is None or self._stop_requested or self._native.should_stop()
+
+    class StepContext:
+        """What run_step_fn gives its step_fn: the raw `session` (run() without hooks), and
+        run_with_hooks() (a MonitoredSession.run) and request_stop()."""
+
+        def __init__(self, session, run_with_hooks_fn):
+            self._session = session
+            self._run_with_hooks_fn = run_with_hooks_fn
+
+        @property
+        def session(self):
+            return self._session
+
+        def run_with_hooks(self, *args, **kwargs):
+            """Same as MonitoredSession.run, with the same arguments."""
+            return self._run_with_hooks_fn(*args, **kwargs)
+
+        def request_stop(self):
+            """Ends the training loop: raises StopIteration out of step_fn and
+            run_step_fn (a `with` block of the session swallows it), and should_stop() is
+            True from then on."""
+            raise StopIteration("step_fn has requested the iterations to stop.")
+
+    def run_step_fn(self, step_fn):
+        """Calls step_fn(step_context) (a function of one argument named step_context, or a
+        method of `self` and step_context) and returns what it returns. Raises StopIteration
+        when step_fn called step_context.request_stop()."""
+        import inspect
+        try:
+            arguments = tuple(inspect.getfullargspec(step_fn).args)
+        except TypeError:
+            arguments = None
+        if arguments not in (("step_context",), ("self", "step_context")):
+            raise ValueError("`step_fn` may either have one `step_context` argument, or `self` "
+                             "and `step_context` arguments if it's an instance method. Got %s "
+                             "instead." % (arguments,))
+        if self._native is None:
+            raise RuntimeError("Run called on a closed MonitoredSession.")
+        try:
+            return step_fn(self.StepContext(_RawSession(self), self.run))
+        except StopIteration:
+            self._stop_requested = True
+            raise
 
     @property
     def scaffold(self):
