@@ -24,6 +24,9 @@ namespace {
 // millisecond: the gaps between a step's products are shorter, so they still find the thread
 // awake): the CNN of bench/cnn_single.py 0.9k -> 1.1k examples/s, the MLP unchanged
 // (docs/PERFORMANCE.md). openblas_read_env reads it again; the pool started later uses it.
+// This runs while the library loads: in a program that loads troupe (the Python module) while
+// other threads read the environment, setenv could race with their getenv; set
+// OPENBLAS_THREAD_TIMEOUT yourself (20) before such a load to leave the environment alone.
 extern "C" int blas_thread_shutdown_(void);
 extern "C" void openblas_read_env(void);
 constexpr const char* kThreadTimeout = "20";

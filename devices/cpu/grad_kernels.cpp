@@ -220,6 +220,10 @@ class BiasAddGradKernel : public OpKernel {
  public:
   using OpKernel::OpKernel;
 
+  static constexpr int64_t kChannelsSplit = 1024;              // from here on, split the channels
+  static constexpr int64_t kBlocks = 64;                       // at most, of rows
+  static constexpr int64_t kBlockElements = int64_t{1} << 14;  // at least, per block
+
   void compute(OpKernelContext& ctx) override {
     const Tensor& in = ctx.input(0);
     if (in.rank() < 2) {
@@ -232,12 +236,25 @@ class BiasAddGradKernel : public OpKernel {
     if (in.num_elements() == 0) return;
     const int64_t rows = in.num_elements() / channels;
     const T* p = in.data<T>();
-    // Blocks of rows, each summed along its rows into a partial sum of its own (the inner loop
-    // runs along a row's contiguous channels), split over the threads; then the partial sums
-    // in block order. The blocks do not depend on the thread count, nor does the result.
-    constexpr int64_t kBlockElements = int64_t{1} << 16;
-    const int64_t block_rows = std::max<int64_t>(1, kBlockElements / channels);
-    const int64_t blocks = (rows + block_rows - 1) / block_rows;
+    if (channels >= kChannelsSplit) {
+      // Wide rows: each range of channels sums its columns over the rows, in row order (a
+      // range is a long contiguous run of each row).
+      parallel_for(ctx.device(), channels, static_cast<double>(rows),
+                   [&](int64_t begin, int64_t end) {
+                     for (int64_t row = 0; row < rows; ++row) {
+                       const T* r = p + row * channels;
+                       for (int64_t c = begin; c < end; ++c)
+                         out[c] += r[c];
+                     }
+                   });
+      return;
+    }
+    // Narrow rows (a convolution's channels): up to kBlocks blocks of rows, each summed along
+    // its rows into a partial sum of its own (the inner loop runs along a row's contiguous
+    // channels), split over the threads; then the partial sums in block order. The blocks
+    // depend on the shape alone, so the result does not depend on the thread count.
+    const int64_t blocks = std::clamp<int64_t>(rows * channels / kBlockElements, 1, kBlocks);
+    const int64_t block_rows = (rows + blocks - 1) / blocks;
     std::vector<T> partial(static_cast<size_t>(blocks * channels), T(0));
     parallel_for(ctx.device(), blocks, static_cast<double>(block_rows * channels),
                  [&](int64_t begin, int64_t end) {

@@ -286,8 +286,12 @@ bool parse_real(std::string_view field, T& value) {
   constexpr size_t kLongest = 31;  // TensorFlow's conversion buffer holds 32 bytes
   if (field.size() > kLongest) return false;
   std::string_view text = trimmed(field);
+  if (text.empty()) {  // white space only: TensorFlow's converter reads it as 0
+    value = T(0);
+    return !field.empty();
+  }
   bool negative = false;
-  if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
+  if (text[0] == '+' || text[0] == '-') {
     negative = text[0] == '-';
     text.remove_prefix(1);
   }
@@ -322,13 +326,12 @@ bool parse_real(std::string_view field, T& value) {
   if (text[0] == '+' || text[0] == '-') return false;  // one sign
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (end != text.data() + text.size()) return false;
-  if (error == std::errc::result_out_of_range) {  // infinite or 0, of T's range
-    std::string copy(text);
-    if constexpr (std::is_same_v<T, float>) {
-      value = std::strtof(copy.c_str(), nullptr);
-    } else {
-      value = std::strtod(copy.c_str(), nullptr);
-    }
+  if (error == std::errc::result_out_of_range) {
+    // Beyond T's range: within 31 characters only an exponent gets there, and its sign says
+    // which way (infinite, or 0), whatever the locale.
+    const size_t e = text.find_last_of("eE");
+    const bool tiny = e != std::string_view::npos && e + 1 < text.size() && text[e + 1] == '-';
+    value = tiny ? T(0) : std::numeric_limits<T>::infinity();
   } else if (error != std::errc()) {
     return false;
   }

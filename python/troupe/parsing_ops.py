@@ -366,6 +366,8 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
     for key, feature in sequence_features.items():
         if not isinstance(feature, (FixedLenSequenceFeature, VarLenFeature)):
             raise ValueError("Unsupported %s %s." % (type(feature).__name__, feature))
+        if isinstance(feature, FixedLenSequenceFeature) and feature.default_value is not None:
+            raise ValueError("Value feature_list_dense_defaults[%s] must be None" % key)
     with name_scope(name, "ParseSingleSequenceExample"):
         serialized = convert_to_tensor(serialized, dtype=_dtypes.string, name="serialized")
         if serialized.shape.ndims not in (None, 0):
@@ -374,8 +376,8 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
         debug_name = convert_to_tensor("" if example_name is None else example_name,
                                        dtype=_dtypes.string, name="debug_name")
         # A SequenceExample read as an Example is its context (field 1, the same Features).
-        context = parse_single_example(serialized, context_features) if context_features \
-            else {}
+        context = parse_single_example(serialized, context_features,
+                                       example_names=example_name) if context_features else {}
         feature_lists = {}
         for key in sorted(sequence_features):
             feature = sequence_features[key]

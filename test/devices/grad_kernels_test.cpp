@@ -246,8 +246,9 @@ BOOST_AUTO_TEST_CASE(bias_add_grad) {
 }
 
 BOOST_AUTO_TEST_CASE(bias_add_grad_large_input) {
-  // Several blocks of rows summed apart (the last one short), split over the threads.
-  for (auto [rows, channels] : {std::pair<int64_t, int64_t>{2000, 64}, {30001, 7}}) {
+  // Several blocks of rows summed apart (the last one short), split over the threads; and wide
+  // rows, whose channels are split instead.
+  for (auto [rows, channels] : {std::pair<int64_t, int64_t>{2000, 64}, {30001, 7}, {50, 3000}}) {
     Scope s = Scope::new_root();
     std::vector<double> values(rows * channels), expected(channels, 0);
     for (int64_t r = 0; r < rows; ++r) {

@@ -119,6 +119,9 @@ def test_bad_feature_specs_are_value_errors():
     with pytest.raises(ValueError, match="Unsupported FixedLenFeature"):
         tf.parse_single_sequence_example(
             b"", sequence_features={"a": tf.FixedLenFeature([1], tf.int64)})
+    with pytest.raises(ValueError, match=r"Value feature_list_dense_defaults\[a\] must be None"):
+        tf.parse_single_sequence_example(b"", sequence_features={
+            "a": tf.FixedLenSequenceFeature([1], tf.int64, allow_missing=True, default_value=0)})
     with pytest.raises(ValueError, match="Unsupported FixedLenSequenceFeature"):
         tf.parse_single_sequence_example(
             b"", context_features={"a": tf.FixedLenSequenceFeature([1], tf.int64)})
