@@ -61,8 +61,8 @@ def test_white_space_edge_cases_as_tensorflows_converter_reads_them():
     # White space alone is 0 for reals (the converter's empty-string value) and an error for
     # integers; an empty string and a lone sign are errors; beyond the range by the exponent:
     # infinite or 0, whatever the locale.
-    _check(tf.float32, [(" ", 0.0), ("\t 2 ", 2.0), ("1e39", float("inf")), ("-1e39", -float("inf")),
-                        ("1e-50", 0.0)],
+    _check(tf.float32, [(" ", 0.0), ("\t 2 ", 2.0), ("1e39", float("inf")),
+                        ("-1e39", -float("inf")), ("1e-50", 0.0)],
            [("", _ERROR_MESSAGE), ("+", _ERROR_MESSAGE + r"\+"), ("- 1", _ERROR_MESSAGE)])
     _check(tf.int32, [], [(" ", _ERROR_MESSAGE)])
 
