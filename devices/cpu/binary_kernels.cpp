@@ -96,6 +96,12 @@ struct PowFn {
     return std::pow(a, b);
   }
 };
+struct Atan2Fn {
+  template <class T>
+  T operator()(T y, T x) const {
+    return std::atan2(y, x);
+  }
+};
 struct SquaredDifferenceFn {
   template <class T>
   T operator()(T a, T b) const {
@@ -216,6 +222,8 @@ using MinimumKernel = BinaryKernel<T, MinimumFn>;
 template <class T>
 using PowKernel = BinaryKernel<T, PowFn>;
 template <class T>
+using Atan2Kernel = BinaryKernel<T, Atan2Fn>;
+template <class T>
 using SquaredDifferenceKernel = BinaryKernel<T, SquaredDifferenceFn>;
 template <class T>
 using EqualKernel = BinaryKernel<T, EqualFn, bool>;
@@ -244,6 +252,7 @@ void register_binary_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Maximum", kCpu, numeric_kernel<MaximumKernel>());
   must_add_kernel(r, "Minimum", kCpu, numeric_kernel<MinimumKernel>());
   must_add_kernel(r, "Pow", kCpu, floating_kernel<PowKernel>());
+  must_add_kernel(r, "Atan2", kCpu, floating_kernel<Atan2Kernel>());
   must_add_kernel(r, "SquaredDifference", kCpu, numeric_kernel<SquaredDifferenceKernel>());
   must_add_kernel(r, "Equal", kCpu, any_type_kernel<EqualKernel>());
   must_add_kernel(r, "NotEqual", kCpu, any_type_kernel<NotEqualKernel>());

@@ -132,6 +132,48 @@ struct SinFn {
     return std::sin(x);
   }
 };
+struct TanFn {
+  static constexpr double kCost = 20;
+  template <class T>
+  T operator()(T x) const {
+    return std::tan(x);
+  }
+};
+struct AsinFn {
+  static constexpr double kCost = 20;
+  template <class T>
+  T operator()(T x) const {
+    return std::asin(x);
+  }
+};
+struct AcosFn {
+  static constexpr double kCost = 20;
+  template <class T>
+  T operator()(T x) const {
+    return std::acos(x);
+  }
+};
+struct AtanFn {
+  static constexpr double kCost = 20;
+  template <class T>
+  T operator()(T x) const {
+    return std::atan(x);
+  }
+};
+struct SinhFn {
+  static constexpr double kCost = 20;
+  template <class T>
+  T operator()(T x) const {
+    return std::sinh(x);
+  }
+};
+struct CoshFn {
+  static constexpr double kCost = 20;
+  template <class T>
+  T operator()(T x) const {
+    return std::cosh(x);
+  }
+};
 struct ErfFn {
   static constexpr double kCost = 20;
   template <class T>
@@ -243,6 +285,47 @@ class UnaryKernel : public OpKernel {
   }
 };
 
+// IsNan, IsInf, IsFinite: a bool for each element.
+template <class T, class Test>
+class ClassifyKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const T* in = x.data<T>();
+    bool* out = ctx.allocate_output(0, x.shape()).template data<bool>();
+    parallel_for(ctx.device(), x.num_elements(), 2, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        out[i] = Test{}(in[i]);
+    });
+  }
+};
+struct IsNanTest {
+  template <class T>
+  bool operator()(T x) const {
+    return std::isnan(x);
+  }
+};
+struct IsInfTest {
+  template <class T>
+  bool operator()(T x) const {
+    return std::isinf(x);
+  }
+};
+struct IsFiniteTest {
+  template <class T>
+  bool operator()(T x) const {
+    return std::isfinite(x);
+  }
+};
+template <class T>
+using IsNanKernel = ClassifyKernel<T, IsNanTest>;
+template <class T>
+using IsInfKernel = ClassifyKernel<T, IsInfTest>;
+template <class T>
+using IsFiniteKernel = ClassifyKernel<T, IsFiniteTest>;
+
 template <class T>
 using NegKernel = UnaryKernel<T, NegFn>;
 template <class T>
@@ -275,6 +358,18 @@ template <class T>
 using CosKernel = UnaryKernel<T, CosFn>;
 template <class T>
 using SinKernel = UnaryKernel<T, SinFn>;
+template <class T>
+using TanKernel = UnaryKernel<T, TanFn>;
+template <class T>
+using AsinKernel = UnaryKernel<T, AsinFn>;
+template <class T>
+using AcosKernel = UnaryKernel<T, AcosFn>;
+template <class T>
+using AtanKernel = UnaryKernel<T, AtanFn>;
+template <class T>
+using SinhKernel = UnaryKernel<T, SinhFn>;
+template <class T>
+using CoshKernel = UnaryKernel<T, CoshFn>;
 template <class T>
 using ErfKernel = UnaryKernel<T, ErfFn>;
 template <class T>
@@ -313,6 +408,15 @@ void register_unary_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Round", kCpu, floating_kernel<RoundKernel>());
   must_add_kernel(r, "Cos", kCpu, floating_kernel<CosKernel>());
   must_add_kernel(r, "Sin", kCpu, floating_kernel<SinKernel>());
+  must_add_kernel(r, "Tan", kCpu, floating_kernel<TanKernel>());
+  must_add_kernel(r, "Asin", kCpu, floating_kernel<AsinKernel>());
+  must_add_kernel(r, "Acos", kCpu, floating_kernel<AcosKernel>());
+  must_add_kernel(r, "Atan", kCpu, floating_kernel<AtanKernel>());
+  must_add_kernel(r, "Sinh", kCpu, floating_kernel<SinhKernel>());
+  must_add_kernel(r, "Cosh", kCpu, floating_kernel<CoshKernel>());
+  must_add_kernel(r, "IsNan", kCpu, floating_kernel<IsNanKernel>());
+  must_add_kernel(r, "IsInf", kCpu, floating_kernel<IsInfKernel>());
+  must_add_kernel(r, "IsFinite", kCpu, floating_kernel<IsFiniteKernel>());
   must_add_kernel(r, "Relu", kCpu, numeric_kernel<ReluKernel>());
   must_add_kernel(r, "Erf", kCpu, floating_kernel<ErfKernel>());
   must_add_kernel(r, "Relu6", kCpu, floating_kernel<Relu6Kernel>());

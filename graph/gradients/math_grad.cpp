@@ -245,6 +245,48 @@ Status sin_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs*
   return s.status();
 }
 
+// d(tan x) = dy / cos^2 x.
+Status tan_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  *dx = {ops::Div(s, dy[0], ops::Square(s, ops::Cos(s, op_input(op, 0))))};
+  return s.status();
+}
+
+// d(asin x) = dy / sqrt(1 - x^2); d(acos x) is its negative.
+Status asin_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output x = op_input(op, 0);
+  *dx = {ops::Mul(s, dy[0], ops::Rsqrt(s, ops::Sub(s, ops::OnesLike(s, x), ops::Square(s, x))))};
+  return s.status();
+}
+Status acos_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  TROUPE_RETURN_IF_ERROR(asin_grad(s, op, dy, dx));
+  (*dx)[0] = ops::Neg(s, (*dx)[0]);
+  return s.status();
+}
+
+// d(atan x) = dy / (1 + x^2).
+Status atan_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output x = op_input(op, 0);
+  *dx = {ops::Div(s, dy[0], ops::Add(s, ops::OnesLike(s, x), ops::Square(s, x)))};
+  return s.status();
+}
+
+// d(sinh x) = dy * cosh x; d(cosh x) = dy * sinh x.
+Status sinh_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  *dx = {ops::Mul(s, dy[0], ops::Cosh(s, op_input(op, 0)))};
+  return s.status();
+}
+Status cosh_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  *dx = {ops::Mul(s, dy[0], ops::Sinh(s, op_input(op, 0)))};
+  return s.status();
+}
+
+// d(atan2(y, x)) = dy * x / (x^2 + y^2) for y, -dy * y / (x^2 + y^2) for x.
+Status atan2_grad(const Scope& s, const Operation& op, const Outputs& dy, Outputs* dx) {
+  const Output y = op_input(op, 0), x = op_input(op, 1);
+  const Output scaled = ops::Div(s, dy[0], ops::Add(s, ops::Square(s, x), ops::Square(s, y)));
+  return binary_grad(s, op, ops::Mul(s, scaled, x), ops::Neg(s, ops::Mul(s, scaled, y)), dx);
+}
+
 Status neg_grad(const Scope& s, const Operation&, const Outputs& dy, Outputs* dx) {
   *dx = {ops::Neg(s, dy[0])};
   return s.status();
@@ -474,6 +516,13 @@ void register_math_gradients(GradientRegistry& r) {
   for (const char* op : {"FloorDiv", "LogicalAnd", "LogicalOr"})
     must_declare_not_differentiable(r, op);
   must_register_gradient(r, "Sin", sin_grad);
+  must_register_gradient(r, "Tan", tan_grad);
+  must_register_gradient(r, "Asin", asin_grad);
+  must_register_gradient(r, "Acos", acos_grad);
+  must_register_gradient(r, "Atan", atan_grad);
+  must_register_gradient(r, "Sinh", sinh_grad);
+  must_register_gradient(r, "Cosh", cosh_grad);
+  must_register_gradient(r, "Atan2", atan2_grad);
   must_register_gradient(r, "Neg", neg_grad);
   must_register_gradient(r, "Square", square_grad);
   must_register_gradient(r, "Sqrt", sqrt_grad);
@@ -490,7 +539,7 @@ void register_math_gradients(GradientRegistry& r) {
   must_register_gradient(r, "TanhGrad", tanh_grad_grad);
   // Floor, Ceil and Round have no gradient, as in TensorFlow (None, not zeros).
   for (const char* op : {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
-                         "ArgMax", "Floor", "Ceil", "Round"})
+                         "ArgMax", "Floor", "Ceil", "Round", "IsNan", "IsInf", "IsFinite"})
     must_declare_not_differentiable(r, op);
 }
 

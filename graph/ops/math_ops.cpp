@@ -204,6 +204,7 @@ void register_math_ops(OpRegistry& r) {
                       shapes::broadcast_binary));
   }
   register_binary(r, "Pow", kFloating);
+  register_binary(r, "Atan2", kFloating);
   for (const char* name : {"Equal", "NotEqual"}) {
     must_register(r, OpDefBuilder(name)
                          .input("x: T")
@@ -223,9 +224,15 @@ void register_math_ops(OpRegistry& r) {
   for (const char* name : {"Neg", "Square", "Abs", "Sign"})
     register_unary(r, name, kNumeric);
   for (const char* name :
-       {"Sqrt", "Rsqrt", "Reciprocal", "Exp", "Expm1", "Log", "Log1p", "Floor", "Ceil", "Round",
-        "Cos", "Sin", "Erf", "Relu6", "Elu", "Selu", "Softplus", "Softsign"})
+       {"Sqrt", "Rsqrt", "Reciprocal", "Exp",   "Expm1", "Log",  "Log1p",    "Floor",
+        "Ceil", "Round", "Cos",        "Sin",   "Tan",   "Asin", "Acos",     "Atan",
+        "Sinh", "Cosh",  "Erf",        "Relu6", "Elu",   "Selu", "Softplus", "Softsign"})
     register_unary(r, name, kFloating);
+  // Whether each element is NaN, infinite, or neither: bool tensors of x's shape.
+  for (const char* name : {"IsNan", "IsInf", "IsFinite"}) {
+    must_register(r, OpDefBuilder(name).input("x: T").output("y: bool").attr(kFloating).shape_fn(
+                         shapes::unchanged));
+  }
   must_register(r, OpDefBuilder("MatMul")
                        .input("a: T")
                        .input("b: T")
@@ -349,6 +356,9 @@ Output Minimum(const Scope& s, const Input& x, const Input& y) {
 Output Pow(const Scope& s, const Input& x, const Input& y) {
   return binary("Pow", s, x, y);
 }
+Output Atan2(const Scope& s, const Input& y, const Input& x) {
+  return binary("Atan2", s, y, x);
+}
 Output SquaredDifference(const Scope& s, const Input& x, const Input& y) {
   return binary("SquaredDifference", s, x, y);
 }
@@ -418,6 +428,33 @@ Output Cos(const Scope& s, const Input& x) {
 }
 Output Sin(const Scope& s, const Input& x) {
   return unary("Sin", s, x);
+}
+Output Tan(const Scope& s, const Input& x) {
+  return unary("Tan", s, x);
+}
+Output Asin(const Scope& s, const Input& x) {
+  return unary("Asin", s, x);
+}
+Output Acos(const Scope& s, const Input& x) {
+  return unary("Acos", s, x);
+}
+Output Atan(const Scope& s, const Input& x) {
+  return unary("Atan", s, x);
+}
+Output Sinh(const Scope& s, const Input& x) {
+  return unary("Sinh", s, x);
+}
+Output Cosh(const Scope& s, const Input& x) {
+  return unary("Cosh", s, x);
+}
+Output IsNan(const Scope& s, const Input& x) {
+  return unary("IsNan", s, x);
+}
+Output IsInf(const Scope& s, const Input& x) {
+  return unary("IsInf", s, x);
+}
+Output IsFinite(const Scope& s, const Input& x) {
+  return unary("IsFinite", s, x);
 }
 Output Erf(const Scope& s, const Input& x) {
   return unary("Erf", s, x);

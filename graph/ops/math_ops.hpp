@@ -42,7 +42,19 @@ Output Ceil(const Scope& scope, const Input& x);
 Output Round(const Scope& scope, const Input& x);  // halves to even, as TensorFlow's
 Output Cos(const Scope& scope, const Input& x);
 Output Sin(const Scope& scope, const Input& x);
+Output Tan(const Scope& scope, const Input& x);
+Output Asin(const Scope& scope, const Input& x);  // NaN outside [-1, 1]
+Output Acos(const Scope& scope, const Input& x);  // NaN outside [-1, 1]
+Output Atan(const Scope& scope, const Input& x);
+Output Sinh(const Scope& scope, const Input& x);
+Output Cosh(const Scope& scope, const Input& x);
 Output Erf(const Scope& scope, const Input& x);
+// Bool tensors of x's shape: NaN, +-infinity, neither.
+Output IsNan(const Scope& scope, const Input& x);
+Output IsInf(const Scope& scope, const Input& x);
+Output IsFinite(const Scope& scope, const Input& x);
+// The angle of (x, y) in (-pi, pi], element-wise with broadcasting (std::atan2(y, x)).
+Output Atan2(const Scope& scope, const Input& y, const Input& x);
 // Activations, as TensorFlow's nn ops: min(max(x, 0), 6); x or e^x - 1 (x <= 0); Selu (scaled
 // Elu with Klambauer et al.'s constants); log(1 + e^x); x / (1 + |x|).
 Output Relu6(const Scope& scope, const Input& x);

@@ -59,6 +59,12 @@ from .array_ops import (concat, expand_dims, invert_permutation, newaxis, one_ho
                         range, rank, reverse, reverse_sequence, reverse_v2, slice, split,
                         squeeze, strided_slice,
                         tile, transpose, unstack)  # noqa: A004 - TensorFlow's names
+from .array_ops import (argsort, broadcast_to, depth_to_space, meshgrid, roll, sequence_mask,
+                        setdiff1d, sort, space_to_depth)
+from .math_ops import (acos, asin, atan, atan2, bincount, confusion_matrix, cosh,
+                       count_nonzero, eye, is_finite, is_inf, is_nan, lin_space, linspace,
+                       norm, sinh, tan, to_double, to_int32, to_int64, trace)
+from . import linalg, manip
 from .random_ops import (get_seed, multinomial, random_normal, random_shuffle, random_uniform,
                          truncated_normal)
 from .config import GPUOptions, GraphOptions, OptimizerOptions, RPCOptions

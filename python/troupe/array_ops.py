@@ -354,3 +354,184 @@ def rank(input, name=None):  # noqa: A002
 
 
 Tensor.__getitem__ = _slice_helper
+
+
+# ---- composites, as TensorFlow 1.x builds them from other ops ----
+
+def broadcast_to(input, shape, name=None):  # noqa: A002 - TensorFlow's name
+    """`input` broadcast (numpy's rules) to `shape`."""
+    return _make("BroadcastTo", [convert_to_tensor(input, name="input"),
+                                 convert_to_tensor(shape, name="shape")],
+                 name=name or "BroadcastTo").outputs[0]
+
+
+def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None):
+    """mask[i..., j] = j < lengths[i...]: lengths' shape + [maxlen] (default: the largest
+    length)."""
+    from .framework import name_scope
+    from .ops import cast, less, reduce_max
+    with name_scope(name, "SequenceMask", [lengths, maxlen]):
+        lengths = convert_to_tensor(lengths, name="lengths")
+        if lengths.dtype not in (_dtypes.int32, _dtypes.int64):
+            raise TypeError("sequence_mask: lengths must be integers, got %s"
+                            % lengths.dtype.name)
+        if isinstance(maxlen, int) and not isinstance(maxlen, bool):
+            row = range(0, maxlen, 1, dtype=lengths.dtype)  # of a static length
+        else:
+            if maxlen is None:
+                maxlen = reduce_max(lengths)
+            else:
+                maxlen = convert_to_tensor(maxlen, name="maxlen")
+                if maxlen.shape.ndims not in (None, 0):
+                    raise ValueError("maxlen must be scalar for sequence_mask")
+            row = range(0, cast(maxlen, lengths.dtype), 1, dtype=lengths.dtype)
+        mask = less(row, expand_dims(lengths, -1))
+        return mask if _dtypes.as_dtype(dtype) == _dtypes.bool else \
+            cast(mask, dtype)
+
+
+def meshgrid(*args, **kwargs):
+    """Coordinate matrices from coordinate vectors, as numpy.meshgrid: indexing "xy" (the
+    default: the first two dimensions swapped) or "ij"."""
+    from .framework import name_scope
+    from .ops import reshape, size, stack, zeros
+    indexing = kwargs.pop("indexing", "xy")
+    name = kwargs.pop("name", "meshgrid")
+    if kwargs:
+        raise TypeError("'%s' is an invalid keyword argument for this function"
+                        % next(iter(kwargs)))
+    if indexing not in ("xy", "ij"):
+        raise ValueError("indexing parameter must be either 'xy' or 'ij'")
+    with name_scope(name, "meshgrid", args):
+        vectors = [convert_to_tensor(a) for a in args]
+        n = len(vectors)
+        if n == 0:
+            return []
+        sizes = [size(v) for v in vectors]
+        if indexing == "xy" and n > 1:
+            sizes[0], sizes[1] = sizes[1], sizes[0]
+        outputs = []
+        for i, v in enumerate(vectors):
+            at = i
+            if indexing == "xy" and n > 1 and i < 2:
+                at = 1 - i
+            dims = [1] * n
+            dims[at] = -1
+            outputs.append(reshape(v, dims) + zeros(stack(sizes), dtype=v.dtype))
+        return outputs
+
+
+def roll(input, shift, axis, name=None):  # noqa: A002 - TensorFlow's name
+    """Elements shifted along `axis` (an int or a list, with `shift` of the same length),
+    wrapping around: out[(i + shift) mod n] = input[i]."""
+    from .framework import name_scope
+    from .math_ops import floormod
+    from .ops import gather, shape
+    with name_scope(name, "Roll", [input, shift, axis]):
+        x = convert_to_tensor(input, name="input")
+        shifts = shift if isinstance(shift, (list, tuple)) else [shift]
+        axes = axis if isinstance(axis, (list, tuple)) else [axis]
+        if len(shifts) != len(axes):
+            raise ValueError("shift and axis must have the same size, got %d and %d"
+                             % (len(shifts), len(axes)))
+        for s, a in zip(shifts, axes):
+            n = shape(x)[a]
+            positions = range(0, n, 1)
+            x = gather(x, floormod(positions - convert_to_tensor(s, dtype=_dtypes.int32), n),
+                       axis=a)
+        return x
+
+
+def _sort(values, axis, direction, want_indices, name):
+    from .framework import name_scope
+    from .nn import top_k
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise ValueError('Unknown direction: %s (expected "ASCENDING" or "DESCENDING")'
+                         % direction)
+    with name_scope(name, "sort"):
+        x = convert_to_tensor(values, name="values")
+        rank = x.shape.ndims
+        if rank is None:
+            raise ValueError("sort: the rank of values must be known")
+        if rank == 0:
+            raise ValueError("sort: values must have rank >= 1, got a scalar")
+        axis = axis % rank
+        perm = None
+        if axis != rank - 1:
+            perm = list(builtins.range(rank))
+            perm[axis], perm[-1] = perm[-1], perm[axis]
+            x = transpose(x, perm)
+        from .ops import shape
+        k = shape(x)[-1]
+        ascending = direction == "ASCENDING"
+        result = top_k(-x if ascending else x, k=k, sorted=True)
+        out = result.indices if want_indices else (-result.values if ascending
+                                                   else result.values)
+        return transpose(out, perm) if perm is not None else out
+
+
+def sort(values, axis=-1, direction="ASCENDING", name=None):
+    """values sorted along `axis` (TensorFlow's sort: top_k of all the elements)."""
+    return _sort(values, axis, direction, False, name)
+
+
+def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
+    """The indices that sort values along `axis` (int32)."""
+    return _sort(values, axis, direction, True, name)
+
+
+def space_to_depth(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
+    """NHWC blocks of block_size x block_size moved into the depth: [b, h / bs, w / bs,
+    bs * bs * c]."""
+    if data_format != "NHWC":
+        raise ValueError("space_to_depth: data_format %r is not supported by troupe (NHWC)"
+                         % data_format)
+    if not isinstance(block_size, int) or block_size < 2:
+        raise ValueError("Value for attr 'block_size' of %r must be at least minimum 2"
+                         % (block_size,))
+    from .ops import reshape, shape
+    x = convert_to_tensor(input, name="input")
+    dims = [shape(x)[i] for i in builtins.range(4)]
+    bs = block_size
+    y = reshape(x, [dims[0], dims[1] // bs, bs, dims[2] // bs, bs, dims[3]])
+    y = transpose(y, [0, 1, 3, 2, 4, 5])
+    return reshape(y, [dims[0], dims[1] // bs, dims[2] // bs, bs * bs * dims[3]],
+                   name=name or "SpaceToDepth")
+
+
+def depth_to_space(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
+    """The inverse of space_to_depth: [b, h, w, c] -> [b, h * bs, w * bs, c / (bs * bs)]."""
+    if data_format != "NHWC":
+        raise ValueError("depth_to_space: data_format %r is not supported by troupe (NHWC)"
+                         % data_format)
+    if not isinstance(block_size, int) or block_size < 2:
+        raise ValueError("Value for attr 'block_size' of %r must be at least minimum 2"
+                         % (block_size,))
+    from .ops import reshape, shape
+    x = convert_to_tensor(input, name="input")
+    dims = [shape(x)[i] for i in builtins.range(4)]
+    bs = block_size
+    y = reshape(x, [dims[0], dims[1], dims[2], bs, bs, dims[3] // (bs * bs)])
+    y = transpose(y, [0, 1, 3, 2, 4, 5])
+    return reshape(y, [dims[0], dims[1] * bs, dims[2] * bs, dims[3] // (bs * bs)],
+                   name=name or "DepthToSpace")
+
+
+_ListDiff = __import__("collections").namedtuple("ListDiff", ["out", "idx"])
+
+
+def setdiff1d(x, y, index_dtype=_dtypes.int32, name=None):
+    """The values of the vector x that are not in y, in x's order, and their indices in x."""
+    from .framework import name_scope
+    from .ops import cast, equal, gather, logical_not, reshape, where
+    from .math_ops import reduce_any
+    with name_scope(name, "ListDiff", [x, y]):
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", dtype=x.dtype)
+        for what, v in (("x", x), ("y", y)):
+            if v.shape.ndims not in (None, 1):
+                raise ValueError("setdiff1d: %s must be a vector, got shape %s"
+                                 % (what, v.shape))
+        keep = logical_not(reduce_any(equal(expand_dims(x, 1), expand_dims(y, 0)), axis=1))
+        idx = reshape(where(keep), [-1])
+        return _ListDiff(gather(x, idx), cast(idx, index_dtype))

@@ -7,7 +7,10 @@ tensor_scatter_update (the loop's gradient does not record it), so an output's s
 the same at every element (TensorArray's stack requires that too). `fn` is called once outside
 the loop on element 0 (or the initializer) to make its variables and learn its outputs'
 dtypes and shapes; that call is never run, unless an output's shape is not known statically,
-in which case the run computes it from element 0 (one call of fn more).
+in which case the run computes it from element 0 (one call of fn more). Its ops stay in the
+graph: a summary fn writes is made there too (so merge_all() evaluates fn on element 0). Inside
+the loop fn finds the variables and layers that call made (get_variable, tf.layers, under the
+same names); a tf.Variable made inside fn is ValueError (make it outside, or with get_variable).
 """
 
 from . import dtypes as _dtypes
@@ -55,17 +58,19 @@ def _outputs_like(sample, n):
 def _loop(fn_of, n, state, reverse, parallel_iterations, back_prop, swap_memory, what,
           collect=True):
     """The shared loop: i over [0, n) (backwards if reverse), state -> fn_of(i, state) (new
-    flat state, flat outputs); returns (final flat state, flat stacked outputs)."""
+    flat state, flat outputs); returns (final flat state, flat stacked outputs). fn_of(None,
+    state) is the call outside the loop, on the first element."""
     from .array_ops import expand_dims
-    from .ops import constant, greater_equal, less, reshape
+    from .framework import get_default_graph
+    from .ops import greater_equal, less, reshape
     from .sparse_ops import tensor_scatter_update
     from .variables import get_variable_scope, variable_scope
-    from .variables import global_variables
+    graph = get_default_graph()
     scope = get_variable_scope()
-    # fn once, outside the loop: its variables, and its outputs' dtypes and shapes.
-    before = len(global_variables())
-    sample_state, sample_out = fn_of(n - 1 if reverse else constant(0, name="first"), state)
-    made_variables = len(global_variables()) != before
+    # fn once, outside the loop: its variables, and its outputs' dtypes and shapes. The layer
+    # names it takes are taken again inside the loop, where they then find its variables.
+    layer_counts = dict(graph.__dict__.get("_layer_name_counts", {}))
+    sample_state, sample_out = fn_of(None, state)
     if len(sample_state) != len(state):
         raise ValueError("%s: fn returned %d values where its accumulator has %d"
                          % (what, len(sample_state), len(state)))
@@ -78,11 +83,15 @@ def _loop(fn_of, n, state, reverse, parallel_iterations, back_prop, swap_memory,
 
     def body(i, *flat):
         current = list(flat[:k])
-        if made_variables:  # the same variables (and layer names) as the call outside
-            with variable_scope(scope, reuse=True):
-                new_state, outs = fn_of(i, current)
-        else:
+        body_graph = get_default_graph()
+        with variable_scope(scope, reuse=True):  # the variables of the call outside
+            body_graph._layer_name_counts = dict(layer_counts)
             new_state, outs = fn_of(i, current)
+        made = [op.name for op in body_graph.get_operations()
+                if op.type in ("Variable", "VariableV2")]
+        if made:
+            raise ValueError("%s: fn makes the variable %s with tf.Variable inside the loop: "
+                             "make it outside the loop, or with tf.get_variable" % (what, made[0]))
         written = [tensor_scatter_update(acc, reshape(i, [1, 1]), expand_dims(out, 0))
                    for acc, out in zip(flat[k:], outs)] if collect else []
         step = i - 1 if reverse else i + 1
@@ -106,22 +115,28 @@ def _loop(fn_of, n, state, reverse, parallel_iterations, back_prop, swap_memory,
 
 
 def _assert_same_structure(first, second):
-    """As TensorFlow's nest: a different kind of sequence is TypeError, a different number of
-    elements ValueError."""
-    def kind(value):
-        if isinstance(value, dict):
-            return dict
-        return list if isinstance(value, list) else tuple if isinstance(value, tuple) else None
-    if kind(first) != kind(second) or (kind(first) is dict and sorted(first) != sorted(second)):
-        raise TypeError("The two structures don't have the same nested structure.\n\nFirst "
-                        "structure: %s\n\nSecond structure: %s" % (first, second))
-    if kind(first) is None:
+    """As TensorFlow's nest: a sequence against a value, or a different number of elements or
+    dict keys, is ValueError; two different kinds of sequence (list, tuple, a namedtuple
+    type, dict) are TypeError."""
+    def message(what):
+        return ("The two structures don't have the same %s.\n\nFirst structure: %s\n\n"
+                "Second structure: %s" % (what, first, second))
+    nested_a, nested_b = _is_nested(first), _is_nested(second)
+    if nested_a != nested_b:
+        raise ValueError(message("nested structure"))
+    if not nested_a:
         return
-    if len(first) != len(second):
-        raise ValueError("The two structures don't have the same number of elements.\n\n"
-                         "First structure: %s\n\nSecond structure: %s" % (first, second))
-    for a, b in (zip((first[k] for k in sorted(first)), (second[k] for k in sorted(second)))
-                 if kind(first) is dict else zip(first, second)):
+    if type(first) is not type(second):
+        raise TypeError(message("nested structure"))
+    if isinstance(first, dict):
+        if sorted(first) != sorted(second):
+            raise ValueError(message("keys"))
+        pairs = [(first[k], second[k]) for k in sorted(first)]
+    else:
+        if len(first) != len(second):
+            raise ValueError(message("number of elements"))
+        pairs = list(zip(first, second))
+    for a, b in pairs:
         _assert_same_structure(a, b)
 
 
@@ -143,6 +158,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
             if dtype is not None else [e.dtype for e in flat]
 
         def fn_of(i, state):
+            i = 0 if i is None else i
             element = _pack_nested(elems, [gather(e, i) for e in flat]) \
                 if _is_nested(elems) else gather(flat[0], i)
             result = fn(element)
@@ -178,6 +194,9 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
             # The first element (the last with reverse) starts it and is the first output.
             structure = elems
             first = (n - 1) if reverse else 0
+            if n == 0:
+                raise ValueError("scan: elems has no element to start from (give an "
+                                 "initializer)")
             state = [gather(e, first) for e in flat]
             rest_n = n - 1
         else:
@@ -187,7 +206,8 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
             rest_n = n
 
         def fn_of(i, current):
-            index = i if initializer is not None or reverse else i + 1
+            # Outside the loop: element 0, there whatever the length (the call is for shapes).
+            index = 0 if i is None else i if initializer is not None or reverse else i + 1
             a = _pack_nested(structure, current) if _is_nested(structure) else current[0]
             result = fn(a, element(index))
             _assert_same_structure(structure, result)
@@ -218,6 +238,9 @@ def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, n
                    if _is_nested(elems) else gather(flat[0], i))
         if initializer is None:
             structure = elems
+            if n == 0:
+                raise ValueError("%s: elems has no element to start from (give an "
+                                 "initializer)" % what)
             state = [gather(e, (n - 1) if reverse else 0) for e in flat]
             rest_n = n - 1
         else:
@@ -227,7 +250,8 @@ def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, n
             rest_n = n
 
         def fn_of(i, current):
-            index = i if initializer is not None or reverse else i + 1
+            # Outside the loop: element 0, there whatever the length (the call is for shapes).
+            index = 0 if i is None else i if initializer is not None or reverse else i + 1
             a = _pack_nested(structure, current) if _is_nested(structure) else current[0]
             result = fn(a, element(index))
             _assert_same_structure(structure, result)

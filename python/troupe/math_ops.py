@@ -275,3 +275,178 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002 - TensorFlow's name
     from .ops import _make
     op = _make("Qr", [input], {"full_matrices": bool(full_matrices)}, name)
     return collections.namedtuple("Qr", ["q", "r"])(*op.outputs)
+
+
+# ---- trigonometry, and the tests of floating values (ops of their own) ----
+
+tan = _unary_op(_by_type("Tan"), "tan")
+asin = _unary_op(_by_type("Asin"), "asin")
+acos = _unary_op(_by_type("Acos"), "acos")
+atan = _unary_op(_by_type("Atan"), "atan")
+sinh = _unary_op(_by_type("Sinh"), "sinh")
+cosh = _unary_op(_by_type("Cosh"), "cosh")
+is_nan = _unary_op(_by_type("IsNan"), "is_nan")
+is_inf = _unary_op(_by_type("IsInf"), "is_inf")
+is_finite = _unary_op(_by_type("IsFinite"), "is_finite")
+atan2 = _binary_op(_by_type("Atan2"), "atan2")
+
+
+# ---- composites, as TensorFlow 1.x builds them from other ops ----
+
+def to_int32(x, name="ToInt32"):
+    return cast(x, _dtypes.int32, name=name)
+
+
+def to_int64(x, name="ToInt64"):
+    return cast(x, _dtypes.int64, name=name)
+
+
+def to_double(x, name="ToDouble"):
+    return cast(x, _dtypes.float64, name=name)
+
+
+def count_nonzero(input_tensor, axis=None, keepdims=None, dtype=_dtypes.int64, name=None,
+                  reduction_indices=None, keep_dims=None):
+    """The number of elements that are not zero (or "" for strings), over `axis`."""
+    from .ops import constant, not_equal, reduce_sum
+    with name_scope(name, "count_nonzero", [input_tensor]):
+        x = convert_to_tensor(input_tensor, name="input_tensor")
+        zero = constant("" if x.dtype == _dtypes.string else 0, dtype=x.dtype)
+        return cast(reduce_sum(cast(not_equal(x, zero), _dtypes.int64), axis=axis,
+                               keepdims=keepdims, reduction_indices=reduction_indices,
+                               keep_dims=keep_dims), dtype=dtype)
+
+
+def lin_space(start, stop, num, name=None):
+    """`num` evenly spaced values from start to stop (inclusive): start + i * (stop - start) /
+    (num - 1); num must be positive."""
+    from .array_ops import range as range_
+    from .ops import maximum
+    with name_scope(name, "LinSpace", [start, stop, num]):
+        start = convert_to_tensor(start, name="start")
+        if start.dtype not in (_dtypes.float32, _dtypes.float64):
+            raise TypeError("Value passed to parameter 'start' has DataType %s not in list of "
+                            "allowed values: float32, float64" % start.dtype.name)
+        stop = convert_to_tensor(stop, dtype=start.dtype, name="stop")
+        if isinstance(num, int) and num <= 0:
+            raise ValueError("Requires num > 0: %d" % num)
+        num = convert_to_tensor(num, dtype=_dtypes.int32, name="num")
+        steps = cast(maximum(num - 1, 1), start.dtype)
+        return start + cast(range_(num), start.dtype) * ((stop - start) / steps)
+
+
+linspace = lin_space
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, name=None):
+    """An identity matrix [num_rows, num_columns] (or a batch of them)."""
+    from .array_ops import expand_dims, range as range_, tile
+    from .ops import equal
+    with name_scope(name, "eye"):
+        rows = range_(num_rows)
+        cols = range_(num_rows if num_columns is None else num_columns)
+        matrix = cast(equal(expand_dims(rows, 1), expand_dims(cols, 0)), dtype)
+        if batch_shape is None:
+            return matrix
+        batch = list(batch_shape)
+        for _ in batch:
+            matrix = expand_dims(matrix, 0)
+        return tile(matrix, batch + [1, 1])
+
+
+def trace(x, name=None):
+    """The sum of the main diagonal of the innermost matrices of x ([..., M, N] -> [...])."""
+    from .ops import reduce_sum, shape
+    with name_scope(name, "Trace", [x]):
+        x = convert_to_tensor(x, name="x")
+        dims = shape(x)
+        return reduce_sum(x * eye(dims[-2], dims[-1], dtype=x.dtype), axis=[-2, -1])
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: A002
+         keep_dims=None):
+    """Vector norms (ord "euclidean", a positive number, np.inf) over all of `tensor` or over
+    `axis`; matrix norms ("euclidean"/"fro", 1, np.inf) over a pair of axes."""
+    from .ops import abs as abs_, pow as pow_, reduce_max, reduce_sum, sqrt, square
+    if keepdims is not None and keep_dims is not None:
+        raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'")
+    keepdims = bool(keepdims if keepdims is not None else keep_dims)
+    matrix = isinstance(axis, (list, tuple)) and len(axis) == 2
+    if isinstance(axis, (list, tuple)) and len(axis) not in (1, 2):
+        raise ValueError("'axis' must be None, an integer, or a tuple of 2 unique integers, "
+                         "got %s" % (axis,))
+    supported = ["euclidean", "fro", 1, np.inf] if matrix else ["euclidean", np.inf]
+    if not (ord in supported or (not matrix and isinstance(ord, (int, float)) and
+                                 not isinstance(ord, bool) and ord > 0)):
+        raise ValueError("'ord' must be a supported %s norm, got %s"
+                         % ("matrix" if matrix else "vector", ord))
+    if not matrix and ord == "fro":
+        raise ValueError("'ord' must be a supported vector norm, got fro")
+    with name_scope(name, "norm", [tensor]):
+        x = convert_to_tensor(tensor, name="tensor")
+        if isinstance(axis, (list, tuple)) and len(axis) == 1:
+            axis = axis[0]
+        if ord in ("euclidean", "fro"):
+            return sqrt(reduce_sum(square(x), axis, keepdims=keepdims))
+        a = abs_(x)
+        if matrix:
+            # 1: the largest column sum (over axis[0]); inf: the largest row sum.
+            inner, outer = (axis[0], axis[1]) if ord == 1 else (axis[1], axis[0])
+            rank = x.shape.ndims
+            if rank is None:
+                raise ValueError("norm: the rank of tensor must be known for a matrix norm")
+            inner, outer = inner % rank, outer % rank
+            sums = reduce_sum(a, inner, keepdims=True)
+            result = reduce_max(sums, outer, keepdims=True)
+            if not keepdims:
+                from .array_ops import squeeze
+                result = squeeze(result, [min(inner, outer), max(inner, outer)])
+            return result
+        if ord == np.inf:
+            return reduce_max(a, axis, keepdims=keepdims)
+        if ord == 1:
+            return reduce_sum(a, axis, keepdims=keepdims)
+        p = cast(ord, x.dtype)
+        return pow_(reduce_sum(pow_(a, p), axis, keepdims=keepdims), 1.0 / p)
+
+
+def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.int32):
+    """How often each value of the non-negative int32 `arr` occurs (or the sum of its
+    `weights`): a vector of max(arr) + 1 entries, at least minlength and at most maxlength."""
+    from .ops import maximum, minimum, ones_like, reduce_max, reshape, unsorted_segment_sum
+    from .ops import size as size_
+    with name_scope(None, "bincount", [arr, weights, minlength, maxlength]):
+        arr = convert_to_tensor(arr, name="arr", dtype=_dtypes.int32)
+        flat = reshape(arr, [-1])
+        length = cast(size_(flat) > 0, _dtypes.int32) * (reduce_max(flat) + 1)
+        if minlength is not None:
+            length = maximum(convert_to_tensor(minlength, dtype=_dtypes.int32), length)
+        if maxlength is not None:
+            length = minimum(convert_to_tensor(maxlength, dtype=_dtypes.int32), length)
+        values = cast(ones_like(flat), dtype) if weights is None else \
+            reshape(convert_to_tensor(weights, dtype=dtype), [-1])
+        if maxlength is not None:  # values at or beyond maxlength are dropped
+            keep = flat < length
+            from .ops import boolean_mask
+            values, flat = boolean_mask(values, keep), boolean_mask(flat, keep)
+        return unsorted_segment_sum(values, flat, length)
+
+
+def confusion_matrix(labels, predictions, num_classes=None, dtype=_dtypes.int32, name=None,
+                     weights=None):
+    """[num_classes, num_classes]: entry (i, j) counts (or sums the weights of) the examples
+    of label i predicted as j."""
+    from .ops import maximum, reduce_max, stack
+    from .sparse_ops import scatter_nd
+    with name_scope(name, "confusion_matrix", [predictions, labels, num_classes, weights]):
+        labels = cast(convert_to_tensor(labels, name="labels"), _dtypes.int64)
+        predictions = cast(convert_to_tensor(predictions, name="predictions"), _dtypes.int64)
+        if num_classes is None:
+            num_classes = maximum(reduce_max(predictions), reduce_max(labels)) + 1
+        else:
+            num_classes = cast(convert_to_tensor(num_classes, name="num_classes"),
+                               _dtypes.int64)
+        values = _ops.ones_like(predictions, dtype=dtype) if weights is None else \
+            cast(convert_to_tensor(weights, name="weights"), dtype)
+        shape = stack([num_classes, num_classes])
+        return scatter_nd(stack([labels, predictions], axis=1), values, shape)

@@ -650,3 +650,85 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
 from . import rnn_cell  # noqa: E402,F401
 from .rnn import bidirectional_dynamic_rnn, dynamic_rnn  # noqa: E402,F401
 from .rnn import static_bidirectional_rnn, static_rnn  # noqa: E402,F401
+
+
+# ---- composites, as TensorFlow 1.x builds them from other ops ----
+
+def swish(features, name=None):
+    """features * sigmoid(features) (Ramachandran et al.)."""
+    from .framework import convert_to_tensor, name_scope
+    with name_scope(name, "swish", [features]):
+        x = convert_to_tensor(features, name="features")
+        return x * sigmoid(x)
+
+
+def crelu(features, name=None, axis=-1):
+    """The ReLUs of features and of -features, concatenated along axis."""
+    from .array_ops import concat
+    from .framework import convert_to_tensor, name_scope
+    with name_scope(name, "CRelu", [features]):
+        x = convert_to_tensor(features, name="features")
+        return relu(concat([x, -x], axis))
+
+
+def weighted_cross_entropy_with_logits(targets, logits, pos_weight, name=None):
+    """sigmoid_cross_entropy_with_logits with the positive term weighted by pos_weight:
+    (1 - z) * x + (1 + (q - 1) * z) * (log(1 + exp(-|x|)) + max(-x, 0))."""
+    from .framework import convert_to_tensor, name_scope
+    from .ops import abs as abs_, exp, log1p
+    with name_scope(name, "logistic_loss", [logits, targets]):
+        x = convert_to_tensor(logits, name="logits")
+        z = convert_to_tensor(targets, name="targets", dtype=x.dtype)
+        if x.shape.is_fully_defined() and z.shape.is_fully_defined() and \
+                x.shape.as_list() != z.shape.as_list():
+            raise ValueError("logits and targets must have the same shape (%s vs %s)"
+                             % (x.shape, z.shape))
+        log_weight = 1 + (pos_weight - 1) * z
+        return (1 - z) * x + log_weight * (log1p(exp(-abs_(x))) + relu(-x))
+
+
+def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
+    """exp(log_input) - log_input * targets, plus Stirling's approximation of log(targets!)
+    (where targets > 1) with compute_full_loss."""
+    import math
+    from .framework import convert_to_tensor, name_scope
+    from .ops import exp, log, ones_like, where, zeros_like
+    with name_scope(name, "log_poisson_loss", [log_input, targets]):
+        log_input = convert_to_tensor(log_input, name="log_input")
+        targets = convert_to_tensor(targets, name="targets", dtype=log_input.dtype)
+        result = exp(log_input) - log_input * targets
+        if compute_full_loss:
+            safe = where(targets > 1, targets, ones_like(targets))
+            stirling = safe * log(safe) - safe + 0.5 * log(2 * math.pi * safe)
+            result += where(targets > 1, stirling, zeros_like(targets))
+        return result
+
+
+def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None,
+           data_format=None, name=None, input=None, dilations=None):  # noqa: A002
+    """A 1-D convolution of value [batch, width, in] by filters [width, in, out]: conv2d over
+    an added dimension of 1."""
+    from .array_ops import expand_dims, squeeze
+    from .framework import convert_to_tensor, name_scope
+    value = input if value is None else value
+    if data_format not in (None, "NWC", "NHWC"):
+        raise ValueError("conv1d: data_format %r is not supported by troupe (NWC)"
+                         % (data_format,))
+    if not isinstance(stride, int):
+        raise TypeError("conv1d: stride must be an int, got %r" % (stride,))
+    rate = 1 if dilations is None else (dilations if isinstance(dilations, int)
+                                        else dilations[-1])
+    with name_scope(name, "conv1d", [value, filters]):
+        x = expand_dims(convert_to_tensor(value, name="value"), 1)
+        f = expand_dims(convert_to_tensor(filters, name="filters"), 0)
+        y = conv2d(x, f, strides=[1, 1, stride, 1], padding=padding,
+                   dilations=[1, 1, rate, 1])
+        return squeeze(y, [1])
+
+
+def atrous_conv2d(value, filters, rate, padding, name=None):
+    """conv2d with holes: the filter's taps `rate` apart (dilations [1, rate, rate, 1])."""
+    if not isinstance(rate, int) or rate < 1:
+        raise ValueError("rate %r should be larger than or equal to 1" % (rate,))
+    return conv2d(value, filters, strides=[1, 1, 1, 1], padding=padding,
+                  dilations=[1, rate, rate, 1], name=name)

@@ -278,8 +278,15 @@ def _unary(fn, x, name, what):
 
 
 def _by_type(op_type):
-    """A native builder (scope, *inputs) -> Output for the registered op `op_type`."""
-    return lambda scope, *inputs: _troupe.make_op(scope, op_type, list(inputs), {}).output(0)
+    """A native builder (scope, *inputs) -> Output for the registered op `op_type`; what
+    cannot be built is also TypeError or ValueError, as in _make."""
+    def build(scope, *inputs):
+        try:
+            return _troupe.make_op(scope, op_type, list(inputs), {}).output(0)
+        except _errors.InvalidArgumentError as e:
+            kind = _DTypeError if _DTYPE_PROBLEM.search(e.message) else _BuildError
+            raise kind(e.node_def, e.op, e.message) from None
+    return build
 
 
 add = _binary_op(_troupe.add, "add")

@@ -160,7 +160,8 @@ class DecodeCSVOpTest(tf.test.TestCase):
 
 def test_outputs_have_the_records_shape_and_the_defaults_dtypes():
     records = tf.placeholder(tf.string, [None])
-    a, b, c, d = tf.decode_csv(records, [[0.0], np.array([], np.float64), np.array([0], np.int64), [""]])
+    a, b, c, d = tf.decode_csv(records, [[0.0], np.array([], np.float64),
+                                         np.array([0], np.int64), [""]])
     assert [t.dtype for t in (a, b, c, d)] == [tf.float32, tf.float64, tf.int64, tf.string]
     assert all(t.get_shape().as_list() == [None] for t in (a, b, c, d))
 

@@ -148,3 +148,57 @@ def test_fold_simple_multi_and_gradients():
     assert got[0] == 208.0 and got[1] == 450.0 and got[2] == 880.0
     assert got[3] == (21.0, 720.0)
     assert got[4] == 720.0 and got[5] == 720.0
+
+
+def test_unnamed_layers_inside_fn_use_their_own_variables():
+    # Two map_fns with an unnamed dense layer each (and one made before): each loop uses the
+    # layer its own call outside the loop made, not another's of the same base name.
+    with tf.Graph().as_default():
+        rows = tf.constant(np.ones([2, 1, 2], np.float32))
+        tf.layers.dense(tf.zeros([1, 2]), 3, kernel_initializer=tf.constant_initializer(5.0))
+        ones = tf.map_fn(lambda m: tf.layers.dense(
+            m, 3, kernel_initializer=tf.ones_initializer()), rows)
+        zeros = tf.map_fn(lambda m: tf.layers.dense(
+            m, 3, kernel_initializer=tf.zeros_initializer()), rows)
+        assert len(tf.trainable_variables()) == 6
+        got_ones, got_zeros = run(ones, zeros)
+        np.testing.assert_array_equal(got_ones, np.full([2, 1, 3], 2.0))
+        np.testing.assert_array_equal(got_zeros, np.zeros([2, 1, 3]))
+
+
+def test_local_variables_and_plain_variables_inside_fn():
+    with tf.Graph().as_default():
+        def scaled(x):
+            w = tf.get_variable("lv", [], initializer=tf.constant_initializer(3.0),
+                                collections=[tf.GraphKeys.LOCAL_VARIABLES])
+            return x * w
+        out = tf.map_fn(scaled, tf.constant([1.0, 2.0]))
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            np.testing.assert_array_equal(sess.run(out), [3.0, 6.0])
+        with pytest.raises(ValueError, match="with tf.Variable inside the loop"):
+            tf.map_fn(lambda x: x * tf.Variable(2.0, name="plainvar"), tf.constant([1.0]))
+
+
+def test_scan_and_folds_of_one_element_of_unknown_shape_and_empty():
+    x = tf.placeholder(tf.float32, [None, None])
+    with tf.Session() as sess:
+        for reverse in (False, True):
+            got = sess.run(tf.scan(lambda a, e: a + e, x, reverse=reverse), {x: [[1.0, 2.0]]})
+            np.testing.assert_array_equal(got, [[1.0, 2.0]])
+        np.testing.assert_array_equal(
+            sess.run(tf.foldl(lambda a, e: a + e, x), {x: [[1.0, 2.0]]}), [1.0, 2.0])
+    with pytest.raises(ValueError, match="no element to start from"):
+        tf.scan(lambda a, e: a + e, tf.zeros([0, 2]))
+    with pytest.raises(ValueError, match="no element to start from"):
+        tf.foldr(lambda a, e: a + e, tf.zeros([0]))
+
+
+def test_structure_errors_as_nest_gives_them():
+    nums = np.array([1, 2, 3], dtype=np.int64)
+    with pytest.raises(ValueError, match="same nested structure"):
+        tf.map_fn(lambda x: x, (nums, nums), dtype=tf.int64)
+    with pytest.raises(ValueError, match="number of elements"):
+        tf.map_fn(lambda x: (x, x, x), (nums, nums))
+    with pytest.raises(ValueError, match="keys"):
+        tf.map_fn(lambda x: {"b": x["a"]}, {"a": nums})

@@ -320,7 +320,7 @@ def test_run_step_fn_gives_the_raw_session_and_runs_with_hooks():
             assert hook.before == 0
             with pytest.raises(StopIteration, match="step_fn has requested the iterations"):
                 session.run_step_fn(step_fn)
-            assert session.should_stop()
+            assert not session.should_stop()  # as TensorFlow's: StopIteration is the signal
             assert hook.before == 0  # the raw session runs no hook
 
         def plain_step(step_context):
@@ -348,6 +348,19 @@ def test_run_step_fn_stops_a_loop_in_a_with_block_and_takes_methods():
             while not session.should_stop():
                 seen.append(session.run_step_fn(Model().step_fn))
         assert seen == [1, 2]  # the third call stopped the loop through StopIteration
+
+        import functools
+
+        class Callable:
+            def __call__(self, step_context):
+                return step_context.run_with_hooks(advance)
+
+        def with_extra(extra, step_context):
+            return step_context.run_with_hooks(advance) + extra
+        with tf.train.MonitoredSession() as session:
+            assert session.run_step_fn(Callable()) == 1  # a new session: a new global step
+            assert session.run_step_fn(functools.partial(with_extra, 10)) == 12
+            assert session.run_step_fn(functools.partial(Model.step_fn, Model())) == 3
 
 
 def test_run_step_fn_refuses_functions_of_other_arguments():

@@ -472,7 +472,8 @@ class ReaderTest(tf.test.TestCase):
                 except tf.errors.OutOfRangeError:
                     break
             self.assertEqual([3, 3, 1, 3, 3, 1], [len(k) for k, _ in got])
-            self.assertEqual([b"Record %d of file %d" % (j, i) for i in range(2) for j in range(7)],
+            self.assertEqual([b"Record %d of file %d" % (j, i)
+                              for i in range(2) for j in range(7)],
                              [v for _, vs in got for v in vs])
             self.assertTrue(all(k.startswith(paths[0].encode() + b":") for k in got[0][0]))
             self.assertEqual(14, sess.run(reader.num_records_produced()))

@@ -1,5 +1,6 @@
 """Compressed TFRecord and text files (TensorFlow 1.x's tf_record_test and
-reader_dataset_ops_test compression cases, ported): TFRecordWriter with TFRecordOptions(ZLIB or GZIP) writes a file
+reader_dataset_ops_test compression cases, ported): TFRecordWriter with TFRecordOptions(ZLIB or
+GZIP) writes a file
 Python's own zlib and gzip read, and tf_record_iterator, TFRecordDataset(compression_type=)
 and TFRecordReader(options=) read it back; files compressed by zlib and gzip themselves read
 too; TextLineDataset(compression_type=) reads text files zlib and gzip compressed; a cut or

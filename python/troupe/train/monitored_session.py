@@ -25,7 +25,6 @@ class _MonitoredTrainingSession:
         if not isinstance(scaffold, Scaffold):
             raise TypeError("scaffold must be a tf.train.Scaffold, got %r" % (scaffold,))
         self._current_args = None
-        self._stop_requested = False
         python_hooks, native_hooks = [], []
         native_config = config._to_native() if config is not None else None
         self._server = None if master else _local_server(native_config)
@@ -89,7 +88,7 @@ class _MonitoredTrainingSession:
         return mapper.build(values)
 
     def should_stop(self):
-        return self._native is None or self._stop_requested or self._native.should_stop()
+        return self._native is None or self._native.should_stop()
 
     class StepContext:
         """What run_step_fn gives its step_fn: the raw `session` (run() without hooks), and
@@ -109,30 +108,22 @@ class _MonitoredTrainingSession:
 
         def request_stop(self):
             """Ends the training loop: raises StopIteration out of step_fn and
-            run_step_fn (a `with` block of the session swallows it), and should_stop() is
-            True from then on."""
+            run_step_fn (a `with` block of the session swallows it)."""
             raise StopIteration("step_fn has requested the iterations to stop.")
 
     def run_step_fn(self, step_fn):
         """Calls step_fn(step_context) (a function of one argument named step_context, or a
-        method of `self` and step_context) and returns what it returns. Raises StopIteration
-        when step_fn called step_context.request_stop()."""
-        import inspect
-        try:
-            arguments = tuple(inspect.getfullargspec(step_fn).args)
-        except TypeError:
-            arguments = None
+        method taking it) and returns what it returns. StopIteration, raised by
+        step_context.request_stop(), goes through to the caller (a `with` block of the
+        session swallows it)."""
+        arguments = _fn_args(step_fn)
         if arguments not in (("step_context",), ("self", "step_context")):
             raise ValueError("`step_fn` may either have one `step_context` argument, or `self` "
                              "and `step_context` arguments if it's an instance method. Got %s "
                              "instead." % (arguments,))
         if self._native is None:
             raise RuntimeError("Run called on a closed MonitoredSession.")
-        try:
-            return step_fn(self.StepContext(_RawSession(self), self.run))
-        except StopIteration:
-            self._stop_requested = True
-            raise
+        return step_fn(self.StepContext(_RawSession(self), self.run))
 
     @property
     def scaffold(self):
@@ -211,6 +202,26 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
     return _MonitoredTrainingSession(master, is_chief, checkpoint_dir, hooks, chief_only_hooks,
                                      checkpoints, summary_dir or checkpoint_dir, summaries,
                                      config, max_wait_secs, scaffold)
+
+
+def _fn_args(fn):
+    """The names of fn's arguments as TensorFlow's function_utils.fn_args gives them: a
+    bound method's without self, a callable object's __call__'s, a functools.partial's less
+    those it binds."""
+    import functools
+    import inspect
+    if isinstance(fn, functools.partial):
+        args = _fn_args(fn.func)
+        return tuple(a for a in args[len(fn.args):] if a not in (fn.keywords or {}))
+    if not inspect.isfunction(fn) and not inspect.ismethod(fn) and callable(fn):
+        fn = fn.__call__
+    try:
+        args = list(inspect.getfullargspec(fn).args)
+    except TypeError:
+        return None
+    if inspect.ismethod(fn) and args and args[0] == "self":
+        args.pop(0)
+    return tuple(args)
 
 
 class SessionCreator:
