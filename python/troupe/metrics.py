@@ -2,7 +2,8 @@
 update_op); the running totals are local variables (LOCAL_VARIABLES and METRIC_VARIABLES,
 initialised by tf.local_variables_initializer() or a monitored session's local init), so each
 task keeps its own. update_op adds a batch and returns the new value; value reads the current
-one. mean, accuracy, and mean_absolute_error/mean_squared_error/root_mean_squared_error are
+one. mean, accuracy, mean_absolute_error/mean_squared_error/root_mean_squared_error,
+true_positives/false_positives/true_negatives/false_negatives, precision, recall and auc are
 here."""
 
 import numpy as np
@@ -97,3 +98,189 @@ def root_mean_squared_error(labels, predictions, weights=None, metrics_collectio
         _collect(metrics_collections, rmse)
         _collect(updates_collections, update_rmse)
         return rmse, update_rmse
+
+
+# ---- counts of a binary classification, and the metrics made of them ----
+
+def _bools(value, what):
+    from .ops import cast, not_equal
+    t = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    if t.dtype == _dtypes.bool:
+        return t
+    return not_equal(t, cast(0, t.dtype)) if t.dtype != _dtypes.string else \
+        cast(t, _dtypes.bool)
+
+
+def _weighted_sum(condition, weights):
+    """The sum of the weights (1 each if None) of the entries where condition holds."""
+    from .ops import cast, multiply, ones_like, reduce_sum
+    counted = cast(condition, _dtypes.float32)
+    if weights is not None:
+        counted = multiply(counted, multiply(ones_like(counted), _as_float(weights, "weights")))
+    return reduce_sum(counted)
+
+
+def _count(kind, labels, predictions, weights, metrics_collections, updates_collections,
+           name):
+    from .math_ops import logical_and
+    from .ops import assign_add, identity, logical_not
+    with name_scope(name, kind):
+        labels, predictions = _bools(labels, "labels"), _bools(predictions, "predictions")
+        if labels.shape.is_fully_defined() and predictions.shape.is_fully_defined() and \
+                labels.shape.as_list() != predictions.shape.as_list():
+            raise ValueError("Shapes %s and %s are incompatible" % (labels.shape,
+                                                                      predictions.shape))
+        want_label = kind in ("true_positives", "false_negatives")
+        want_prediction = kind in ("true_positives", "false_positives")
+        condition = logical_and(labels if want_label else logical_not(labels),
+                                predictions if want_prediction else logical_not(predictions))
+        count = _local_total("count", _dtypes.float32)
+        update_op = assign_add(count, _weighted_sum(condition, weights))
+        value = identity(count)
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def true_positives(labels, predictions, weights=None, metrics_collections=None,
+                   updates_collections=None, name=None):
+    """The (weighted) number of predictions true where the labels are."""
+    return _count("true_positives", labels, predictions, weights, metrics_collections,
+                  updates_collections, name)
+
+
+def false_positives(labels, predictions, weights=None, metrics_collections=None,
+                    updates_collections=None, name=None):
+    return _count("false_positives", labels, predictions, weights, metrics_collections,
+                  updates_collections, name)
+
+
+def true_negatives(labels, predictions, weights=None, metrics_collections=None,
+                   updates_collections=None, name=None):
+    return _count("true_negatives", labels, predictions, weights, metrics_collections,
+                  updates_collections, name)
+
+
+def false_negatives(labels, predictions, weights=None, metrics_collections=None,
+                    updates_collections=None, name=None):
+    return _count("false_negatives", labels, predictions, weights, metrics_collections,
+                  updates_collections, name)
+
+
+def _ratio(numerator, denominator, name):
+    """numerator / denominator, 0 where the denominator is not positive (TensorFlow's)."""
+    from .ops import divide, maximum, where
+    return where(denominator > 0.0, divide(numerator, maximum(denominator, 1e-30)),
+                 0.0 * numerator, name=name)
+
+
+def _pair(first, second, kind, labels, predictions, weights, metrics_collections,
+          updates_collections, name):
+    with name_scope(name, kind):
+        a, update_a = first(labels, predictions, weights)
+        b, update_b = second(labels, predictions, weights)
+        value = _ratio(a, a + b, "value")
+        update_op = _ratio(update_a, update_a + update_b, "update_op")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def precision(labels, predictions, weights=None, metrics_collections=None,
+              updates_collections=None, name=None):
+    """true_positives / (true_positives + false_positives) over everything seen (0 before
+    any positive prediction)."""
+    return _pair(true_positives, false_positives, "precision", labels, predictions, weights,
+                 metrics_collections, updates_collections, name)
+
+
+def recall(labels, predictions, weights=None, metrics_collections=None,
+           updates_collections=None, name=None):
+    """true_positives / (true_positives + false_negatives) over everything seen."""
+    return _pair(true_positives, false_negatives, "recall", labels, predictions, weights,
+                 metrics_collections, updates_collections, name)
+
+
+def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collections=None,
+        updates_collections=None, curve="ROC", name=None, summation_method="trapezoidal"):
+    """The area under the ROC or PR curve, approximated as TensorFlow 1.x does: the
+    confusion counts at num_thresholds thresholds evenly spaced over [0, 1] (the first just
+    below 0, the last just above 1), summed over every batch seen, and the curve's area by
+    the trapezoidal rule (or "minoring"/"majoring": the lower or upper rectangles).
+    predictions must be in [0, 1]."""
+    from .check_ops import assert_greater_equal, assert_less_equal
+    from .framework import get_default_graph
+    from .math_ops import logical_and
+    from .ops import (assign_add, cast, constant, group, identity, logical_not, maximum,
+                      minimum, multiply, ones_like, reduce_sum, reshape)
+    if curve not in ("ROC", "PR"):
+        raise ValueError("curve must be either ROC or PR, %s unknown" % (curve,))
+    if summation_method not in ("trapezoidal", "minoring", "majoring"):
+        raise ValueError("Invalid summation_method: %s (troupe computes trapezoidal, minoring "
+                         "and majoring; not careful_interpolation)" % (summation_method,))
+    if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, int) or \
+            num_thresholds < 2:
+        raise ValueError("num_thresholds must be > 1.")
+    with name_scope(name, "auc"):
+        kepsilon = 1e-7
+        thresholds = [0.0 - kepsilon] + [(i + 1) * 1.0 / (num_thresholds - 1)
+                                         for i in range(num_thresholds - 2)] + [1.0 + kepsilon]
+        predictions = _as_float(predictions, "predictions")
+        labels = _bools(labels, "labels")
+        checks = [assert_greater_equal(predictions, 0.0,
+                                       message="predictions must be in [0, 1]"),
+                  assert_less_equal(predictions, 1.0, message="predictions must be in [0, 1]")]
+        with get_default_graph().control_dependencies(checks):
+            flat_predictions = reshape(predictions, [1, -1])
+        flat_labels = reshape(labels, [1, -1])
+        above = flat_predictions > reshape(constant(thresholds, dtype=_dtypes.float32),
+                                           [-1, 1])
+        weights_row = reshape(multiply(ones_like(predictions), _as_float(weights, "weights")),
+                              [1, -1]) if weights is not None else None
+
+        def counts(condition):
+            c = cast(condition, _dtypes.float32)
+            if weights_row is not None:
+                c = multiply(c, weights_row)
+            return reduce_sum(c, axis=1)
+
+        positive, negative = flat_labels, logical_not(flat_labels)
+        batch = {"tp": counts(logical_and(above, positive)),
+                 "fn": counts(logical_and(logical_not(above), positive)),
+                 "tn": counts(logical_and(logical_not(above), negative)),
+                 "fp": counts(logical_and(above, negative))}
+        totals, updates = {}, {}
+        from .variables import Variable
+        for key in ("tp", "fn", "tn", "fp"):
+            totals[key] = Variable(np.zeros([num_thresholds], np.float32), trainable=False,
+                                   name={"tp": "true_positives", "fn": "false_negatives",
+                                         "tn": "true_negatives", "fp": "false_positives"}[key],
+                                   collections=[GraphKeys.LOCAL_VARIABLES,
+                                                GraphKeys.METRIC_VARIABLES])
+            updates[key] = assign_add(totals[key], batch[key])
+
+        def area(tp, fn, tn, fp, op_name):
+            epsilon = 1.0e-6
+            if curve == "ROC":
+                x = fp / (fp + tn + epsilon)  # false positive rate
+                y = (tp + epsilon) / (tp + fn + epsilon)  # recall
+            else:
+                x = (tp + epsilon) / (tp + fn + epsilon)  # recall
+                y = (tp + epsilon) / (tp + fp + epsilon)  # precision
+            x_left, x_right = x[:num_thresholds - 1], x[1:]
+            y_left, y_right = y[:num_thresholds - 1], y[1:]
+            if summation_method == "trapezoidal":
+                heights = (y_left + y_right) / 2.0
+            elif summation_method == "minoring":
+                heights = minimum(y_left, y_right)
+            else:
+                heights = maximum(y_left, y_right)
+            return reduce_sum(multiply(x_left - x_right, heights), name=op_name)
+
+        value = area(*(identity(totals[k]) for k in ("tp", "fn", "tn", "fp")), "value")
+        with get_default_graph().control_dependencies([group(*updates.values())]):
+            update_op = area(*(identity(totals[k]) for k in ("tp", "fn", "tn", "fp")),
+                             "update_op")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op

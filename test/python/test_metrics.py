@@ -46,3 +46,105 @@ def test_metrics_in_a_monitored_session_are_local_and_not_saved(tmp_path):
     assert "global_step" in saved.files
     assert not any("accuracy" in name for name in saved.files)
     assert step.op.name == "global_step"
+
+
+# --- confusion counts, precision, recall, auc (metrics_test's cases, rewritten) ---
+
+def _stream(metric_pair, batches, feed):
+    """The metric's value after running its update op on each batch of feeds."""
+    value, update = metric_pair
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(value) == 0.0 or np.all(np.asarray(sess.run(value)) == 0)
+        updates = [sess.run(update, dict(zip(feed, batch))) for batch in batches]
+        return updates, sess.run(value)
+
+
+def test_confusion_counts_with_weights():
+    labels = tf.placeholder(tf.int64, [None])
+    predictions = tf.placeholder(tf.int64, [None])
+    weights = tf.placeholder(tf.float32, [None])
+    batches = [([1, 0, 1, 0], [1, 1, 0, 0], [1.0, 2.0, 3.0, 4.0]),
+               ([1, 1], [1, 0], [0.5, 0.25])]
+    expected = {"true_positives": 1.5, "false_positives": 2.0, "true_negatives": 4.0,
+                "false_negatives": 3.25}
+    for name, value in expected.items():
+        pair = getattr(tf.metrics, name)(labels, predictions, weights=weights)
+        _, final = _stream(pair, batches, [labels, predictions, weights])
+        assert final == pytest.approx(value), name
+    unweighted = tf.metrics.true_positives([True, False, True], [True, True, True])
+    _, final = _stream(unweighted, [()], [])
+    assert final == 2.0
+
+
+def test_precision_and_recall_accumulate_and_are_zero_before_any():
+    labels = tf.placeholder(tf.int64, [None])
+    predictions = tf.placeholder(tf.int64, [None])
+    batches = [([1, 0, 1, 0], [1, 1, 0, 0]), ([1, 1, 0], [1, 1, 1])]
+    updates, final = _stream(tf.metrics.precision(labels, predictions), batches,
+                             [labels, predictions])
+    assert updates[0] == pytest.approx(0.5) and final == pytest.approx(3 / 5)
+    updates, final = _stream(tf.metrics.recall(labels, predictions), batches,
+                             [labels, predictions])
+    assert updates[0] == pytest.approx(0.5) and final == pytest.approx(3 / 4)
+    _, none = _stream(tf.metrics.precision(labels, predictions), [([1, 0], [0, 0])],
+                      [labels, predictions])
+    assert none == 0.0
+
+
+def _numpy_auc(labels, predictions, num_thresholds, curve, method="trapezoidal",
+               weights=None):
+    kepsilon, epsilon = 1e-7, 1e-6
+    thresholds = [0.0 - kepsilon] + [(i + 1) / (num_thresholds - 1)
+                                     for i in range(num_thresholds - 2)] + [1.0 + kepsilon]
+    labels, predictions = np.asarray(labels, bool), np.asarray(predictions, np.float32)
+    w = np.ones_like(predictions) if weights is None else np.asarray(weights, np.float32)
+    tp = np.array([w[(predictions > t) & labels].sum() for t in thresholds])
+    fp = np.array([w[(predictions > t) & ~labels].sum() for t in thresholds])
+    fn = np.array([w[(predictions <= t) & labels].sum() for t in thresholds])
+    tn = np.array([w[(predictions <= t) & ~labels].sum() for t in thresholds])
+    recall = (tp + epsilon) / (tp + fn + epsilon)
+    if curve == "ROC":
+        x, y = fp / (fp + tn + epsilon), recall
+    else:
+        x, y = recall, (tp + epsilon) / (tp + fp + epsilon)
+    heights = {"trapezoidal": (y[:-1] + y[1:]) / 2, "minoring": np.minimum(y[:-1], y[1:]),
+               "majoring": np.maximum(y[:-1], y[1:])}[method]
+    return np.sum((x[:-1] - x[1:]) * heights)
+
+
+@pytest.mark.parametrize("curve,method", [("ROC", "trapezoidal"), ("PR", "trapezoidal"),
+                                          ("ROC", "minoring"), ("PR", "majoring")])
+def test_auc_matches_tensorflows_approximation(curve, method):
+    rng = np.random.default_rng(3)
+    labels_all = rng.integers(0, 2, 60)
+    scores = np.clip(labels_all * 0.3 + rng.random(60) * 0.7, 0, 1).astype(np.float32)
+    weights_all = rng.random(60).astype(np.float32)
+    labels = tf.placeholder(tf.int64, [None])
+    predictions = tf.placeholder(tf.float32, [None])
+    weights = tf.placeholder(tf.float32, [None])
+    pair = tf.metrics.auc(labels, predictions, weights=weights, num_thresholds=50, curve=curve,
+                          summation_method=method)
+    batches = [(labels_all[:25], scores[:25], weights_all[:25]),
+               (labels_all[25:], scores[25:], weights_all[25:])]
+    updates, final = _stream(pair, batches, [labels, predictions, weights])
+    assert updates[0] == pytest.approx(_numpy_auc(labels_all[:25], scores[:25], 50, curve,
+                                                  method, weights_all[:25]), abs=1e-5)
+    assert final == pytest.approx(_numpy_auc(labels_all, scores, 50, curve, method,
+                                             weights_all), abs=1e-5)
+
+
+def test_auc_of_perfect_and_reversed_scores_and_bad_arguments():
+    perfect = tf.metrics.auc([0, 0, 1, 1], [0.1, 0.2, 0.8, 0.9])
+    reversed_ = tf.metrics.auc([0, 0, 1, 1], [0.9, 0.8, 0.2, 0.1])
+    (_, good), (_, bad) = _stream(perfect, [()], []), _stream(reversed_, [()], [])
+    assert good == pytest.approx(1.0, abs=1e-3) and bad == pytest.approx(0.0, abs=1e-3)
+    with pytest.raises(ValueError, match="curve must be either ROC or PR"):
+        tf.metrics.auc([0], [0.5], curve="XY")
+    with pytest.raises(ValueError, match="num_thresholds must be > 1"):
+        tf.metrics.auc([0], [0.5], num_thresholds=1)
+    with pytest.raises(ValueError, match="careful_interpolation"):
+        tf.metrics.auc([0], [0.5], summation_method="careful_interpolation")
+    out_of_range = tf.metrics.auc([0, 1], [0.5, 1.5])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"predictions must be in \[0, 1\]"):
+        _stream(out_of_range, [()], [])
