@@ -25,6 +25,23 @@ Status shape_from_shape_input(InferenceContext& c) {
   return Status::OK();
 }
 
+// [num_sampled], [batch, num_true], [num_sampled]; true_classes must be [batch, num_true].
+Status candidate_sampler_shape(InferenceContext& c) {
+  const PartialShape& true_classes = c.input(0);
+  const int64_t num_true = c.attr<int64_t>("num_true");
+  const int64_t num_sampled = c.attr<int64_t>("num_sampled");
+  if (true_classes.rank_known() &&
+      (true_classes.rank() != 2 || (true_classes.dim(1) >= 0 && true_classes.dim(1) != num_true))) {
+    return c.invalid("true_classes must be a matrix [batch_size, num_true = {}], got shape {}",
+                     num_true, true_classes.to_string());
+  }
+  const int64_t batch = true_classes.rank_known() ? true_classes.dim(0) : -1;
+  c.set_output(0, PartialShape({num_sampled}));
+  c.set_output(1, PartialShape({batch, num_true}));
+  c.set_output(2, PartialShape({num_sampled}));
+  return Status::OK();
+}
+
 Status multinomial_shape(InferenceContext& c) {
   const PartialShape& logits = c.input(0);
   if (logits.rank_known() && logits.rank() != 2) {
@@ -85,6 +102,24 @@ void register_random_ops(OpRegistry& r) {
                        .attr("T: type")
                        .stateful()
                        .shape_fn(shapes::unchanged));
+  // Candidates for sampled losses (nn.nce_loss, nn.sampled_softmax_loss): num_sampled classes
+  // of [0, range_max), uniformly or log-uniformly (Zipf), distinct if `unique`, with the
+  // expected number of times each true and each sampled class would be drawn.
+  for (const char* name : {"UniformCandidateSampler", "LogUniformCandidateSampler"}) {
+    must_register(r, OpDefBuilder(name)
+                         .input("true_classes: int64")
+                         .output("sampled_candidates: int64")
+                         .output("true_expected_count: float32")
+                         .output("sampled_expected_count: float32")
+                         .attr("num_true: int")
+                         .attr("num_sampled: int")
+                         .attr("unique: bool")
+                         .attr("range_max: int")
+                         .attr("seed: int = 0")
+                         .attr("seed2: int = 0")
+                         .stateful()
+                         .shape_fn(candidate_sampler_shape));
+  }
   must_register(r, OpDefBuilder("Multinomial")
                        .input("logits: T")
                        .input("num_samples: int32")

@@ -378,8 +378,9 @@ def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None):
         if isinstance(maxlen, int) and not isinstance(maxlen, bool):
             row = range(0, maxlen, 1, dtype=lengths.dtype)  # of a static length
         else:
-            if maxlen is None:
-                maxlen = reduce_max(lengths)
+            if maxlen is None:  # the longest, 0 for no (or only negative) lengths
+                from .ops import maximum
+                maxlen = maximum(reduce_max(lengths), 0)
             else:
                 maxlen = convert_to_tensor(maxlen, name="maxlen")
                 if maxlen.shape.ndims not in (None, 0):
@@ -417,7 +418,13 @@ def meshgrid(*args, **kwargs):
                 at = 1 - i
             dims = [1] * n
             dims[at] = -1
-            outputs.append(reshape(v, dims) + zeros(stack(sizes), dtype=v.dtype))
+            out = reshape(v, dims) + zeros(stack(sizes), dtype=v.dtype)
+            static = [v_.shape.num_elements() if v_.shape.is_fully_defined() else None
+                      for v_ in vectors]
+            if indexing == "xy" and n > 1:
+                static[0], static[1] = static[1], static[0]
+            out.set_shape(static)
+            outputs.append(out)
         return outputs
 
 
@@ -437,8 +444,10 @@ def roll(input, shift, axis, name=None):  # noqa: A002 - TensorFlow's name
         for s, a in zip(shifts, axes):
             n = shape(x)[a]
             positions = range(0, n, 1)
-            x = gather(x, floormod(positions - convert_to_tensor(s, dtype=_dtypes.int32), n),
-                       axis=a)
+            rolled = gather(x, floormod(positions - convert_to_tensor(s, dtype=_dtypes.int32),
+                                        n), axis=a)
+            rolled.set_shape(x.shape)
+            x = rolled
         return x
 
 
@@ -448,13 +457,17 @@ def _sort(values, axis, direction, want_indices, name):
     if direction not in ("ASCENDING", "DESCENDING"):
         raise ValueError('Unknown direction: %s (expected "ASCENDING" or "DESCENDING")'
                          % direction)
-    with name_scope(name, "sort"):
+    with name_scope(name, "argsort" if want_indices else "sort"):
         x = convert_to_tensor(values, name="values")
         rank = x.shape.ndims
         if rank is None:
             raise ValueError("sort: the rank of values must be known")
         if rank == 0:
             raise ValueError("sort: values must have rank >= 1, got a scalar")
+        if not -rank <= axis < rank:
+            raise ValueError("sort: axis %d is out of range for values of rank %d"
+                             % (axis, rank))
+        static = x.shape
         axis = axis % rank
         perm = None
         if axis != rank - 1:
@@ -467,7 +480,9 @@ def _sort(values, axis, direction, want_indices, name):
         result = top_k(-x if ascending else x, k=k, sorted=True)
         out = result.indices if want_indices else (-result.values if ascending
                                                    else result.values)
-        return transpose(out, perm) if perm is not None else out
+        out = transpose(out, perm) if perm is not None else out
+        out.set_shape(static)
+        return out
 
 
 def sort(values, axis=-1, direction="ASCENDING", name=None):
@@ -491,12 +506,19 @@ def space_to_depth(input, block_size, name=None, data_format="NHWC"):  # noqa: A
                          % (block_size,))
     from .ops import reshape, shape
     x = convert_to_tensor(input, name="input")
-    dims = [shape(x)[i] for i in builtins.range(4)]
+    known = _static_nhwc(x, "space_to_depth")
     bs = block_size
+    for what, d in (("height", known[1]), ("width", known[2])):
+        if d is not None and d % bs:
+            raise ValueError("Dimension size must be evenly divisible by %d but is %d "
+                             "(space_to_depth input %s)" % (bs, d, what))
+    dims = [shape(x)[i] for i in builtins.range(4)]
     y = reshape(x, [dims[0], dims[1] // bs, bs, dims[2] // bs, bs, dims[3]])
     y = transpose(y, [0, 1, 3, 2, 4, 5])
-    return reshape(y, [dims[0], dims[1] // bs, dims[2] // bs, bs * bs * dims[3]],
-                   name=name or "SpaceToDepth")
+    out = reshape(y, [dims[0], dims[1] // bs, dims[2] // bs, bs * bs * dims[3]],
+                  name=name or "SpaceToDepth")
+    out.set_shape([known[0], _div(known[1], bs), _div(known[2], bs), _mul(known[3], bs * bs)])
+    return out
 
 
 def depth_to_space(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
@@ -509,12 +531,36 @@ def depth_to_space(input, block_size, name=None, data_format="NHWC"):  # noqa: A
                          % (block_size,))
     from .ops import reshape, shape
     x = convert_to_tensor(input, name="input")
-    dims = [shape(x)[i] for i in builtins.range(4)]
+    known = _static_nhwc(x, "depth_to_space")
     bs = block_size
+    if known[3] is not None and known[3] % (bs * bs):
+        raise ValueError("Dimension size must be evenly divisible by %d but is %d "
+                         "(depth_to_space input depth)" % (bs * bs, known[3]))
+    dims = [shape(x)[i] for i in builtins.range(4)]
     y = reshape(x, [dims[0], dims[1], dims[2], bs, bs, dims[3] // (bs * bs)])
     y = transpose(y, [0, 1, 3, 2, 4, 5])
-    return reshape(y, [dims[0], dims[1] * bs, dims[2] * bs, dims[3] // (bs * bs)],
-                   name=name or "DepthToSpace")
+    out = reshape(y, [dims[0], dims[1] * bs, dims[2] * bs, dims[3] // (bs * bs)],
+                  name=name or "DepthToSpace")
+    out.set_shape([known[0], _mul(known[1], bs), _mul(known[2], bs), _div(known[3], bs * bs)])
+    return out
+
+
+def _static_nhwc(x, what):
+    """x's four static dimensions (None where unknown); ValueError unless its rank is 4."""
+    if x.shape.ndims is None:
+        return [None] * 4
+    if x.shape.ndims != 4:
+        raise ValueError("%s: input must be 4-dimensional (NHWC), got shape %s"
+                         % (what, x.shape))
+    return x.shape.as_list()
+
+
+def _div(d, by):
+    return None if d is None else d // by
+
+
+def _mul(d, by):
+    return None if d is None else d * by
 
 
 _ListDiff = __import__("collections").namedtuple("ListDiff", ["out", "idx"])

@@ -356,11 +356,14 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, nam
 
 def trace(x, name=None):
     """The sum of the main diagonal of the innermost matrices of x ([..., M, N] -> [...])."""
-    from .ops import reduce_sum, shape
+    from .ops import reduce_sum, shape, where, zeros_like
     with name_scope(name, "Trace", [x]):
         x = convert_to_tensor(x, name="x")
         dims = shape(x)
-        return reduce_sum(x * eye(dims[-2], dims[-1], dtype=x.dtype), axis=[-2, -1])
+        # The diagonal selected, not multiplied by an identity (inf * 0 would be NaN).
+        from .array_ops import broadcast_to
+        diagonal = broadcast_to(eye(dims[-2], dims[-1], dtype=_dtypes.bool), dims)
+        return reduce_sum(where(diagonal, x, zeros_like(x)), axis=[-2, -1])
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: A002
@@ -413,18 +416,23 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: 
 def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.int32):
     """How often each value of the non-negative int32 `arr` occurs (or the sum of its
     `weights`): a vector of max(arr) + 1 entries, at least minlength and at most maxlength."""
+    from .check_ops import assert_non_negative
+    from .framework import get_default_graph
     from .ops import maximum, minimum, ones_like, reduce_max, reshape, unsorted_segment_sum
     from .ops import size as size_
     with name_scope(None, "bincount", [arr, weights, minlength, maxlength]):
         arr = convert_to_tensor(arr, name="arr", dtype=_dtypes.int32)
-        flat = reshape(arr, [-1])
+        check = assert_non_negative(arr, message="Input arr must be non-negative!")
+        with get_default_graph().control_dependencies([check]):
+            flat = reshape(arr, [-1])
         length = cast(size_(flat) > 0, _dtypes.int32) * (reduce_max(flat) + 1)
         if minlength is not None:
             length = maximum(convert_to_tensor(minlength, dtype=_dtypes.int32), length)
         if maxlength is not None:
             length = minimum(convert_to_tensor(maxlength, dtype=_dtypes.int32), length)
+        # With weights, the counts are sums of them, of their dtype (dtype is for counts).
         values = cast(ones_like(flat), dtype) if weights is None else \
-            reshape(convert_to_tensor(weights, dtype=dtype), [-1])
+            reshape(convert_to_tensor(weights, name="weights"), [-1])
         if maxlength is not None:  # values at or beyond maxlength are dropped
             keep = flat < length
             from .ops import boolean_mask

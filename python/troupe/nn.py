@@ -714,10 +714,20 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
     if data_format not in (None, "NWC", "NHWC"):
         raise ValueError("conv1d: data_format %r is not supported by troupe (NWC)"
                          % (data_format,))
-    if not isinstance(stride, int):
-        raise TypeError("conv1d: stride must be an int, got %r" % (stride,))
-    rate = 1 if dilations is None else (dilations if isinstance(dilations, int)
-                                        else dilations[-1])
+    def width_entry(value, what, default):
+        """An int, or a list of 1 or 3 (NWC: the width's is the middle one)."""
+        if value is None:
+            return default
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            return int(value)
+        if isinstance(value, (list, tuple)) and len(value) in (1, 3):
+            return int(value[0] if len(value) == 1 else value[1])
+        raise ValueError("conv1d: %s must be an int or a list of 1 or 3 ints, got %r"
+                         % (what, value))
+    stride = width_entry(stride, "stride", None)
+    if stride is None:
+        raise TypeError("conv1d: stride is required")
+    rate = width_entry(dilations, "dilations", 1)
     with name_scope(name, "conv1d", [value, filters]):
         x = expand_dims(convert_to_tensor(value, name="value"), 1)
         f = expand_dims(convert_to_tensor(filters, name="filters"), 0)
@@ -732,3 +742,126 @@ def atrous_conv2d(value, filters, rate, padding, name=None):
         raise ValueError("rate %r should be larger than or equal to 1" % (rate,))
     return conv2d(value, filters, strides=[1, 1, 1, 1], padding=padding,
                   dilations=[1, rate, rate, 1], name=name)
+
+
+# ---- candidate sampling and the sampled losses ----
+
+_Candidates = collections.namedtuple(
+    "Candidates", ["sampled_candidates", "true_expected_count", "sampled_expected_count"])
+
+
+def _candidate_sampler(op_type, true_classes, num_true, num_sampled, unique, range_max, seed,
+                       name):
+    from .framework import convert_to_tensor
+    from .ops import _make
+    from .random_ops import get_seed
+    for what, value in (("num_true", num_true), ("num_sampled", num_sampled),
+                        ("range_max", range_max)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError("%s: %s must be an int >= 1, got %r" % (op_type, what, value))
+    true_classes = convert_to_tensor(true_classes, dtype=_dtypes.int64, name="true_classes")
+    seed1, seed2 = get_seed(seed)
+    op = _make(op_type, [true_classes],
+               {"num_true": num_true, "num_sampled": num_sampled, "unique": bool(unique),
+                "range_max": range_max, "seed": seed1 or 0, "seed2": seed2 or 0},
+               name=name or op_type)
+    return _Candidates(*op.outputs)
+
+
+def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None,
+                              name=None):
+    """num_sampled classes drawn uniformly from [0, range_max) (distinct if unique), with
+    the expected count of each true class [batch, num_true] and of each sampled one."""
+    return _candidate_sampler("UniformCandidateSampler", true_classes, num_true, num_sampled,
+                              unique, range_max, seed, name)
+
+
+def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
+                                  seed=None, name=None):
+    """As uniform_candidate_sampler, class k drawn with probability log((k + 2) / (k + 1)) /
+    log(range_max + 1) (Zipf's law: classes sorted by decreasing frequency)."""
+    return _candidate_sampler("LogUniformCandidateSampler", true_classes, num_true,
+                              num_sampled, unique, range_max, seed, name)
+
+
+def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes,
+                            num_true, sampled_values, subtract_log_q, remove_accidental_hits,
+                            partition_strategy, name, seed=None):
+    """TensorFlow's: the logits of the true classes and of num_sampled sampled ones
+    [batch, num_true + num_sampled], and their labels (1 / num_true for the true ones)."""
+    from .array_ops import concat, expand_dims, slice as slice_
+    from .framework import convert_to_tensor, name_scope
+    from .math_ops import reduce_any
+    from .ops import (cast, equal, log, matmul, ones_like, reduce_sum, reshape, shape, size,
+                      stack, stop_gradient, zeros_like)
+    from .partitioned_variables import PartitionedVariable
+    if isinstance(weights, PartitionedVariable):
+        weights = list(weights)
+    if not isinstance(weights, list):
+        weights = [weights]
+    with name_scope(name, "compute_sampled_logits", weights + [biases, inputs, labels]):
+        labels = cast(convert_to_tensor(labels, name="labels"), _dtypes.int64)
+        labels_flat = reshape(labels, [-1])
+        if sampled_values is None:
+            sampled_values = log_uniform_candidate_sampler(
+                true_classes=labels, num_true=num_true, num_sampled=num_sampled, unique=True,
+                range_max=num_classes, seed=seed)
+        sampled, true_expected_count, sampled_expected_count = (
+            stop_gradient(s) for s in sampled_values)
+        sampled = cast(sampled, _dtypes.int64)
+        all_ids = concat([labels_flat, sampled], 0)
+        all_w = embedding_lookup(weights, all_ids, partition_strategy=partition_strategy)
+        n_true = size(labels_flat)
+        true_w = slice_(all_w, [0, 0], stack([n_true, -1]))
+        sampled_w = slice_(all_w, stack([n_true, 0]), [-1, -1])
+        inputs = convert_to_tensor(inputs, name="inputs")
+        sampled_logits = matmul(inputs, sampled_w, transpose_b=True)
+        all_b = embedding_lookup(biases, all_ids, partition_strategy=partition_strategy)
+        true_b = slice_(all_b, [0], reshape(n_true, [1]))
+        sampled_b = slice_(all_b, reshape(n_true, [1]), [-1])
+        dim = slice_(shape(true_w), [1], [1])
+        rows = expand_dims(inputs, 1) * reshape(true_w, concat([[-1, num_true], dim], 0))
+        true_logits = reshape(reduce_sum(rows, axis=2), [-1, num_true]) + \
+            reshape(true_b, [-1, num_true])
+        sampled_logits = sampled_logits + sampled_b
+        if remove_accidental_hits:
+            # A sampled class that is one of a row's true classes: its logit made -FLT_MAX.
+            hit = reduce_any(equal(expand_dims(reshape(labels, [-1, num_true]), 2),
+                                   reshape(sampled, [1, 1, -1])), axis=1)
+            sampled_logits = sampled_logits + cast(hit, sampled_logits.dtype) * \
+                np.finfo(np.float32).min
+        if subtract_log_q:
+            true_logits = true_logits - log(true_expected_count)
+            sampled_logits = sampled_logits - log(sampled_expected_count)
+        out_logits = concat([true_logits, sampled_logits], 1)
+        out_labels = concat([ones_like(true_logits) / num_true, zeros_like(sampled_logits)], 1)
+        return out_logits, out_labels
+
+
+def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
+             sampled_values=None, remove_accidental_hits=False, partition_strategy="mod",
+             name="nce_loss"):
+    """Noise-contrastive estimation (word2vec's loss): for each row of inputs, logistic
+    losses of its true classes against num_sampled classes drawn log-uniformly (or
+    sampled_values), summed: a [batch] tensor. weights [num_classes, dim] (or a list or
+    PartitionedVariable of shards), biases [num_classes], labels [batch, num_true]."""
+    from .ops import reduce_sum
+    logits, labels = _compute_sampled_logits(
+        weights, biases, labels, inputs, num_sampled, num_classes, num_true, sampled_values,
+        True, remove_accidental_hits, partition_strategy, name)
+    losses = sigmoid_cross_entropy_with_logits(labels=labels, logits=logits,
+                                               name="sampled_losses")
+    return reduce_sum(losses, axis=1)
+
+
+def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
+                         sampled_values=None, remove_accidental_hits=True,
+                         partition_strategy="mod", name="sampled_softmax_loss", seed=None):
+    """The softmax cross entropy over the true classes and num_sampled sampled ones (Jean et
+    al.): a [batch] tensor, for training a large softmax cheaply."""
+    from .ops import stop_gradient
+    logits, labels = _compute_sampled_logits(
+        weights, biases, labels, inputs, num_sampled, num_classes, num_true, sampled_values,
+        True, remove_accidental_hits, partition_strategy, name, seed=seed)
+    labels = stop_gradient(labels, name="labels_stop_gradient")
+    return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)

@@ -224,3 +224,35 @@ def test_atan2_gradient_with_broadcasting():
             return np.array(flat).reshape(value.shape)
         np.testing.assert_allclose(got_y, numeric(y, y0), rtol=1e-5)
         np.testing.assert_allclose(got_x, numeric(x, x0), rtol=1e-5)
+
+
+def test_review_cases_of_the_composites():
+    # bincount of weights takes their dtype; a negative value fails; trace keeps infinities
+    # off the diagonal out; sort refuses an axis out of range; static shapes are kept.
+    weighted = tf.bincount([0, 1, 1], weights=[0.5, 1.5, 2.0])
+    assert weighted.dtype == tf.float32
+    negative = tf.bincount(tf.constant([1, -1]))
+    inf = np.array([[1.0, np.inf], [-np.inf, 2.0]], np.float32)
+    got = run(weighted, tf.trace(inf), tf.sequence_mask(tf.zeros([0], tf.int32)))
+    np.testing.assert_array_equal(got[0], [0.5, 3.5])
+    assert got[1] == 3.0
+    assert got[2].shape == (0, 0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Input arr must be non-negative"):
+        run(negative)
+    v = tf.zeros([2, 3])
+    with pytest.raises(ValueError, match="axis 2 is out of range"):
+        tf.sort(v, axis=2)
+    assert tf.sort(v).shape.as_list() == [2, 3]
+    assert tf.argsort(v, axis=0).shape.as_list() == [2, 3]
+    assert tf.roll(v, 1, 1).shape.as_list() == [2, 3]
+    assert tf.space_to_depth(tf.zeros([1, 4, 6, 3]), 2).shape.as_list() == [1, 2, 3, 12]
+    assert tf.depth_to_space(tf.zeros([1, 2, 3, 12]), 2).shape.as_list() == [1, 4, 6, 3]
+    with pytest.raises(ValueError, match="evenly divisible by 2 but is 5"):
+        tf.space_to_depth(tf.zeros([1, 5, 6, 3]), 2)
+    xs, ys = tf.meshgrid(tf.zeros([3]), tf.zeros([2]))
+    assert xs.shape.as_list() == [2, 3] and ys.shape.as_list() == [2, 3]
+    value = np.ones([1, 7, 2], np.float32)
+    filters = np.ones([2, 2, 1], np.float32)
+    dilated = tf.nn.conv1d(value, filters, stride=[1, 1, 1], padding="VALID",
+                           dilations=[1, 3, 1])
+    assert run(dilated)[0].shape == (1, 4, 1)  # taps 3 apart: 7 - 3 = 4 outputs

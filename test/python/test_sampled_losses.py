@@ -1,0 +1,154 @@
+"""Candidate samplers and the sampled losses (TensorFlow 1.x's candidate_sampler_ops_test and
+nn_test's NCE and sampled softmax cases, rewritten): the samplers' ranges, uniqueness,
+expected counts and distribution; nce_loss and sampled_softmax_loss against numpy renderings
+of TensorFlow's formula for given sampled values; and a word2vec-style model that learns."""
+
+import numpy as np
+import pytest
+
+import troupe as tf
+
+
+def _log_uniform_p(k, range_max):
+    return np.log((k + 2.0) / (k + 1.0)) / np.log(range_max + 1.0)
+
+
+@pytest.mark.parametrize("sampler", ["uniform", "log_uniform"])
+def test_samplers_shapes_ranges_and_expected_counts(sampler):
+    fn = getattr(tf.nn, sampler + "_candidate_sampler")
+    true_classes = tf.constant([[1, 2], [0, 4], [3, 3]], dtype=tf.int64)
+    plain = fn(true_classes, num_true=2, num_sampled=3, unique=False, range_max=5, seed=7)
+    unique = fn(true_classes, num_true=2, num_sampled=8, unique=True, range_max=10, seed=7)
+    assert plain.sampled_candidates.shape.as_list() == [3]
+    assert plain.true_expected_count.shape.as_list() == [3, 2]
+    with tf.Session() as sess:
+        s, t, e = sess.run(plain)
+        us, ut, ue = sess.run(unique)
+    def p(k, range_max=5):
+        k = np.asarray(k, np.float64)
+        return np.full(k.shape, 1.0 / range_max) if sampler == "uniform" else \
+            _log_uniform_p(k, range_max)
+    assert s.dtype == np.int64 and np.all((s >= 0) & (s < 5))
+    np.testing.assert_allclose(e, p(s) * 3, rtol=1e-6)
+    np.testing.assert_allclose(t, p([[1, 2], [0, 4], [3, 3]]) * 3, rtol=1e-6)
+    # Unique: 8 distinct classes of 10; the expected counts are p * 8 when no draw was
+    # rejected, else 1 - (1 - p)^tries with one number of tries for every class.
+    assert len(set(us)) == 8 and np.all((us >= 0) & (us < 10))
+    ps, pt = p(us, 10), p([[1, 2], [0, 4], [3, 3]], 10)
+    if np.allclose(ue, ps * 8, rtol=1e-6):
+        tries = 8
+    else:
+        tries = np.round(np.log1p(-ue[0]) / np.log1p(-ps[0]))
+        assert tries > 8
+    expected = ps * 8 if tries == 8 else -np.expm1(tries * np.log1p(-ps))
+    np.testing.assert_allclose(ue, expected, rtol=1e-4)
+    np.testing.assert_allclose(ut, pt * 8 if tries == 8 else -np.expm1(tries * np.log1p(-pt)),
+                               rtol=1e-4)
+
+
+def test_log_uniform_draws_follow_zipf_and_seeds_repeat():
+    counts = np.zeros(10)
+    with tf.Graph().as_default():
+        draw = tf.nn.log_uniform_candidate_sampler([[0]], 1, 4000, False, 10, seed=3)
+        with tf.Session() as sess:
+            for _ in range(5):
+                values = sess.run(draw.sampled_candidates)
+                counts += np.bincount(values, minlength=10)
+            first = values
+    expected = _log_uniform_p(np.arange(10.0), 10) * 20000
+    assert np.all(np.abs(counts - expected) < 5 * np.sqrt(expected) + 5), (counts, expected)
+    with tf.Graph().as_default():
+        draw = tf.nn.log_uniform_candidate_sampler([[0]], 1, 4000, False, 10, seed=3)
+        with tf.Session() as sess:
+            runs = [sess.run(draw.sampled_candidates) for _ in range(5)]
+    np.testing.assert_array_equal(runs[-1], first)  # same seed, same numbers
+
+
+def test_sampler_errors():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Sampler's range is too small"):
+        with tf.Session() as sess:
+            sess.run(tf.nn.uniform_candidate_sampler([[0]], 1, 6, True, 5).sampled_candidates)
+    with pytest.raises(ValueError, match="true_classes must be a matrix"):
+        tf.nn.uniform_candidate_sampler([[0, 1]], 1, 2, False, 5)
+    with pytest.raises(ValueError, match="num_sampled must be an int >= 1"):
+        tf.nn.uniform_candidate_sampler([[0]], 1, 0, False, 5)
+
+
+def _numpy_sampled_logits(weights, biases, labels, inputs, sampled, true_expected,
+                          sampled_expected, num_true, remove_accidental_hits):
+    true_w = weights[labels]                      # [batch, num_true, dim]
+    true_logits = np.einsum("bd,btd->bt", inputs, true_w) + biases[labels]
+    sampled_logits = inputs @ weights[sampled].T + biases[sampled]
+    if remove_accidental_hits:
+        hit = (labels[:, :, None] == sampled[None, None, :]).any(axis=1)
+        sampled_logits = sampled_logits + hit * np.finfo(np.float32).min
+    true_logits -= np.log(true_expected)
+    sampled_logits -= np.log(sampled_expected)
+    logits = np.concatenate([true_logits, sampled_logits], 1)
+    targets = np.concatenate([np.ones_like(true_logits) / num_true,
+                              np.zeros_like(sampled_logits)], 1)
+    return logits, targets
+
+
+@pytest.mark.parametrize("num_true", [1, 2])
+def test_nce_and_sampled_softmax_losses_match_the_formula(num_true):
+    rng = np.random.default_rng(5)
+    num_classes, dim, batch = 7, 4, 3
+    weights = rng.standard_normal((num_classes, dim)).astype(np.float32)
+    biases = rng.standard_normal(num_classes).astype(np.float32)
+    inputs = rng.standard_normal((batch, dim)).astype(np.float32)
+    labels = rng.integers(0, num_classes, (batch, num_true))
+    sampled = np.array([0, 3, 5, 6])
+    true_expected = rng.random((batch, num_true)).astype(np.float32) + 0.1
+    sampled_expected = rng.random(4).astype(np.float32) + 0.1
+    values = (tf.constant(sampled, tf.int64), tf.constant(true_expected),
+              tf.constant(sampled_expected))
+    nce = tf.nn.nce_loss(weights, biases, labels, inputs, 4, num_classes, num_true=num_true,
+                         sampled_values=values)
+    softmax = tf.nn.sampled_softmax_loss(weights, biases, labels, inputs, 4, num_classes,
+                                         num_true=num_true, sampled_values=values)
+    # Two shards of the weights ("mod"), as a partitioned table would be.
+    sharded = tf.nn.nce_loss([weights[0::2], weights[1::2]], biases, labels, inputs, 4,
+                             num_classes, num_true=num_true, sampled_values=values)
+    with tf.Session() as sess:
+        got_nce, got_softmax, got_sharded = sess.run([nce, softmax, sharded])
+    logits, targets = _numpy_sampled_logits(weights, biases, labels, inputs, sampled,
+                                            true_expected, sampled_expected, num_true, False)
+    expected_nce = np.sum(np.maximum(logits, 0) - logits * targets +
+                          np.log1p(np.exp(-np.abs(logits))), axis=1)
+    np.testing.assert_allclose(got_nce, expected_nce, rtol=1e-5)
+    np.testing.assert_allclose(got_sharded, expected_nce, rtol=1e-5)
+    logits, targets = _numpy_sampled_logits(weights, biases, labels, inputs, sampled,
+                                            true_expected, sampled_expected, num_true, True)
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_softmax = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(got_softmax, -np.sum(targets * log_softmax, axis=1),
+                               rtol=1e-5)
+
+
+def test_a_word2vec_style_model_learns_with_nce():
+    # Pairs (i, (i + 1) mod 20): the embedding of i must predict its successor.
+    vocabulary, dim = 20, 8
+    centers = np.arange(vocabulary)
+    contexts = ((centers + 1) % vocabulary).reshape(-1, 1)
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        embeddings = tf.Variable(tf.random_uniform([vocabulary, dim], -1.0, 1.0))
+        nce_weights = tf.Variable(tf.truncated_normal([vocabulary, dim], stddev=0.3))
+        nce_biases = tf.Variable(tf.zeros([vocabulary]))
+        embedded = tf.nn.embedding_lookup(embeddings, centers)
+        loss = tf.reduce_mean(tf.nn.nce_loss(nce_weights, nce_biases, contexts, embedded,
+                                             num_sampled=5, num_classes=vocabulary))
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        logits = tf.matmul(embedded, nce_weights, transpose_b=True) + nce_biases
+        hits = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1),
+                                               tf.constant(contexts[:, 0])), tf.float32))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            first = np.mean([sess.run(loss) for _ in range(5)])
+            for _ in range(400):
+                sess.run(train)
+            last = np.mean([sess.run(loss) for _ in range(5)])
+            accuracy = sess.run(hits)
+    assert last < 0.5 * first, (first, last)
+    assert accuracy >= 0.9, accuracy
