@@ -64,6 +64,7 @@ from .array_ops import (argsort, broadcast_to, depth_to_space, meshgrid, roll, s
 from .math_ops import (acos, asin, atan, atan2, bincount, confusion_matrix, cosh,
                        count_nonzero, eye, is_finite, is_inf, is_nan, lin_space, linspace,
                        norm, sinh, tan, to_double, to_int32, to_int64, trace)
+from .math_ops import einsum
 from . import linalg, manip
 from .random_ops import (get_seed, multinomial, random_normal, random_shuffle, random_uniform,
                          truncated_normal)

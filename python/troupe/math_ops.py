@@ -458,3 +458,97 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=_dtypes.int32,
             cast(convert_to_tensor(weights, name="weights"), dtype)
         shape = stack([num_classes, num_classes])
         return scatter_nd(stack([labels, predictions], axis=1), values, shape)
+
+
+def einsum(equation, *inputs, **kwargs):
+    """Einstein summation of one or two tensors, as tf.einsum: "ij,jk->ik" (matmul),
+    "bij,bjk->bik" (batch matmul), "i,i->" (dot), "ij->ji" (transpose), "ij->" (sum), "i,j->ij"
+    (outer)...; without "->" the output is the letters that appear once, sorted. An index seen
+    in one input only and not in the output is summed over. Built from transpose, reshape,
+    reduce_sum and a (batch) matrix product. Not supported (ValueError): "...", an index
+    repeated within one input (a diagonal), more than two inputs."""
+    from .array_ops import concat, transpose
+    from .ops import reduce_prod, reduce_sum, reshape, shape
+    name = kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError("invalid keyword arguments for this function: %s"
+                        % ", ".join(sorted(kwargs)))
+    if not isinstance(equation, str):
+        raise TypeError("einsum: equation must be a string, got %r" % (equation,))
+    equation = equation.replace(" ", "")
+    if "." in equation:
+        raise ValueError("einsum: ellipses (...) are not supported by troupe: %r" % equation)
+    if "->" in equation:
+        left, output = equation.split("->")
+    else:
+        left = equation
+        letters = left.replace(",", "")
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    subscripts = left.split(",")
+    if len(subscripts) != len(inputs):
+        raise ValueError("einsum: the equation %r has %d inputs, %d were given"
+                         % (equation, len(subscripts), len(inputs)))
+    if not 1 <= len(inputs) <= 2:
+        raise ValueError("einsum: troupe takes one or two inputs, got %d" % len(inputs))
+    for s in subscripts + [output]:
+        if not s.isalpha() and s != "":
+            raise ValueError("einsum: invalid subscripts %r in %r" % (s, equation))
+        if len(set(s)) != len(s):
+            raise ValueError("einsum: subscripts %r repeat an index (a diagonal): not "
+                             "supported by troupe" % s)
+    if set(output) - set("".join(subscripts)):
+        raise ValueError("einsum: output subscripts %r name an index of no input" % output)
+    with name_scope(name, "einsum", inputs):
+        tensors = [convert_to_tensor(t, name="input_%d" % i) for i, t in enumerate(inputs)]
+        for t, s in zip(tensors, subscripts):
+            if t.shape.ndims is not None and t.shape.ndims != len(s):
+                raise ValueError("einsum: input of shape %s does not have %d dimensions (%r)"
+                                 % (t.shape, len(s), s))
+
+        def sum_out(t, s, keep):
+            """t with the indices of s not in keep summed over; (tensor, remaining s)."""
+            drop = [i for i, c in enumerate(s) if c not in keep]
+            if drop:
+                t = reduce_sum(t, axis=drop)
+                s = "".join(c for c in s if c in keep)
+            return t, s
+
+        def arrange(t, s, order):
+            perm = [s.index(c) for c in order]
+            return transpose(t, perm) if perm != list(range(len(s))) else t
+
+        if len(tensors) == 1:
+            t, s = sum_out(tensors[0], subscripts[0], set(output))
+            return arrange(t, s, output)
+        (a, sa), (b, sb) = [sum_out(t, s, set(output) | set(other))
+                            for t, s, other in ((tensors[0], subscripts[0], subscripts[1]),
+                                                (tensors[1], subscripts[1], subscripts[0]))]
+        batch = [c for c in sa if c in sb and c in output]
+        contracted = [c for c in sa if c in sb and c not in output]
+        free_a = [c for c in sa if c not in sb]
+        free_b = [c for c in sb if c not in sa]
+        a = arrange(a, sa, batch + free_a + contracted)
+        b = arrange(b, sb, batch + contracted + free_b)
+        dims_a, dims_b = shape(a), shape(b)
+
+        def product(dims, start, count):
+            """The number of elements of dims[start:start + count] (1 for none), int32."""
+            if count == 0:
+                return 1
+            return reduce_prod(dims[start:start + count])
+
+        nb, nfa, nc, nfb = len(batch), len(free_a), len(contracted), len(free_b)
+        batch_size = product(dims_a, 0, nb)
+        a3 = reshape(a, [batch_size, product(dims_a, nb, nfa), product(dims_a, nb + nfa, nc)])
+        b3 = reshape(b, [batch_size, product(dims_b, nb, nc), product(dims_b, nb + nc, nfb)])
+        c3 = matmul(a3, b3)
+        c = reshape(c3, concat([dims_a[:nb + nfa], dims_b[nb + nc:]], 0))
+        result_order = "".join(batch + free_a + free_b)
+        result = arrange(c, result_order, output)
+        static_a, static_b = a.shape, b.shape
+        if static_a.ndims is not None and static_b.ndims is not None:
+            known = dict(zip(batch + free_a + contracted, static_a.as_list()))
+            for c_, d in zip(batch + contracted + free_b, static_b.as_list()):
+                known[c_] = known.get(c_) if known.get(c_) is not None else d
+            result.set_shape([known.get(c_) for c_ in output])
+        return result

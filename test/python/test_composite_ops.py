@@ -256,3 +256,42 @@ def test_review_cases_of_the_composites():
     dilated = tf.nn.conv1d(value, filters, stride=[1, 1, 1], padding="VALID",
                            dilations=[1, 3, 1])
     assert run(dilated)[0].shape == (1, 4, 1)  # taps 3 apart: 7 - 3 = 4 outputs
+
+
+@pytest.mark.parametrize("equation,shapes", [
+    ("ij,jk->ik", [(2, 3), (3, 4)]), ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("i,i->", [(5,), (5,)]), ("ij->ji", [(2, 3)]), ("ij->", [(2, 3)]), ("ij->j", [(2, 3)]),
+    ("i,j->ij", [(3,), (4,)]), ("ij,jk", [(2, 3), (3, 4)]), ("bqhd,bkhd->bhqk",
+                                                            [(2, 3, 2, 4), (2, 5, 2, 4)]),
+    ("ijk,kj->i", [(2, 3, 4), (4, 3)]), ("abc,cd->abd", [(2, 3, 4), (4, 5)]),
+    ("ij,kj->ik", [(2, 3), (4, 3)]), ("ij,jk->ki", [(2, 3), (3, 4)]),
+    ("ab,cd->", [(2, 3), (4, 5)]), ("i->i", [(3,)])])
+def test_einsum_matches_numpy(equation, shapes):
+    rng = np.random.default_rng(2)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    result = tf.einsum(equation, *[tf.constant(a) for a in arrays])
+    expected = np.einsum(equation, *arrays)
+    assert result.shape.as_list() == list(expected.shape)
+    np.testing.assert_allclose(run(result)[0], expected, rtol=1e-10, atol=1e-12)
+
+
+def test_einsum_gradients_and_unknown_shapes_and_errors():
+    a = tf.placeholder(tf.float64, [None, 3])
+    b = tf.placeholder(tf.float64, [3, None])
+    product = tf.einsum("ij,jk->ik", a, b)
+    assert product.shape.as_list() == [None, None]
+    ga, gb = tf.gradients(tf.reduce_sum(product), [a, b])
+    x, y = np.ones([2, 3]), np.arange(12.0).reshape(3, 4)
+    with tf.Session() as sess:
+        got, da, db = sess.run([product, ga, gb], {a: x, b: y})
+    np.testing.assert_allclose(got, x @ y)
+    np.testing.assert_allclose(da, np.ones([2, 4]) @ y.T)
+    np.testing.assert_allclose(db, x.T @ np.ones([2, 4]))
+    with pytest.raises(ValueError, match="a diagonal"):
+        tf.einsum("ii->i", tf.zeros([2, 2]))
+    with pytest.raises(ValueError, match="ellipses"):
+        tf.einsum("...ij->...ji", tf.zeros([2, 2]))
+    with pytest.raises(ValueError, match="2 inputs, 1 were given"):
+        tf.einsum("ij,jk->ik", tf.zeros([2, 2]))
+    with pytest.raises(ValueError, match="does not have 2 dimensions"):
+        tf.einsum("ij->ji", tf.zeros([2]))
