@@ -757,8 +757,9 @@ def _candidate_sampler(op_type, true_classes, num_true, num_sampled, unique, ran
     from .random_ops import get_seed
     for what, value in (("num_true", num_true), ("num_sampled", num_sampled),
                         ("range_max", range_max)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError("%s: %s must be an int >= 1, got %r" % (op_type, what, value))
+    num_true, num_sampled, range_max = int(num_true), int(num_sampled), int(range_max)
     true_classes = convert_to_tensor(true_classes, dtype=_dtypes.int64, name="true_classes")
     seed1, seed2 = get_seed(seed)
     op = _make(op_type, [true_classes],
@@ -825,9 +826,18 @@ def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cl
             reshape(true_b, [-1, num_true])
         sampled_logits = sampled_logits + sampled_b
         if remove_accidental_hits:
-            # A sampled class that is one of a row's true classes: its logit made -FLT_MAX.
+            # A sampled class that is one of a row's true classes: its logit made -FLT_MAX,
+            # at the last place it was sampled (TensorFlow's ComputeAccidentalHits).
+            from .array_ops import range as range_
+            from .math_ops import logical_and
+            from .ops import logical_not
+            places = range_(size(sampled))
+            later_copy = reduce_any(logical_and(
+                equal(expand_dims(sampled, 1), expand_dims(sampled, 0)),
+                expand_dims(places, 1) < expand_dims(places, 0)), axis=1)
             hit = reduce_any(equal(expand_dims(reshape(labels, [-1, num_true]), 2),
                                    reshape(sampled, [1, 1, -1])), axis=1)
+            hit = logical_and(hit, expand_dims(logical_not(later_copy), 0))
             sampled_logits = sampled_logits + cast(hit, sampled_logits.dtype) * \
                 np.finfo(np.float32).min
         if subtract_log_q:

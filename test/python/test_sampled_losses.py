@@ -38,7 +38,8 @@ def test_samplers_shapes_ranges_and_expected_counts(sampler):
     if np.allclose(ue, ps * 8, rtol=1e-6):
         tries = 8
     else:
-        tries = np.round(np.log1p(-ue[0]) / np.log1p(-ps[0]))
+        rarest = np.argmin(ps)  # its count is furthest from 1 in float32
+        tries = np.round(np.log1p(-ue[rarest]) / np.log1p(-ps[rarest]))
         assert tries > 8
     expected = ps * 8 if tries == 8 else -np.expm1(tries * np.log1p(-ps))
     np.testing.assert_allclose(ue, expected, rtol=1e-4)
@@ -62,6 +63,24 @@ def test_log_uniform_draws_follow_zipf_and_seeds_repeat():
         with tf.Session() as sess:
             runs = [sess.run(draw.sampled_candidates) for _ in range(5)]
     np.testing.assert_array_equal(runs[-1], first)  # same seed, same numbers
+
+
+def test_accidental_hits_mask_the_last_copy_and_outside_true_classes_stay_finite():
+    weights = np.eye(4, dtype=np.float32)
+    biases = np.zeros(4, np.float32)
+    inputs = np.ones([1, 4], np.float32)
+    # Class 2 sampled twice and true: only its last copy is masked, as TensorFlow's.
+    values = (tf.constant([2, 1, 2], tf.int64), tf.constant([[0.5]]),
+              tf.constant([0.5, 0.5, 0.5]))
+    loss = tf.nn.sampled_softmax_loss(weights, biases, [[2]], inputs, 3, 4,
+                                      sampled_values=values)
+    # A true class outside the sampler's range: its expected count as TensorFlow's, finite.
+    outside = tf.nn.log_uniform_candidate_sampler([[9]], 1, 2, True, 5, seed=1)
+    with tf.Session() as sess:
+        got, counts = sess.run([loss, outside.true_expected_count])
+    logits = np.array([1.0, 1.0, 1.0, np.finfo(np.float32).min]) - np.log(0.5)
+    np.testing.assert_allclose(got, [-(logits[0] - np.log(np.exp(logits).sum()))], rtol=1e-5)
+    assert np.all(np.isfinite(counts)) and counts[0, 0] > 0
 
 
 def test_sampler_errors():

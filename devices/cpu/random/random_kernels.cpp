@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <unordered_set>
 
@@ -344,12 +345,12 @@ class CandidateSamplerKernel : public OpKernel {
     Tensor& sampled_expected = ctx.allocate_output(2, TensorShape{num_sampled_});
     // A unique draw may take many tries: blocks are reserved as they are used, a batch at a
     // time (the next run's numbers start after them either way).
-    Philox gen = generator->reserve(0);
+    std::optional<Philox> gen;
     uint64_t used = 0;
     auto draw = [&]() {
       if (used % kBatch == 0) gen = generator->reserve(kBatch);
       ++used;
-      Philox::Block block = gen.next();
+      Philox::Block block = gen->next();
       return random::uint64_to_double(block[0], block[1]);
     };
     int64_t tries = 0;
@@ -357,6 +358,17 @@ class CandidateSamplerKernel : public OpKernel {
     for (int64_t i = 0; i < num_sampled_; ++i) {
       int64_t value;
       do {
+        // As TensorFlow's, at most 2^31 - 1 tries; a cancelled step stops the search.
+        if (tries == kMaxTries || (tries % kBatch == 0 && ctx.step().cancellation.is_cancelled())) {
+          return ctx.set_status(
+              tries == kMaxTries
+                  ? errors::InvalidArgument(
+                        "node '{}' ({}): {} unique samples of a range of {} not drawn in {} "
+                        "tries (the rarest classes are too rare: sample fewer)",
+                        ctx.node().name(), ctx.node().op_name(), num_sampled_, range_max_,
+                        kMaxTries)
+                  : ctx.step().cancellation.reason());
+        }
         value = sample(draw());
         ++tries;
       } while (unique_ && !seen.insert(value).second);
@@ -376,6 +388,7 @@ class CandidateSamplerKernel : public OpKernel {
 
  private:
   static constexpr uint64_t kBatch = 64;
+  static constexpr int64_t kMaxTries = std::numeric_limits<int32_t>::max();
 
   int64_t sample(double u) const {
     if constexpr (kLogUniform) {
@@ -387,9 +400,8 @@ class CandidateSamplerKernel : public OpKernel {
                                range_max_ - 1);
     }
   }
-  // A class outside the range (a true class can be) has probability 0.
+  // As TensorFlow's, whatever the value (a true class may lie outside the range).
   double probability(int64_t value) const {
-    if (value < 0 || value >= range_max_) return 0;
     if constexpr (kLogUniform) {
       return std::log((static_cast<double>(value) + 2.0) / (static_cast<double>(value) + 1.0)) /
              std::log(static_cast<double>(range_max_) + 1);
