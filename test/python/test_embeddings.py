@@ -579,3 +579,24 @@ def test_sparse_to_dense_refuses_a_shape_whose_size_overflows():
             sess.run(tf.sparse_to_dense([[5, 0]], [2 ** 62 + 1, 4], 1.0))
         with pytest.raises(tf.errors.InvalidArgumentError, match="output_shape"):
             sess.run(tf.sparse_to_dense([1], [-3], 1.0))
+
+
+def test_contrib_embed_sequence_as_tensorflow_names_and_reuses_it():
+    with tf.Graph().as_default():
+        ids = tf.constant([[1, 2, 1], [0, 3, 3]], dtype=tf.int64)
+        init = tf.constant_initializer(np.arange(8.0).reshape(4, 2))
+        embedded = tf.contrib.layers.embed_sequence(ids, vocab_size=4, embed_dim=2,
+                                                    initializer=init)
+        again = tf.contrib.layers.embed_sequence(ids, unique=True, scope="EmbedSequence",
+                                                 reuse=True)
+        assert [v.name for v in tf.get_collection(tf.GraphKeys.MODEL_VARIABLES)] == \
+            ["EmbedSequence/embeddings:0"]
+        assert embedded.shape.as_list() == [2, 3, 2]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got, got_unique = sess.run([embedded, again])
+        table = np.arange(8.0).reshape(4, 2)
+        np.testing.assert_array_equal(got, table[[[1, 2, 1], [0, 3, 3]]])
+        np.testing.assert_array_equal(got_unique, got)
+        with pytest.raises(ValueError, match="Must specify vocab size and embedding dimension"):
+            tf.contrib.layers.embed_sequence(ids)

@@ -1,5 +1,6 @@
 """tf.contrib.layers: the names TF1 programs use from it — fully_connected, conv2d, flatten,
-max_pool2d, avg_pool2d, xavier_initializer(_conv2d), l1_regularizer, l2_regularizer. Variables
+max_pool2d, avg_pool2d, embed_sequence, xavier_initializer(_conv2d), l1_regularizer,
+l2_regularizer. Variables
 are named as TensorFlow names them ("fully_connected/weights", "Conv/biases", ...)."""
 
 import numbers
@@ -157,3 +158,32 @@ def avg_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC
     with name_scope(scope, "AvgPool2D"):
         return avg_pool(inputs, [1, kh, kw, 1], [1, sh, sw, 1], _layers._padding(padding),
                         data_format=data_format)
+
+
+def embed_sequence(ids, vocab_size=None, embed_dim=None, unique=False, initializer=None,
+                   regularizer=None, trainable=True, scope=None, reuse=None):
+    """The embeddings of a sequence of ids ([batch, doc_length] -> [batch, doc_length,
+    embed_dim]) from a table "EmbedSequence/embeddings" [vocab_size, embed_dim] (a model
+    variable, as TensorFlow's). `unique` looks each distinct id up once."""
+    from ..framework import GraphKeys
+    from ..nn import embedding_lookup
+    from ..ops import gather, reshape
+    from ..sparse_ops import unique as unique_ids
+    if not (reuse or (vocab_size and embed_dim)):
+        raise ValueError("Must specify vocab size and embedding dimension when not reusing. "
+                         "Got vocab_size=%s and embed_dim=%s" % (vocab_size, embed_dim))
+    with variable_scope(scope, "EmbedSequence", [ids], reuse=reuse):
+        shape = [vocab_size, embed_dim] if vocab_size and embed_dim else None
+        embeddings = get_variable(
+            "embeddings", shape=shape, initializer=initializer, regularizer=regularizer,
+            trainable=trainable,
+            collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.MODEL_VARIABLES])
+        ids = _layers._as_tensor(ids, "embed_sequence")
+        if not unique:
+            return embedding_lookup(embeddings, ids)
+        flat = reshape(ids, [-1])
+        distinct, positions = unique_ids(flat)
+        looked_up = gather(embedding_lookup(embeddings, distinct), positions)
+        from ..array_ops import concat
+        from ..ops import shape as shape_of
+        return reshape(looked_up, concat([shape_of(ids), shape_of(looked_up)[1:]], 0))
