@@ -65,7 +65,9 @@ from .math_ops import (acos, asin, atan, atan2, bincount, confusion_matrix, cosh
                        count_nonzero, eye, is_finite, is_inf, is_nan, lin_space, linspace,
                        norm, sinh, tan, to_double, to_int32, to_int64, trace)
 from .math_ops import einsum
-from . import linalg, manip
+from . import linalg, manip, sparse
+from .sparse_math import (sparse_add, sparse_reduce_sum, sparse_retain,
+                          sparse_tensor_dense_matmul)
 from .random_ops import (get_seed, multinomial, random_normal, random_shuffle, random_uniform,
                          truncated_normal)
 from .config import GPUOptions, GraphOptions, OptimizerOptions, RPCOptions
