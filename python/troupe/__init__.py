@@ -61,6 +61,8 @@ from .array_ops import (concat, expand_dims, invert_permutation, newaxis, one_ho
                         tile, transpose, unstack)  # noqa: A004 - TensorFlow's names
 from .array_ops import (argsort, broadcast_to, depth_to_space, meshgrid, roll, sequence_mask,
                         setdiff1d, sort, space_to_depth)
+from .array_ops import (diag, diag_part, matrix_band_part, matrix_diag, matrix_diag_part,
+                        matrix_set_diag)
 from .math_ops import (acos, asin, atan, atan2, bincount, confusion_matrix, cosh,
                        count_nonzero, eye, is_finite, is_inf, is_nan, lin_space, linspace,
                        norm, sinh, tan, to_double, to_int32, to_int64, trace)

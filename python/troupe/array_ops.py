@@ -581,3 +581,137 @@ def setdiff1d(x, y, index_dtype=_dtypes.int32, name=None):
         keep = logical_not(reduce_any(equal(expand_dims(x, 1), expand_dims(y, 0)), axis=1))
         idx = reshape(where(keep), [-1])
         return _ListDiff(gather(x, idx), cast(idx, index_dtype))
+
+
+# ---- diagonals and bands of matrices (the innermost two dimensions) ----
+
+def _diagonal_mask(rows, cols, num_lower=-1, num_upper=-1):
+    """bool [rows, cols]: (i - j <= num_lower or num_lower < 0) and (j - i <= num_upper or
+    num_upper < 0); with both 0, the main diagonal."""
+    from .math_ops import logical_and, logical_or
+    from .ops import cast, less, less_equal
+    i = expand_dims(range(0, rows, 1, dtype=_dtypes.int64), 1)
+    j = expand_dims(range(0, cols, 1, dtype=_dtypes.int64), 0)
+    lower = cast(convert_to_tensor(num_lower), _dtypes.int64)
+    upper = cast(convert_to_tensor(num_upper), _dtypes.int64)
+    return logical_and(logical_or(less(lower, 0), less_equal(i - j, lower)),
+                       logical_or(less(upper, 0), less_equal(j - i, upper)))
+
+
+def _matrix_dims(x, what, rank_at_least=2):
+    from .ops import shape
+    if x.shape.ndims is not None and x.shape.ndims < rank_at_least:
+        raise ValueError("%s: input must be at least rank %d, got shape %s"
+                         % (what, rank_at_least, x.shape))
+    dims = shape(x)
+    return dims, dims[-2], dims[-1]
+
+
+def matrix_band_part(input, num_lower, num_upper, name=None):  # noqa: A002
+    """The band of each innermost matrix: num_lower subdiagonals and num_upper superdiagonals
+    kept (a negative number keeps the whole triangle), zeros elsewhere. band_part(x, -1, 0) is
+    the lower triangle (a causal mask), (0, 0) the diagonal."""
+    from .framework import name_scope
+    from .ops import where, zeros_like
+    with name_scope(name, "MatrixBandPart", [input, num_lower, num_upper]):
+        x = convert_to_tensor(input, name="input")
+        dims, rows, cols = _matrix_dims(x, "matrix_band_part")
+        mask = broadcast_to(_diagonal_mask(rows, cols, num_lower, num_upper), dims)
+        return where(mask, x, zeros_like(x))
+
+
+def matrix_diag(diagonal, name=None):
+    """[..., N] -> [..., N, N] matrices with the diagonal given, zero elsewhere."""
+    from .framework import name_scope
+    from .ops import shape, where, zeros_like
+    with name_scope(name, "MatrixDiag", [diagonal]):
+        d = convert_to_tensor(diagonal, name="diagonal")
+        if d.shape.ndims == 0:
+            raise ValueError("matrix_diag: diagonal must be at least rank 1, got a scalar")
+        n = shape(d)[-1]
+        full = concat([shape(d), expand_dims(n, 0)], 0)
+        spread = broadcast_to(expand_dims(d, -1), full)
+        out = where(broadcast_to(_diagonal_mask(n, n, 0, 0), full), spread,
+                    zeros_like(spread))
+        if d.shape.ndims is not None:
+            out.set_shape(d.shape.as_list() + d.shape.as_list()[-1:])
+        return out
+
+
+def matrix_diag_part(input, name=None):  # noqa: A002
+    """The main diagonal of each innermost matrix: [..., M, N] -> [..., min(M, N)]."""
+    from .framework import name_scope
+    from .ops import gather, minimum, reduce_sum, where, zeros_like
+    with name_scope(name, "MatrixDiagPart", [input]):
+        x = convert_to_tensor(input, name="input")
+        dims, rows, cols = _matrix_dims(x, "matrix_diag_part")
+        rows_sums = reduce_sum(where(broadcast_to(_diagonal_mask(rows, cols, 0, 0), dims), x,
+                                     zeros_like(x)), axis=-1)
+        out = gather(rows_sums, range(0, minimum(rows, cols), 1), axis=-1) \
+            if x.shape.ndims is None else \
+            gather(rows_sums, range(0, minimum(rows, cols), 1), axis=x.shape.ndims - 2)
+        if x.shape.ndims is not None:
+            static = x.shape.as_list()
+            m, n = static[-2], static[-1]
+            out.set_shape(static[:-2] + [min(m, n) if m is not None and n is not None
+                                         else None])
+        return out
+
+
+def matrix_set_diag(input, diagonal, name=None):  # noqa: A002
+    """Each innermost matrix with its main diagonal replaced by `diagonal` [..., min(M, N)]."""
+    from .framework import name_scope
+    from .ops import minimum, where
+    with name_scope(name, "MatrixSetDiag", [input, diagonal]):
+        x = convert_to_tensor(input, name="input")
+        d = convert_to_tensor(diagonal, name="diagonal", dtype=x.dtype)
+        dims, rows, cols = _matrix_dims(x, "matrix_set_diag")
+        # The diagonal padded to [..., N] and spread down each column: placed by the mask.
+        if d.shape.ndims is None:
+            raise ValueError("matrix_set_diag: the rank of diagonal must be known")
+        from .ops import stack
+        padding = cols - minimum(rows, cols)
+        paddings = concat([np.zeros([d.shape.ndims - 1, 2], np.int32),
+                           expand_dims(stack([0, padding]), 0)], 0)
+        spread = broadcast_to(expand_dims(pad(d, paddings), -2), dims)
+        return where(broadcast_to(_diagonal_mask(rows, cols, 0, 0), dims), spread, x)
+
+
+def diag(diagonal, name=None):
+    """A tensor of rank 2k with `diagonal` (rank k) on its diagonal:
+    output[i1, ..., ik, i1, ..., ik] = diagonal[i1, ..., ik]."""
+    from .framework import name_scope
+    from .ops import reshape, shape
+    with name_scope(name, "Diag", [diagonal]):
+        d = convert_to_tensor(diagonal, name="diagonal")
+        if d.shape.ndims == 0:
+            raise ValueError("diag: diagonal must be at least rank 1, got a scalar")
+        square = matrix_diag(reshape(d, [-1]))
+        out = reshape(square, concat([shape(d), shape(d)], 0))
+        if d.shape.ndims is not None:
+            out.set_shape(d.shape.as_list() * 2)
+        return out
+
+
+def diag_part(input, name=None):  # noqa: A002
+    """The diagonal of a tensor of even rank 2k whose first and last k dimensions are equal:
+    diagonal[i1, ..., ik] = input[i1, ..., ik, i1, ..., ik]."""
+    from .framework import name_scope
+    from .ops import reduce_prod, reshape, shape
+    with name_scope(name, "DiagPart", [input]):
+        x = convert_to_tensor(input, name="input")
+        rank = x.shape.ndims
+        if rank is None or rank % 2 or rank == 0:
+            raise ValueError("diag_part: input must have a known, even, non-zero rank, got "
+                             "shape %s" % x.shape)
+        half = rank // 2
+        static = x.shape.as_list()
+        if any(a is not None and b is not None and a != b
+               for a, b in zip(static[:half], static[half:])):
+            raise ValueError("diag_part: the first and last halves of the input's shape must "
+                             "be equal, got %s" % x.shape)
+        outer = shape(x)[:half]
+        n = reduce_prod(outer)
+        out = reshape(matrix_diag_part(reshape(x, [n, n])), outer)
+        out.set_shape(static[:half])
+        return out

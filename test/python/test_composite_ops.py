@@ -295,3 +295,44 @@ def test_einsum_gradients_and_unknown_shapes_and_errors():
         tf.einsum("ij,jk->ik", tf.zeros([2, 2]))
     with pytest.raises(ValueError, match="does not have 2 dimensions"):
         tf.einsum("ij->ji", tf.zeros([2]))
+
+
+def test_bands_and_diagonals_match_numpy():
+    x = np.arange(2 * 3 * 4, dtype=np.float64).reshape(2, 3, 4) + 1
+    i, j = np.indices((3, 4))
+    got = run(tf.matrix_band_part(x, 1, 0), tf.matrix_band_part(x, -1, 0),
+              tf.linalg.band_part(x, 0, -1), tf.matrix_band_part(x, 0, 0),
+              tf.matrix_diag([[1.0, 2.0], [3.0, 4.0]]), tf.matrix_diag_part(x),
+              tf.matrix_set_diag(x, [[9.0, 8.0, 7.0], [6.0, 5.0, 4.0]]),
+              tf.diag([1, 2, 3]), tf.diag_part(np.arange(16).reshape(4, 4)),
+              tf.diag(np.array([[1, 2], [3, 4]])),
+              tf.diag_part(np.arange(16).reshape(2, 2, 2, 2)))
+    np.testing.assert_array_equal(got[0], x * ((i - j <= 1) & (j - i <= 0)))
+    np.testing.assert_array_equal(got[1], x * (i >= j))
+    np.testing.assert_array_equal(got[2], x * (j >= i))
+    np.testing.assert_array_equal(got[3], x * (i == j))
+    np.testing.assert_array_equal(got[4], [np.diag([1.0, 2.0]), np.diag([3.0, 4.0])])
+    np.testing.assert_array_equal(got[5], [np.diagonal(m) for m in x])
+    expected = x.copy()
+    expected[0][i == j], expected[1][i == j] = [9.0, 8.0, 7.0], [6.0, 5.0, 4.0]
+    np.testing.assert_array_equal(got[6], expected)
+    np.testing.assert_array_equal(got[7], np.diag([1, 2, 3]))
+    np.testing.assert_array_equal(got[8], [0, 5, 10, 15])
+    d4 = np.zeros((2, 2, 2, 2), np.int64)
+    for a in range(2):
+        for b in range(2):
+            d4[a, b, a, b] = [[1, 2], [3, 4]][a][b]
+    np.testing.assert_array_equal(got[9], d4)
+    np.testing.assert_array_equal(got[10], [[0, 5], [10, 15]])
+    causal = tf.matrix_band_part(tf.ones([3, 3]), -1, 0)
+    assert causal.shape.as_list() == [3, 3]
+    assert tf.matrix_diag_part(tf.zeros([2, 3, 4])).shape.as_list() == [2, 3]
+    assert tf.diag(tf.zeros([2, 3])).shape.as_list() == [2, 3, 2, 3]
+    inf = np.array([np.inf, 1.0])
+    np.testing.assert_array_equal(run(tf.matrix_diag(inf))[0], np.diag(inf))  # no inf * 0
+    v = tf.placeholder(tf.float64, [3, 4])
+    dv = tf.gradients(tf.reduce_sum(tf.matrix_band_part(v, -1, 0) * 2.0), v)[0]
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(dv, {v: x[0]}), 2.0 * (i >= j))
+    with pytest.raises(ValueError, match="even"):
+        tf.diag_part(tf.zeros([2, 3, 4]))
