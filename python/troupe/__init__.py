@@ -116,3 +116,6 @@ from . import compat
 
 
 __version__ = "0.1.0"
+
+from . import _namespaces  # noqa: E402 - after every name it re-exports
+_namespaces.install(__import__(__name__))

@@ -1,0 +1,25 @@
+"""The namespaces of TensorFlow 1.13-1.15 (tf.math, tf.random, tf.io, tf.initializers,
+tf.debugging, tf.strings): importable as modules, each name the top-level function."""
+
+import numpy as np
+
+import troupe as tf
+
+
+def test_namespaces_are_modules_of_the_top_level_functions():
+    import troupe.io
+    import troupe.math
+    from troupe.random import categorical
+    assert troupe.math.reduce_sum is tf.reduce_sum and tf.math.atan2 is tf.atan2
+    assert tf.math.top_k is tf.nn.top_k and tf.math.softplus is tf.nn.softplus
+    assert troupe.io.parse_example is tf.parse_example
+    assert tf.io.TFRecordWriter is tf.python_io.TFRecordWriter
+    assert tf.initializers.glorot_uniform is tf.glorot_uniform_initializer
+    assert tf.initializers.global_variables is tf.global_variables_initializer
+    assert tf.debugging.assert_equal is tf.assert_equal
+    assert tf.random.normal is tf.random_normal and tf.random.shuffle is tf.random_shuffle
+    assert tf.strings.to_number is tf.string_to_number
+    samples = categorical(tf.constant([[-50.0, 0.0], [0.0, -50.0]]), 4, dtype=tf.int32, seed=1)
+    assert samples.dtype == tf.int32
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(samples), [[1] * 4, [0] * 4])
