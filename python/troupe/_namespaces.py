@@ -21,7 +21,8 @@ _MATH = _names(
     "tan tanh truediv unsorted_segment_max unsorted_segment_min unsorted_segment_prod",
     "unsorted_segment_sum unsorted_segment_mean unsorted_segment_sqrt_n segment_sum",
     "segment_mean segment_max segment_min segment_prod")
-_MATH_FROM_NN = _names("softplus log_softmax softmax l2_normalize in_top_k top_k")
+_MATH_FROM_NN = _names("softplus log_softmax softmax l2_normalize in_top_k top_k",
+                       "log_sigmoid")
 
 _IO = _names("parse_example parse_single_example parse_single_sequence_example",
              "FixedLenFeature VarLenFeature FixedLenSequenceFeature SparseFeature decode_csv",
@@ -41,11 +42,13 @@ _INITIALIZERS = {"constant": "constant_initializer", "zeros": "zeros_initializer
                  "global_variables": "global_variables_initializer",
                  "local_variables": "local_variables_initializer",
                  "variables": "variables_initializer"}
+_INITIALIZERS_OF_THEIR_OWN = _names("he_normal he_uniform lecun_normal lecun_uniform")
 
 _DEBUGGING = _names("assert_equal assert_greater assert_greater_equal assert_less",
                     "assert_less_equal assert_none_equal assert_non_negative",
                     "assert_non_positive assert_positive assert_negative assert_rank",
-                    "assert_type check_numerics Assert is_finite is_inf is_nan")
+                    "assert_type assert_integer assert_scalar check_numerics Assert",
+                    "is_finite is_inf is_nan")
 
 # tf.random.<name> -> the package's <value>
 _RANDOM = {"normal": "random_normal", "uniform": "random_uniform",
@@ -78,8 +81,11 @@ def install(package):
     make("io", "tf.io", dict({n: getattr(package, n) for n in _IO},
                              **{n: getattr(package.python_io, n)
                                 for n in _IO_FROM_PYTHON_IO}))
-    make("initializers", "tf.initializers",
-         {alias: getattr(package, value) for alias, value in _INITIALIZERS.items()})
+    import importlib
+    variables = importlib.import_module(package.__name__ + ".variables")
+    make("initializers", "tf.initializers", dict(
+        {alias: getattr(package, value) for alias, value in _INITIALIZERS.items()},
+        **{n: getattr(variables, n) for n in _INITIALIZERS_OF_THEIR_OWN}))
     make("debugging", "tf.debugging", {n: getattr(package, n) for n in _DEBUGGING})
     make("random", "tf.random", dict(
         {alias: getattr(package, value) for alias, value in _RANDOM.items()},

@@ -138,3 +138,25 @@ def add_check_numerics_ops():
                 message = op.name + ":" + str(output.value_index)
                 checks.append(check_numerics(output, message))
     return group(*checks) if checks else no_op()
+
+
+def assert_integer(x, message=None, name=None):
+    """TypeError now unless x has an integer dtype; else a no-op."""
+    with name_scope(name, "assert_integer", [x]):
+        x = convert_to_tensor(x, name="x")
+        if not x.dtype.is_integer:
+            raise TypeError("%sExpected Tensor %s to be of integer type, got %s."
+                            % ((message + " ") if message else "", x.name, x.dtype.name))
+        return no_op("statically_determined_was_integer")
+
+
+def assert_scalar(tensor, name=None):
+    """`tensor`, after a ValueError now if its shape is known and not a scalar's."""
+    with name_scope(name, "assert_scalar", [tensor]):
+        tensor = convert_to_tensor(tensor, name="tensor")
+        if tensor.shape.ndims is None:
+            raise ValueError("Expected scalar shape for %s, saw unknown shape." % tensor.name)
+        if tensor.shape.ndims != 0:
+            raise ValueError("Expected scalar shape for %s, saw shape: %s."
+                             % (tensor.name, tensor.shape))
+        return tensor

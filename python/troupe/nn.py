@@ -875,3 +875,11 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
         True, remove_accidental_hits, partition_strategy, name, seed=seed)
     labels = stop_gradient(labels, name="labels_stop_gradient")
     return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
+
+
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
+    from .framework import convert_to_tensor, name_scope
+    with name_scope(name, "LogSigmoid", [x]):
+        x = convert_to_tensor(x, name="x")
+        return -softplus(-x)

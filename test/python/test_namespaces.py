@@ -23,3 +23,23 @@ def test_namespaces_are_modules_of_the_top_level_functions():
     assert samples.dtype == tf.int32
     with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(samples), [[1] * 4, [0] * 4])
+
+
+def test_he_and_lecun_initializers_log_sigmoid_and_the_new_asserts():
+    with tf.Graph().as_default():
+        w = tf.get_variable("w", [400, 300], initializer=tf.initializers.he_uniform(seed=1))
+        v = tf.get_variable("v", [400, 300], initializer=tf.initializers.lecun_normal(seed=2))
+        x = tf.constant([-100.0, 0.0, 3.0])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got_w, got_v, got_log = sess.run([w, v, tf.math.log_sigmoid(x)])
+    assert abs(got_w.var() - 2.0 / 400) < 0.1 * 2.0 / 400
+    assert abs(got_v.var() - 1.0 / 400) < 0.1 * 1.0 / 400
+    np.testing.assert_allclose(got_log, -np.logaddexp(0, -np.array([-100.0, 0.0, 3.0])),
+                               rtol=1e-6)
+    import pytest
+    with pytest.raises(TypeError, match="to be of integer type"):
+        tf.assert_integer(tf.constant(1.0))
+    with pytest.raises(ValueError, match="Expected scalar shape"):
+        tf.assert_scalar(tf.constant([1, 2]))
+    assert tf.debugging.assert_scalar is tf.assert_scalar
