@@ -670,4 +670,3 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         if loss is not None:
             g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
     return v
-
