@@ -883,3 +883,13 @@ def log_sigmoid(x, name=None):
     with name_scope(name, "LogSigmoid", [x]):
         x = convert_to_tensor(x, name="x")
         return -softplus(-x)
+
+
+def zero_fraction(value, name=None):
+    """The fraction of value's elements that are 0 (a float32 scalar), as the summaries of
+    TF1's examples track activations' sparsity."""
+    from .framework import convert_to_tensor, name_scope
+    from .ops import cast, equal, reduce_mean
+    with name_scope(name, "zero_fraction", [value]):
+        value = convert_to_tensor(value, name="value")
+        return reduce_mean(cast(equal(value, cast(0, value.dtype)), _dtypes.float32))

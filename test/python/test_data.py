@@ -774,3 +774,19 @@ def test_tfrecord_trainer_example_on_one_ps_and_two_workers(tmp_path):
     # 0.762 once in CI, below this floor: so two.
     assert accuracy >= 0.78, text
     assert tf.train.latest_checkpoint(str(tmp_path / "task0")) is not None
+
+
+def test_experimental_fused_transformations_equal_the_plain_ones():
+    d = tf.data.Dataset.range(10)
+    fused = d.apply(tf.data.experimental.map_and_batch(lambda x: x * 2, 4,
+                                                       drop_remainder=True))
+    assert values(fused)[0].tolist() == [0, 2, 4, 6] and len(values(fused)) == 2
+    twice = values(d.apply(tf.data.experimental.shuffle_and_repeat(10, count=2, seed=3)))
+    assert sorted(twice) == sorted(list(range(10)) * 2)
+    assert twice[:10] != twice[10:]  # a new order for the second pass
+    nested = d.apply(tf.data.experimental.parallel_interleave(
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(2), cycle_length=2))
+    assert values(nested)[:4] == [0, 1, 0, 1]
+    with pytest.raises(ValueError, match="mutually exclusive"):
+        tf.data.experimental.map_and_batch(lambda x: x, 2, num_parallel_batches=1,
+                                           num_parallel_calls=1)

@@ -43,3 +43,9 @@ def test_he_and_lecun_initializers_log_sigmoid_and_the_new_asserts():
     with pytest.raises(ValueError, match="Expected scalar shape"):
         tf.assert_scalar(tf.constant([1, 2]))
     assert tf.debugging.assert_scalar is tf.assert_scalar
+
+
+def test_zero_fraction():
+    with tf.Session() as sess:
+        assert sess.run(tf.nn.zero_fraction([0.0, 1.0, 0.0, 3.0])) == 0.5
+        assert sess.run(tf.nn.zero_fraction(tf.zeros([2, 3], tf.int32))) == 1.0
