@@ -560,3 +560,88 @@ class BatchNormalization(Layer):
         return batch_normalization(inputs, self.axis, self.momentum, self.epsilon,
                                    training=training, trainable=self.trainable, name=self.name,
                                    reuse=reuse or None, **self._kwargs)
+
+
+# ---- 1-D layers: the 2-D ones over an added dimension of 1 ----
+
+def _single(value, what):
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    try:
+        values = tuple(int(v) for v in value)
+    except TypeError:
+        raise ValueError("The `%s` argument must be a tuple of 1 integers. Received: %r"
+                         % (what, value)) from None
+    if len(values) != 1:
+        raise ValueError("The `%s` argument must be a tuple of 1 integers. Received: %r"
+                         % (what, value))
+    return values[0]
+
+
+def _rank3(inputs, layer):
+    if inputs.shape.ndims != 3:
+        raise ValueError("Input 0 of layer %s is incompatible with the layer: expected ndim=3, "
+                         "found ndim=%s. Full shape received: %s"
+                         % (layer, inputs.shape.ndims, inputs.shape))
+
+
+def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
+           data_format="channels_last", dilation_rate=1, activation=None, use_bias=True,
+           kernel_initializer=None, bias_initializer=zeros_initializer(),
+           kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+           kernel_constraint=None, bias_constraint=None, trainable=True, name=None, reuse=None):
+    """tf.layers.conv1d: a 1-D convolution of [batch, width, channels] inputs with `filters`
+    output channels (variables kernel [kernel_size, channels, filters] and bias)."""
+    from .array_ops import expand_dims, squeeze
+    from .nn import conv2d as nn_conv2d
+    inputs = _as_tensor(inputs, "conv1d")
+    _channels_last(data_format)
+    _positive_int("conv1d", "filters", filters)
+    _unsupported("conv1d", kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    k = _single(kernel_size, "kernel_size")
+    s = _single(strides, "strides")
+    d = _single(dilation_rate, "dilation_rate")
+    _rank3(inputs, "conv1d")
+    channels = inputs.shape[-1]
+    if channels is None:
+        raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+    scope = name or _unique_scope("conv1d")
+    with variable_scope(scope, reuse=reuse):
+        kernel = get_variable("kernel", [k, channels, int(filters)], dtype=inputs.dtype,
+                              initializer=kernel_initializer, regularizer=kernel_regularizer,
+                              trainable=trainable)
+        outputs = squeeze(nn_conv2d(expand_dims(inputs, 1), expand_dims(kernel, 0),
+                                    [1, 1, s, 1], _padding(padding), dilations=[1, 1, d, 1]),
+                          [1])
+        return _bias_and_activation(outputs, filters, use_bias, bias_initializer,
+                                    bias_regularizer, trainable, activation,
+                                    activity_regularizer)
+
+
+def _pooling1d(op, base, inputs, pool_size, strides, padding, data_format, name):
+    from .array_ops import expand_dims, squeeze
+    inputs = _as_tensor(inputs, base)
+    _channels_last(data_format)
+    _rank3(inputs, base)
+    p = _single(pool_size, "pool_size")
+    s = _single(strides, "strides")
+    with name_scope(name or _unique_scope(base)):
+        return squeeze(op(expand_dims(inputs, 1), [1, 1, p, 1], [1, 1, s, 1],
+                          _padding(padding)), [1])
+
+
+def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                  name=None):
+    """tf.layers.max_pooling1d: the maximum of each pool_size window of [batch, width,
+    channels] inputs."""
+    from .nn import max_pool
+    return _pooling1d(max_pool, "max_pooling1d", inputs, pool_size, strides, padding,
+                      data_format, name)
+
+
+def average_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                      name=None):
+    """tf.layers.average_pooling1d: the mean of each pool_size window."""
+    from .nn import avg_pool
+    return _pooling1d(avg_pool, "average_pooling1d", inputs, pool_size, strides, padding,
+                      data_format, name)

@@ -377,3 +377,43 @@ def test_layers_separable_conv2d_variables_output_and_class():
         np.testing.assert_array_equal(a, b)  # one layer, one set of variables
     with pytest.raises(ValueError, match="depth_multiplier must be a positive integer"):
         tf.layers.separable_conv2d(x, 5, 3, depth_multiplier=0)
+
+
+def test_one_dimensional_layers_match_numpy():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 9, 3)).astype(np.float32)
+    with tf.Graph().as_default():
+        y = tf.layers.conv1d(x, 4, 3, strides=2, kernel_initializer=tf.ones_initializer(),
+                             use_bias=False)
+        pooled = tf.layers.max_pooling1d(x, 2, 2)
+        averaged = tf.layers.average_pooling1d(x, 3, 1, padding="same")
+        assert [v.name for v in tf.trainable_variables()] == ["conv1d/kernel:0"]
+        assert tf.trainable_variables()[0].shape.as_list() == [3, 3, 4]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got_y, got_pooled, got_avg = sess.run([y, pooled, averaged])
+    expected = np.stack([x[:, s:s + 3].sum(axis=(1, 2)) for s in range(0, 7, 2)], axis=1)
+    np.testing.assert_allclose(got_y, np.repeat(expected[:, :, None], 4, 2), rtol=1e-5)
+    np.testing.assert_allclose(got_pooled, np.maximum(x[:, 0:8:2], x[:, 1:9:2]))
+    padded = [x[:, max(0, i - 1):i + 2].mean(axis=1) for i in range(9)]
+    np.testing.assert_allclose(got_avg, np.stack(padded, axis=1), rtol=1e-5)
+    with pytest.raises(ValueError, match="expected ndim=3"):
+        tf.layers.conv1d(tf.zeros([2, 3]), 4, 3)
+
+
+def test_contrib_layer_norm_normalizes_the_last_dimensions():
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((4, 3, 5)) * 3 + 2).astype(np.float32)
+    with tf.Graph().as_default():
+        y = tf.contrib.layers.layer_norm(x, begin_norm_axis=-1)
+        z = tf.contrib.layers.layer_norm(x, begin_norm_axis=1, scope="whole")
+        names = sorted(v.name for v in tf.trainable_variables())
+        assert names == ["LayerNorm/beta:0", "LayerNorm/gamma:0", "whole/beta:0",
+                         "whole/gamma:0"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got_y, got_z = sess.run([y, z])
+    mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    np.testing.assert_allclose(got_y, (x - mean) / np.sqrt(var + 1e-12), rtol=1e-4, atol=1e-5)
+    mean, var = x.mean((1, 2), keepdims=True), x.var((1, 2), keepdims=True)
+    np.testing.assert_allclose(got_z, (x - mean) / np.sqrt(var + 1e-12), rtol=1e-4, atol=1e-5)

@@ -1,6 +1,6 @@
 """tf.contrib.layers: the names TF1 programs use from it — fully_connected, conv2d, flatten,
-max_pool2d, avg_pool2d, embed_sequence, xavier_initializer(_conv2d), l1_regularizer,
-l2_regularizer. Variables
+max_pool2d, avg_pool2d, embed_sequence, layer_norm, xavier_initializer(_conv2d),
+l1_regularizer, l2_regularizer. Variables
 are named as TensorFlow names them ("fully_connected/weights", "Conv/biases", ...)."""
 
 import numbers
@@ -187,3 +187,42 @@ def embed_sequence(ids, vocab_size=None, embed_dim=None, unique=False, initializ
         from ..array_ops import concat
         from ..ops import shape as shape_of
         return reshape(looked_up, concat([shape_of(ids), shape_of(looked_up)[1:]], 0))
+
+
+def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None,
+               variables_collections=None, outputs_collections=None, trainable=True,
+               begin_norm_axis=1, begin_params_axis=-1, scope=None):
+    """Layer normalization (Ba et al.), as tf.contrib.layers.layer_norm: inputs normalized by
+    their mean and variance over the dimensions from begin_norm_axis on, then scaled by gamma
+    and shifted by beta (variables "LayerNorm/gamma", "LayerNorm/beta" of the dimensions from
+    begin_params_axis on); epsilon 1e-12, as TensorFlow's."""
+    from ..nn import batch_normalization, moments
+    from ..variables import ones_initializer
+    _layers._unsupported("contrib.layers.layer_norm",
+                         variables_collections=variables_collections,
+                         outputs_collections=outputs_collections)
+    with variable_scope(scope, "LayerNorm", [inputs], reuse=reuse):
+        inputs = _layers._as_tensor(inputs, "layer_norm")
+        rank = inputs.shape.ndims
+        if rank is None:
+            raise ValueError("Inputs %s has undefined rank." % inputs.name)
+        if begin_norm_axis < 0:
+            begin_norm_axis = rank + begin_norm_axis
+        if begin_params_axis >= rank or begin_norm_axis >= rank:
+            raise ValueError("begin_params_axis (%d) and begin_norm_axis (%d) must be < "
+                             "rank(inputs) (%d)" % (begin_params_axis, begin_norm_axis, rank))
+        params_shape = inputs.shape.as_list()[begin_params_axis:]
+        if any(d is None for d in params_shape):
+            raise ValueError("Inputs %s: shape[begin_params_axis:] is not fully defined: %s"
+                             % (inputs.name, params_shape))
+        beta = get_variable("beta", params_shape, dtype=inputs.dtype,
+                            initializer=zeros_initializer(), trainable=trainable) \
+            if center else None
+        gamma = get_variable("gamma", params_shape, dtype=inputs.dtype,
+                             initializer=ones_initializer(), trainable=trainable) \
+            if scale else None
+        mean, variance = moments(inputs, list(range(begin_norm_axis, rank)), keep_dims=True)
+        outputs = batch_normalization(inputs, mean, variance, offset=beta, scale=gamma,
+                                      variance_epsilon=1e-12)
+        outputs.set_shape(inputs.shape)
+        return activation_fn(outputs) if activation_fn is not None else outputs
