@@ -69,6 +69,7 @@ from .math_ops import (acos, asin, atan, atan2, bincount, confusion_matrix, cosh
 from .math_ops import einsum
 from . import linalg, manip, sparse
 from .check_ops import assert_integer, assert_scalar
+from .variables import moving_average_variables
 from .sparse_math import (sparse_add, sparse_reduce_sum, sparse_retain,
                           sparse_tensor_dense_matmul)
 from .random_ops import (get_seed, multinomial, random_normal, random_shuffle, random_uniform,

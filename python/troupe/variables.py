@@ -109,6 +109,11 @@ class Variable:
     def initial_value(self):
         return self._initializer.inputs[1] if len(self._initializer.inputs) > 1 else None
 
+    def initialized_value(self):
+        """The variable's value once initialized: its initial value (what another
+        variable's initializer reads, in the same initialization run)."""
+        return self.initial_value
+
     def value(self):
         return self._ref
 
@@ -189,6 +194,13 @@ def trainable_variables(scope=None):
 
 
 all_variables = global_variables
+
+
+def moving_average_variables(scope=None):
+    """The variables ExponentialMovingAverage.apply() averages (MOVING_AVERAGE_VARIABLES)."""
+    from .framework import GraphKeys
+    return [v for v in get_default_graph().get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES)
+            if scope is None or v.name.startswith(scope)]
 
 
 def global_variables_initializer():

@@ -12,6 +12,7 @@ from .hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, Fi
                     NanTensorHook, SecondOrStepTimer, SessionRunArgs, SessionRunContext,
                     SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook,
                     SummarySaverHook)
+from .moving_averages import ExponentialMovingAverage
 from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,
                                 SessionCreator, SingularMonitoredSession, WorkerSessionCreator)
 from .scaffold import Scaffold
