@@ -23,6 +23,7 @@ def test_averages_of_variables_and_tensors():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             np.testing.assert_allclose(sess.run(avg0), [10.0, 11.0])  # the initial value
+            np.testing.assert_allclose(sess.run(avg1), [1.0, 2.0])
             np.testing.assert_allclose(sess.run(avg2), [0.0, 0.0])  # tensors: from zero
             sess.run(update)
             np.testing.assert_allclose(sess.run(avg0), [10.0, 11.0])
