@@ -141,3 +141,24 @@ def test_prefixes_with_npz_suffix_are_taken_too(tmp_path):
         saver.restore(sess, prefix + ".npz")
         assert sess.run(v) == 3.0
     assert tf.train.get_checkpoint_mtimes([prefix])[0] > 0
+
+
+def test_reading_checkpoints_outside_a_session(tmp_path):
+    with tf.Graph().as_default():
+        tf.Variable([[1.0, 2.0]], name="w")
+        with tf.variable_scope("scope"):
+            tf.get_variable("b", [3], dtype=tf.int64, initializer=tf.ones_initializer())
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            prefix = tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"), global_step=3)
+    assert tf.train.list_variables(str(tmp_path)) == [("scope/b", [3]), ("w", [1, 2])]
+    np.testing.assert_array_equal(tf.train.load_variable(prefix, "w:0"), [[1.0, 2.0]])
+    reader = tf.train.NewCheckpointReader(prefix)
+    assert reader.get_variable_to_shape_map() == {"w": [1, 2], "scope/b": [3]}
+    assert reader.get_variable_to_dtype_map()["scope/b"] == tf.int64
+    assert reader.has_tensor("w") and not reader.has_tensor("v")
+    np.testing.assert_array_equal(reader.get_tensor("scope/b"), [1, 1, 1])
+    with pytest.raises(tf.errors.NotFoundError, match="Key v not found in checkpoint"):
+        reader.get_tensor("v")
+    with pytest.raises(tf.errors.NotFoundError, match="Failed to find any matching files"):
+        tf.train.NewCheckpointReader(str(tmp_path / "nothing"))

@@ -13,6 +13,8 @@ from .hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, Fi
                     SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook,
                     SummarySaverHook)
 from .moving_averages import ExponentialMovingAverage
+from .checkpoint_utils import (NewCheckpointReader, list_variables, load_checkpoint,
+                               load_variable)
 from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,
                                 SessionCreator, SingularMonitoredSession, WorkerSessionCreator)
 from .scaffold import Scaffold
