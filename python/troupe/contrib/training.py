@@ -34,3 +34,6 @@ def byte_size_load_fn(op):
         shape = TensorShape(op.get_attr("shape"))
     shape.assert_is_fully_defined()
     return shape.num_elements() * output.dtype.size
+
+
+from .hparams import HParams, parse_values  # noqa: E402,F401 - tf.contrib.training's names
