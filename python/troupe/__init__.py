@@ -114,10 +114,10 @@ from .summary_pb import (Event, HistogramProto, LogMessage, SessionLog, Summary,
 from . import logging
 from . import contrib
 from . import distribute
+from . import _namespaces  # noqa: E402 - after every name it re-exports, before compat copies
+_namespaces.install(__import__(__name__))
 from . import compat
 
 
 __version__ = "0.1.0"
 
-from . import _namespaces  # noqa: E402 - after every name it re-exports
-_namespaces.install(__import__(__name__))

@@ -55,7 +55,9 @@ _RANDOM = {"normal": "random_normal", "uniform": "random_uniform",
            "truncated_normal": "truncated_normal", "shuffle": "random_shuffle",
            "set_random_seed": "set_random_seed", "get_seed": "get_seed"}
 
-_STRINGS = {"to_number": "string_to_number", "split": "string_split"}
+# (tf.strings.split is not string_split: it splits on the whole separator, keeping empty
+# tokens.)
+_STRINGS = {"to_number": "string_to_number"}
 
 
 def install(package):

@@ -710,8 +710,15 @@ def diag_part(input, name=None):  # noqa: A002
                for a, b in zip(static[:half], static[half:])):
             raise ValueError("diag_part: the first and last halves of the input's shape must "
                              "be equal, got %s" % x.shape)
-        outer = shape(x)[:half]
-        n = reduce_prod(outer)
+        from .check_ops import assert_equal
+        from .framework import get_default_graph
+        dims = shape(x)
+        outer = dims[:half]
+        check = assert_equal(outer, dims[half:],
+                             message="diag_part: the first and last halves of the input's "
+                                     "shape differ")
+        with get_default_graph().control_dependencies([check]):
+            n = reduce_prod(outer)
         out = reshape(matrix_diag_part(reshape(x, [n, n])), outer)
         out.set_shape(static[:half])
         return out

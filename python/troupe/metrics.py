@@ -67,6 +67,7 @@ def accuracy(labels, predictions, weights=None, metrics_collections=None,
             convert_to_tensor(predictions)
         if labels.dtype != predictions.dtype:
             predictions = cast(predictions, labels.dtype)
+        labels, predictions = _remove_squeezable_dimensions(labels, predictions)
         right = cast(equal(predictions, labels), _dtypes.float32)
         return mean(right, weights, metrics_collections, updates_collections, name="mean")
 
@@ -111,6 +112,20 @@ def _bools(value, what):
         cast(t, _dtypes.bool)
 
 
+def _remove_squeezable_dimensions(labels, predictions):
+    """As TensorFlow's: where one side has one dimension more than the other and it is of
+    size 1 (labels [batch, 1] against predictions [batch]), that dimension is dropped."""
+    from .array_ops import squeeze
+    rank_labels, rank_predictions = labels.shape.ndims, predictions.shape.ndims
+    if rank_labels is not None and rank_predictions is not None:
+        if rank_labels == rank_predictions + 1 and labels.shape.as_list()[-1] in (1, None):
+            labels = squeeze(labels, [-1])
+        elif rank_predictions == rank_labels + 1 and \
+                predictions.shape.as_list()[-1] in (1, None):
+            predictions = squeeze(predictions, [-1])
+    return labels, predictions
+
+
 def _weighted_sum(condition, weights):
     """The sum of the weights (1 each if None) of the entries where condition holds."""
     from .ops import cast, multiply, ones_like, reduce_sum
@@ -125,7 +140,8 @@ def _count(kind, labels, predictions, weights, metrics_collections, updates_coll
     from .math_ops import logical_and
     from .ops import assign_add, identity, logical_not
     with name_scope(name, kind):
-        labels, predictions = _bools(labels, "labels"), _bools(predictions, "predictions")
+        labels, predictions = _remove_squeezable_dimensions(
+            _bools(labels, "labels"), _bools(predictions, "predictions"))
         if labels.shape.is_fully_defined() and predictions.shape.is_fully_defined() and \
                 labels.shape.as_list() != predictions.shape.as_list():
             raise ValueError("Shapes %s and %s are incompatible" % (labels.shape,
@@ -215,9 +231,13 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
                       minimum, multiply, ones_like, reduce_sum, reshape)
     if curve not in ("ROC", "PR"):
         raise ValueError("curve must be either ROC or PR, %s unknown" % (curve,))
+    if summation_method == "careful_interpolation" and curve == "ROC":
+        summation_method = "trapezoidal"  # TensorFlow's: the same rule for ROC
     if summation_method not in ("trapezoidal", "minoring", "majoring"):
         raise ValueError("Invalid summation_method: %s (troupe computes trapezoidal, minoring "
-                         "and majoring; not careful_interpolation)" % (summation_method,))
+                         "and majoring, and careful_interpolation for ROC, where it is "
+                         "trapezoidal; not careful_interpolation of a PR curve)"
+                         % (summation_method,))
     if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, int) or \
             num_thresholds < 2:
         raise ValueError("num_thresholds must be > 1.")

@@ -6,7 +6,7 @@ dense, or sparse + sparse with duplicate positions summed, in row-major order). 
 to the values and the dense operands through those ops."""
 
 from . import dtypes as _dtypes
-from .framework import Tensor, convert_to_tensor, name_scope
+from .framework import Tensor, convert_to_tensor, get_default_graph, name_scope
 from .sparse_tensor import SparseTensor
 
 
@@ -26,13 +26,25 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=N
         b = convert_to_tensor(b, name="b", dtype=sp_a.dtype)
         if b.shape.ndims not in (None, 2):
             raise ValueError("Tensor b must be a matrix, got shape %s" % b.shape)
+        if sp_a.dense_shape.shape.ndims == 1 and \
+                sp_a.dense_shape.shape.as_list()[0] not in (None, 2):
+            raise ValueError("Tensor 'a.shape' must be a matrix's (2 dimensions), got %s"
+                             % sp_a.dense_shape.shape)
         if adjoint_b:
             b = transpose(b)
+        from .check_ops import assert_equal, assert_non_negative
+        from .ops import shape
+        inner = slice_(sp_a.dense_shape, [0 if adjoint_a else 1], [1])
+        checks = [assert_equal(inner, cast(slice_(shape(b), [0], [1]), _dtypes.int64),
+                               message="Cannot multiply A and B because inner dimension does "
+                                       "not match"),
+                  assert_non_negative(sp_a.indices, message="sparse indices out of bounds")]
         rows = reshape(slice_(sp_a.indices, [0, 1 if adjoint_a else 0], [-1, 1]), [-1])
         cols = reshape(slice_(sp_a.indices, [0, 0 if adjoint_a else 1], [-1, 1]), [-1])
         out_rows = cast(reshape(slice_(sp_a.dense_shape, [1 if adjoint_a else 0], [1]), []),
                         _dtypes.int32)
-        terms = gather(b, cols) * expand_dims(sp_a.values, 1)
+        with get_default_graph().control_dependencies(checks):
+            terms = gather(b, cols) * expand_dims(sp_a.values, 1)
         return unsorted_segment_sum(terms, cast(rows, _dtypes.int32), out_rows)
 
 
@@ -69,8 +81,12 @@ def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None,
         if rank is None:
             raise ValueError("sparse_reduce_sum: the rank of sp_input must be known to reduce "
                              "over an axis")
-        axes = sorted({a % rank for a in (axis if isinstance(axis, (list, tuple))
-                                          else [axis])})
+        given = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+        for a in given:
+            if not -rank <= a < rank:
+                raise ValueError("Invalid reduction dimension %d for input with %d dimensions"
+                                 % (a, rank))
+        axes = sorted({a % rank for a in given})
         kept = [d for d in range(rank) if d not in axes]
         kept_dims = gather(sp_input.dense_shape, kept)
         kept_indices = gather(sp_input.indices, kept, axis=1)
@@ -104,7 +120,8 @@ def sparse_add(a, b, thresh=0):
     """a + b: dense when either is dense; two SparseTensors give one, in row-major order,
     values at the same position summed and those whose magnitude is below thresh dropped."""
     from .array_ops import argsort, concat
-    from .ops import abs as abs_, boolean_mask, cast, gather, greater_equal, size
+    from .math_ops import logical_or
+    from .ops import abs as abs_, boolean_mask, cast, gather, greater_equal, ones_like, size
     from .ops import unsorted_segment_sum
     from .sparse_ops import sparse_tensor_to_dense, unique, unsorted_segment_max
     if not isinstance(a, SparseTensor) and not isinstance(b, SparseTensor):
@@ -116,15 +133,22 @@ def sparse_add(a, b, thresh=0):
                                                                            dtype=sparse.dtype)
         return dense + sparse_tensor_to_dense(sparse, validate_indices=False)
     with name_scope(None, "SparseAdd", [a.values, b.values, thresh]):
-        indices = concat([a.indices, b.indices], 0)
+        from .check_ops import assert_equal
+        same_shape = assert_equal(a.dense_shape, b.dense_shape,
+                                  message="Operands' shapes do not match")
+        with get_default_graph().control_dependencies([same_shape]):
+            indices = concat([a.indices, b.indices], 0)
         values = concat([a.values, b.values], 0)
         distinct, segment = unique(_linear(indices, a.dense_shape))
         count = size(distinct)
         summed = unsorted_segment_sum(values, segment, count)
+        members = unsorted_segment_sum(ones_like(segment), segment, count)
         # Every row of one segment is the same position: its max is that position.
         rows = unsorted_segment_max(indices, segment, count)
         order = argsort(cast(distinct, _dtypes.float64))  # exact below 2^53 positions
-        summed, rows = gather(summed, order), gather(rows, order)
-        keep = greater_equal(abs_(summed), cast(thresh, summed.dtype))
+        summed, rows, members = (gather(summed, order), gather(rows, order),
+                                 gather(members, order))
+        # As TensorFlow's: thresh only drops sums of values of both operands.
+        keep = logical_or(members < 2, greater_equal(abs_(summed), cast(thresh, summed.dtype)))
         return SparseTensor(boolean_mask(rows, keep), boolean_mask(summed, keep),
                             a.dense_shape)

@@ -600,3 +600,10 @@ def test_contrib_embed_sequence_as_tensorflow_names_and_reuses_it():
         np.testing.assert_array_equal(got_unique, got)
         with pytest.raises(ValueError, match="Must specify vocab size and embedding dimension"):
             tf.contrib.layers.embed_sequence(ids)
+
+
+def test_embed_sequence_unique_keeps_the_static_shape():
+    with tf.Graph().as_default():
+        ids = tf.placeholder(tf.int64, [None, 5])
+        out = tf.contrib.layers.embed_sequence(ids, vocab_size=10, embed_dim=4, unique=True)
+        assert out.shape.as_list() == [None, 5, 4]

@@ -144,7 +144,14 @@ def test_auc_of_perfect_and_reversed_scores_and_bad_arguments():
     with pytest.raises(ValueError, match="num_thresholds must be > 1"):
         tf.metrics.auc([0], [0.5], num_thresholds=1)
     with pytest.raises(ValueError, match="careful_interpolation"):
-        tf.metrics.auc([0], [0.5], summation_method="careful_interpolation")
+        tf.metrics.auc([0], [0.5], curve="PR", summation_method="careful_interpolation")
+    careful = tf.metrics.auc([0, 0, 1, 1], [0.1, 0.2, 0.8, 0.9],
+                             summation_method="careful_interpolation")  # ROC: trapezoidal
+    assert _stream(careful, [()], [])[1] == pytest.approx(1.0, abs=1e-3)
+    # Labels [batch, 1] against predictions [batch]: the size-1 dimension is dropped.
+    _, squeezed = _stream(tf.metrics.precision(tf.constant([[1], [0], [1]]), [1, 1, 0]), [()],
+                          [])
+    assert squeezed == pytest.approx(0.5)
     out_of_range = tf.metrics.auc([0, 1], [0.5, 1.5])
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"predictions must be in \[0, 1\]"):
         _stream(out_of_range, [()], [])

@@ -49,3 +49,9 @@ def test_zero_fraction():
     with tf.Session() as sess:
         assert sess.run(tf.nn.zero_fraction([0.0, 1.0, 0.0, 3.0])) == 0.5
         assert sess.run(tf.nn.zero_fraction(tf.zeros([2, 3], tf.int32))) == 1.0
+
+
+def test_compat_v1_has_the_namespaces_too():
+    assert tf.compat.v1.math.reduce_sum is tf.reduce_sum
+    assert tf.compat.v1.random.normal is tf.random_normal
+    assert not hasattr(tf.strings, "split")  # TF 1.13's differs from string_split

@@ -76,10 +76,18 @@ def test_sparse_retain_and_add():
     np.testing.assert_array_equal(got[1], [[0, 0], [0, 1], [0, 2], [1, 1], [1, 2]])
     np.testing.assert_allclose(got[2], [1.0, 5.0, 0.0, 3.0, 1e-3])
     np.testing.assert_array_equal(got[3], [2, 3])
-    np.testing.assert_array_equal(got[4], [[0, 0], [0, 1], [1, 1]])
+    # thresh drops only sums of both operands' values: (0, 2) (1 - 2 + ... = 0) goes, (1, 2)
+    # (b's alone, 1e-3) stays, as TensorFlow's.
+    np.testing.assert_array_equal(got[4], [[0, 0], [0, 1], [1, 1], [1, 2]])
     np.testing.assert_allclose(got[5], a + b)
     np.testing.assert_allclose(got[6], a + b)
     with pytest.raises(TypeError, match="At least one input should be SparseTensor"):
         tf.sparse_add(a, b)
     with pytest.raises(TypeError, match="must be a SparseTensor"):
         tf.sparse_reduce_sum(a)
+    with pytest.raises(ValueError, match="Invalid reduction dimension 2"):
+        tf.sparse_reduce_sum(_sparse(a), axis=2)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="shapes do not match"):
+        run(tf.sparse_add(_sparse(a), _sparse(np.ones([3, 3]))).values)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="inner dimension does not match"):
+        run(tf.sparse_tensor_dense_matmul(_sparse(a), np.ones([4, 2])))

@@ -186,7 +186,10 @@ def embed_sequence(ids, vocab_size=None, embed_dim=None, unique=False, initializ
         looked_up = gather(embedding_lookup(embeddings, distinct), positions)
         from ..array_ops import concat
         from ..ops import shape as shape_of
-        return reshape(looked_up, concat([shape_of(ids), shape_of(looked_up)[1:]], 0))
+        out = reshape(looked_up, concat([shape_of(ids), shape_of(looked_up)[1:]], 0))
+        if ids.shape.ndims is not None:
+            out.set_shape(ids.shape.as_list() + embeddings.shape.as_list()[1:])
+        return out
 
 
 def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None,
