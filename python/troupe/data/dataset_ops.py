@@ -4,8 +4,8 @@ A Dataset is a description: nothing is built until an iterator is made from it, 
 the dataset's ops (graph/ops/dataset_ops.hpp) in the default graph, in one chain ending at the
 iterator; they run on the worker device that runs the iterator, and read nothing before the
 first get_next(). Elements are nested structures (tuples, namedtuples, dicts) of tensors.
-Functions given to map(), filter(), flat_map() and interleave() are traced once, into a graph of their own that the
-dataset op carries and the worker runs per element (devices/graph_function.hpp); tensors of
+Functions given to map(), filter(), flat_map() and interleave() are traced once, into a graph
+of their own that the dataset op carries and the worker runs per element (devices/graph_function.hpp); tensors of
 the outer graph they use are captured as extra arguments, evaluated when the iterator is
 (re)initialized."""
 
