@@ -1,6 +1,8 @@
 // Random ops: definitions, shape functions and builders.
 #include "troupe/graph/ops/random_ops.hpp"
 
+#include "troupe/graph/ops/candidate_sampling_ops.hpp"
+
 #include "troupe/graph/ops/standard_ops.hpp"
 #include "troupe/graph/shape_inference.hpp"
 
@@ -174,6 +176,35 @@ Output Multinomial(const Scope& s, const Input& logits, const Input& num_samples
       .attr("seed", o.seed)
       .attr("seed2", o.seed2)
       .finalize();
+}
+
+namespace {
+
+SampledCandidates candidate_sampler(const char* op_type, const Scope& s, const Input& true_classes,
+                                    const CandidateSamplerAttrs& a) {
+  Operation op = NodeBuilder(s, op_type)
+                     .input(true_classes)
+                     .attr("num_true", a.num_true)
+                     .attr("num_sampled", a.num_sampled)
+                     .attr("unique", a.unique)
+                     .attr("range_max", a.range_max)
+                     .attr("seed", a.random.seed)
+                     .attr("seed2", a.random.seed2)
+                     .finalize();
+  if (!op.valid()) return {};
+  return {Output(op, 0), Output(op, 1), Output(op, 2)};
+}
+
+}  // namespace
+
+SampledCandidates UniformCandidateSampler(const Scope& s, const Input& true_classes,
+                                          const CandidateSamplerAttrs& attrs) {
+  return candidate_sampler("UniformCandidateSampler", s, true_classes, attrs);
+}
+
+SampledCandidates LogUniformCandidateSampler(const Scope& s, const Input& true_classes,
+                                             const CandidateSamplerAttrs& attrs) {
+  return candidate_sampler("LogUniformCandidateSampler", s, true_classes, attrs);
 }
 
 }  // namespace ops

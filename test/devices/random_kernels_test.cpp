@@ -10,6 +10,7 @@
 #include "devices/run_graph.hpp"
 #include "troupe/devices/cpu/random/philox.hpp"
 #include "troupe/graph/core/throwing.hpp"
+#include "troupe/graph/ops/candidate_sampling_ops.hpp"
 
 namespace troupe {
 using testing::check_error;
@@ -138,6 +139,52 @@ BOOST_AUTO_TEST_CASE(integers_shuffles_and_multinomials) {
              s, ops::Multinomial(s, ops::Const(s, {{0.f, 0.f}}), 20000, DataType::kInt64, {3, 4}),
              DataType::kFloat)));
   BOOST_TEST(std::abs(mean_of(even) - 0.5) < 0.02);
+}
+
+BOOST_AUTO_TEST_CASE(candidate_samplers_draw_in_range_unique_with_their_expected_counts) {
+  Scope s = Scope::new_root();
+  auto true_classes = ops::Const(s, {{int64_t{1}}, {int64_t{7}}});
+  // Unique over the whole range: a permutation; every count then 1 - (1 - p)^tries.
+  auto all = ops::UniformCandidateSampler(
+      s, true_classes,
+      {.num_true = 1, .num_sampled = 8, .range_max = 8, .unique = true, .random = {5, 6}});
+  auto got =
+      run_graph(s, {all.sampled_candidates, all.sampled_expected_count, all.true_expected_count});
+  BOOST_REQUIRE_MESSAGE(got.ok(), got.status().to_string());
+  auto sampled = (*got)[0].to_vector<int64_t>();
+  std::sort(sampled.begin(), sampled.end());
+  BOOST_TEST((sampled == std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  auto counts = (*got)[1].to_vector<float>();
+  BOOST_TEST(std::all_of(counts.begin(), counts.end(),
+                         [&](float c) { return std::abs(c - counts[0]) < 1e-6; }));
+  BOOST_TEST((*got)[2].shape().to_string() == "[2,1]");
+  // Without unique: p * num_sampled, log-uniform.
+  auto zipf = ops::LogUniformCandidateSampler(
+      s, true_classes, {.num_true = 1, .num_sampled = 4, .range_max = 10, .random = {1, 2}});
+  auto drawn = run_graph(
+      s, {zipf.sampled_candidates, zipf.sampled_expected_count, zipf.true_expected_count});
+  BOOST_REQUIRE(drawn.ok());
+  auto values = (*drawn)[0].to_vector<int64_t>();
+  auto expected = (*drawn)[1].to_vector<float>();
+  auto p = [](double k) { return std::log((k + 2) / (k + 1)) / std::log(11.0); };
+  for (size_t i = 0; i < values.size(); ++i) {
+    BOOST_TEST(values[i] >= 0);
+    BOOST_TEST(values[i] < 10);
+    BOOST_TEST(std::abs(expected[i] - 4 * p(static_cast<double>(values[i]))) < 1e-6);
+  }
+  auto true_counts = (*drawn)[2].to_vector<float>();
+  BOOST_TEST(std::abs(true_counts[1] - 4 * p(7)) < 1e-6);
+  // Too few classes for unique draws: InvalidArgument naming the node.
+  auto too_many = ops::UniformCandidateSampler(
+      s.with_op_name("greedy"), true_classes,
+      {.num_true = 1, .num_sampled = 9, .range_max = 8, .unique = true});
+  check_error(run_graph(s, {too_many.sampled_candidates}).status(), Code::kInvalidArgument,
+              "Sampler's range is too small");
+  // true_classes must be [batch, num_true]: at build time.
+  Scope wrong = Scope::new_root();
+  ops::UniformCandidateSampler(wrong.with_op_name("wide"), ops::Const(wrong, {{int64_t{1}}}),
+                               {.num_true = 2, .num_sampled = 1, .range_max = 3});
+  check_error(wrong.status(), Code::kInvalidArgument, "true_classes must be a matrix");
 }
 
 BOOST_AUTO_TEST_CASE(shapes_are_known_at_build_time_and_checked) {
