@@ -790,3 +790,12 @@ def test_experimental_fused_transformations_equal_the_plain_ones():
     with pytest.raises(ValueError, match="mutually exclusive"):
         tf.data.experimental.map_and_batch(lambda x: x, 2, num_parallel_batches=1,
                                            num_parallel_calls=1)
+
+
+def test_unbatch_is_the_inverse_of_batch():
+    d = tf.data.Dataset.range(7).batch(3)
+    assert values(d.unbatch()) == list(range(7))
+    assert values(d.apply(tf.data.experimental.unbatch())) == list(range(7))
+    pairs = tf.data.Dataset.from_tensors(({"a": [1, 2]}, [[3], [4]])).unbatch()
+    got = values(pairs)
+    assert [g[0]["a"] for g in got] == [1, 2] and [list(g[1]) for g in got] == [[3], [4]]

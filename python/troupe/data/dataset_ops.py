@@ -223,6 +223,20 @@ class Dataset(_Element):
                              % (num_parallel_calls,))
         return _NestedDataset(self, map_func, "Dataset.interleave", cycle_length, block_length)
 
+    def unbatch(self):
+        """The rows of each element (every component split along its first dimension, which
+        they must share): the inverse of batch()."""
+        structure = self._structure
+
+        def rows(*args):  # a tuple element comes as its items, anything else whole
+            if isinstance(structure, tuple):
+                element = type(structure)(*args) if hasattr(structure, "_fields") \
+                    else tuple(args)
+            else:
+                element = args[0]
+            return Dataset.from_tensor_slices(element)
+        return self.flat_map(rows)
+
     def apply(self, transformation_func):
         dataset = transformation_func(self)
         if not isinstance(dataset, Dataset):

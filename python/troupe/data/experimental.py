@@ -2,7 +2,7 @@
 the fused transformations TF1 input code applies with Dataset.apply: map_and_batch,
 shuffle_and_repeat, parallel_interleave. troupe runs each as the plain transformations it
 fuses, in the same order (the result is the same elements; only TensorFlow's speed-up of
-fusing them is not there)."""
+fusing them is not there); and unbatch."""
 
 from .dataset_ops import AUTOTUNE  # noqa: F401
 
@@ -35,4 +35,11 @@ def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
     def apply(dataset):
         return dataset.interleave(map_func, cycle_length=cycle_length,
                                   block_length=block_length)
+    return apply
+
+
+def unbatch():
+    """dataset.unbatch(): the rows of each element."""
+    def apply(dataset):
+        return dataset.unbatch()
     return apply
