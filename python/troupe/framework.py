@@ -503,21 +503,25 @@ def _as_operation(value, what):
 @contextlib.contextmanager
 def name_scope(name, default_name=None, values=None, graph=None):
     """Ops built inside get names prefixed with "<name>/" (made unique, as TensorFlow does:
-    a second "layer" scope is "layer_1/"). Yields the prefix."""
+    a second "layer" scope is "layer_1/"). A name ending in "/" re-enters that scope exactly
+    (as a prefix a scope yielded); None (with no default_name) or "" resets to the top-level
+    scope. Yields the prefix ("" at the top level)."""
     if name is not None and not isinstance(name, str):
         raise TypeError("name_scope: name must be a string or None, got %r" % (name,))
     if default_name is not None and not isinstance(default_name, str):
         raise TypeError("name_scope: default_name must be a string, got %r" % (default_name,))
     g = graph or get_default_graph()
     g._check_not_finalized()
+    if name is None and default_name is None and values is not None:
+        raise ValueError("At least one of name (%s) and default_name (%s) must be provided."
+                         % (name, default_name))
     name = default_name if name is None else name
-    if not name:
-        raise ValueError("name_scope: troupe needs a non-empty name (resetting to the top-level "
-                         "scope with None or \"\" is not supported)")
-    if name.endswith("/"):
-        raise ValueError("name_scope(%r): troupe does not re-enter an existing name scope by a "
-                         "name ending in \"/\"" % name)
-    scope = g._scope.sub_scope(name)
+    if not name:  # the top-level scope
+        scope = g._scope.with_name_prefix("")
+    elif name.endswith("/"):  # an existing scope, re-entered as it is
+        scope = g._scope.with_name_prefix(name)
+    else:
+        scope = g._scope.sub_scope(name)
     with g._push(scope, scope.name_prefix):
         yield scope.name_prefix
 

@@ -280,3 +280,21 @@ def test_where_with_three_arguments_selects_and_routes_gradients():
         tf.where(x > 0, x, tf.constant([1.0, 2.0]))
     with pytest.raises(tf.errors.InvalidArgumentError, match="condition must be a scalar"):
         tf.where([True, False, True], x, x)
+
+
+def test_name_scope_reenters_by_prefix_and_resets_to_the_top():
+    with tf.Graph().as_default():
+        with tf.name_scope("outer") as outer:
+            a = tf.constant(1, name="a")
+        assert outer == "outer/"
+        with tf.name_scope(outer):  # re-entered as it is, not "outer_1/"
+            b = tf.constant(2, name="a")
+            with tf.name_scope(None) as top:
+                c = tf.constant(3, name="c")
+            with tf.name_scope(""):
+                d = tf.constant(4, name="d")
+        assert (a.name, b.name, c.name, d.name) == ("outer/a:0", "outer/a_1:0", "c:0", "d:0")
+        assert top == ""
+        with pytest.raises(ValueError, match="At least one of name"):
+            with tf.name_scope(None, None, [a]):
+                pass
