@@ -91,6 +91,12 @@ Scope Scope::with_control_dependencies(const std::vector<Operation>& ops) const 
   return child;
 }
 
+Scope Scope::without_control_dependencies() const {
+  Scope child = *this;
+  child.control_deps_.clear();
+  return child;
+}
+
 std::string Scope::device() const {
   DeviceName current;
   if (auto base = DeviceName::parse(colocation_device_); base.ok()) current = *base;

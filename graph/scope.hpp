@@ -74,6 +74,9 @@ class Scope {
   Scope colocate_with(Operation op) const;
   // Nodes built in the result run after `ops` (control dependencies), besides any already set.
   Scope with_control_dependencies(const std::vector<Operation>& ops) const;
+  // Nodes built in the result have none of this scope's control dependencies
+  // (tf.control_dependencies(None)).
+  Scope without_control_dependencies() const;
 
   Graph& graph() const { return state_->graph; }
   // The prefix of the names of nodes built in this scope ("layer1/", or "").

@@ -339,6 +339,7 @@ void bind_graph(py::module_& m) {
       .def("colocate_with",
            [](const Scope& s, const Operation& op) { return built(s, s.colocate_with(op)); })
       .def("with_control_dependencies", &Scope::with_control_dependencies)
+      .def("without_control_dependencies", &Scope::without_control_dependencies)
       .def("root", &Scope::root)
       .def("same_graph", [](const Scope& a, const Scope& b) { return &a.graph() == &b.graph(); })
       .def("graph_owns",

@@ -580,9 +580,10 @@ def device(device_name_or_function):
 
 @contextlib.contextmanager
 def _control_dependencies(graph, control_inputs):
-    if control_inputs is None:
-        raise ValueError("control_dependencies(None): troupe does not clear the control "
-                         "dependencies of enclosing scopes")
+    if control_inputs is None:  # the enclosing scopes' control dependencies cleared
+        with graph._push(graph._scope.without_control_dependencies()):
+            yield
+        return
     ops = []
     for c in control_inputs:
         if isinstance(c, (Tensor, Operation)) or hasattr(c, "op"):
@@ -595,7 +596,8 @@ def _control_dependencies(graph, control_inputs):
 
 
 def control_dependencies(control_inputs):
-    """Ops built inside run after `control_inputs` (Operations or Tensors)."""
+    """Ops built inside run after `control_inputs` (Operations or Tensors); with None, ops
+    built inside have none of the enclosing scopes' control dependencies."""
     return _control_dependencies(get_default_graph(), control_inputs)
 
 

@@ -298,3 +298,17 @@ def test_name_scope_reenters_by_prefix_and_resets_to_the_top():
         with pytest.raises(ValueError, match="At least one of name"):
             with tf.name_scope(None, None, [a]):
                 pass
+
+
+def test_control_dependencies_none_clears_the_enclosing_ones():
+    with tf.Graph().as_default():
+        first = tf.no_op(name="first")
+        with tf.control_dependencies([first]):
+            inside = tf.constant(1, name="inside")
+            with tf.control_dependencies(None):
+                cleared = tf.constant(2, name="cleared")
+                with tf.control_dependencies([inside]):
+                    again = tf.constant(3, name="again")
+        assert [op.name for op in inside.op.control_inputs] == ["first"]
+        assert cleared.op.control_inputs == []
+        assert [op.name for op in again.op.control_inputs] == ["inside"]
