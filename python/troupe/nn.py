@@ -893,3 +893,96 @@ def zero_fraction(value, name=None):
     with name_scope(name, "zero_fraction", [value]):
         value = convert_to_tensor(value, name="value")
         return reduce_mean(cast(equal(value, cast(0, value.dtype)), _dtypes.float32))
+
+
+def relu_layer(x, weights, biases, name=None):
+    """relu(matmul(x, weights) + biases)."""
+    from .framework import name_scope
+    with name_scope(name, "relu_layer", [x, weights, biases]):
+        return relu(xw_plus_b(x, weights, biases))
+
+
+def sufficient_statistics(x, axes, shift=None, keep_dims=False, name=None, keepdims=None):
+    """(count, sum of x - shift, sum of (x - shift)^2, shift) over axes, the parts of the mean
+    and variance (normalize_moments)."""
+    from .framework import convert_to_tensor, name_scope
+    from .ops import cast, gather, reduce_prod, reduce_sum, shape, square
+    keep = bool(keepdims if keepdims is not None else keep_dims)
+    with name_scope(name, "sufficient_statistics", [x, shift]):
+        x = convert_to_tensor(x, name="x")
+        count = cast(reduce_prod(gather(shape(x), list(axes))), x.dtype, name="count")
+        if shift is not None:
+            shift = convert_to_tensor(shift, name="shift", dtype=x.dtype)
+            centred = x - shift
+        else:
+            centred = x
+        mean_ss = reduce_sum(centred, axes, keepdims=keep, name="mean_ss")
+        var_ss = reduce_sum(square(centred), axes, keepdims=keep, name="var_ss")
+        return count, mean_ss, var_ss, shift
+
+
+def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+    """(mean, variance) from sufficient_statistics' parts."""
+    from .framework import name_scope
+    from .ops import square
+    with name_scope(name, "normalize", [counts, mean_ss, variance_ss, shift]):
+        divisor = 1.0 / counts
+        shifted_mean = mean_ss * divisor
+        mean = shifted_mean + shift if shift is not None else shifted_mean
+        variance = variance_ss * divisor - square(shifted_mean)
+        return mean, variance
+
+
+def convolution(input, filter, padding, strides=None, dilation_rate=None,  # noqa: A002
+                name=None, data_format=None, filters=None):
+    """An N-D convolution of an input [batch, spatial..., channels]: conv1d or conv2d (N = 1
+    or 2), with strides and dilation_rate of N entries each (1 by default)."""
+    filter = filters if filter is None else filter
+    from .framework import convert_to_tensor
+    x = convert_to_tensor(input, name="input")
+    rank = x.shape.ndims
+    if rank not in (3, 4):
+        raise ValueError("convolution: troupe convolves 1-D and 2-D inputs ([batch, width, "
+                         "channels] or NHWC), got shape %s" % x.shape)
+    if data_format not in (None, "NWC", "NHWC"):
+        raise ValueError("convolution: data_format %r is not supported by troupe (channels "
+                         "last)" % (data_format,))
+    n = rank - 2
+    strides = [1] * n if strides is None else list(strides)
+    dilation_rate = [1] * n if dilation_rate is None else list(dilation_rate)
+    if len(strides) != n or len(dilation_rate) != n:
+        raise ValueError("convolution: strides and dilation_rate need %d entries each, got %r "
+                         "and %r" % (n, strides, dilation_rate))
+    if n == 1:
+        return conv1d(x, filter, stride=strides[0], padding=padding,
+                      dilations=dilation_rate[0], name=name)
+    return conv2d(x, filter, strides=[1] + strides + [1], padding=padding,
+                  dilations=[1] + dilation_rate + [1], name=name)
+
+
+def pool(input, window_shape, pooling_type, padding, dilation_rate=None,  # noqa: A002
+         strides=None, name=None, data_format=None):
+    """N-D pooling ("MAX" or "AVG") of [batch, spatial..., channels] inputs, N = 1 or 2."""
+    from .array_ops import expand_dims, squeeze
+    from .framework import convert_to_tensor
+    if pooling_type not in ("MAX", "AVG"):
+        raise ValueError("Invalid pooling_type: %s" % (pooling_type,))
+    x = convert_to_tensor(input, name="input")
+    rank = x.shape.ndims
+    if rank not in (3, 4):
+        raise ValueError("pool: troupe pools 1-D and 2-D inputs, got shape %s" % x.shape)
+    if data_format not in (None, "NWC", "NHWC"):
+        raise ValueError("pool: data_format %r is not supported by troupe (channels last)"
+                         % (data_format,))
+    n = rank - 2
+    window = list(window_shape)
+    strides = [1] * n if strides is None else list(strides)
+    if dilation_rate is not None and any(d != 1 for d in dilation_rate):
+        raise ValueError("pool: dilation_rate other than 1 is not supported by troupe")
+    if len(window) != n or len(strides) != n:
+        raise ValueError("pool: window_shape and strides need %d entries each" % n)
+    op = max_pool if pooling_type == "MAX" else avg_pool
+    if n == 1:
+        return squeeze(op(expand_dims(x, 1), [1, 1, window[0], 1], [1, 1, strides[0], 1],
+                          padding, name=name), [1])
+    return op(x, [1] + window + [1], [1] + strides + [1], padding, name=name)

@@ -417,3 +417,35 @@ def test_contrib_layer_norm_normalizes_the_last_dimensions():
     np.testing.assert_allclose(got_y, (x - mean) / np.sqrt(var + 1e-12), rtol=1e-4, atol=1e-5)
     mean, var = x.mean((1, 2), keepdims=True), x.var((1, 2), keepdims=True)
     np.testing.assert_allclose(got_z, (x - mean) / np.sqrt(var + 1e-12), rtol=1e-4, atol=1e-5)
+
+
+def test_nn_convolution_pool_relu_layer_and_moment_parts():
+    rng = np.random.default_rng(6)
+    x2 = rng.standard_normal((1, 5, 5, 2)).astype(np.float32)
+    k2 = rng.standard_normal((3, 3, 2, 1)).astype(np.float32)
+    x1 = rng.standard_normal((2, 6, 3)).astype(np.float32)
+    k1 = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    got = run_all(tf.nn.convolution(x2, k2, "VALID"), tf.nn.conv2d(x2, k2, [1, 1, 1, 1], "VALID"),
+                  tf.nn.convolution(x1, k1, "SAME", strides=[2]),
+                  tf.nn.conv1d(x1, k1, stride=2, padding="SAME"),
+                  tf.nn.pool(x2, [2, 2], "MAX", "VALID", strides=[2, 2]),
+                  tf.nn.max_pool(x2, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"),
+                  tf.nn.pool(x1, [2], "AVG", "VALID", strides=[2]),
+                  tf.nn.relu_layer(x1[0], k1[0], np.ones(4, np.float32)))
+    np.testing.assert_allclose(got[0], got[1], rtol=1e-6)
+    np.testing.assert_allclose(got[2], got[3], rtol=1e-6)
+    np.testing.assert_allclose(got[4], got[5])
+    np.testing.assert_allclose(got[6], (x1[:, 0::2] + x1[:, 1::2]) / 2, rtol=1e-6)
+    np.testing.assert_allclose(got[7], np.maximum(x1[0] @ k1[0] + 1, 0), rtol=1e-5)
+    counts, mean_ss, var_ss, shift = tf.nn.sufficient_statistics(x1, [0, 1], shift=0.5)
+    mean, variance = tf.nn.normalize_moments(counts, mean_ss, var_ss, shift)
+    got_mean, got_var = run_all(mean, variance)
+    np.testing.assert_allclose(got_mean, x1.mean((0, 1)), rtol=1e-5)
+    np.testing.assert_allclose(got_var, x1.var((0, 1)), rtol=1e-4)
+    with pytest.raises(ValueError, match="Invalid pooling_type"):
+        tf.nn.pool(x2, [2, 2], "MIN", "VALID")
+
+
+def run_all(*fetches):
+    with tf.Session() as sess:
+        return sess.run(list(fetches))
