@@ -580,9 +580,16 @@ def device(device_name_or_function):
 
 @contextlib.contextmanager
 def _control_dependencies(graph, control_inputs):
-    if control_inputs is None:  # the enclosing scopes' control dependencies cleared
-        with graph._push(graph._scope.without_control_dependencies()):
-            yield
+    if control_inputs is None:
+        # The enclosing scopes' control dependencies cleared, and (as TensorFlow's) the
+        # control-flow context: ops built inside are outside any cond branch.
+        saved = graph._cond_context
+        graph._cond_context = None
+        try:
+            with graph._push(graph._scope.without_control_dependencies()):
+                yield
+        finally:
+            graph._cond_context = saved
         return
     ops = []
     for c in control_inputs:

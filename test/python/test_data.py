@@ -799,3 +799,11 @@ def test_unbatch_is_the_inverse_of_batch():
     pairs = tf.data.Dataset.from_tensors(({"a": [1, 2]}, [[3], [4]])).unbatch()
     got = values(pairs)
     assert [g[0]["a"] for g in got] == [1, 2] and [list(g[1]) for g in got] == [[3], [4]]
+
+
+def test_unbatch_of_namedtuples_and_scalars():
+    Point = collections.namedtuple("Point", ["x", "y"])
+    points = tf.data.Dataset.from_tensors(Point([1, 2], [3, 4])).unbatch()
+    assert [(p.x, p.y) for p in values(points)] == [(1, 3), (2, 4)]
+    with pytest.raises(ValueError, match="Cannot unbatch an input with scalar components"):
+        tf.data.Dataset.range(3).unbatch()

@@ -61,3 +61,14 @@ def test_json_get_and_delete():
     assert "c" not in hparams and not hasattr(hparams, "c")
     assert hparams.override_from_dict({"aaa": 5}).aaa == 5
     assert str(hparams) == "[('aaa', 5), ('b', 2.0)]"
+
+
+def test_indexed_and_spaced_values():
+    hparams = HParams(f=[1, 2, 3], s=["a"], n=1)
+    hparams.parse("f[1]=7,s=[x y]")
+    assert hparams.f == [1, 7, 3] and hparams.s == ["x", "y"]
+    for bad, message in (("f[0]=1,f[0]=2", "Multiple assignments"),
+                         ("n[0]=2", "single-valued parameter"),
+                         ("f[9]=1", "out of range"), ("n=1,n[0]=2", "Multiple assignments")):
+        with pytest.raises(ValueError, match=message):
+            HParams(f=[1, 2, 3], n=1).parse(bad)

@@ -72,3 +72,24 @@ def test_variables_to_restore_loads_the_averages_for_evaluation(tmp_path):
         with tf.Session() as sess:
             tf.train.Saver(names).restore(sess, path)
             assert sess.run(w) == 2.0 and sess.run(other) == 5.0
+
+
+def test_shadows_escape_the_enclosing_control_dependencies_and_name_themselves():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="v")
+        step = tf.assign_add(v, 1.0)
+        with tf.control_dependencies([step]):
+            with tf.variable_scope("outer"):
+                ema = tf.train.ExponentialMovingAverage(0.5)
+                update = ema.apply([v])
+        shadow = ema.average(v)
+        assert shadow.op.control_inputs == []
+        assert ema.average_name(v) == shadow.op.name
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(v) == 1.0  # initializing the shadow ran no step
+            sess.run(update)  # the update does run after the step
+            assert sess.run(v) == 2.0
+        partitioned = tf.get_variable("p", [4, 2], partitioner=tf.fixed_size_partitioner(2))
+        with pytest.raises(ValueError, match="is partitioned"):
+            ema.apply([partitioned])

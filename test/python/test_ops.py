@@ -312,3 +312,18 @@ def test_control_dependencies_none_clears_the_enclosing_ones():
         assert [op.name for op in inside.op.control_inputs] == ["first"]
         assert cleared.op.control_inputs == []
         assert [op.name for op in again.op.control_inputs] == ["inside"]
+
+
+def test_control_dependencies_none_leaves_a_cond_branch():
+    with tf.Graph().as_default():
+        pred = tf.placeholder(tf.bool, [])
+
+        def branch():
+            with tf.control_dependencies(None):
+                outside = tf.constant(5.0, name="outside")
+            return outside + 1.0
+        result = tf.cond(pred, branch, lambda: tf.constant(0.0))
+        outside = tf.get_default_graph().get_operation_by_name("cond/outside")
+        with tf.Session() as sess:
+            assert sess.run(outside.outputs[0]) == 5.0  # no predicate needed: outside the branch
+            assert sess.run(result, {pred: True}) == 6.0

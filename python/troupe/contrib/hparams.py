@@ -70,12 +70,16 @@ def parse_values(values, type_map):
         if match.group("vals") is not None:
             if match.group("index") is not None:
                 raise ValueError("Assignment of a list to a list index: %s" % values)
-            items = [v.strip() for v in match.group("vals").split(",") if v.strip()]
+            items = [v for v in re.split(r"[ ,]", match.group("vals")) if v]
             value = [_parse_one(name, param_type, v, values) for v in items]
         else:
             value = _parse_one(name, param_type, match.group("val").strip(), values)
         if match.group("index") is not None:
-            results.setdefault(name, {})[int(match.group("index"))] = value
+            index = int(match.group("index"))
+            elements = results.setdefault(name, {})
+            if not isinstance(elements, dict) or index in elements:
+                raise ValueError("Multiple assignments to variable '%s' in %s" % (name, values))
+            elements[index] = value
         elif name in results:
             raise ValueError("Multiple assignments to variable '%s' in %s" % (name, values))
         else:
@@ -127,8 +131,14 @@ class HParams:
         parsed = parse_values(values, type_map)
         for name, value in parsed.items():
             if isinstance(value, dict):  # name[i]=value: elements of a list
+                if not self._hparam_types[name][1]:
+                    raise ValueError("Must not pass an index for single-valued parameter: %s"
+                                     % name)
                 current = list(getattr(self, name))
                 for index, element in value.items():
+                    if index >= len(current):
+                        raise ValueError("Index %d out of range for parameter %s of %d values"
+                                         % (index, name, len(current)))
                     current[index] = element
                 value = current
             self.set_hparam(name, value)

@@ -5,9 +5,9 @@ the dataset's ops (graph/ops/dataset_ops.hpp) in the default graph, in one chain
 iterator; they run on the worker device that runs the iterator, and read nothing before the
 first get_next(). Elements are nested structures (tuples, namedtuples, dicts) of tensors.
 Functions given to map(), filter(), flat_map() and interleave() are traced once, into a graph
-of their own that the dataset op carries and the worker runs per element (devices/graph_function.hpp); tensors of
-the outer graph they use are captured as extra arguments, evaluated when the iterator is
-(re)initialized."""
+of their own that the dataset op carries and the worker runs per element
+(devices/graph_function.hpp); tensors of the outer graph they use are captured as extra
+arguments, evaluated when the iterator is (re)initialized."""
 
 import threading
 
@@ -227,13 +227,11 @@ class Dataset(_Element):
         """The rows of each element (every component split along its first dimension, which
         they must share): the inverse of batch()."""
         structure = self._structure
+        if any(shape.ndims == 0 for shape in self._shapes):
+            raise ValueError("Cannot unbatch an input with scalar components.")
 
-        def rows(*args):  # a tuple element comes as its items, anything else whole
-            if isinstance(structure, tuple):
-                element = type(structure)(*args) if hasattr(structure, "_fields") \
-                    else tuple(args)
-            else:
-                element = args[0]
+        def rows(*args):  # a plain tuple element comes as its items, anything else whole
+            element = tuple(args) if type(structure) is tuple else args[0]
             return Dataset.from_tensor_slices(element)
         return self.flat_map(rows)
 

@@ -41,8 +41,16 @@ class ExponentialMovingAverage:
             if id(var) in self._averages:
                 raise ValueError("Moving average already computed for: %s" % var.name)
         graph = get_default_graph()
+        from ..partitioned_variables import PartitionedVariable
         for var in var_list:
-            with variable_scope(var.op.name):
+            if isinstance(var, PartitionedVariable):
+                raise ValueError("ExponentialMovingAverage: %s is partitioned, which troupe's "
+                                 "moving averages do not support: average its shards' values "
+                                 "instead" % var.name)
+        for var in var_list:
+            # Free of the enclosing control dependencies and cond branch, as TensorFlow's:
+            # the shadows' initializers must not run a training step.
+            with graph.control_dependencies(None), variable_scope(var.op.name):
                 if isinstance(var, Variable):
                     with colocate_with(var):
                         avg = get_variable(self._name, initializer=var.initialized_value(),
@@ -77,7 +85,11 @@ class ExponentialMovingAverage:
         return found[1] if found is not None else None
 
     def average_name(self, var):
-        """The name of var's shadow variable (also in checkpoints): "<var>/<name>"."""
+        """The name of var's shadow variable (also in checkpoints): its own once apply() made
+        it, else "<var>/<name>"."""
+        found = self._averages.get(id(var))
+        if found is not None:
+            return found[1].op.name
         return var.op.name + "/" + self._name
 
     def variables_to_restore(self, moving_avg_variables=None):
