@@ -29,6 +29,7 @@ struct RunningStep {
   std::unique_ptr<StepContext> context;
   std::shared_ptr<Executor> executor;  // kept alive even if the partition is deregistered
   caf::actor_addr master;              // the master session driving the step
+  std::unique_ptr<std::vector<NodeExecStats>> stats;  // a traced step's (StepContext::stats)
 };
 
 struct DeviceState {
@@ -158,15 +159,23 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
           if (self->state.work.empty()) self->send(self, run_work_atom::value);
           self->state.work.push_back(std::move(fn));
         };
+        std::unique_ptr<std::vector<NodeExecStats>> stats;
+        if (request.collect_stats) {
+          stats = std::make_unique<std::vector<NodeExecStats>>();
+          context->stats = stats.get();
+        }
         auto promise = self->make_response_promise<RunPartitionResponse>();
         StepContext& step = *context;
         auto executor = it->second.executor;
-        st.running.emplace(step_id, RunningStep{std::move(context), executor, master});
+        st.running.emplace(step_id,
+                           RunningStep{std::move(context), executor, master, std::move(stats)});
         watch_master(self, master);
-        executor->run_async(step, [self, step_id, promise](const Status& status) mutable {
+        bool return_graph = request.return_graph;
+        executor->run_async(step, [self, step_id, promise,
+                                   return_graph](const Status& status) mutable {
           // The answer waits for the step's sends to peers still being resolved.
           self->state.rendezvous->when_sent(
-              step_id, [self, step_id, promise, status](const Status& sent) mutable {
+              step_id, [self, step_id, promise, status, return_graph](const Status& sent) mutable {
                 auto node = self->state.running.extract(step_id);
                 unwatch_master(self, node.mapped().master);
                 self->state.rendezvous->table().finish_step(step_id);
@@ -181,7 +190,15 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
                 if (!done.ok()) {
                   promise.deliver(to_caf_error(done));
                 } else {
-                  promise.deliver(RunPartitionResponse{std::move(rets)});
+                  RunPartitionResponse response{std::move(rets), {}, {}};
+                  if (node.mapped().stats != nullptr) {
+                    response.stats.device = self->state.device->name();
+                    response.stats.node_stats = std::move(*node.mapped().stats);
+                  }
+                  if (return_graph) {
+                    response.graph.push_back(node.mapped().executor->graph().to_graph_def());
+                  }
+                  promise.deliver(std::move(response));
                 }
               });
         });

@@ -344,8 +344,13 @@ void start_step(Self* self, int64_t step_id, const std::shared_ptr<PreparedRun>&
     step.device_names.push_back(p.device_name);
     step.response.metadata.devices.push_back(p.device_name);
   }
-  for (const PreparedPartition& p : run->partitions) {
-    RunPartitionRequest part{step_id, p.handle, {}};
+  bool traced = request.options.trace_level != TraceLevel::kNoTrace;
+  if (traced) step.response.metadata.step_stats.resize(run->partitions.size());
+  bool graphs = request.options.output_partition_graphs;
+  if (graphs) step.response.metadata.partition_graphs.resize(run->partitions.size());
+  for (size_t index = 0; index < run->partitions.size(); ++index) {
+    const PreparedPartition& p = run->partitions[index];
+    RunPartitionRequest part{step_id, p.handle, {}, traced, graphs};
     for (int feed : p.feed_of_arg)
       part.args.push_back(request.feeds[feed]);
     auto fetch_of_ret = p.fetch_of_ret;
@@ -360,6 +365,13 @@ void start_step(Self* self, int64_t step_id, const std::shared_ptr<PreparedRun>&
                 out.metadata.tensors_to_master += 1;
                 out.metadata.bytes_to_master += response.rets[r].total_bytes();
                 out.fetches[fetch_of_ret[r]] = std::move(response.rets[r]);
+              }
+              if (index < out.metadata.step_stats.size()) {
+                out.metadata.step_stats[index] = std::move(response.stats);
+                out.metadata.step_stats[index].device = device_name;
+              }
+              if (index < out.metadata.partition_graphs.size() && !response.graph.empty()) {
+                out.metadata.partition_graphs[index] = std::move(response.graph.front());
               }
               if (--it->second.remaining == 0) {
                 for (size_t f = 0; f < out.fetches.size(); ++f) {

@@ -51,11 +51,15 @@ struct PartitionSpec {
 struct RunPartitionRequest {
   int64_t step_id = 0;
   int64_t handle = 0;
-  std::vector<Tensor> args;  // for the partition's _Arg nodes, by index
+  std::vector<Tensor> args;    // for the partition's _Arg nodes, by index
+  bool collect_stats = false;  // answer with the step's statistics (a traced step)
+  bool return_graph = false;   // answer with the partition's graph
 };
 
 struct RunPartitionResponse {
-  std::vector<Tensor> rets;  // from the partition's _Retval nodes, by index
+  std::vector<Tensor> rets;     // from the partition's _Retval nodes, by index
+  DeviceStepStats stats;        // when collect_stats was asked
+  std::vector<GraphDef> graph;  // the partition's, when return_graph was asked (else empty)
 };
 
 // Task actor -> anyone: a device of the task.
@@ -154,7 +158,8 @@ typename Inspector::result_type inspect(Inspector& f, RunSignature& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunOptions& x) {
-  return f(caf::meta::type_name("RunOptions"), x.timeout_ms, x.step_tag);
+  return f(caf::meta::type_name("RunOptions"), x.timeout_ms, x.step_tag, x.trace_level,
+           x.output_partition_graphs);
 }
 
 template <class Inspector>
@@ -170,7 +175,8 @@ typename Inspector::result_type inspect(Inspector& f, RunStepRequest& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunMetadata& x) {
-  return f(caf::meta::type_name("RunMetadata"), x.devices, x.tensors_to_master, x.bytes_to_master);
+  return f(caf::meta::type_name("RunMetadata"), x.devices, x.tensors_to_master, x.bytes_to_master,
+           x.step_stats, x.partition_graphs);
 }
 
 template <class Inspector>
@@ -185,12 +191,30 @@ typename Inspector::result_type inspect(Inspector& f, PartitionSpec& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunPartitionRequest& x) {
-  return f(caf::meta::type_name("RunPartitionRequest"), x.step_id, x.handle, x.args);
+  return f(caf::meta::type_name("RunPartitionRequest"), x.step_id, x.handle, x.args,
+           x.collect_stats, x.return_graph);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, NodeOutputStats& x) {
+  return f(caf::meta::type_name("NodeOutputStats"), x.slot, x.dtype, x.shape, x.bytes);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, NodeExecStats& x) {
+  return f(caf::meta::type_name("NodeExecStats"), x.node_name, x.timeline_label, x.all_start_micros,
+           x.op_start_rel_micros, x.op_end_rel_micros, x.all_end_rel_micros, x.thread_id,
+           x.outputs);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, DeviceStepStats& x) {
+  return f(caf::meta::type_name("DeviceStepStats"), x.device, x.node_stats);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunPartitionResponse& x) {
-  return f(caf::meta::type_name("RunPartitionResponse"), x.rets);
+  return f(caf::meta::type_name("RunPartitionResponse"), x.rets, x.stats, x.graph);
 }
 
 template <class Inspector>

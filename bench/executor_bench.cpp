@@ -1,6 +1,7 @@
 // executor overhead: steps of 10,000 scalar ops in one process — a chain (each op waits for
 // the one before) and a fan-out/fan-in (10,000 independent ops feeding one AddN) — as time per
-// node; and the fixed cost of Session::run on a local server (fetch a constant).
+// node (the chain also traced: RunOptions::trace_level, each node's statistics recorded and
+// sent back); and the fixed cost of Session::run on a local server (fetch a constant).
 #include "benchmarks.hpp"
 #include "report.hpp"
 #include "troupe/actors/server.hpp"
@@ -13,12 +14,14 @@ namespace {
 
 constexpr int kOps = 10000;
 
-std::vector<double> per_node_us(Session& session, const Output& fetch, int nodes, int samples) {
+std::vector<double> per_node_us(Session& session, const Output& fetch, int nodes, int samples,
+                                const RunOptions& options = {}) {
+  auto run = [&] { value_or_throw(session.run({}, {fetch}, {}, options)); };
   for (int i = 0; i < 2; ++i)
-    value_or_throw(session.run(fetch));
+    run();
   std::vector<double> us;
   for (int i = 0; i < samples; ++i) {
-    us.push_back(seconds_of([&] { value_or_throw(session.run(fetch)); }) * 1e6 / nodes);
+    us.push_back(seconds_of(run) * 1e6 / nodes);
   }
   return us;
 }
@@ -37,6 +40,8 @@ void executor_bench(const BenchOptions& options) {
     Session session = value_or_throw(Session::create(server->target()));
     report({"executor", "chain of 10,000 scalar Adds", "troupe, one process", "us per node",
             per_node_us(session, x, kOps + 2, samples)});
+    report({"executor", "chain of 10,000 scalar Adds, traced", "troupe, one process", "us per node",
+            per_node_us(session, x, kOps + 2, samples, {.trace_level = TraceLevel::kFullTrace})});
   }
   {
     Scope root = Scope::new_root();

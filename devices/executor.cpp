@@ -1,7 +1,11 @@
 // Executor: flattening a graph into arrays, and the per-step dataflow walk.
 #include "troupe/devices/executor.hpp"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <deque>
+#include <optional>
 
 namespace troupe {
 
@@ -55,6 +59,52 @@ Status node_error(const Status& status, const Node& node) {
   return status.with_context(fmt::format("node '{}' ({})", node.name(), node.op_name()));
 }
 
+// A traced node's clock: the wall-clock start and steady-clock offsets from it.
+class NodeClock {
+ public:
+  NodeClock()
+      : steady_start_(std::chrono::steady_clock::now()),
+        wall_start_micros_(std::chrono::duration_cast<std::chrono::microseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count()) {}
+  int64_t wall_start_micros() const { return wall_start_micros_; }
+  int64_t micros_since_start() const {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                                 steady_start_)
+        .count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point steady_start_;
+  int64_t wall_start_micros_;
+};
+
+// The record of `node` started at `clock`, without its end and outputs yet.
+NodeExecStats start_record(const Node& node, const NodeClock& clock) {
+  NodeExecStats stats;
+  stats.node_name = node.name();
+  stats.timeline_label =
+      fmt::format("{} = {}({})", node.name(), node.op_name(), fmt::join(node.def().inputs, ", "));
+  stats.all_start_micros = clock.wall_start_micros();
+  stats.thread_id = static_cast<uint32_t>(::gettid());
+  return stats;
+}
+
+// Adds what `outputs` hold to `stats`.
+void record_outputs(NodeExecStats& stats, std::span<const Entry> outputs) {
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const Tensor& value = outputs[o].value;
+    NodeOutputStats out;
+    out.slot = static_cast<int32_t>(o);
+    if (value.is_initialized() && !outputs[o].dead) {
+      out.dtype = value.dtype();
+      out.shape = value.shape().dims();
+      out.bytes = value.total_bytes();
+    }
+    stats.outputs.push_back(std::move(out));
+  }
+}
+
 }  // namespace
 
 // The state of one step: per-entry values, pending counts, the ready stack, async kernels in
@@ -85,29 +135,56 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
       const auto& item = ex_.items_[ready_.back()];
       ready_.pop_back();
       if (ex_.has_control_flow_ && !run_live(item)) continue;
+      std::optional<NodeClock> clock;
+      if (step_.stats != nullptr) clock.emplace();
       Status prepared = prepare_inputs(item);
       if (!prepared.ok()) {
         fail(prepared);
         break;
       }
       if (item.async != nullptr) {
-        start_async(item);
+        start_async(item, clock);
         continue;
       }
-      bind(ctx_, item);
-      guarded(ctx_, [&] { item.kernel->compute(ctx_); });
-      if (!ctx_.ok()) {
-        fail(node_error(ctx_.status(), *item.node));
-        ctx_.status_ = Status::OK();
-        break;
-      }
-      complete(item);
+      if (!(clock ? compute_traced(item, *clock) : compute(item))) break;
     }
     running_ = false;
     maybe_finish();
   }
 
  private:
+  // Runs `item`'s synchronous kernel and hands its outputs on; false if it failed the step.
+  bool compute(const Executor::NodeItem& item) {
+    bind(ctx_, item);
+    guarded(ctx_, [&] { item.kernel->compute(ctx_); });
+    if (!ctx_.ok()) {
+      fail(node_error(ctx_.status(), *item.node));
+      ctx_.status_ = Status::OK();
+      return false;
+    }
+    complete(item);
+    return true;
+  }
+
+  // compute(), recording the node in step_.stats (a traced step).
+  bool compute_traced(const Executor::NodeItem& item, const NodeClock& clock) {
+    NodeExecStats stats = start_record(*item.node, clock);
+    stats.op_start_rel_micros = clock.micros_since_start();
+    bind(ctx_, item);
+    guarded(ctx_, [&] { item.kernel->compute(ctx_); });
+    if (!ctx_.ok()) {
+      fail(node_error(ctx_.status(), *item.node));
+      ctx_.status_ = Status::OK();
+      return false;
+    }
+    stats.op_end_rel_micros = clock.micros_since_start();
+    record_outputs(stats, ctx_.outputs_);
+    complete(item);
+    stats.all_end_rel_micros = clock.micros_since_start();
+    step_.stats->push_back(std::move(stats));
+    return true;
+  }
+
   // Deadness (executor.hpp): false when `item` was handled here (a Merge, or a dead node whose
   // outputs are now dead) or failed the step; true when it should run as usual.
   bool run_live(const Executor::NodeItem& item) {
@@ -164,6 +241,8 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
     std::vector<Tensor> inputs;
     std::vector<const Tensor*> input_ptrs;
     std::vector<std::shared_ptr<Resource>> refs;
+    std::optional<NodeClock> clock;  // a traced step's
+    NodeExecStats stats;
   };
 
   void bind(OpKernelContext& ctx, const Executor::NodeItem& item) {
@@ -201,8 +280,13 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
     return Status::OK();
   }
 
-  void start_async(const Executor::NodeItem& item) {
+  void start_async(const Executor::NodeItem& item, const std::optional<NodeClock>& clock) {
     auto owned = std::make_shared<AsyncContext>(ex_.device_, step_);
+    if (clock) {
+      owned->clock = clock;
+      owned->stats = start_record(*item.node, *clock);
+      owned->stats.op_start_rel_micros = clock->micros_since_start();
+    }
     owned->inputs.resize(item.num_inputs);
     owned->input_ptrs.resize(item.num_inputs);
     owned->refs.assign(refs_.begin(), refs_.begin() + item.num_inputs);
@@ -222,19 +306,28 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
     const Executor::NodeItem* node = &item;
     bool threw = guarded(ctx, [&] {
       item.async->compute_async(ctx, [self, owned, node] {
-        self->step_.schedule([self, owned, node] { self->async_done(*node, owned->ctx); });
+        self->step_.schedule([self, owned, node] { self->async_done(*node, *owned); });
       });
     });
     // A kernel that threw never calls done: finish it here.
-    if (threw) async_done(item, ctx);
+    if (threw) async_done(item, *owned);
   }
 
-  void async_done(const Executor::NodeItem& item, OpKernelContext& ctx) {
+  void async_done(const Executor::NodeItem& item, AsyncContext& owned) {
+    OpKernelContext& ctx = owned.ctx;
     --outstanding_;
     if (!ctx.ok()) {
       fail(node_error(ctx.status(), *item.node));
     } else if (status_.ok()) {
+      if (owned.clock) {
+        owned.stats.op_end_rel_micros = owned.clock->micros_since_start();
+        record_outputs(owned.stats, ctx.outputs_);
+      }
       complete(item);
+      if (owned.clock && step_.stats != nullptr) {
+        owned.stats.all_end_rel_micros = owned.clock->micros_since_start();
+        step_.stats->push_back(std::move(owned.stats));
+      }
     }
     if (!running_) process();
   }

@@ -13,6 +13,7 @@
 #include "troupe/devices/cancellation.hpp"
 #include "troupe/devices/rendezvous.hpp"
 #include "troupe/devices/resource.hpp"
+#include "troupe/devices/step_stats.hpp"
 #include "troupe/graph/core/tensor.hpp"
 
 namespace troupe {
@@ -29,6 +30,9 @@ struct StepContext {
   // Runs `work` later on the device's thread, outside any kernel. Async kernels complete
   // through it, so a completion never runs a step from inside another step's kernel.
   std::function<void(std::function<void()>)> schedule;
+  // When set (a traced step: RunOptions::trace_level), the executor appends a NodeExecStats
+  // for each node it runs, in the order they finish (step_stats.hpp). Not owned.
+  std::vector<NodeExecStats>* stats = nullptr;
 };
 
 }  // namespace troupe

@@ -226,10 +226,12 @@ Status MonitoredTrainingSession::prepare(bool recovering) {
 StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Output>& fetches,
                                                             const FeedDict& feeds,
                                                             const std::vector<Operation>& targets,
-                                                            const RunOptions& options) {
+                                                            const RunOptions& options,
+                                                            RunMetadata* metadata) {
   if (closed_) return errors::FailedPrecondition("the monitored session is closed");
   if (!broken_.ok()) return broken_;
   RunContext context(*session_);
+  context.options_ = options;
   std::vector<Output> all = fetches;
   std::vector<size_t> begin;
   FeedDict all_feeds = feeds;
@@ -255,7 +257,9 @@ StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Ou
   }
   std::vector<Tensor> values;
   for (;;) {
-    StatusOr<std::vector<Tensor>> ran = session_->run(all_feeds, all, all_targets, options);
+    context.metadata_ = RunMetadata();
+    StatusOr<std::vector<Tensor>> ran =
+        session_->run(all_feeds, all, all_targets, context.options_, &context.metadata_);
     if (ran.ok()) {
       values = std::move(ran).value();
       break;
@@ -284,6 +288,7 @@ StatusOr<std::vector<Tensor>> MonitoredTrainingSession::run(const std::vector<Ou
     if (hooks_status.ok() && !s.ok()) hooks_status = s;
   }
   if (context.stop_requested() || !hooks_status.ok()) stop_ = true;
+  if (metadata != nullptr) *metadata = context.metadata_;
   TROUPE_RETURN_IF_ERROR(hooks_status);
   values.resize(fetches.size());
   return values;

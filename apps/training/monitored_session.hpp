@@ -91,10 +91,13 @@ class MonitoredTrainingSession {
   // One step: fetches `fetches` (plus what the hooks ask for) and runs `targets`. A lost task,
   // in the step or in a hook's after_run, is recovered from (see recovery_timeout_ms); any
   // other error from the step or a hook ends training and is returned.
-  // `options` as Session::run's (its step_tag names each try of the step).
+  // `options` as Session::run's (its step_tag names each try of the step), merged with the
+  // hooks' (RunContext::merge_options); `metadata`, if given, receives what the step reported,
+  // as the hooks see it in after_run.
   StatusOr<std::vector<Tensor>> run(const std::vector<Output>& fetches, const FeedDict& feeds = {},
                                     const std::vector<Operation>& targets = {},
-                                    const RunOptions& options = {});
+                                    const RunOptions& options = {},
+                                    RunMetadata* metadata = nullptr);
 
   // Runs `step_fn` on the session as a step is run: a lost task is recovered from (see
   // recovery_timeout_ms) and `step_fn` runs again on the new session; any other error is

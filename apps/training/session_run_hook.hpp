@@ -3,6 +3,7 @@
 // starts, ask for extra tensors in each step, look at them afterwards, and stop training.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "troupe/actors/session.hpp"
@@ -28,6 +29,19 @@ class RunContext {
     feeds_.emplace_back(output, std::move(value));
   }
   void add_target(const Operation& target) { targets_.push_back(target); }
+  // In before_run: options for the coming step, merged with the caller's and other hooks' as
+  // TensorFlow merges SessionRunArgs.options: the highest trace level, the longest timeout
+  // (RunOptions::timeout_ms 0, the session's default, counts as none asked), the partition
+  // graphs if any asks.
+  void merge_options(const RunOptions& options) {
+    options_.trace_level = std::max(options_.trace_level, options.trace_level);
+    options_.timeout_ms = std::max(options_.timeout_ms, options.timeout_ms);
+    options_.output_partition_graphs |= options.output_partition_graphs;
+  }
+  // The options the step ran with, and in after_run what it reported (RunMetadata::step_stats
+  // when it was traced).
+  const RunOptions& run_options() const { return options_; }
+  const RunMetadata& run_metadata() const { return metadata_; }
 
  private:
   friend class MonitoredTrainingSession;
@@ -36,6 +50,8 @@ class RunContext {
   bool stop_requested_ = false;
   FeedDict feeds_;
   std::vector<Operation> targets_;
+  RunOptions options_;
+  RunMetadata metadata_;
 };
 
 class SessionRunHook {

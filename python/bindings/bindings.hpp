@@ -38,5 +38,10 @@ void keep_runtime_alive();
 int64_t next_step_tag();
 FeedDict feeds_from_python(const std::vector<std::pair<Output, pybind11::array>>& feeds);
 pybind11::list fetches_to_python(std::vector<Tensor> values);
+// What a step run with `options` reported, as TensorFlow's serialized RunMetadata (its
+// step_stats) for tf.RunMetadata.ParseFromString; None when the step was not traced.
+pybind11::object run_metadata_to_python(const RunOptions& options, const RunMetadata& metadata);
+// RunOptions::trace_level from TensorFlow's number; ValueError for any other.
+TraceLevel trace_level_from_python(int level);
 
 }  // namespace troupe::python

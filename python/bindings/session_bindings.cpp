@@ -12,6 +12,9 @@
 #include "troupe/actors/runtime.hpp"
 #include "troupe/apps/training/checkpoint_index.hpp"
 #include "troupe/apps/training/saver.hpp"
+#include "troupe/devices/step_stats.hpp"
+#include "troupe/graph/core/protobuf_wire.hpp"
+#include "troupe/graph/tensorflow_graph_def.hpp"
 
 namespace py = pybind11;
 
@@ -53,6 +56,31 @@ py::list fetches_to_python(std::vector<Tensor> values) {
   return result;
 }
 
+py::object run_metadata_to_python(const RunOptions& options, const RunMetadata& metadata) {
+  bool traced = options.trace_level != TraceLevel::kNoTrace;
+  if (!traced && !options.output_partition_graphs) return py::none();
+  // RunMetadata { StepStats step_stats = 1; repeated GraphDef partition_graphs = 3; }
+  // (TensorFlow's config.proto).
+  std::string bytes;
+  if (traced) proto::put_bytes(bytes, 1, encode_step_stats(metadata.step_stats));
+  for (const GraphDef& def : metadata.partition_graphs) {
+    // The devices' own graphs: they were built from these nodes, so they build here too.
+    proto::put_bytes(bytes, 3, encode_tensorflow_graph_def(check(Graph::create(def))));
+  }
+  return py::bytes(bytes);
+}
+
+TraceLevel trace_level_from_python(int level) {
+  if (level < static_cast<int>(TraceLevel::kNoTrace) ||
+      level > static_cast<int>(TraceLevel::kFullTrace)) {
+    throw py::value_error(
+        fmt::format("RunOptions.trace_level: expected NO_TRACE (0), SOFTWARE_TRACE (1), "
+                    "HARDWARE_TRACE (2) or FULL_TRACE (3), got {}",
+                    level));
+  }
+  return static_cast<TraceLevel>(level);
+}
+
 void bind_session(py::module_& m) {
   py::class_<SessionConfig>(m, "SessionConfig")
       .def(py::init<>())
@@ -76,7 +104,7 @@ void bind_session(py::module_& m) {
           "run",
           [](const SessionHandle& handle, const std::vector<std::pair<Output, py::array>>& feeds,
              const std::vector<Output>& fetches, const std::vector<Operation>& targets,
-             int64_t timeout_ms, int64_t step_tag) {
+             int64_t timeout_ms, int64_t step_tag, int trace_level, bool output_partition_graphs) {
             Session& session = handle.get();
             // The graph is read under the GIL, which guards it (Python threads build it):
             // its new nodes go to the server first, then the step runs by names without it.
@@ -95,19 +123,24 @@ void bind_session(py::module_& m) {
             for (const Operation& op : targets)
               target_names.push_back(op.name());
             // A tag of the caller's (a queue runner cancels its runs at a stop), or a new one.
-            RunOptions options{timeout_ms, step_tag != 0 ? step_tag : next_step_tag()};
+            RunOptions options{timeout_ms, step_tag != 0 ? step_tag : next_step_tag(),
+                               trace_level_from_python(trace_level), output_partition_graphs};
             std::vector<Tensor> outputs;
+            RunMetadata metadata;
             Status ran;
             call_interruptibly(
                 [&] {
-                  ran = session.run(named_feeds, fetch_names, target_names, &outputs, options);
+                  ran = session.run(named_feeds, fetch_names, target_names, &outputs, options,
+                                    &metadata);
                 },
                 [&] { (void)session.cancel_step(options.step_tag); });
             check(ran);
-            return fetches_to_python(std::move(outputs));
+            return py::make_tuple(fetches_to_python(std::move(outputs)),
+                                  run_metadata_to_python(options, metadata));
           },
           py::arg("feeds"), py::arg("fetches"), py::arg("targets"), py::arg("timeout_ms"),
-          py::arg("step_tag") = 0)
+          py::arg("step_tag") = 0, py::arg("trace_level") = 0,
+          py::arg("output_partition_graphs") = false)
       .def("cancel_step",
            [](const SessionHandle& handle, int64_t step_tag) {
              Session& session = handle.get();

@@ -1,12 +1,12 @@
 // troupe._troupe's MonitoredTrainingSession, and hooks written in Python.
 //
 // A Python hook is an object with the methods _begin(), _after_create_session(session),
-// _before_run(session) -> ([Output] fetches, [(Output, array)] feeds, [Operation] targets),
-// _after_run(values, session) -> bool (stop requested) and _end(session), each session lent
-// for the call
-// (troupe/train/hooks.py adapts tf.train.SessionRunHook subclasses to them). The session runs
-// its steps without the GIL; each hook call takes it. An exception a hook raises ends training:
-// the session's call fails, and the binding raises that exception.
+// _before_run(session) -> ([Output] fetches, [(Output, array)] feeds, [Operation] targets,
+// (trace level, timeout in ms, partition graphs) of its options), _after_run(values, session,
+// serialized RunMetadata or None) -> bool (stop requested) and _end(session), each session lent for
+// the call (troupe/train/hooks.py adapts tf.train.SessionRunHook subclasses to them). The session
+// runs its steps without the GIL; each hook call takes it. An exception a hook raises ends
+// training: the session's call fails, and the binding raises that exception.
 #include <pybind11/stl.h>
 
 #include <mutex>
@@ -95,6 +95,10 @@ class PythonHook : public SessionRunHook {
       with_lent(context.session(), [&](py::object handle) {
         py::tuple args = hook_.attr("_before_run")(handle);
         fetches = args[0].cast<std::vector<Output>>();
+        // (trace level, timeout in ms, partition graphs) of the hook's SessionRunArgs.options.
+        auto [trace_level, timeout_ms, graphs] = args[3].cast<std::tuple<int, int64_t, bool>>();
+        context.merge_options(
+            RunOptions{timeout_ms, 0, trace_level_from_python(trace_level), graphs});
         for (auto& [output, value] :
              feeds_from_python(args[1].cast<std::vector<std::pair<Output, py::array>>>())) {
           context.add_feed(output, std::move(value));
@@ -114,7 +118,8 @@ class PythonHook : public SessionRunHook {
     Status s = call([&] {
       py::list arrays = fetches_to_python(values);
       with_lent(context.session(), [&](py::object handle) {
-        stop = hook_.attr("_after_run")(arrays, handle).cast<bool>();
+        py::object metadata = run_metadata_to_python(context.run_options(), context.run_metadata());
+        stop = hook_.attr("_after_run")(arrays, handle, metadata).cast<bool>();
       });
     });
     if (stop) context.request_stop();
@@ -246,31 +251,53 @@ void bind_training(py::module_& m) {
             result.session = check(std::move(created));
             return result;
           })
-      .def("run",
-           [](const MonitoredSession& self, const std::vector<std::pair<Output, py::array>>& feeds,
-              const std::vector<Output>& fetches, const std::vector<Operation>& targets) {
-             MonitoredTrainingSession& session = self.get();
-             FeedDict feed_dict = feeds_from_python(feeds);
-             RunOptions options{0, next_step_tag()};
-             StatusOr<std::vector<Tensor>> result = Status::OK();
-             call_interruptibly([&] { result = session.run(fetches, feed_dict, targets, options); },
-                                [&] { (void)session.cancel_step(options.step_tag); });
-             self.errors->raise_pending();
-             return fetches_to_python(check(std::move(result)));
-           })
+      // -> (values, serialized RunMetadata or None): the caller's options merged with the hooks'
+      // (RunContext::merge_options) decide whether the step is traced.
+      .def(
+          "run",
+          [](const MonitoredSession& self, const std::vector<std::pair<Output, py::array>>& feeds,
+             const std::vector<Output>& fetches, const std::vector<Operation>& targets,
+             int64_t timeout_ms, int trace_level, bool output_partition_graphs) {
+            MonitoredTrainingSession& session = self.get();
+            FeedDict feed_dict = feeds_from_python(feeds);
+            RunOptions options{timeout_ms, next_step_tag(), trace_level_from_python(trace_level),
+                               output_partition_graphs};
+            RunMetadata metadata;
+            StatusOr<std::vector<Tensor>> result = Status::OK();
+            call_interruptibly(
+                [&] { result = session.run(fetches, feed_dict, targets, options, &metadata); },
+                [&] { (void)session.cancel_step(options.step_tag); });
+            self.errors->raise_pending();
+            py::list values = fetches_to_python(check(std::move(result)));
+            // The hooks may have asked for more than the caller.
+            RunOptions asked = options;
+            if (!metadata.step_stats.empty()) asked.trace_level = TraceLevel::kFullTrace;
+            if (!metadata.partition_graphs.empty()) asked.output_partition_graphs = true;
+            return py::make_tuple(values, run_metadata_to_python(asked, metadata));
+          },
+          py::arg("feeds"), py::arg("fetches"), py::arg("targets"), py::arg("timeout_ms") = 0,
+          py::arg("trace_level") = 0, py::arg("output_partition_graphs") = false)
       // A step on the session itself, without hooks or recovery (SingularMonitoredSession's
       // raw_session()).
-      .def("run_raw",
-           [](const MonitoredSession& self, const std::vector<std::pair<Output, py::array>>& feeds,
-              const std::vector<Output>& fetches, const std::vector<Operation>& targets) {
-             Session& session = self.get().session();
-             FeedDict feed_dict = feeds_from_python(feeds);
-             RunOptions options{0, next_step_tag()};
-             StatusOr<std::vector<Tensor>> result = Status::OK();
-             call_interruptibly([&] { result = session.run(feed_dict, fetches, targets, options); },
-                                [&] { (void)session.cancel_step(options.step_tag); });
-             return fetches_to_python(check(std::move(result)));
-           })
+      .def(
+          "run_raw",
+          [](const MonitoredSession& self, const std::vector<std::pair<Output, py::array>>& feeds,
+             const std::vector<Output>& fetches, const std::vector<Operation>& targets,
+             int64_t timeout_ms, int trace_level, bool output_partition_graphs) {
+            Session& session = self.get().session();
+            FeedDict feed_dict = feeds_from_python(feeds);
+            RunOptions options{timeout_ms, next_step_tag(), trace_level_from_python(trace_level),
+                               output_partition_graphs};
+            RunMetadata metadata;
+            StatusOr<std::vector<Tensor>> result = Status::OK();
+            call_interruptibly(
+                [&] { result = session.run(feed_dict, fetches, targets, options, &metadata); },
+                [&] { (void)session.cancel_step(options.step_tag); });
+            py::list values = fetches_to_python(check(std::move(result)));
+            return py::make_tuple(values, run_metadata_to_python(options, metadata));
+          },
+          py::arg("feeds"), py::arg("fetches"), py::arg("targets"), py::arg("timeout_ms") = 0,
+          py::arg("trace_level") = 0, py::arg("output_partition_graphs") = false)
       .def("should_stop", [](const MonitoredSession& self) { return self.get().should_stop(); })
       .def("recoveries", [](const MonitoredSession& self) { return self.get().recoveries(); })
       .def("restored_from", [](const MonitoredSession& self) { return self.get().restored_from(); })

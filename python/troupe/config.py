@@ -208,3 +208,63 @@ class ConfigProto(_Message):
         counts = {str(k).upper(): v for k, v in (self.device_count or {}).items()}
         config.cpu_devices = counts.get("CPU", 0)
         return config
+
+
+class _TraceLevel:
+    """RunOptions.TraceLevel: the enum's values, and Name/Value as protobuf's enum wrappers."""
+
+    NO_TRACE = 0
+    SOFTWARE_TRACE = 1
+    HARDWARE_TRACE = 2
+    FULL_TRACE = 3
+    _NAMES = {0: "NO_TRACE", 1: "SOFTWARE_TRACE", 2: "HARDWARE_TRACE", 3: "FULL_TRACE"}
+
+    @classmethod
+    def Name(cls, number):
+        if number not in cls._NAMES:
+            raise ValueError("Enum TraceLevel has no name defined for value %r" % (number,))
+        return cls._NAMES[number]
+
+    @classmethod
+    def Value(cls, name):
+        for number, known in cls._NAMES.items():
+            if known == name:
+                return number
+        raise ValueError("Enum TraceLevel has no value defined for name %r" % (name,))
+
+
+class RunOptions(_Message):
+    """tf.RunOptions: settings of one Session.run. See FIELDS for what each does in troupe."""
+
+    TraceLevel = _TraceLevel
+    NO_TRACE = _TraceLevel.NO_TRACE
+    SOFTWARE_TRACE = _TraceLevel.SOFTWARE_TRACE
+    HARDWARE_TRACE = _TraceLevel.HARDWARE_TRACE
+    FULL_TRACE = _TraceLevel.FULL_TRACE
+
+    FIELDS = {
+        "trace_level": ("int", 0, "acts: above NO_TRACE, run_metadata.step_stats records when "
+                                  "each node of the step ran on which device, and its outputs "
+                                  "(every level records the same: there are no hardware "
+                                  "counters)"),
+        "timeout_in_ms": ("int", 0, "acts: the step's deadline (0: the session's)"),
+        "inter_op_thread_pool": ("int", 0, "no effect: troupe's actors schedule ops"),
+        "output_partition_graphs": ("bool", False, "acts: run_metadata.partition_graphs has "
+                                                   "the graph each device of the step ran"),
+        "report_tensor_allocations_upon_oom": ("bool", False, "no effect: an out-of-memory "
+                                                              "error names the node only"),
+    }
+
+    def _check(self, name, value):
+        if name == "trace_level" and value not in _TraceLevel._NAMES:
+            raise ValueError("RunOptions.trace_level: expected NO_TRACE (0), SOFTWARE_TRACE (1), "
+                             "HARDWARE_TRACE (2) or FULL_TRACE (3), got %r" % (value,))
+        if name in ("timeout_in_ms", "inter_op_thread_pool") and value < 0:
+            raise ValueError("RunOptions.%s: expected an int >= 0, got %r" % (name, value))
+
+    def _merge(self, other):
+        """Merges `other` in as TensorFlow merges its hooks' options: the larger of each number,
+        either of each flag."""
+        for name, (kind, _default, _note) in self.FIELDS.items():
+            mine, theirs = getattr(self, name), getattr(other, name)
+            setattr(self, name, (mine or theirs) if kind == "bool" else max(mine, theirs))

@@ -228,6 +228,10 @@ class Message:
             raise ValueError('Protocol message has no oneof "%s" field.' % group)
         return None
 
+    def Clear(self):
+        self._values.clear()
+        self._present.clear()
+
     def ClearField(self, name):
         self._values.pop(name, None)
         self._present.discard(name)

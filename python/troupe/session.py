@@ -20,26 +20,8 @@ from . import dtypes as _dtypes
 from .framework import IndexedSlices, IndexedSlicesValue, Operation, Tensor, get_default_graph
 
 
-from .config import ConfigProto  # noqa: E402  (tf.ConfigProto lives with its messages)
-
-
-class RunOptions:
-    """Per-run settings: timeout_in_ms (0: the session's default)."""
-
-    FULL_TRACE = 3
-    NO_TRACE = 0
-
-    def __init__(self, timeout_in_ms=0, trace_level=0, **ignored):
-        if not isinstance(timeout_in_ms, int) or timeout_in_ms < 0:
-            raise ValueError("RunOptions.timeout_in_ms: expected an int >= 0, got %r"
-                             % (timeout_in_ms,))
-        self.timeout_in_ms = timeout_in_ms
-        self.trace_level = trace_level
-
-
-class RunMetadata:
-    def __init__(self):
-        self.step_stats = None
+from .config import ConfigProto, RunOptions  # noqa: E402  (they live with their messages)
+from .step_stats_pb import RunMetadata  # noqa: E402
 
 
 # --- fetch structures ---
@@ -182,22 +164,40 @@ class _ClosedSessionError(errors.FailedPreconditionError, RuntimeError):
     """Using a closed session: FailedPreconditionError, and RuntimeError as in TensorFlow."""
 
 
+def _run_options(options):
+    """(timeout_in_ms, trace_level, output_partition_graphs) of a Session.run's `options`
+    (None: the defaults)."""
+    if options is None:
+        return 0, 0, False
+    if not isinstance(options, RunOptions):
+        raise TypeError("options: expected a tf.RunOptions, got %r" % (options,))
+    return options.timeout_in_ms, options.trace_level, options.output_partition_graphs
+
+
+def _check_run_metadata(run_metadata):
+    if run_metadata is not None and not isinstance(run_metadata, RunMetadata):
+        raise TypeError("run_metadata: expected a tf.RunMetadata, got %r" % (run_metadata,))
+
+
 class _Runner:
     """The run() logic shared by Session and the sessions lent to hooks."""
 
-    def _run_with(self, handle, graph, fetches, feed_dict, options, step_tag=0):
+    def _run_with(self, handle, graph, fetches, feed_dict, options, step_tag=0,
+                  run_metadata=None):
         if handle is None or handle.closed:
             raise _ClosedSessionError(None, None, "Attempted to use a closed Session.")
         mapper = _FetchMapper(graph, fetches)
         feeds = _feeds(graph, feed_dict)
-        timeout = 0
-        if options is not None:
-            if not isinstance(options, RunOptions):
-                raise TypeError("options: expected a RunOptions, got %r" % (options,))
-            timeout = options.timeout_in_ms
+        timeout, trace_level, partition_graphs = _run_options(options)
+        _check_run_metadata(run_metadata)
         if not mapper.tensors and not mapper.targets:
+            if run_metadata is not None:
+                run_metadata.Clear()
             return mapper.build([])
-        values = handle.run(feeds, mapper.tensors, mapper.targets, timeout, step_tag)
+        values, metadata = handle.run(feeds, mapper.tensors, mapper.targets, timeout, step_tag,
+                                      trace_level, partition_graphs)
+        if run_metadata is not None:
+            run_metadata.ParseFromString(metadata or b"")
         return mapper.build(values)
 
     def _run_tagged(self, fetches, step_tag):
@@ -258,7 +258,8 @@ class Session(_Runner):
         return self._target
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        return self._run_with(self._handle, self._graph, fetches, feed_dict, options)
+        return self._run_with(self._handle, self._graph, fetches, feed_dict, options,
+                              run_metadata=run_metadata)
 
     def close(self):
         if self._handle is not None:
@@ -337,4 +338,5 @@ class _LentSession(_Runner):
         return self._graph
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        return self._run_with(self._handle, self._graph, fetches, feed_dict, options)
+        return self._run_with(self._handle, self._graph, fetches, feed_dict, options,
+                              run_metadata=run_metadata)

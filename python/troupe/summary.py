@@ -200,6 +200,7 @@ class FileWriter:
         self._flush_secs = flush_secs
         self._lock = threading.Lock()
         self._seen_tags = set()
+        self._run_metadata_tags = set()
         self._open()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
@@ -312,9 +313,21 @@ class FileWriter:
         self.add_event(event)
 
     def add_run_metadata(self, run_metadata, tag, global_step=None):
-        """Writes an (empty: troupe collects no step stats) RunMetadata under `tag`."""
+        """Writes a tf.RunMetadata (a traced step's statistics) under `tag`, which TensorBoard's
+        graph tab offers as a session run. A tag may be used once per writer."""
+        from .step_stats_pb import RunMetadata
+        if not isinstance(run_metadata, RunMetadata):
+            raise TypeError("add_run_metadata: expected a tf.RunMetadata, got %r"
+                            % (run_metadata,))
+        if not isinstance(tag, str):
+            raise TypeError("add_run_metadata: tag must be a string, got %r" % (tag,))
+        with self._lock:
+            if tag in self._run_metadata_tags:
+                raise ValueError("The provided tag was already used for this event type")
+            self._run_metadata_tags.add(tag)
         event = self._event(global_step)
-        event.tagged_run_metadata.MergeFrom(TaggedRunMetadata(tag=tag, run_metadata=b""))
+        event.tagged_run_metadata.MergeFrom(
+            TaggedRunMetadata(tag=tag, run_metadata=run_metadata.SerializeToString()))
         self.add_event(event)
 
     def flush(self):

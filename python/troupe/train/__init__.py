@@ -9,9 +9,9 @@ from .coordinator import Coordinator, LooperThread
 from .device_setter import replica_device_setter
 from .hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
                     GlobalStepWaiterHook, LoggingTensorHook, NanLossDuringTrainingError,
-                    NanTensorHook, SecondOrStepTimer, SessionRunArgs, SessionRunContext,
-                    SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook,
-                    SummarySaverHook)
+                    NanTensorHook, ProfilerHook, SecondOrStepTimer, SessionRunArgs,
+                    SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook,
+                    StopAtStepHook, SummarySaverHook)
 from .moving_averages import ExponentialMovingAverage
 from .checkpoint_utils import (NewCheckpointReader, list_variables, load_checkpoint,
                                load_variable)

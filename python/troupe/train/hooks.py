@@ -1,6 +1,6 @@
 """tf.train.SessionRunHook and the standard hooks: StopAtStepHook, CheckpointSaverHook (with
 CheckpointSaverListener), LoggingTensorHook, StepCounterHook, NanTensorHook, SummarySaverHook,
-GlobalStepWaiterHook, FeedFnHook, FinalOpsHook, and SecondOrStepTimer.
+GlobalStepWaiterHook, FeedFnHook, FinalOpsHook, ProfilerHook, and SecondOrStepTimer.
 
 Hooks written in Python run around each step of a MonitoredTrainingSession as TensorFlow's do:
 begin() before the session exists (add ops then), after_create_session(session, coord),
@@ -13,6 +13,7 @@ of that call.
 
 import collections
 import logging
+import os
 import threading
 import time
 
@@ -96,29 +97,42 @@ class _HookAdapter:
         self._hook.after_create_session(_LentSession(handle, self._graph), None)
 
     def _before_run(self, handle):
-        """(fetched tensors, feeds, operations to run) for the coming step."""
-        from ..session import _feeds
+        """(fetched tensors, feeds, operations to run, (trace level, timeout in ms, partition
+        graphs)) for the coming step; the hook's options are merged into the step's as TensorFlow merges
+        them."""
+        from ..session import RunOptions, _feeds
         self._context = SessionRunContext(self._monitored._current_args,
                                           _LentSession(handle, self._graph))
         args = self._hook.before_run(self._context)
         self._mapper = None
         if args is None:
-            return [], [], []
+            return [], [], [], (0, 0, False)
         if not isinstance(args, SessionRunArgs):
             raise TypeError("%s.before_run must return a SessionRunArgs or None, got %r"
                             % (type(self._hook).__name__, args))
+        options = (0, 0, False)
+        if args.options is not None:
+            if not isinstance(args.options, RunOptions):
+                raise TypeError("%s.before_run: SessionRunArgs.options must be a tf.RunOptions, "
+                                "got %r" % (type(self._hook).__name__, args.options))
+            self._monitored._step_options._merge(args.options)
+            options = (args.options.trace_level, args.options.timeout_in_ms,
+                       args.options.output_partition_graphs)
         feeds = _feeds(self._graph, args.feed_dict)
         if args.fetches is None:
-            return [], feeds, []
+            return [], feeds, [], options
         mapper = _FetchMapper(self._graph, args.fetches)
         self._mapper = mapper
-        return mapper.tensors, feeds, list(mapper.targets)
+        return mapper.tensors, feeds, list(mapper.targets), options
 
-    def _after_run(self, values, handle):
+    def _after_run(self, values, handle, metadata):
         context = self._context
         context._session = _LentSession(handle, self._graph)
         results = self._mapper.build(values) if self._mapper is not None else None
-        self._hook.after_run(context, SessionRunValues(results, None, None))
+        monitored = self._monitored
+        monitored._read_step_metadata(metadata)
+        self._hook.after_run(context, SessionRunValues(results, monitored._step_options,
+                                                       monitored._step_metadata))
         return context.stop_requested
 
     def _end(self, handle):
@@ -530,3 +544,54 @@ class FinalOpsHook(SessionRunHook):
 
     def end(self, session):
         self.final_ops_values = session.run(self._final_ops, feed_dict=self._feed)
+
+
+class ProfilerHook(SessionRunHook):
+    """Traces a step every save_steps global steps or every save_secs seconds (exactly one;
+    never the first step) and writes it as a Chrome trace, `output_dir/timeline-<step>.json`
+    (troupe.python.client.timeline), and as the run metadata "step_<step>" of the event file
+    in output_dir, as TensorFlow's ProfilerHook. Needs a global step."""
+
+    def __init__(self, save_steps=None, save_secs=None, output_dir="", show_dataflow=True,
+                 show_memory=False):
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+        if not isinstance(output_dir, str):
+            raise TypeError("ProfilerHook: output_dir must be a string, got %r" % (output_dir,))
+        self._output_file = os.path.join(output_dir, "timeline-{}.json")
+        from ..summary import FileWriterCache
+        self._file_writer = FileWriterCache.get(output_dir or ".")
+        self._show_dataflow = show_dataflow
+        self._show_memory = show_memory
+
+    def begin(self):
+        self._next_step = None
+        self._global_step_tensor = _global_step_or_raise("ProfilerHook")
+
+    def before_run(self, run_context):
+        from ..config import RunOptions
+        self._request_summary = (self._next_step is not None and
+                                 self._timer.should_trigger_for_step(self._next_step))
+        options = RunOptions(trace_level=RunOptions.FULL_TRACE) if self._request_summary \
+            else None
+        return SessionRunArgs({"global_step": self._global_step_tensor}, options=options)
+
+    def after_run(self, run_context, run_values):
+        stale_global_step = int(run_values.results["global_step"])
+        if self._next_step is None:
+            self._timer.update_last_triggered_step(stale_global_step)
+        global_step = stale_global_step + 1
+        if self._request_summary:
+            global_step = int(run_context.session.run(self._global_step_tensor))
+            self._timer.update_last_triggered_step(global_step)
+            self._save(global_step, self._output_file.format(global_step),
+                       run_values.run_metadata.step_stats)
+            self._file_writer.add_run_metadata(run_values.run_metadata, "step_%d" % global_step)
+        self._next_step = global_step + 1
+
+    def _save(self, step, save_path, step_stats):
+        from ..python.client import timeline
+        logger.info("Saving timeline for %d into '%s'.", step, save_path)
+        trace = timeline.Timeline(step_stats).generate_chrome_trace_format(
+            show_dataflow=self._show_dataflow, show_memory=self._show_memory)
+        with open(save_path, "w") as f:
+            f.write(trace)

@@ -8,7 +8,8 @@ from a lost task by opening a new session and making the model ready again
 from .. import _troupe
 from .. import errors
 from ..framework import get_default_graph
-from ..session import ConfigProto, _FetchMapper, _feeds, _LentSession, _local_server
+from ..session import (ConfigProto, RunMetadata, RunOptions, _check_run_metadata, _FetchMapper,
+                       _feeds, _LentSession, _local_server, _run_options)
 from .hooks import SessionRunArgs, _HookAdapter
 from .optimizer import _SyncReplicasHookSpec
 from .scaffold import Scaffold
@@ -83,9 +84,24 @@ class _MonitoredTrainingSession:
             raise RuntimeError("Run called on a closed MonitoredSession.")
         mapper = _FetchMapper(self._graph, fetches)
         feeds = _feeds(self._graph, feed_dict)
+        timeout, trace_level, partition_graphs = _run_options(options)
+        _check_run_metadata(run_metadata)
         self._current_args = SessionRunArgs(fetches, feed_dict, options)
-        values = self._native.run(feeds, mapper.tensors, mapper.targets)
+        # As TensorFlow's: the hooks' options are merged into the caller's (in place), and the
+        # caller and every hook see the same options and the same RunMetadata.
+        self._step_options = options if options is not None else RunOptions()
+        self._step_metadata = run_metadata if run_metadata is not None else RunMetadata()
+        self._step_metadata_read = False
+        values, metadata = self._native.run(feeds, mapper.tensors, mapper.targets, timeout,
+                                            trace_level, partition_graphs)
+        self._read_step_metadata(metadata)
         return mapper.build(values)
+
+    def _read_step_metadata(self, metadata):
+        """Fills the step's RunMetadata from the step's serialized one, once per step."""
+        if not self._step_metadata_read:
+            self._step_metadata.ParseFromString(metadata or b"")
+            self._step_metadata_read = True
 
     def should_stop(self):
         return self._native is None or self._native.should_stop()
@@ -350,5 +366,11 @@ class _RawSession:
         if native is None:
             raise RuntimeError("Attempted to use a closed Session.")
         mapper = _FetchMapper(self.graph, fetches)
-        values = native.run_raw(_feeds(self.graph, feed_dict), mapper.tensors, mapper.targets)
+        timeout, trace_level, partition_graphs = _run_options(options)
+        _check_run_metadata(run_metadata)
+        values, metadata = native.run_raw(_feeds(self.graph, feed_dict), mapper.tensors,
+                                          mapper.targets, timeout, trace_level,
+                                          partition_graphs)
+        if run_metadata is not None:
+            run_metadata.ParseFromString(metadata or b"")
         return mapper.build(values)

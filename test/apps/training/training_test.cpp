@@ -263,6 +263,76 @@ BOOST_AUTO_TEST_CASE(hooks_feed_tensors_and_run_operations) {
               "same tensor is fed by a SessionRunHook and the caller, or by two hooks: 'fed:0'");
 }
 
+// A hook that asks for a trace of every second step (TensorFlow's ProfilerHook asks so through
+// SessionRunArgs.options) and keeps what each step reported.
+class TracingHook : public SessionRunHook {
+ public:
+  std::vector<Output> before_run(RunContext& context) override {
+    if (++steps_ % 2 == 0) {
+      context.merge_options(
+          {.trace_level = TraceLevel::kFullTrace, .output_partition_graphs = true});
+    }
+    return {};
+  }
+  Status after_run(RunContext& context, const std::vector<Tensor>& values) override {
+    seen.push_back(context.run_metadata().step_stats);
+    graphs.push_back(context.run_metadata().partition_graphs.size());
+    levels.push_back(context.run_options().trace_level);
+    timeouts.push_back(context.run_options().timeout_ms);
+    return Status::OK();
+  }
+  std::vector<std::vector<DeviceStepStats>> seen;
+  std::vector<size_t> graphs;  // how many partition graphs each step reported
+  std::vector<TraceLevel> levels;
+  std::vector<int64_t> timeouts;
+
+ private:
+  int steps_ = 0;
+};
+
+BOOST_AUTO_TEST_CASE(a_hook_asks_for_a_trace_and_sees_the_step_statistics) {
+  auto server = value_or_throw(Server::create_local_server());
+  Regression m;
+  Output doubled = ops::Mul(m.root.with_op_name("doubled"), m.w.ref, 2.0);
+  MonitoredTrainingSessionOptions options;
+  options.master = server->target();
+  auto hook = std::make_shared<TracingHook>();
+  options.hooks = {hook};
+  auto session = value_or_throw(MonitoredTrainingSession::create(m.root, options));
+  RunMetadata metadata;
+  for (int step = 0; step < 3; ++step) {
+    value_or_throw(session->run({doubled}, {}, {}, {.timeout_ms = 20000}, &metadata));
+  }
+  BOOST_TEST_REQUIRE(hook->seen.size() == 3u);
+  BOOST_TEST(hook->seen[0].empty());
+  BOOST_TEST(hook->seen[2].empty());
+  BOOST_TEST(hook->graphs == std::vector<size_t>({0, 1, 0}), boost::test_tools::per_element());
+  BOOST_TEST((hook->levels[1] == TraceLevel::kFullTrace));
+  BOOST_TEST((hook->levels[0] == TraceLevel::kNoTrace));
+  BOOST_TEST_REQUIRE(hook->seen[1].size() == 1u);
+  const DeviceStepStats& device = hook->seen[1][0];
+  BOOST_TEST(device.device.find("/device:CPU:0") != std::string::npos);
+  auto node = std::find_if(device.node_stats.begin(), device.node_stats.end(),
+                           [](const NodeExecStats& n) { return n.node_name == "doubled"; });
+  BOOST_TEST_REQUIRE((node != device.node_stats.end()));
+  BOOST_TEST(node->timeline_label.starts_with("doubled = Mul("));
+  BOOST_TEST(node->all_start_micros > 0);
+  BOOST_TEST(node->op_start_rel_micros <= node->op_end_rel_micros);
+  BOOST_TEST(node->op_end_rel_micros <= node->all_end_rel_micros);
+  BOOST_TEST_REQUIRE(node->outputs.size() == 1u);
+  BOOST_TEST((node->outputs[0].dtype == DataType::kDouble));
+  BOOST_TEST(node->outputs[0].shape == std::vector<int64_t>({3, 1}),
+             boost::test_tools::per_element());
+  BOOST_TEST(node->outputs[0].bytes == 24);
+  // The caller's metadata is the last step's (not traced).
+  BOOST_TEST(metadata.step_stats.empty());
+  value_or_throw(session->run({doubled}, {}, {}, {}, &metadata));
+  BOOST_TEST(metadata.step_stats.size() == 1u);  // the fourth step: traced
+  // The hook asked for no timeout: the caller's stands.
+  BOOST_TEST(hook->timeouts[0] == 20000);
+  BOOST_TEST(hook->timeouts[3] == 0);
+}
+
 BOOST_AUTO_TEST_CASE(a_scaffold_replaces_each_start_up_step) {
   auto server = value_or_throw(Server::create_local_server());
   Regression m;

@@ -1,0 +1,1 @@
+"""troupe.python.client: timeline (Chrome traces of a traced step)."""
