@@ -91,6 +91,7 @@ from .variables import (AUTO_REUSE, Variable, VariableScope, all_variables,
                         zeros_initializer)
 from .sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder
 from .functional_ops import foldl, foldr, map_fn, scan
+from .tensor_array_ops import TensorArray
 from .parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, SparseFeature,
                           VarLenFeature, decode_csv,
                           decode_raw, parse_example, parse_single_example, string_split,

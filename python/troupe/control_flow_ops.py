@@ -234,16 +234,21 @@ def _is_nested(value):
 
 
 def _flatten_nested(structure):
-    """The leaves of lists, tuples (namedtuples included) and dicts (by sorted key)."""
+    """The leaves of lists, tuples (namedtuples included) and dicts (by sorted key); a
+    TensorArray is two leaves, its elements and its size (tensor_array_ops.py)."""
+    from .tensor_array_ops import TensorArray, _flat
     if isinstance(structure, dict):
         return [leaf for key in sorted(structure) for leaf in _flatten_nested(structure[key])]
     if isinstance(structure, (list, tuple)):
         return [leaf for item in structure for leaf in _flatten_nested(item)]
+    if isinstance(structure, TensorArray):
+        return _flat(structure)
     return [structure]
 
 
 def _pack_nested(structure, flat):
     """`flat` (as _flatten_nested gives) in the shape of `structure`."""
+    from .tensor_array_ops import TensorArray
     leaves = iter(flat)
 
     def pack(s):
@@ -254,12 +259,28 @@ def _pack_nested(structure, flat):
             if hasattr(s, "_fields"):
                 return type(s)(*items)
             return type(s)(items)
+        if isinstance(s, TensorArray):
+            elements = next(leaves)
+            return s._with(elements, next(leaves))
         return next(leaves)
 
     return pack(structure)
 
 
+def _tensor_arrays(structure):
+    """The TensorArrays among the leaves of `structure`, in _flatten_nested's order."""
+    from .tensor_array_ops import TensorArray
+    if isinstance(structure, dict):
+        return [ta for key in sorted(structure) for ta in _tensor_arrays(structure[key])]
+    if isinstance(structure, (list, tuple)):
+        return [ta for item in structure for ta in _tensor_arrays(item)]
+    return [structure] if isinstance(structure, TensorArray) else []
+
+
 def _same_structure(a, b):
+    from .tensor_array_ops import TensorArray
+    if isinstance(a, TensorArray) or isinstance(b, TensorArray):
+        return isinstance(a, TensorArray) and isinstance(b, TensorArray)
     if isinstance(a, dict) or isinstance(b, dict):
         return isinstance(a, dict) and isinstance(b, dict) and sorted(a) == sorted(b) and \
             all(_same_structure(a[k], b[k]) for k in a)
@@ -375,8 +396,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     and shapes (or shapes compatible with `shape_invariants`). Returns the loop variables
     after the last iteration (the single tensor when there is one loop variable, unless
     return_same_structure). Gradients flow through it to the loop variables and to the tensors
-    the body uses. Loop variables are Tensors (and values convertible to them); TensorArray,
-    IndexedSlices and SparseTensor loop variables are not supported. (`_unstacked`, troupe's
+    the body uses. Loop variables are Tensors (and values convertible to them) and
+    TensorArrays (tensor_array_ops.py); IndexedSlices and SparseTensor loop variables are not
+    supported. (`_unstacked`, troupe's
     own: flat indices of loop variables whose values the body's gradient never reads, such as
     an accumulator written with tensor_scatter_update; the gradient does not record them.)"""
     from .framework import TensorShape
@@ -389,7 +411,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if isinstance(parallel_iterations, bool) or not isinstance(parallel_iterations, int) or \
             parallel_iterations < 1:
         raise TypeError("parallel_iterations must be a positive integer.")
-    if loop_vars is None or (_is_nested(loop_vars) and not _flatten_nested(loop_vars)):
+    if loop_vars is None or (_is_nested(loop_vars) and not _tensor_arrays(loop_vars) and
+                             not _flatten_nested(loop_vars)):
         raise ValueError("No loop variables provided")
     with name_scope(name, "while"):
         if maximum_iterations is not None:
@@ -417,6 +440,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             return result[1]
 
         structure = loop_vars if _is_nested(loop_vars) else [loop_vars]
+        structure = _allocate_tensor_arrays(structure, body, loop_vars)
         flat_vars = []
         for i, value in enumerate(_flatten_nested(structure)):
             if hasattr(value, "_as_graph_element") and not isinstance(value, Tensor):
@@ -432,11 +456,14 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             invariants = [v.shape for v in flat_vars]
         else:
             given = shape_invariants if _is_nested(loop_vars) else [shape_invariants]
+            # A TensorArray's place takes any invariant: its own shapes are used (below).
+            given = _replace_tensor_arrays(structure, given)
             if not _same_structure(structure, given):
                 raise ValueError("The two structures don't have the same nested structure.\n\n"
                                  "First structure: %s\n\nSecond structure: %s"
                                  % (structure, given))
-            invariants = [s if isinstance(s, TensorShape) else TensorShape(s)
+            invariants = [s if isinstance(s, TensorShape) else
+                          TensorShape(None) if isinstance(s, Tensor) else TensorShape(s)
                           for s in _flatten_nested(given)]
             for var, invariant in zip(flat_vars, invariants):
                 if not invariant.is_compatible_with(var.shape):
@@ -445,12 +472,31 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                         "initial shape of the loop variable. It enters the loop with shape %s, "
                         "but the specified shape invariant is %s." % (var.name, var.shape,
                                                                       invariant))
+        # A TensorArray's elements may grow (dynamic_size) and their first write may give
+        # their element shape: only its rank is kept, and its size is a scalar.
+        for index, ta in zip(_tensor_array_elements(structure), _tensor_arrays(structure)):
+            elements = flat_vars[index].shape
+            if elements.ndims is not None:
+                first = None if ta._dynamic_size else elements.as_list()[0]
+                rest = ta._element_shape.as_list() if ta._element_shape.ndims is not None \
+                    else [None] * (elements.ndims - 1)
+                invariants[index] = TensorShape([first] + rest)
+            else:
+                invariants[index] = TensorShape(None)
+            invariants[index + 1] = TensorShape([])
 
         def flat_cond(args):
             return cond(*_pack_nested(structure, args))
 
+        reads = []  # per TensorArray loop variable: a log of the body's reads of it
+
         def flat_body(args):
-            result = body(*_pack_nested(structure, args))
+            packed = _pack_nested(structure, args)
+            del reads[:]
+            for ta in _tensor_arrays(packed):
+                ta._reads = []
+                reads.append(ta._reads)
+            result = body(*packed)
             if not _is_nested(loop_vars):
                 result = [result] if not _is_nested(result) or len(result) != 1 else result
             elif not _is_nested(result):
@@ -464,10 +510,94 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         loop = _Loop(flat_body, len(flat_vars), None, _unstacked) if back_prop else None
         op = _build_while(flat_cond, flat_body, flat_vars, invariants, parallel_iterations,
                           loop=loop)
+        if loop is not None:
+            # A TensorArray the body only writes: its gradient does not read the elements,
+            # so the loop's gradient does not record them (as map_fn's results).
+            loop.unstacked += [index for index, log in zip(_tensor_array_elements(structure),
+                                                           reads) if not log]
         outputs = op.outputs[:len(flat_vars)]
         if len(outputs) == 1 and not return_same_structure:
             return outputs[0]
         return _pack_nested(structure if _is_nested(loop_vars) else [loop_vars], outputs)
+
+
+def _replace_tensor_arrays(structure, given):
+    """`given` (shape invariants of `structure`'s form) with each TensorArray's place made the
+    TensorArray itself, whatever was given there."""
+    from .tensor_array_ops import TensorArray
+    if isinstance(structure, TensorArray):
+        return structure
+    if isinstance(structure, dict) and isinstance(given, dict):
+        return type(given)((key, _replace_tensor_arrays(structure[key], given[key])
+                            if key in structure else given[key]) for key in given)
+    if isinstance(structure, (list, tuple)) and isinstance(given, (list, tuple)) and \
+            len(structure) == len(given):
+        items = [_replace_tensor_arrays(s, g) for s, g in zip(structure, given)]
+        return type(given)(*items) if hasattr(given, "_fields") else type(given)(items)
+    return given
+
+
+def _tensor_array_elements(structure):
+    """The flat indices of the elements of each TensorArray of `structure`."""
+    from .tensor_array_ops import TensorArray
+    indices, position = [], 0
+
+    def walk(s):
+        nonlocal position
+        if isinstance(s, dict):
+            for key in sorted(s):
+                walk(s[key])
+        elif isinstance(s, (list, tuple)):
+            for item in s:
+                walk(item)
+        elif isinstance(s, TensorArray):
+            indices.append(position)
+            position += 2
+        else:
+            position += 1
+
+    walk(structure)
+    return indices
+
+
+def _allocate_tensor_arrays(structure, body, loop_vars):
+    """`structure` with elements for each TensorArray that has none yet (its element shape is
+    not fully known): the body called once outside the loop writes them, and its elements'
+    shape sizes the loop's."""
+    from .ops import zeros_like
+    if all(ta._elements is not None for ta in _tensor_arrays(structure)):
+        return structure
+    sample = body(*structure) if _is_nested(loop_vars) else body(structure[0])
+    sample = list(sample) if _is_nested(sample) else [sample]
+    if not _same_structure(list(structure), sample):
+        raise ValueError("The two structures don't have the same nested structure.\n\n"
+                         "First structure: %s\n\nSecond structure: %s"
+                         % (list(structure), sample))
+    written = iter(_tensor_arrays(sample))
+
+    def allocate(ta):
+        made = next(written)
+        if ta._elements is not None:
+            return ta
+        if made._elements is None:
+            raise ValueError("while_loop: a TensorArray loop variable is never written by the "
+                             "body and its element shape %s is not fully known (give "
+                             "element_shape)" % ta._element_shape)
+        allocated = ta._with(zeros_like(made._elements), ta._size)
+        allocated._element_shape = made._element_shape
+        allocated._shaped(allocated._elements)
+        return allocated
+
+    def rebuild(s):
+        from .tensor_array_ops import TensorArray
+        if isinstance(s, dict):
+            return type(s)((key, rebuild(s[key])) for key in sorted(s))
+        if isinstance(s, (list, tuple)):
+            items = [rebuild(item) for item in s]
+            return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
+        return allocate(s) if isinstance(s, TensorArray) else s
+
+    return rebuild(structure)
 
 
 def _while_grad(native_op, native_grads):

@@ -2,11 +2,11 @@
 a function applied along dimension 0 of `elems` (a tensor, or a nested structure of tensors of
 one length), in a tf.while_loop, with gradients.
 
-troupe has no TensorArray: each output is collected into a tensor [n] + its shape with
-tensor_scatter_update (the loop's gradient does not record it), so an output's shape must be
-the same at every element (TensorArray's stack requires that too). `fn` is called once outside
-the loop on element 0 (or the initializer) to make its variables and learn its outputs'
-dtypes and shapes; that call is never run, unless an output's shape is not known statically,
+As in troupe's TensorArray (tensor_array_ops.py), each output is collected into a tensor
+[n] + its shape with tensor_scatter_update (the loop's gradient does not record it), so an
+output's shape must be the same at every element (TensorArray's stack requires that too).
+`fn` is called once outside the loop on element 0 (or the initializer) to make its variables
+and learn its outputs' dtypes and shapes; that call is never run, unless an output's shape is not known statically,
 in which case the run computes it from element 0 (one call of fn more). Its ops stay in the
 graph: a summary fn writes is made there too (so merge_all() evaluates fn on element 0). Inside
 the loop fn finds the variables and layers that call made (get_variable, tf.layers, under the
