@@ -191,13 +191,16 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
                   promise.deliver(to_caf_error(done));
                 } else {
                   RunPartitionResponse response{std::move(rets), {}, {}};
+                  std::vector<DeviceStepStats> stats;
                   if (node.mapped().stats != nullptr) {
-                    response.stats.device = self->state.device->name();
-                    response.stats.node_stats = std::move(*node.mapped().stats);
+                    stats.push_back({self->state.device->name(), std::move(*node.mapped().stats)});
                   }
                   if (return_graph) {
                     response.graph.push_back(node.mapped().executor->graph().to_graph_def());
                   }
+                  drop_oversized_trace(self->system(), node.mapped().master.node(), stats,
+                                       response.graph);
+                  if (!stats.empty()) response.stats = std::move(stats.front());
                   promise.deliver(std::move(response));
                 }
               });

@@ -380,6 +380,8 @@ void start_step(Self* self, int64_t step_id, const std::shared_ptr<PreparedRun>&
                                             "fetch '{}'", it->second.fetch_names[f]);
                   if (!fits.ok()) return fail_step(self, step_id, fits);
                 }
+                drop_oversized_trace(self->system(), it->second.client, out.metadata.step_stats,
+                                     out.metadata.partition_graphs);
                 it->second.promise.deliver(std::move(out));
                 self->state.pending.erase(it);
               }

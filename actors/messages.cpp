@@ -30,6 +30,31 @@ ClientHeartbeats client_heartbeats(caf::actor_system& system) {
                                                 int64_t{defaults.timeout.count()}))};
 }
 
+void drop_oversized_trace(caf::actor_system& system, const caf::node_id& destination,
+                          std::vector<DeviceStepStats>& stats, std::vector<GraphDef>& graphs) {
+  if (destination == system.node()) return;
+  const uint64_t limit = max_message_bytes(system);
+  for (DeviceStepStats& device : stats) {
+    uint64_t bytes = approximate_message_bytes(device);
+    if (bytes + 1024 <= limit) continue;
+    log_warning(
+        "the statistics of a traced step on {} ({} nodes, about {} bytes) are over the limit of "
+        "{} bytes for one message between processes (--max_message_bytes): left out",
+        device.device, device.node_stats.size(), bytes, limit);
+    device.node_stats.clear();
+  }
+  for (size_t g = 0; g < graphs.size(); ++g) {
+    if (graphs[g].nodes.empty()) continue;
+    uint64_t bytes = serialize_graph_def(graphs[g]).size() * sizeof(capnp::word);
+    if (bytes + 1024 <= limit) continue;
+    log_warning(
+        "partition graph {} of a step ({} nodes, {} bytes) is over the limit of {} bytes for "
+        "one message between processes (--max_message_bytes): left out",
+        g, graphs[g].nodes.size(), bytes, limit);
+    graphs[g] = GraphDef();
+  }
+}
+
 Status too_large_for_message(caf::actor_system& system, const Tensor& tensor,
                              std::string_view what) {
   return errors::InvalidArgument(

@@ -121,6 +121,13 @@ Status check_fits_in_message(caf::actor_system& system, const caf::node_id& dest
   return check_fits_in_message(system, tensor, what, std::forward<Args>(args)...);
 }
 
+// A traced step's statistics and partition graphs on their way to `destination` (a device's
+// answer to its master session, or a master session's to its client): each is held to the
+// message limit as a tensor is, and one over it is left out, with a warning naming it, rather
+// than failing (or losing) a step that was only traced. Nothing is checked in one process.
+void drop_oversized_trace(caf::actor_system& system, const caf::node_id& destination,
+                          std::vector<DeviceStepStats>& stats, std::vector<GraphDef>& graphs);
+
 namespace detail {
 // Flat Cap'n Proto <-> CAF's binary inspectors (defined in messages.cpp).
 caf::error save_tensor(caf::serializer& sink, const Tensor& tensor);

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <optional>
@@ -90,8 +91,8 @@ NodeExecStats start_record(const Node& node, const NodeClock& clock) {
   return stats;
 }
 
-// Adds what `outputs` hold to `stats`.
-void record_outputs(NodeExecStats& stats, std::span<const Entry> outputs) {
+// Adds what `outputs` hold to `stats`; they live in the memory of `device`.
+void record_outputs(NodeExecStats& stats, std::span<const Entry> outputs, const Device& device) {
   for (size_t o = 0; o < outputs.size(); ++o) {
     const Tensor& value = outputs[o].value;
     NodeOutputStats out;
@@ -100,6 +101,7 @@ void record_outputs(NodeExecStats& stats, std::span<const Entry> outputs) {
       out.dtype = value.dtype();
       out.shape = value.shape().dims();
       out.bytes = value.total_bytes();
+      out.allocator_name = device.type() == "GPU" ? "gpu" : "cpu";
     }
     stats.outputs.push_back(std::move(out));
   }
@@ -178,7 +180,7 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
       return false;
     }
     stats.op_end_rel_micros = clock.micros_since_start();
-    record_outputs(stats, ctx_.outputs_);
+    record_outputs(stats, ctx_.outputs_, ex_.device_);
     complete(item);
     stats.all_end_rel_micros = clock.micros_since_start();
     step_.stats->push_back(std::move(stats));
@@ -192,18 +194,33 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
       return entries_[ex_.input_entries_[item.input_begin + i]].dead;
     };
     if (item.is_merge) {
+      std::optional<NodeClock> clock;
+      if (step_.stats != nullptr) clock.emplace();
       int live = -1;
       for (int i = 0; i < item.num_inputs && live < 0; ++i) {
         if (!input_dead(i)) live = i;
       }
       if (live < 0) {
         kill(item);
-      } else {
-        entries_[item.output_begin] = entries_[ex_.input_entries_[item.input_begin + live]];
-        entries_[item.output_begin].dead = false;
-        entries_[item.output_begin + 1].value = Tensor(static_cast<int32_t>(live));
+        complete(item);
+        return false;
       }
+      entries_[item.output_begin] = entries_[ex_.input_entries_[item.input_begin + live]];
+      entries_[item.output_begin].dead = false;
+      entries_[item.output_begin + 1].value = Tensor(static_cast<int32_t>(live));
+      if (!clock) {
+        complete(item);
+        return false;
+      }
+      // A traced step records a live Merge as the kernel TensorFlow runs for it.
+      NodeExecStats stats = start_record(*item.node, *clock);
+      stats.op_end_rel_micros = clock->micros_since_start();
+      record_outputs(stats,
+                     std::span<const Entry>(entries_.data() + item.output_begin, item.num_outputs),
+                     ex_.device_);
       complete(item);
+      stats.all_end_rel_micros = clock->micros_since_start();
+      step_.stats->push_back(std::move(stats));
       return false;
     }
     bool dead = false;
@@ -243,6 +260,7 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
     std::vector<std::shared_ptr<Resource>> refs;
     std::optional<NodeClock> clock;  // a traced step's
     NodeExecStats stats;
+    std::atomic<bool> done_called{false};  // the kernel called its done callback (any thread)
   };
 
   void bind(OpKernelContext& ctx, const Executor::NodeItem& item) {
@@ -306,11 +324,13 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
     const Executor::NodeItem* node = &item;
     bool threw = guarded(ctx, [&] {
       item.async->compute_async(ctx, [self, owned, node] {
+        owned->done_called = true;
         self->step_.schedule([self, owned, node] { self->async_done(*node, *owned); });
       });
     });
-    // A kernel that threw never calls done: finish it here.
-    if (threw) async_done(item, *owned);
+    // A kernel that threw before calling done: finish it here (once: one that called done and
+    // then threw finishes through done).
+    if (threw && !owned->done_called) async_done(item, *owned);
   }
 
   void async_done(const Executor::NodeItem& item, AsyncContext& owned) {
@@ -321,7 +341,7 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
     } else if (status_.ok()) {
       if (owned.clock) {
         owned.stats.op_end_rel_micros = owned.clock->micros_since_start();
-        record_outputs(owned.stats, ctx.outputs_);
+        record_outputs(owned.stats, ctx.outputs_, ex_.device_);
       }
       complete(item);
       if (owned.clock && step_.stats != nullptr) {

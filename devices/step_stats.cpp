@@ -30,7 +30,9 @@ std::string encode_output(const NodeOutputStats& output) {
   std::string allocation;
   proto::put_int(allocation, field::kRequestedBytes, output.bytes);
   proto::put_int(allocation, field::kAllocatedBytes, output.bytes);
-  proto::put_bytes(allocation, field::kAllocatorName, "cpu");
+  if (!output.allocator_name.empty()) {
+    proto::put_bytes(allocation, field::kAllocatorName, output.allocator_name);
+  }
   std::string description;
   if (output.dtype != DataType::kInvalid) {
     proto::put_int(description, field::kDtype, tensorflow_dtype_number(output.dtype));
@@ -131,7 +133,7 @@ Status decode_output(std::string_view bytes, const std::string& what, NodeOutput
             if (dn != field::kDim) return Status::OK();
             std::string dim;
             TROUPE_RETURN_IF_ERROR(read_string(dims, dn, dt, &dim, d));
-            int64_t size = -1;
+            int64_t size = 0;  // proto3 leaves a size of 0 out
             TROUPE_RETURN_IF_ERROR(
                 read_message(dim, what, [&](uint32_t sn, uint32_t st, auto& r, bool* s) {
                   return sn == field::kDimSize ? read_int(r, sn, st, &size, s) : Status::OK();
@@ -142,6 +144,9 @@ Status decode_output(std::string_view bytes, const std::string& what, NodeOutput
         case field::kAllocationDescription:
           TROUPE_RETURN_IF_ERROR(read_string(inner, n, t, &sub, done));
           return read_message(sub, what, [&](uint32_t an, uint32_t at, auto& r, bool* a) {
+            if (an == field::kAllocatorName) {
+              return read_string(r, an, at, &output->allocator_name, a);
+            }
             return an == field::kRequestedBytes ? read_int(r, an, at, &output->bytes, a)
                                                 : Status::OK();
           });
@@ -197,6 +202,16 @@ std::string encode_step_stats(const std::vector<DeviceStepStats>& devices) {
     proto::put_bytes(out, field::kDevStats, dev);
   }
   return out;
+}
+
+uint64_t approximate_message_bytes(const DeviceStepStats& device) {
+  uint64_t bytes = device.device.size() + 16;
+  for (const NodeExecStats& node : device.node_stats) {
+    bytes += node.node_name.size() + node.timeline_label.size() + 64;
+    for (const NodeOutputStats& output : node.outputs)
+      bytes += output.allocator_name.size() + 8 * output.shape.size() + 40;
+  }
+  return bytes;
 }
 
 StatusOr<std::vector<DeviceStepStats>> decode_step_stats(std::string_view bytes,

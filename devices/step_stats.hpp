@@ -25,7 +25,8 @@ struct NodeOutputStats {
   int32_t slot = 0;
   DataType dtype = DataType::kInvalid;
   std::vector<int64_t> shape;
-  int64_t bytes = 0;  // the element bytes of the tensor (0 for a dead or unset output)
+  int64_t bytes = 0;           // the element bytes of the tensor (0 for a dead or unset output)
+  std::string allocator_name;  // where it lives: "cpu", or "gpu" for a GPU device's memory
 };
 
 struct NodeExecStats {
@@ -63,6 +64,10 @@ enum class TraceLevel : int32_t {
 // TensorFlow's would, and TensorBoard reads what FileWriter.add_run_metadata writes. Decoding
 // skips the fields troupe does not record; a malformed message is DataLoss naming `what`.
 std::string encode_step_stats(const std::vector<DeviceStepStats>& devices);
+
+// About how many bytes `device` takes in an actor message (its strings and numbers), for the
+// message size limit.
+uint64_t approximate_message_bytes(const DeviceStepStats& device);
 StatusOr<std::vector<DeviceStepStats>> decode_step_stats(std::string_view bytes,
                                                          const std::string& what);
 

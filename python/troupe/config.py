@@ -233,10 +233,31 @@ class _TraceLevel:
         raise ValueError("Enum TraceLevel has no value defined for name %r" % (name,))
 
 
+_NO_DEBUG = "no effect: troupe has no tfdbg"
+
+
+class DebugOptions(_Message):
+    """RunOptions.debug_options (tfdbg's watches), accepted with no effect."""
+
+    FIELDS = {
+        "debug_tensor_watch_opts": ("repeated", None, _NO_DEBUG),
+        "global_step": ("int", 0, _NO_DEBUG),
+        "reset_disk_byte_usage": ("bool", False, _NO_DEBUG),
+    }
+
+
+class _RunExperimental(_Message):
+    FIELDS = {
+        "collective_graph_key": ("int", 0, "no effect: troupe has no collectives"),
+        "use_run_handler_pool": ("bool", False, "no effect: troupe's actors schedule ops"),
+    }
+
+
 class RunOptions(_Message):
     """tf.RunOptions: settings of one Session.run. See FIELDS for what each does in troupe."""
 
     TraceLevel = _TraceLevel
+    Experimental = _RunExperimental
     NO_TRACE = _TraceLevel.NO_TRACE
     SOFTWARE_TRACE = _TraceLevel.SOFTWARE_TRACE
     HARDWARE_TRACE = _TraceLevel.HARDWARE_TRACE
@@ -247,24 +268,35 @@ class RunOptions(_Message):
                                   "each node of the step ran on which device, and its outputs "
                                   "(every level records the same: there are no hardware "
                                   "counters)"),
-        "timeout_in_ms": ("int", 0, "acts: the step's deadline (0: the session's)"),
+        "timeout_in_ms": ("int", 0, "acts: the step's deadline (0 or less: the session's)"),
         "inter_op_thread_pool": ("int", 0, "no effect: troupe's actors schedule ops"),
+        "debug_options": (DebugOptions, None, _NO_DEBUG),
         "output_partition_graphs": ("bool", False, "acts: run_metadata.partition_graphs has "
                                                    "the graph each device of the step ran"),
         "report_tensor_allocations_upon_oom": ("bool", False, "no effect: an out-of-memory "
                                                               "error names the node only"),
+        "experimental": (_RunExperimental, None, "no effect (its fields have none)"),
     }
 
     def _check(self, name, value):
         if name == "trace_level" and value not in _TraceLevel._NAMES:
             raise ValueError("RunOptions.trace_level: expected NO_TRACE (0), SOFTWARE_TRACE (1), "
                              "HARDWARE_TRACE (2) or FULL_TRACE (3), got %r" % (value,))
-        if name in ("timeout_in_ms", "inter_op_thread_pool") and value < 0:
-            raise ValueError("RunOptions.%s: expected an int >= 0, got %r" % (name, value))
+        if name == "inter_op_thread_pool" and value < -1:
+            raise ValueError("RunOptions.inter_op_thread_pool: expected an int >= -1 (-1: the "
+                             "caller's thread), got %r" % (value,))
 
     def _merge(self, other):
         """Merges `other` in as TensorFlow merges its hooks' options: the larger of each number,
-        either of each flag."""
+        either of each flag, the debug watches appended (experimental is not merged)."""
         for name, (kind, _default, _note) in self.FIELDS.items():
             mine, theirs = getattr(self, name), getattr(other, name)
-            setattr(self, name, (mine or theirs) if kind == "bool" else max(mine, theirs))
+            if name == "debug_options":
+                mine.debug_tensor_watch_opts = (list(mine.debug_tensor_watch_opts) +
+                                                list(theirs.debug_tensor_watch_opts))
+                mine.reset_disk_byte_usage = (mine.reset_disk_byte_usage or
+                                              theirs.reset_disk_byte_usage)
+            elif kind == "bool":
+                setattr(self, name, mine or theirs)
+            elif kind == "int":
+                setattr(self, name, max(mine, theirs))

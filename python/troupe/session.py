@@ -171,7 +171,9 @@ def _run_options(options):
         return 0, 0, False
     if not isinstance(options, RunOptions):
         raise TypeError("options: expected a tf.RunOptions, got %r" % (options,))
-    return options.timeout_in_ms, options.trace_level, options.output_partition_graphs
+    # As TensorFlow: a timeout of 0 or less is the session's.
+    return (max(options.timeout_in_ms, 0), options.trace_level,
+            options.output_partition_graphs)
 
 
 def _check_run_metadata(run_metadata):

@@ -2,6 +2,7 @@
 // max_message_bytes): senders refuse what the other side would drop, with InvalidArgument
 // naming the tensor, and a receiver with a smaller limit drops it without being held up.
 #include "status_checks.hpp"
+#include "troupe/actors/messages.hpp"
 #include "troupe/actors/runtime.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/actors/session.hpp"
@@ -87,6 +88,47 @@ BOOST_AUTO_TEST_CASE(a_tensor_between_tasks_over_the_limit_fails_the_step) {
   testing::check_error(status, Code::kInvalidArgument, "over the limit of 65536 bytes");
   testing::check_error(status, Code::kInvalidArgument, "the tensor sent as '/job:ps/");
   testing::check_error(status, Code::kInvalidArgument, "made_on_ps:0' ([65536], 262144 bytes)");
+}
+
+// A traced step's statistics and partition graph over the limit are left out (saying so on
+// stderr), rather than failing a step that was only traced; nothing is held back in one process.
+BOOST_AUTO_TEST_CASE(a_traced_steps_statistics_over_the_limit_are_left_out) {
+  auto runtime = runtime_with_limit(kLimit);
+  caf::actor_system& system = runtime->system();
+  caf::node_id elsewhere = caf::make_node_id(4242, caf::node_id::default_data::host_id_type{1});
+  auto traced = [] {
+    std::vector<DeviceStepStats> stats(2);
+    stats[0].device = "/job:worker/replica:0/task:0/device:CPU:0";
+    stats[1].device = "/job:ps/replica:0/task:0/device:CPU:0";
+    for (int i = 0; i < 2000; ++i) {  // about 200 KB
+      NodeExecStats node;
+      node.node_name = fmt::format("layer/Add_{}", i);
+      node.timeline_label = fmt::format("layer/Add_{} = Add(layer/Add_{}, one)", i, i - 1);
+      node.outputs.push_back({0, DataType::kFloat, {128, 10}, 5120, "cpu"});
+      stats[0].node_stats.push_back(std::move(node));
+    }
+    stats[1].node_stats.resize(3);  // small: kept
+    return stats;
+  };
+  GraphDef big, small;
+  for (int i = 0; i < 2000; ++i)
+    big.nodes.push_back({fmt::format("n{}", i), "NoOp", {}, "", {}});
+  small.nodes.push_back({"n", "NoOp", {}, "", {}});
+
+  auto stats = traced();
+  std::vector<GraphDef> graphs{big, small};
+  drop_oversized_trace(system, elsewhere, stats, graphs);
+  BOOST_TEST(stats[0].node_stats.empty());
+  BOOST_TEST(stats[0].device == "/job:worker/replica:0/task:0/device:CPU:0");
+  BOOST_TEST(stats[1].node_stats.size() == 3u);
+  BOOST_TEST(graphs[0].nodes.empty());
+  BOOST_TEST(graphs[1].nodes.size() == 1u);
+
+  auto local = traced();
+  std::vector<GraphDef> local_graphs{big};
+  drop_oversized_trace(system, system.node(), local, local_graphs);
+  BOOST_TEST(local[0].node_stats.size() == 2000u);
+  BOOST_TEST(local_graphs[0].nodes.size() == 2000u);
 }
 
 // A client with a larger limit than the server: the server drops the step request's content

@@ -405,3 +405,47 @@ def test_timing_is_plausible():
         for node in device.node_stats:
             assert before - 1000 <= node.all_start_micros <= after + 1000
             assert node.all_start_micros + node.all_end_rel_micros <= after + 1000
+
+
+def test_a_cond_traces_its_merge_and_only_the_taken_branch():
+    x = tf.placeholder(tf.float32, [], name="x")
+    result = tf.cond(x > 0, lambda: x * 2.0, lambda: x - 100.0) + 1.0
+    with tf.Session() as sess:
+        run_metadata = tf.RunMetadata()
+        sess.run(result, feed_dict={x: 3.0},
+                 options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                 run_metadata=run_metadata)
+    ops = {n.timeline_label.split(" = ")[1].split("(")[0]
+           for d in run_metadata.step_stats.dev_stats for n in d.node_stats}
+    assert "Merge" in ops and "Mul" in ops
+    assert "Sub" not in ops  # the branch not taken never ran
+    _validate_trace(timeline.Timeline(run_metadata.step_stats).generate_chrome_trace_format())
+
+
+def test_run_options_fields_tensorflow_programs_set():
+    options = tf.RunOptions(inter_op_thread_pool=-1, report_tensor_allocations_upon_oom=True)
+    options.debug_options.debug_tensor_watch_opts.append("watch")
+    options.experimental.use_run_handler_pool = True
+    with pytest.raises(ValueError, match="inter_op_thread_pool: expected an int >= -1"):
+        tf.RunOptions(inter_op_thread_pool=-2)
+    merged = tf.RunOptions(timeout_in_ms=10)
+    merged._merge(options)
+    assert merged.debug_options.debug_tensor_watch_opts == ["watch"]
+    assert merged.report_tensor_allocations_upon_oom
+    assert not merged.experimental.use_run_handler_pool  # not merged, as TensorFlow
+    assert merged.timeout_in_ms == 10
+    with tf.Session() as sess:
+        assert sess.run(tf.constant(2), options=options) == 2
+
+
+def test_profiler_hook_takes_a_path(profiler_graph):
+    import pathlib
+    graph, train_op, output_dir = profiler_graph
+    with graph.as_default():
+        hook = tf.train.ProfilerHook(save_steps=1, output_dir=pathlib.Path(output_dir))
+        with tf.train.SingularMonitoredSession(hooks=[hook]) as sess:
+            sess.run(train_op)
+            sess.run(train_op)
+    assert [os.path.basename(p) for p in _timelines(output_dir)] == ["timeline-2.json"]
+    with pytest.raises(TypeError, match="output_dir must be a path"):
+        tf.train.ProfilerHook(save_steps=1, output_dir=3)

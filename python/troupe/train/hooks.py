@@ -555,8 +555,11 @@ class ProfilerHook(SessionRunHook):
     def __init__(self, save_steps=None, save_secs=None, output_dir="", show_dataflow=True,
                  show_memory=False):
         self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
-        if not isinstance(output_dir, str):
-            raise TypeError("ProfilerHook: output_dir must be a string, got %r" % (output_dir,))
+        try:
+            output_dir = os.fspath(output_dir)
+        except TypeError:
+            raise TypeError("ProfilerHook: output_dir must be a path, got %r"
+                            % (output_dir,)) from None
         self._output_file = os.path.join(output_dir, "timeline-{}.json")
         from ..summary import FileWriterCache
         self._file_writer = FileWriterCache.get(output_dir or ".")

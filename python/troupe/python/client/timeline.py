@@ -178,15 +178,16 @@ class Timeline:
     def _emit_op(self, node, pid, is_gputrace):
         start = node.all_start_micros
         duration = node.all_end_rel_micros
+        node_name = node.node_name
         if is_gputrace:
             fields = node.node_name.split(":") + ["unknown"]
-            op = fields[1]
+            node_name, op = fields[0], fields[1]
             inputs = []
         elif node.node_name == "RecvTensor":
             op, inputs = "RecvTensor", []
         else:
             _, op, inputs = self._parse_op_label(node.timeline_label)
-        args = {"name": node.node_name, "op": op}
+        args = {"name": node_name, "op": op}
         for i, name in enumerate(inputs):
             args["input%d" % i] = name
         self._chrome_trace.emit_region(start, duration, pid, node.thread_id, "Op", op, args)
