@@ -98,8 +98,8 @@ class _HookAdapter:
 
     def _before_run(self, handle):
         """(fetched tensors, feeds, operations to run, (trace level, timeout in ms, partition
-        graphs)) for the coming step; the hook's options are merged into the step's as TensorFlow merges
-        them."""
+        graphs)) for the coming step; the hook's options are merged into the step's as
+        TensorFlow merges them."""
         from ..session import RunOptions, _feeds
         self._context = SessionRunContext(self._monitored._current_args,
                                           _LentSession(handle, self._graph))
