@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -158,7 +159,9 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
   // Runs `item`'s synchronous kernel and hands its outputs on; false if it failed the step.
   bool compute(const Executor::NodeItem& item) {
     bind(ctx_, item);
+    ctx_.inputs_dead_ = std::exchange(send_dead_, false);
     guarded(ctx_, [&] { item.kernel->compute(ctx_); });
+    ctx_.inputs_dead_ = false;
     if (!ctx_.ok()) {
       fail(node_error(ctx_.status(), *item.node));
       ctx_.status_ = Status::OK();
@@ -173,7 +176,9 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
     NodeExecStats stats = start_record(*item.node, clock);
     stats.op_start_rel_micros = clock.micros_since_start();
     bind(ctx_, item);
+    ctx_.inputs_dead_ = std::exchange(send_dead_, false);
     guarded(ctx_, [&] { item.kernel->compute(ctx_); });
+    ctx_.inputs_dead_ = false;
     if (!ctx_.ok()) {
       fail(node_error(ctx_.status(), *item.node));
       ctx_.status_ = Status::OK();
@@ -229,15 +234,15 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
     for (int c = 0; c < item.num_controls && !dead; ++c)
       dead = dead_nodes_[ex_.control_preds_[item.control_begin + c]] != 0;
     if (!dead) return true;
+    if (item.sends_deadness) {  // runs, sending the deadness on (its kernel reads inputs_dead)
+      send_dead_ = true;
+      return true;
+    }
     if (item.must_be_live) {
       fail(errors::InvalidArgument(
           "node '{}' ({}): its input was not computed — it comes from the branch of a cond "
-          "that was not taken{}",
-          item.node->name(), item.node->op_name(),
-          item.node->op_name() == "_Send"
-              ? " (a dead value cannot cross devices yet: place a cond and what uses it on one "
-                "task)"
-              : ""));
+          "that was not taken",
+          item.node->name(), item.node->op_name()));
       return false;
     }
     kill(item);
@@ -339,6 +344,12 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
     if (!ctx.ok()) {
       fail(node_error(ctx.status(), *item.node));
     } else if (status_.ok()) {
+      // A _Recv of a dead value: the node is dead for its control consumers too.
+      if (ex_.has_control_flow_ && item.num_outputs > 0 &&
+          std::all_of(ctx.outputs_.begin(), ctx.outputs_.end(),
+                      [](const Entry& e) { return e.dead; })) {
+        dead_nodes_[item.id] = 1;
+      }
       if (owned.clock) {
         owned.stats.op_end_rel_micros = owned.clock->micros_since_start();
         record_outputs(owned.stats, ctx.outputs_, ex_.device_);
@@ -395,6 +406,7 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
   std::vector<Tensor> snapshots_;
   std::vector<std::shared_ptr<Resource>> refs_;
   std::vector<char> dead_nodes_;  // per node, when the graph has control flow
+  bool send_dead_ = false;        // run_live found the _Send about to run dead
   OpKernelContext ctx_;
   int outstanding_ = 0;
   bool running_ = false;
@@ -431,8 +443,10 @@ StatusOr<std::unique_ptr<Executor>> Executor::create(std::shared_ptr<const Graph
     item.node = &node;
     item.id = id;
     item.is_merge = node.op_name() == "Merge";
-    item.must_be_live = node.op_name() == "_Retval" || node.op_name() == "_Send";
-    if (node.op_name() == "Switch") ex->has_control_flow_ = true;
+    item.must_be_live = node.op_name() == "_Retval";
+    item.sends_deadness = node.op_name() == "_Send";
+    // A _Recv may give a dead value (its _Send was downstream of a Switch on another device).
+    if (node.op_name() == "Switch" || node.op_name() == "_Recv") ex->has_control_flow_ = true;
     item.control_begin = static_cast<int>(ex->control_preds_.size());
     item.num_controls = static_cast<int>(node.control_inputs().size());
     for (int src : node.control_inputs())

@@ -10,9 +10,11 @@
 // Conditionals (tf.cond), as TensorFlow's executor runs them within a partition: Switch marks
 // its untaken output dead; a node with a dead data input, or a dead node among its control
 // inputs, does not run and its outputs are dead in turn; Merge waits for all its inputs and
-// forwards the live one (its outputs are dead when none is). A dead value reaching _Retval
-// (a fetch) or _Send (another device) fails the step naming the node. Graphs without a Switch
-// skip all of this.
+// forwards the live one (its outputs are dead when none is). A dead value reaching _Send is
+// sent on as dead (an uninitialised Tensor), and the _Recv on the other device gives a dead
+// output, so a cond's branches may run on other devices and tasks, as TensorFlow's; one
+// reaching _Retval (a fetch) fails the step naming the node. Graphs without a Switch or a
+// _Recv skip all of this.
 // Not thread-safe: the owner (the device actor) calls it, and runs scheduled work, on one
 // thread at a time.
 #pragma once
@@ -70,8 +72,9 @@ class Executor {
     int id = 0;
     int control_begin = 0;  // into control_preds_: the nodes of its control inputs
     int num_controls = 0;
-    bool is_merge = false;      // forwards its first live input (executor.cpp)
-    bool must_be_live = false;  // _Retval, _Send: a dead input is an error
+    bool is_merge = false;        // forwards its first live input (executor.cpp)
+    bool must_be_live = false;    // _Retval: a dead input is an error
+    bool sends_deadness = false;  // _Send: a dead input is sent on as dead
   };
 
   Executor(std::shared_ptr<const Graph> graph, Device& device);

@@ -77,8 +77,11 @@ class OpKernelContext {
   void set_output_ref(int i, std::shared_ptr<Resource> resource) {
     outputs_[i].ref = std::move(resource);
   }
-  // Output i carries no value this step (Switch's untaken side).
+  // Output i carries no value this step (Switch's untaken side; a _Recv of a dead value).
   void set_output_dead(int i) { outputs_[i].dead = true; }
+  // Whether this node's inputs are dead (it is downstream of a cond's untaken side). Only a
+  // _Send runs then, to send the deadness on to the device that receives it.
+  bool inputs_dead() const { return inputs_dead_; }
 
   // Records an error; the step stops after this kernel returns.
   void set_status(Status status) {
@@ -111,6 +114,7 @@ class OpKernelContext {
   std::span<const Tensor* const> inputs_;
   std::span<const std::shared_ptr<Resource>> refs_;
   std::span<Entry> outputs_;
+  bool inputs_dead_ = false;
   Status status_;
   Device& device_;
   StepContext& step_;

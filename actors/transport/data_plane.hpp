@@ -44,8 +44,11 @@ class DataPlane {
   virtual void attach(const std::string& device, const caf::actor& actor) = 0;
   virtual void detach(const std::string& device) = 0;
 
-  // Whether `value` may travel on the plane (not a string tensor).
-  static bool carries(const Tensor& value) { return value.dtype() != DataType::kString; }
+  // Whether `value` may travel on the plane (not a string tensor, nor a dead value: an
+  // uninitialised Tensor, which goes as an actor message).
+  static bool carries(const Tensor& value) {
+    return value.dtype() != DataType::kString && value.is_initialized();
+  }
 
   // Sends `frames`, in this order, to the process whose plane is at `address`. Never waits. A
   // frame the plane cannot deliver goes to its `peer` as an actor message instead.

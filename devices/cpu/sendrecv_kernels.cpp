@@ -1,6 +1,7 @@
 // CPU kernels for the runtime's _Send and _Recv: the two ends of an edge between devices.
 // _Send hands its tensor to the receiving device at once; _Recv waits for it (async), and a
-// cancelled step ends the wait.
+// cancelled step ends the wait. A _Send whose input is dead (downstream of a cond's untaken
+// side) sends an uninitialised Tensor, and the _Recv's output is then dead (executor.hpp).
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 
 namespace troupe {
@@ -31,8 +32,8 @@ class SendKernel : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     Rendezvous* rendezvous = rendezvous_of(ctx);
     if (rendezvous == nullptr) return;
-    ctx.set_status(
-        rendezvous->send(edge_.recv_device, ctx.step().step_id, edge_.key, ctx.input(0)));
+    ctx.set_status(rendezvous->send(edge_.recv_device, ctx.step().step_id, edge_.key,
+                                    ctx.inputs_dead() ? Tensor() : ctx.input(0)));
   }
 
  private:
@@ -61,6 +62,8 @@ class RecvKernel : public AsyncOpKernel {
           cancellation.deregister(token);
           if (!status.ok()) {
             ctx.set_status(status);
+          } else if (!value.is_initialized()) {
+            ctx.set_output_dead(0);
           } else if (value.dtype() != dtype_) {
             ctx.set_status(errors::Internal("node '{}': received {} from {}, expected {}",
                                             node().name(), dtype_name(value.dtype()),

@@ -19,7 +19,9 @@ class HostInputs {
     copies_.resize(original_.size());
     pointers_.assign(original_.begin(), original_.end());
     for (size_t i = 0; i < original_.size(); ++i) {
-      if (pointers_[i] == nullptr || pointers_[i]->on_host()) continue;
+      if (pointers_[i] == nullptr || !pointers_[i]->is_initialized() || pointers_[i]->on_host()) {
+        continue;  // nothing to copy (a dead _Send's input has no value)
+      }
       auto host = ctx.device().gpu()->to_host(*pointers_[i]);
       if (!host.ok()) {
         ctx.set_status(host.status());

@@ -73,6 +73,11 @@ void tensor_to_wire(const Tensor& tensor, wire::Tensor::Builder out, capnp::Orph
 }
 
 StatusOr<Tensor> tensor_from_wire(wire::Tensor::Reader in, std::shared_ptr<const void> owner) {
+  // An uninitialised Tensor (a dead value between devices, executor.hpp): no dtype, no data.
+  if (in.getDtype() == wire::DataType::INVALID && in.getShape().size() == 0 &&
+      in.getChunks().size() == 0 && in.getStrings().size() == 0) {
+    return Tensor();
+  }
   TROUPE_ASSIGN_OR_RETURN(DataType dtype, dtype_from_wire(in.getDtype()));
   std::vector<int64_t> dims;
   for (int64_t d : in.getShape())

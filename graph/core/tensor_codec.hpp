@@ -31,8 +31,9 @@ enum class WireData {
 void tensor_to_wire(const Tensor& tensor, wire::Tensor::Builder out, capnp::Orphanage orphanage,
                     WireData mode);
 
-// Decodes and validates (dtype, shape, byte count). With a non-null `owner` that keeps the
-// message's memory alive, the numeric data is used in place where possible.
+// Decodes and validates (dtype, shape, byte count). An uninitialised Tensor (dtype kInvalid,
+// no data) round-trips as itself: a dead value crossing devices. With a non-null `owner` that keeps
+// the message's memory alive, the numeric data is used in place where possible.
 StatusOr<Tensor> tensor_from_wire(wire::Tensor::Reader in, std::shared_ptr<const void> owner);
 
 wire::DataType dtype_to_wire(DataType dtype);

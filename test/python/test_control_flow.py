@@ -200,3 +200,56 @@ def test_a_branch_returning_an_outside_tensor_and_other_references():
         sess.run(tf.global_variables_initializer())
         assert sess.run(initialized, {p: True})
         assert sess.run([z, gw], {p: True}) == [8.0, 12.0]
+
+
+def test_a_conds_branches_run_on_another_process(insecure, tmp_path):
+    """As TensorFlow's: a branch placed on a ps task in another process runs only when taken
+    (the untaken side's value crosses as a dead value), its gradient included."""
+    import subprocess
+    import sys
+    import time
+    from conftest import free_ports
+    ps_port, worker_port = free_ports(2)
+    cluster = {"ps": ["127.0.0.1:%d" % ps_port], "worker": ["127.0.0.1:%d" % worker_port]}
+    ps = subprocess.Popen([sys.executable, "-c",
+                           "import troupe as tf\n"
+                           "tf.train.Server(%r, job_name='ps', task_index=0).join()" % cluster])
+    try:
+        worker = tf.train.Server(cluster, job_name="worker", task_index=0)
+        with tf.device("/job:ps/task:0"):
+            w = tf.Variable(3.0, name="w")
+            counter = tf.Variable(0, name="counter")
+        with tf.device("/job:worker/task:0"):
+            pred = tf.placeholder(tf.bool, [], name="pred")
+            x = tf.constant(2.0, name="x")
+
+        def on_ps():
+            with tf.device("/job:ps/task:0"):
+                with tf.control_dependencies([tf.assign_add(counter, 1)]):
+                    return x * w
+
+        def on_worker():
+            with tf.device("/job:worker/task:0"):
+                return x + 1.0
+
+        with tf.device("/job:worker/task:0"):
+            result = tf.cond(pred, on_ps, on_worker)
+            grad = tf.gradients(result, w)[0]
+        deadline = time.time() + 60
+        with tf.Session(worker.target) as sess:
+            while True:  # the ps process may still be starting
+                try:
+                    sess.run(tf.global_variables_initializer())
+                    break
+                except tf.errors.UnavailableError:
+                    if time.time() > deadline:
+                        raise
+                    time.sleep(0.2)
+            assert sess.run([result, grad], {pred: True}) == [6.0, 2.0]
+            assert sess.run(counter) == 1
+            assert sess.run([result, grad], {pred: False}) == [3.0, 0.0]
+            assert sess.run(counter) == 1  # the ps branch did not run
+        worker.stop()
+    finally:
+        ps.kill()
+        ps.wait()

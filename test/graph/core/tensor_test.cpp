@@ -74,6 +74,20 @@ BOOST_AUTO_TEST_CASE(wire_rejects_truncated_data) {
   BOOST_TEST(decoded.status().message().find("expected 16") != std::string::npos);
 }
 
+// A dead value crossing devices (devices/executor.hpp) is an uninitialised Tensor; a dtype of
+// 0 with data is still refused.
+BOOST_AUTO_TEST_CASE(an_uninitialised_tensor_round_trips_as_itself) {
+  auto back =
+      parse_tensor(std::make_shared<const kj::Array<capnp::word>>(serialize_tensor(Tensor())));
+  BOOST_REQUIRE(back.ok());
+  BOOST_TEST(!back->is_initialized());
+  capnp::MallocMessageBuilder message;
+  auto root = message.initRoot<wire::Tensor>();
+  root.setDtype(wire::DataType::INVALID);
+  root.initShape(1).set(0, 1);
+  BOOST_TEST(tensor_from_wire(root.asReader(), nullptr).status().code() == Code::kInvalidArgument);
+}
+
 BOOST_AUTO_TEST_CASE(wire_rejects_garbage) {
   auto garbage = std::make_shared<kj::Array<capnp::word>>(kj::heapArray<capnp::word>(4));
   std::memset(reinterpret_cast<char*>(garbage->begin()), 0xff, 4 * sizeof(capnp::word));
