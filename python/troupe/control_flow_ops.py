@@ -4,8 +4,8 @@ branch creates depends on its pivot, a tensor from outside a branch enters it th
 on the predicate, and Merge forwards the taken branch's results. Only the taken branch's ops run
 (side effects included). Gradients flow back as TensorFlow's do: a Merge's gradient is
 switched into the branches, and each entering Switch's gradient is a Merge of its sides'.
-Limits: the branches' ops and what uses their results must run on one task (a dead value
-cannot cross devices yet). And tf.while_loop."""
+A branch may run on other devices and tasks than its predicate: the untaken side's values cross
+to them as dead values (devices/executor.hpp), so its ops never run. And tf.while_loop."""
 
 from . import _troupe
 from . import dtypes as _dtypes
@@ -305,6 +305,9 @@ class _Loop:
         from .variables import get_variable_scope
         self.variable_scope = get_variable_scope()
         self.captures = []  # what the traced body captured (the op's inputs may be switched)
+        # Loop variables that are the elements of a dynamic_size TensorArray the body reads:
+        # their gradient cannot be taken (set by while_loop).
+        self.growing_read = []
 
 
 def _trace_function(fn, outer, types, shapes):
@@ -463,8 +466,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                                  "First structure: %s\n\nSecond structure: %s"
                                  % (structure, given))
             invariants = [s if isinstance(s, TensorShape) else
-                          TensorShape(None) if isinstance(s, Tensor) else TensorShape(s)
-                          for s in _flatten_nested(given)]
+                          TensorShape(None) if s is _ARRAY_PLACE else TensorShape(s)
+                          for s in _flatten_nested(_array_places(given))]
             for var, invariant in zip(flat_vars, invariants):
                 if not invariant.is_compatible_with(var.shape):
                     raise ValueError(
@@ -510,15 +513,43 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         loop = _Loop(flat_body, len(flat_vars), None, _unstacked) if back_prop else None
         op = _build_while(flat_cond, flat_body, flat_vars, invariants, parallel_iterations,
                           loop=loop)
+        arrays = _tensor_arrays(structure)
+        for ta, log in zip(arrays, reads):
+            # Reads in this loop are reads of the enclosing loop's array too (a nested loop).
+            if log and ta._reads is not None:
+                ta._reads.extend(log)
         if loop is not None:
             # A TensorArray the body only writes: its gradient does not read the elements,
             # so the loop's gradient does not record them (as map_fn's results).
-            loop.unstacked += [index for index, log in zip(_tensor_array_elements(structure),
-                                                           reads) if not log]
+            elements = _tensor_array_elements(structure)
+            loop.unstacked += [index for index, log in zip(elements, reads) if not log]
+            # One the body reads and grows (dynamic_size) cannot be recorded: its elements
+            # change shape from one iteration to the next.
+            loop.growing_read = [index for index, ta, log in zip(elements, arrays, reads)
+                                 if log and ta._dynamic_size]
         outputs = op.outputs[:len(flat_vars)]
         if len(outputs) == 1 and not return_same_structure:
             return outputs[0]
-        return _pack_nested(structure if _is_nested(loop_vars) else [loop_vars], outputs)
+        packed = _pack_nested(structure, outputs)
+        if not return_same_structure and len(packed) == 1 and not _is_nested(packed[0]):
+            return packed[0]  # one loop variable (a TensorArray): itself, as TensorFlow's
+        return packed
+
+
+_ARRAY_PLACE = object()  # a shape invariant's stand-in for a TensorArray's two tensors
+
+
+def _array_places(given):
+    """`given` with each TensorArray made a pair of _ARRAY_PLACE (its flat tensors' places)."""
+    from .tensor_array_ops import TensorArray
+    if isinstance(given, TensorArray):
+        return [_ARRAY_PLACE, _ARRAY_PLACE]
+    if isinstance(given, dict):
+        return type(given)((key, _array_places(given[key])) for key in given)
+    if isinstance(given, (list, tuple)):
+        items = [_array_places(item) for item in given]
+        return type(given)(*items) if hasattr(given, "_fields") else type(given)(items)
+    return given
 
 
 def _replace_tensor_arrays(structure, given):
@@ -560,25 +591,75 @@ def _tensor_array_elements(structure):
     return indices
 
 
+_SAMPLE_COLLECTIONS = ("summaries", "update_ops", "losses", "regularization_losses")
+
+
 def _allocate_tensor_arrays(structure, body, loop_vars):
     """`structure` with elements for each TensorArray that has none yet (its element shape is
-    not fully known): the body called once outside the loop writes them, and its elements'
-    shape sizes the loop's."""
+    not fully known). The body is first traced in a function graph that is then dropped: where
+    that shows the element shape each writes, the elements are zeros of it, and nothing else is
+    added to the graph. Otherwise (a shape only known when the step runs) the body is called
+    once outside the loop, and the elements it writes there size the loop's (that call's ops
+    stay in the graph and run once more when the step does)."""
+    from .function_graph import FunctionGraph
     from .ops import zeros_like
+    from .tensor_array_ops import TensorArray
     if all(ta._elements is not None for ta in _tensor_arrays(structure)):
         return structure
-    sample = body(*structure) if _is_nested(loop_vars) else body(structure[0])
-    sample = list(sample) if _is_nested(sample) else [sample]
-    if not _same_structure(list(structure), sample):
-        raise ValueError("The two structures don't have the same nested structure.\n\n"
-                         "First structure: %s\n\nSecond structure: %s"
-                         % (list(structure), sample))
-    written = iter(_tensor_arrays(sample))
+    single = not _is_nested(loop_vars)
+
+    def call(values):
+        result = body(values[0]) if single else body(*values)
+        result = [result] if single or not _is_nested(result) else list(result)
+        if not _same_structure(list(structure), result):
+            raise ValueError("The two structures don't have the same nested structure.\n\n"
+                             "First structure: %s\n\nSecond structure: %s"
+                             % (list(structure), result))
+        return _tensor_arrays(result)
+
+    def leaves_of(s, leaf):
+        if isinstance(s, dict):
+            return type(s)((key, leaves_of(s[key], leaf)) for key in sorted(s))
+        if isinstance(s, (list, tuple)):
+            items = [leaves_of(item, leaf) for item in s]
+            return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
+        return s if isinstance(s, TensorArray) else leaf(s)
+
+    outer = get_default_graph()
+    counts = dict(outer.__dict__.get("_layer_name_counts", {}))
+    scratch = FunctionGraph(outer, 0)
+    index = [0]
+
+    def as_arg(value):
+        tensor = value if isinstance(value, Tensor) else convert_to_tensor(value)
+        index[0] += 1
+        return scratch.arg(index[0] - 1, tensor.dtype, tensor.shape, "loop_var_%d" % index[0])
+
+    with scratch.as_default():
+        traced = call(list(leaves_of(structure, as_arg)))
+    outer._layer_name_counts = counts  # the layers the trace named are named again in the loop
+    shapes = [made._element_shape for made in traced]
+    sample = None
+    if not all(ta._elements is not None or shape.is_fully_defined()
+               for ta, shape in zip(_tensor_arrays(structure), shapes)):
+        # What this call adds to the collections a body's ops join (a summary, an update op, a
+        # loss) belongs to the loop, not to the call: they are put back as they were.
+        kept = {name: list(outer.get_collection_ref(name)) for name in _SAMPLE_COLLECTIONS}
+        sample = call(list(leaves_of(structure, lambda v: v)))
+        for name, values in kept.items():
+            outer.get_collection_ref(name)[:] = values
+    written = iter(range(len(shapes)))
 
     def allocate(ta):
-        made = next(written)
+        i = next(written)
         if ta._elements is not None:
             return ta
+        if shapes[i].is_fully_defined():
+            allocated = ta._with(None, ta._size)
+            allocated._element_shape = shapes[i]
+            allocated._elements = allocated._zeros(shapes[i].as_list())
+            return allocated
+        made = sample[i]
         if made._elements is None:
             raise ValueError("while_loop: a TensorArray loop variable is never written by the "
                              "body and its element shape %s is not fully known (give "
@@ -589,7 +670,6 @@ def _allocate_tensor_arrays(structure, body, loop_vars):
         return allocated
 
     def rebuild(s):
-        from .tensor_array_ops import TensorArray
         if isinstance(s, dict):
             return type(s)((key, rebuild(s[key])) for key in sorted(s))
         if isinstance(s, (list, tuple)):
@@ -613,6 +693,12 @@ def _while_grad(native_op, native_grads):
         raise LookupError("No gradient defined for the loop %s: it was built with "
                           "back_prop=False, or not by tf.while_loop in this program" % op.name)
     n = loop.num_vars
+    if loop.growing_read:
+        raise ValueError("the gradient of %s: its body reads a TensorArray with dynamic_size=True "
+                         "that it writes (loop variable %d), whose elements change shape from "
+                         "one iteration to the next; troupe cannot record them for the "
+                         "gradient: give the TensorArray a fixed size"
+                         % (op.name, loop.growing_read[0]))
     grads = [None if g is None else _t(g, graph) for g in native_grads]
     inputs = list(op.inputs)
     num_cond = len(loop.attrs["Tcond"])

@@ -11,14 +11,14 @@ the elements when the body only writes them (as map_fn's results).
 
 The elements are made at the first write, the size given at construction (grown by writes
 past it with dynamic_size=True). A TensorArray whose element shape is not fully known before a
-loop writes it is sized by a call of the loop's body outside the loop (as map_fn's first
-call): its ops stay in the graph, and the run computes them once to learn the shape.
+loop writes it is sized by a trace of the loop's body (control_flow_ops.py) that adds nothing
+to the graph, or, when only the run knows the shape, by a call of the body outside the loop.
 
-How it differs from TensorFlow's: every element has the same shape (TensorFlow's allows
-different ones unless infer_shape, and concat/split with different lengths); reading an element
-twice is allowed (clear_after_read is accepted, not enforced); an index out of range fails the
-step with the gather or scatter kernel's InvalidArgument; split, grad, handle and flow
-construction are not supported (each raises saying so)."""
+How it differs from TensorFlow's (docs/python.md): every element has the same shape; elements
+never written read as zeros and a second write replaces the first; reading an element twice is
+allowed (clear_after_read is accepted, not enforced); an index out of range fails the step with
+the gather or scatter kernel's InvalidArgument; split, grad, handle and flow construction, and
+scatter with dynamic_size, are not supported (each raises saying so)."""
 
 from . import dtypes as _dtypes
 from .framework import TensorShape, convert_to_tensor, name_scope
@@ -64,6 +64,9 @@ class TensorArray:
         if isinstance(element_shape, list):
             element_shape = convert_to_tensor(element_shape, dtype=_dtypes.int32)
         dims = concat([reshape(self._size, [1]), element_shape], 0)
+        if self._dtype == _dtypes.string:
+            from .ops import fill
+            return self._shaped(fill(dims, ""))
         return self._shaped(zeros(dims, dtype=self._dtype))
 
     def _shaped(self, elements):
@@ -212,8 +215,9 @@ class TensorArray:
             return result
 
     def unstack(self, value, name=None):
-        """A TensorArray whose elements are value's slices along dimension 0."""
-        from .ops import shape
+        """A TensorArray whose elements are value's slices along dimension 0: as many as the
+        array's size (a fixed size: value must have that many), or more (dynamic_size)."""
+        from .ops import maximum, shape
         with name_scope(name, "TensorArrayUnstack"):
             value = self._value(value, "unstack")
             if value.shape.ndims == 0:
@@ -221,7 +225,24 @@ class TensorArray:
                                  "unstack)")
             if value.shape.ndims is not None:
                 self._check_element(_ShapeOnly(value.shape[1:]), "unstack into")
-            return self._with(value, shape(value)[0])
+            rows = value.shape.as_list()[0] if value.shape.ndims is not None else None
+            if self._dynamic_size:
+                return self._grown(value, maximum(self._size, shape(value)[0]))
+            if self._static_size is not None and rows is not None and rows != self._static_size:
+                raise ValueError("Input value must have first dimension equal to the array size "
+                                 "(%d vs. %d)" % (self._static_size, rows))
+            return self._with(value, self._size)
+
+    def _grown(self, value, size):
+        """An array of value's rows at 0.., its capacity grown to `size` (dynamic_size)."""
+        from .array_ops import concat, pad
+        from .ops import maximum, reshape, shape, stack, zeros
+        if value.shape.ndims is None:
+            raise ValueError("TensorArray.unstack with dynamic_size needs a value of known rank")
+        grow = maximum(size - shape(value)[0], 0)
+        paddings = concat([reshape(stack([0, grow]), [1, 2]),
+                           zeros([value.shape.ndims - 1, 2], dtype=_dtypes.int32)], 0)
+        return self._with(pad(value, paddings), size)
 
     def scatter(self, indices, value, name=None):
         """A TensorArray with value[i] at indices[i]."""

@@ -188,3 +188,90 @@ def test_maximum_iterations_dicts_and_shape_invariants():
                            shape_invariants=[{"i": tf.TensorShape([]), "ta": None}])
     stacked = _run(result["ta"].stack())[0]
     np.testing.assert_array_equal(stacked, [0.0, 1.0, 2.0, 3.0])
+
+
+def test_a_nested_loop_that_reads_the_outer_array_gets_the_right_gradient():
+    w = tf.Variable(2.0)
+    ta = tf.TensorArray(tf.float32, size=3, element_shape=[]).write(0, 1.0)
+
+    def outer_body(i, t):
+        _, total, t = tf.while_loop(lambda j, *_: j < i,
+                                    lambda j, a, inner: (j + 1, a + inner.read(j), inner),
+                                    (0, 0.0, t))
+        return i + 1, t.write(i, total * w)
+
+    _, ta = tf.while_loop(lambda i, _: i < 3, outer_body, (1, ta))
+    y = ta.read(2)  # (1 + w) * w
+    value, g = _run(y, tf.gradients(y, w)[0])
+    assert value == 6.0
+    assert g == 5.0  # 1 + 2 w
+
+
+def test_the_gradient_through_a_growing_array_the_body_reads_is_refused():
+    w = tf.Variable(2.0)
+    ta = tf.TensorArray(tf.float32, size=1, dynamic_size=True).write(0, 1.0)
+    _, ta = tf.while_loop(lambda i, _: i < 4,
+                          lambda i, t: (i + 1, t.write(i, t.read(i - 1) * w)), (1, ta))
+    assert _run(ta.read(3))[0] == 8.0
+    with pytest.raises(ValueError, match="dynamic_size=True that it writes"):
+        tf.gradients(ta.read(3), w)
+
+
+def test_the_body_runs_once_per_iteration_when_shapes_are_static():
+    calls = []
+
+    def counted(x):
+        calls.append(x)
+        return x
+
+    def body(i, t):
+        value = tf.py_func(counted, [tf.cast(i, tf.float32)], tf.float32)
+        value.set_shape([])
+        return i + 1, t.write(i, value)
+
+    _, ta = tf.while_loop(lambda i, _: i < 3, body, (0, tf.TensorArray(tf.float32, size=3)))
+    np.testing.assert_array_equal(_run(ta.stack())[0], [0.0, 1.0, 2.0])
+    assert len(calls) == 3
+
+
+def test_a_loop_that_never_runs_leaves_an_empty_array():
+    x = tf.placeholder(tf.float32, [None, 2])
+    n = tf.shape(x)[0]
+    inputs = tf.TensorArray(tf.float32, size=n).unstack(x)
+    _, out = tf.while_loop(lambda i, _: i < n,
+                           lambda i, o: (i + 1, o.write(i, inputs.read(i) * 2.0)),
+                           (0, tf.TensorArray(tf.float32, size=n)))
+    size, stacked = _run(out.size(), out.stack(), feed_dict={x: np.zeros([0, 2], np.float32)})
+    assert size == 0 and stacked.shape == (0, 2)
+
+
+def test_one_tensor_array_loop_variable_comes_back_as_itself():
+    ta = tf.TensorArray(tf.float32, size=2, element_shape=[])
+    result = tf.while_loop(lambda t: t.size() < 0, lambda t: t, ta)
+    assert isinstance(result, tf.TensorArray)
+    result = tf.while_loop(lambda t: t.size() < 0, lambda t: [t], [ta])
+    assert isinstance(result, tf.TensorArray)
+
+
+def test_unstack_keeps_the_size():
+    ta = tf.TensorArray(tf.float32, size=3).unstack([1.0, 2.0, 3.0]).write(1, 9.0)
+    size, stacked = _run(ta.size(), ta.stack())
+    assert size == 3
+    np.testing.assert_array_equal(stacked, [1.0, 9.0, 3.0])
+    with pytest.raises(ValueError, match=r"first dimension equal to the array size \(2 vs\. 3\)"):
+        tf.TensorArray(tf.float32, size=2).unstack([1.0, 2.0, 3.0])
+    grown = tf.TensorArray(tf.float32, size=5, dynamic_size=True).unstack([1.0, 2.0])
+    size, stacked = _run(grown.size(), grown.stack())
+    assert size == 5
+    np.testing.assert_array_equal(stacked, [1.0, 2.0, 0.0, 0.0, 0.0])
+
+
+def test_a_string_array():
+    ta = tf.TensorArray(tf.string, size=2).write(0, "a").write(1, "bc")
+    assert list(_run(ta.stack())[0]) == [b"a", b"bc"]
+
+
+def test_a_tensor_as_a_shape_invariant_is_still_an_error():
+    with pytest.raises(TypeError):
+        tf.while_loop(lambda i, x: i < 2, lambda i, x: (i + 1, x), (0, tf.constant([1.0])),
+                      shape_invariants=(tf.TensorShape([]), tf.constant([2])))
