@@ -10,12 +10,20 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include "troupe/actors/transport/frame_format.hpp"
 #include "troupe/actors/transport/sigpipe_blocked.hpp"
 
 namespace troupe {
 namespace {
 
 constexpr char kExporterLabel[] = "EXPORTER-troupe tensor channel";
+// The exporter's context: the channel's frame version, so that the keys of two versions of the
+// protocol never coincide (RFC 8446 7.5 tells an empty context from none; neither says which
+// protocol the keys are for).
+const std::string& exporter_context() {
+  static const std::string context = fmt::format("troupe frames v{}", frame::kVersion);
+  return context;
+}
 
 }  // namespace
 
@@ -93,8 +101,10 @@ StatusOr<ChannelTls::Keys> ChannelTls::handshake(int fd, Role role,
                                peer);
   }
   uint8_t material[2 * (32 + 12)];
-  if (SSL_export_keying_material(ssl.get(), material, sizeof material, kExporterLabel,
-                                 std::strlen(kExporterLabel), nullptr, 0, 0) != 1) {
+  const std::string& context = exporter_context();
+  if (SSL_export_keying_material(
+          ssl.get(), material, sizeof material, kExporterLabel, std::strlen(kExporterLabel),
+          reinterpret_cast<const unsigned char*>(context.data()), context.size(), 1) != 1) {
     return errors::Internal("tensor channel: cannot export TLS keys for {}: {}", peer,
                             take_openssl_errors());
   }

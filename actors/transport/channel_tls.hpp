@@ -5,9 +5,10 @@
 // credentials (--tls_cert, --tls_key, --tls_ca): each presents its certificate and verifies the
 // other's against the cluster's CA, as CAF's OpenSSL module does for actor messages. Nothing
 // else is read from the socket before it succeeds. Then each end exports 88 bytes of keying
-// material (RFC 8446, 7.5; label "EXPORTER-troupe tensor channel"): the keys and IVs of the
-// connector's stream and of the acceptor's. The TLS session itself is dropped (no tickets are
-// issued, so none of its bytes follow the handshake); the sealed streams carry everything after.
+// material (RFC 8446, 7.5; label "EXPORTER-troupe tensor channel", context "troupe frames v"
+// and the frame version): the keys and IVs of the connector's stream and of the acceptor's. The
+// TLS session itself is dropped (no tickets are issued, so none of its bytes follow the
+// handshake); the sealed streams carry everything after.
 #pragma once
 
 #include <openssl/types.h>
