@@ -155,6 +155,9 @@ std::optional<AttrValue> parse_default(AttrType type, std::string_view s) {
     case AttrType::kListShape:
       if (s == "[]") return AttrValue(std::vector<PartialShape>{});
       return std::nullopt;
+    case AttrType::kListFloat:
+      if (s == "[]") return AttrValue(std::vector<float>{});
+      return std::nullopt;
     default:
       return std::nullopt;
   }

@@ -23,6 +23,7 @@ void register_accumulator_kernels(KernelRegistry& registry);
 void register_summary_kernels(KernelRegistry& registry);
 void register_selection_kernels(KernelRegistry& registry);
 void register_random_kernels(KernelRegistry& registry);
+void register_candidate_sampler_kernels(KernelRegistry& registry);
 void register_join_split_kernels(KernelRegistry& registry);
 void register_slice_kernels(KernelRegistry& registry);
 void register_reorder_kernels(KernelRegistry& registry);
@@ -53,6 +54,7 @@ inline void register_cpu_kernels(KernelRegistry& registry) {
   register_summary_kernels(registry);
   register_selection_kernels(registry);
   register_random_kernels(registry);
+  register_candidate_sampler_kernels(registry);
   register_join_split_kernels(registry);
   register_slice_kernels(registry);
   register_reorder_kernels(registry);

@@ -44,6 +44,22 @@ Status candidate_sampler_shape(InferenceContext& c) {
   return Status::OK();
 }
 
+Status accidental_hits_shape(InferenceContext& c) {
+  const PartialShape& true_classes = c.input(0);
+  const int64_t num_true = c.attr<int64_t>("num_true");
+  if (true_classes.rank_known() &&
+      (true_classes.rank() != 2 || (true_classes.dim(1) >= 0 && true_classes.dim(1) != num_true))) {
+    return c.invalid("true_classes must be a matrix [batch_size, num_true = {}], got shape {}",
+                     num_true, true_classes.to_string());
+  }
+  if (c.input(1).rank_known() && c.input(1).rank() != 1) {
+    return c.invalid("sampled_candidates must be a vector, got shape {}", c.input(1).to_string());
+  }
+  for (int i = 0; i < 3; ++i)
+    c.set_output(i, PartialShape({-1}));
+  return Status::OK();
+}
+
 Status multinomial_shape(InferenceContext& c) {
   const PartialShape& logits = c.input(0);
   if (logits.rank_known() && logits.rank() != 2) {
@@ -122,6 +138,67 @@ void register_random_ops(OpRegistry& r) {
                          .stateful()
                          .shape_fn(candidate_sampler_shape));
   }
+  // Candidates from weights given (unigrams, or the last field of each line of vocab_file),
+  // each raised to `distortion`, after num_reserved_ids classes of weight 0; with num_shards,
+  // the classes of one shard only (devices/cpu/random/candidate_sampler_kernels.cpp).
+  must_register(r, OpDefBuilder("FixedUnigramCandidateSampler")
+                       .input("true_classes: int64")
+                       .output("sampled_candidates: int64")
+                       .output("true_expected_count: float32")
+                       .output("sampled_expected_count: float32")
+                       .attr("num_true: int")
+                       .attr("num_sampled: int")
+                       .attr("unique: bool")
+                       .attr("range_max: int")
+                       .attr("vocab_file: string = \"\"")
+                       .attr("distortion: float = 1.0")
+                       .attr("num_reserved_ids: int = 0")
+                       .attr("num_shards: int = 1")
+                       .attr("shard: int = 0")
+                       .attr("unigrams: list(float) = []")
+                       .attr("seed: int = 0")
+                       .attr("seed2: int = 0")
+                       .stateful()
+                       .shape_fn(candidate_sampler_shape));
+  // Candidates from the true classes seen so far (every class starts with weight 1).
+  must_register(r, OpDefBuilder("LearnedUnigramCandidateSampler")
+                       .input("true_classes: int64")
+                       .output("sampled_candidates: int64")
+                       .output("true_expected_count: float32")
+                       .output("sampled_expected_count: float32")
+                       .attr("num_true: int")
+                       .attr("num_sampled: int")
+                       .attr("unique: bool")
+                       .attr("range_max: int")
+                       .attr("seed: int = 0")
+                       .attr("seed2: int = 0")
+                       .stateful()
+                       .shape_fn(candidate_sampler_shape));
+  // Every class of [0, num_sampled), each expected once.
+  must_register(r, OpDefBuilder("AllCandidateSampler")
+                       .input("true_classes: int64")
+                       .output("sampled_candidates: int64")
+                       .output("true_expected_count: float32")
+                       .output("sampled_expected_count: float32")
+                       .attr("num_true: int")
+                       .attr("num_sampled: int")
+                       .attr("unique: bool")
+                       .attr("seed: int = 0")
+                       .attr("seed2: int = 0")
+                       .stateful()
+                       .shape_fn(candidate_sampler_shape));
+  // Where sampled candidates are true classes: (row, place in sampled_candidates, -FLT_MAX),
+  // for sampled losses' remove_accidental_hits.
+  must_register(r, OpDefBuilder("ComputeAccidentalHits")
+                       .input("true_classes: int64")
+                       .input("sampled_candidates: int64")
+                       .output("indices: int32")
+                       .output("ids: int64")
+                       .output("weights: float32")
+                       .attr("num_true: int")
+                       .attr("seed: int = 0")
+                       .attr("seed2: int = 0")
+                       .shape_fn(accidental_hits_shape));
   must_register(r, OpDefBuilder("Multinomial")
                        .input("logits: T")
                        .input("num_samples: int32")
@@ -205,6 +282,58 @@ SampledCandidates UniformCandidateSampler(const Scope& s, const Input& true_clas
 SampledCandidates LogUniformCandidateSampler(const Scope& s, const Input& true_classes,
                                              const CandidateSamplerAttrs& attrs) {
   return candidate_sampler("LogUniformCandidateSampler", s, true_classes, attrs);
+}
+
+SampledCandidates LearnedUnigramCandidateSampler(const Scope& s, const Input& true_classes,
+                                                 const CandidateSamplerAttrs& attrs) {
+  return candidate_sampler("LearnedUnigramCandidateSampler", s, true_classes, attrs);
+}
+
+SampledCandidates FixedUnigramCandidateSampler(const Scope& s, const Input& true_classes,
+                                               const CandidateSamplerAttrs& a,
+                                               const UnigramWeights& w) {
+  Operation op = NodeBuilder(s, "FixedUnigramCandidateSampler")
+                     .input(true_classes)
+                     .attr("num_true", a.num_true)
+                     .attr("num_sampled", a.num_sampled)
+                     .attr("unique", a.unique)
+                     .attr("range_max", a.range_max)
+                     .attr("vocab_file", w.vocab_file)
+                     .attr("distortion", w.distortion)
+                     .attr("num_reserved_ids", w.num_reserved_ids)
+                     .attr("num_shards", w.num_shards)
+                     .attr("shard", w.shard)
+                     .attr("unigrams", w.unigrams)
+                     .attr("seed", a.random.seed)
+                     .attr("seed2", a.random.seed2)
+                     .finalize();
+  if (!op.valid()) return {};
+  return {Output(op, 0), Output(op, 1), Output(op, 2)};
+}
+
+SampledCandidates AllCandidateSampler(const Scope& s, const Input& true_classes,
+                                      const CandidateSamplerAttrs& a) {
+  Operation op = NodeBuilder(s, "AllCandidateSampler")
+                     .input(true_classes)
+                     .attr("num_true", a.num_true)
+                     .attr("num_sampled", a.num_sampled)
+                     .attr("unique", a.unique)
+                     .attr("seed", a.random.seed)
+                     .attr("seed2", a.random.seed2)
+                     .finalize();
+  if (!op.valid()) return {};
+  return {Output(op, 0), Output(op, 1), Output(op, 2)};
+}
+
+AccidentalHits ComputeAccidentalHits(const Scope& s, const Input& true_classes,
+                                     const Input& sampled_candidates, int64_t num_true) {
+  Operation op = NodeBuilder(s, "ComputeAccidentalHits")
+                     .input(true_classes)
+                     .input(sampled_candidates)
+                     .attr("num_true", num_true)
+                     .finalize();
+  if (!op.valid()) return {};
+  return {Output(op, 0), Output(op, 1), Output(op, 2)};
 }
 
 }  // namespace ops

@@ -93,6 +93,9 @@ def install(package):
         {alias: getattr(package, value) for alias, value in _RANDOM.items()},
         categorical=categorical, multinomial=package.multinomial,
         uniform_candidate_sampler=nn.uniform_candidate_sampler,
-        log_uniform_candidate_sampler=nn.log_uniform_candidate_sampler))
+        log_uniform_candidate_sampler=nn.log_uniform_candidate_sampler,
+        fixed_unigram_candidate_sampler=nn.fixed_unigram_candidate_sampler,
+        learned_unigram_candidate_sampler=nn.learned_unigram_candidate_sampler,
+        all_candidate_sampler=nn.all_candidate_sampler))
     make("strings", "tf.strings",
          {alias: getattr(package, value) for alias, value in _STRINGS.items()})

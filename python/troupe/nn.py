@@ -751,21 +751,23 @@ _Candidates = collections.namedtuple(
 
 
 def _candidate_sampler(op_type, true_classes, num_true, num_sampled, unique, range_max, seed,
-                       name):
+                       name, **attrs):
     from .framework import convert_to_tensor
     from .ops import _make
     from .random_ops import get_seed
-    for what, value in (("num_true", num_true), ("num_sampled", num_sampled),
-                        ("range_max", range_max)):
+    checked = [("num_true", num_true), ("num_sampled", num_sampled)]
+    if range_max is not None:
+        checked.append(("range_max", range_max))
+    for what, value in checked:
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError("%s: %s must be an int >= 1, got %r" % (op_type, what, value))
-    num_true, num_sampled, range_max = int(num_true), int(num_sampled), int(range_max)
     true_classes = convert_to_tensor(true_classes, dtype=_dtypes.int64, name="true_classes")
     seed1, seed2 = get_seed(seed)
-    op = _make(op_type, [true_classes],
-               {"num_true": num_true, "num_sampled": num_sampled, "unique": bool(unique),
-                "range_max": range_max, "seed": seed1 or 0, "seed2": seed2 or 0},
-               name=name or op_type)
+    attrs.update({"num_true": int(num_true), "num_sampled": int(num_sampled),
+                  "unique": bool(unique), "seed": seed1 or 0, "seed2": seed2 or 0})
+    if range_max is not None:
+        attrs["range_max"] = int(range_max)
+    op = _make(op_type, [true_classes], attrs, name=name or op_type)
     return _Candidates(*op.outputs)
 
 
@@ -783,6 +785,69 @@ def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, r
     log(range_max + 1) (Zipf's law: classes sorted by decreasing frequency)."""
     return _candidate_sampler("LogUniformCandidateSampler", true_classes, num_true,
                               num_sampled, unique, range_max, seed, name)
+
+
+def fixed_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
+                                    vocab_file="", distortion=1.0, num_reserved_ids=0,
+                                    num_shards=1, shard=0, unigrams=(), seed=None, name=None):
+    """As uniform_candidate_sampler, classes drawn by fixed weights: `unigrams`, or the last
+    field of each line of the CSV file `vocab_file` (exactly one), each raised to `distortion`,
+    after num_reserved_ids classes of weight 0; with num_shards, only the classes of `shard`
+    (k % num_shards == shard), numbered in order. range_max must be how many there are."""
+    for what, value in (("num_reserved_ids", num_reserved_ids), ("num_shards", num_shards),
+                        ("shard", shard)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError("fixed_unigram_candidate_sampler: %s must be an int >= 0, got %r"
+                             % (what, value))
+    if num_shards < 1 or shard >= num_shards:
+        raise ValueError("fixed_unigram_candidate_sampler: shard %r of %r shards does not "
+                         "exist" % (shard, num_shards))
+    if not isinstance(vocab_file, str):
+        raise TypeError("fixed_unigram_candidate_sampler: vocab_file must be a path string, "
+                        "got %r" % (vocab_file,))
+    unigrams = [float(u) for u in unigrams]
+    if bool(vocab_file) == bool(unigrams):
+        raise ValueError("fixed_unigram_candidate_sampler: give exactly one of vocab_file and "
+                         "unigrams")
+    if any(u < 0 for u in unigrams):
+        raise ValueError("fixed_unigram_candidate_sampler: unigram weights must be >= 0")
+    return _candidate_sampler("FixedUnigramCandidateSampler", true_classes, num_true,
+                              num_sampled, unique, range_max, seed, name,
+                              vocab_file=vocab_file, distortion=float(distortion),
+                              num_reserved_ids=int(num_reserved_ids), num_shards=int(num_shards),
+                              shard=int(shard), unigrams=unigrams)
+
+
+def learned_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
+                                      seed=None, name=None):
+    """As uniform_candidate_sampler, classes drawn by how often they were true classes so far:
+    every class of [0, range_max) starts with weight 1 and gains 1 each time a step has it as
+    a true class (not saved in checkpoints)."""
+    return _candidate_sampler("LearnedUnigramCandidateSampler", true_classes, num_true,
+                              num_sampled, unique, range_max, seed, name)
+
+
+def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None, name=None):
+    """Every class of [0, num_sampled), each expected once (for testing sampled losses)."""
+    return _candidate_sampler("AllCandidateSampler", true_classes, num_true, num_sampled,
+                              unique, None, seed, name)
+
+
+def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=None, name=None):
+    """Where sampled candidates are true classes: (indices, ids, weights), the row of
+    true_classes, the place in sampled_candidates (the last, for a class sampled twice) and
+    -FLT_MAX, to add to the sampled logits (tf.nn.compute_accidental_hits)."""
+    from .framework import convert_to_tensor
+    from .ops import _make
+    if isinstance(num_true, bool) or not isinstance(num_true, (int, np.integer)) or num_true < 1:
+        raise ValueError("compute_accidental_hits: num_true must be an int >= 1, got %r"
+                         % (num_true,))
+    true_classes = convert_to_tensor(true_classes, dtype=_dtypes.int64, name="true_classes")
+    sampled = convert_to_tensor(sampled_candidates, dtype=_dtypes.int64,
+                                name="sampled_candidates")
+    op = _make("ComputeAccidentalHits", [true_classes, sampled], {"num_true": int(num_true)},
+               name=name or "ComputeAccidentalHits")
+    return tuple(op.outputs)
 
 
 def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes,

@@ -187,6 +187,59 @@ BOOST_AUTO_TEST_CASE(candidate_samplers_draw_in_range_unique_with_their_expected
   check_error(wrong.status(), Code::kInvalidArgument, "true_classes must be a matrix");
 }
 
+BOOST_AUTO_TEST_CASE(unigram_samplers_all_candidates_and_accidental_hits) {
+  Scope s = Scope::new_root();
+  auto true_classes = ops::Const(s, {{int64_t{2}}});
+  // Fixed weights 0 (a reserved id), 1, 3: class 0 never drawn, class 2 three times as often.
+  auto fixed = ops::FixedUnigramCandidateSampler(
+      s, true_classes, {.num_true = 1, .num_sampled = 4000, .range_max = 3, .random = {7, 8}},
+      {.unigrams = {1.f, 9.f}, .distortion = 0.5f, .num_reserved_ids = 1});
+  auto got = run_graph(s, {fixed.sampled_candidates, fixed.true_expected_count});
+  BOOST_REQUIRE_MESSAGE(got.ok(), got.status().to_string());
+  auto values = (*got)[0].to_vector<int64_t>();
+  auto twos = std::count(values.begin(), values.end(), int64_t{2});
+  BOOST_TEST(std::count(values.begin(), values.end(), int64_t{0}) == 0);
+  BOOST_TEST(std::abs(static_cast<double>(twos) / 4000 - 0.75) < 0.03);
+  BOOST_TEST(std::abs((*got)[1].to_vector<float>()[0] - 0.75f * 4000) < 1e-2);
+  // A range other than the number of weights: InvalidArgument naming both.
+  auto wrong = ops::FixedUnigramCandidateSampler(s.with_op_name("wrong_range"), true_classes,
+                                                 {.num_true = 1, .num_sampled = 1, .range_max = 5},
+                                                 {.unigrams = {1.f}});
+  check_error(run_graph(s, {wrong.sampled_candidates}).status(), Code::kInvalidArgument,
+              "range is 5 must be equal to weights size 1");
+
+  // Learned: class 1 seen 998 times in the first run (after its draw) weighs 999 of 1002.
+  Device device("/job:localhost/replica:0/task:0/device:CPU:0", "CPU", 1);
+  auto seen = ops::Placeholder(s.with_op_name("seen"), DataType::kInt64, PartialShape({-1, 1}));
+  auto learned = ops::LearnedUnigramCandidateSampler(
+      s, seen, {.num_true = 1, .num_sampled = 1000, .range_max = 4, .random = {3, 4}});
+  Tensor many(DataType::kInt64, TensorShape{998, 1});
+  std::fill_n(many.data<int64_t>(), 998, int64_t{1});
+  auto first = run_graph(s, {learned.sampled_expected_count}, {{seen, many}}, {}, &device);
+  BOOST_REQUIRE_MESSAGE(first.ok(), first.status().to_string());
+  BOOST_TEST(std::abs((*first)[0].to_vector<float>()[0] - 250.f) < 1e-3);  // 1/4 of 1000
+  auto second = run_graph(s, {learned.true_expected_count},
+                          {{seen, Tensor::from_vector<int64_t>({1}, {1, 1}).value()}}, {}, &device);
+  BOOST_REQUIRE_MESSAGE(second.ok(), second.status().to_string());
+  BOOST_TEST(std::abs((*second)[0].to_vector<float>()[0] - 999.f / 1002 * 1000) < 1e-2);
+
+  auto all = ops::AllCandidateSampler(s, true_classes, {.num_true = 1, .num_sampled = 3});
+  auto hits = ops::ComputeAccidentalHits(s, ops::Const(s, {{int64_t{4}, int64_t{1}}}),
+                                         ops::Const(s, {int64_t{1}, int64_t{4}, int64_t{1}}), 2);
+  auto rest = run_graph(s, {all.sampled_candidates, all.sampled_expected_count, hits.indices,
+                            hits.ids, hits.weights});
+  BOOST_REQUIRE_MESSAGE(rest.ok(), rest.status().to_string());
+  BOOST_TEST((*rest)[0].to_vector<int64_t>() == std::vector<int64_t>({0, 1, 2}),
+             boost::test_tools::per_element());
+  BOOST_TEST((*rest)[1].to_vector<float>() == std::vector<float>({1, 1, 1}),
+             boost::test_tools::per_element());
+  BOOST_TEST((*rest)[2].to_vector<int32_t>() == std::vector<int32_t>({0, 0}),
+             boost::test_tools::per_element());
+  BOOST_TEST((*rest)[3].to_vector<int64_t>() == std::vector<int64_t>({1, 2}),
+             boost::test_tools::per_element());
+  BOOST_TEST((*rest)[4].to_vector<float>()[0] == -std::numeric_limits<float>::max());
+}
+
 BOOST_AUTO_TEST_CASE(shapes_are_known_at_build_time_and_checked) {
   Scope s = Scope::new_root();
   BOOST_TEST(ops::RandomUniform(s, {2, 3}, DataType::kFloat).shape().to_string() == "[2,3]");

@@ -171,3 +171,92 @@ def test_a_word2vec_style_model_learns_with_nce():
             accuracy = sess.run(hits)
     assert last < 0.5 * first, (first, last)
     assert accuracy >= 0.9, accuracy
+
+
+# --- the other samplers of candidate_sampling_ops: fixed and learned unigram, all; and
+# compute_accidental_hits (candidate_sampler_ops_test's cases, rewritten) ---
+
+def test_fixed_unigram_draws_follow_the_distorted_weights(tmp_path):
+    unigrams = [1.0, 4.0, 9.0, 16.0]
+    draw = tf.nn.fixed_unigram_candidate_sampler([[1]], 1, 4000, False, range_max=5,
+                                                 num_reserved_ids=1, unigrams=unigrams,
+                                                 distortion=0.5, seed=11)
+    vocab = tmp_path / "vocab.csv"
+    vocab.write_text("".join("word%d,%g\n" % (i, u) for i, u in enumerate(unigrams)))
+    from_file = tf.nn.fixed_unigram_candidate_sampler([[1]], 1, 4000, False, range_max=5,
+                                                      num_reserved_ids=1,
+                                                      vocab_file=str(vocab), distortion=0.5,
+                                                      seed=11)
+    with tf.Session() as sess:
+        counts = np.zeros(5)
+        for _ in range(5):
+            sampled, true_expected, sampled_expected = sess.run(draw)
+            counts += np.bincount(sampled, minlength=5)
+        file_sampled = sess.run(from_file.sampled_candidates)
+    weights = np.array([0.0, 1.0, 2.0, 3.0, 4.0])  # the reserved id, then sqrt(unigrams)
+    p = weights / weights.sum()
+    assert counts[0] == 0  # a reserved id has weight 0
+    expected = p * 20000
+    assert np.all(np.abs(counts - expected) < 5 * np.sqrt(expected) + 5), (counts, expected)
+    np.testing.assert_allclose(true_expected, [[p[1] * 4000]], rtol=1e-5)
+    np.testing.assert_allclose(sampled_expected, p[sampled] * 4000, rtol=1e-5)
+    assert set(file_sampled) <= {1, 2, 3, 4}
+
+
+def test_fixed_unigram_shards_and_errors():
+    # Two shards of ids 0..5 (ids 0, 1 reserved): shard 1 holds ids 1, 3, 5 as 0, 1, 2.
+    shard = tf.nn.fixed_unigram_candidate_sampler([[0]], 1, 1000, False, range_max=3,
+                                                  num_reserved_ids=2, num_shards=2, shard=1,
+                                                  unigrams=[1.0, 1.0, 1.0, 1.0], seed=2)
+    wrong_range = tf.nn.fixed_unigram_candidate_sampler([[0]], 1, 2, False, range_max=7,
+                                                        unigrams=[1.0, 2.0])
+    with tf.Session() as sess:
+        sampled = sess.run(shard.sampled_candidates)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="range is 7 must be equal to weights size 2"):
+            sess.run(wrong_range.sampled_candidates)
+    # Shard 1's ids: reserved 1 (weight 0), then the vocabulary's 3rd and 5th entries.
+    assert set(sampled) == {1, 2}
+    with pytest.raises(ValueError, match="exactly one of vocab_file and unigrams"):
+        tf.nn.fixed_unigram_candidate_sampler([[0]], 1, 1, False, 2)
+    with pytest.raises(ValueError, match="shard 2 of 2 shards does not exist"):
+        tf.nn.fixed_unigram_candidate_sampler([[0]], 1, 1, False, 2, unigrams=[1, 1],
+                                              num_shards=2, shard=2)
+    missing = tf.nn.fixed_unigram_candidate_sampler([[0]], 1, 1, False, 2,
+                                                    vocab_file="/nonexistent/vocab.csv")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.NotFoundError, match="/nonexistent/vocab.csv"):
+            sess.run(missing.sampled_candidates)
+
+
+def test_learned_unigram_learns_the_true_classes():
+    true_classes = tf.placeholder(tf.int64, [None, 1])
+    draw = tf.nn.learned_unigram_candidate_sampler(true_classes, 1, 2000, False, range_max=4,
+                                                   seed=5)
+    with tf.Session() as sess:
+        # First draw: every class weighs 1 (class 3, the true one, counts after the draw).
+        first, _, first_expected = sess.run(draw, {true_classes: [[3]] * 996})
+        np.testing.assert_allclose(first_expected, np.full(2000, 0.25 * 2000), rtol=1e-5)
+        # Now class 3 weighs 997 of 1000.
+        later, true_expected, _ = sess.run(draw, {true_classes: [[3]]})
+    assert abs(np.mean(first == 3) - 0.25) < 0.05
+    assert np.mean(later == 3) > 0.98
+    np.testing.assert_allclose(true_expected, [[997 / 1000 * 2000]], rtol=1e-5)
+
+
+def test_all_candidate_sampler_and_accidental_hits():
+    everything = tf.nn.all_candidate_sampler([[1, 3], [0, 0]], 2, 4, True)
+    hits = tf.nn.compute_accidental_hits([[1, 3], [0, 5]], [3, 0, 1, 3], num_true=2)
+    with tf.Session() as sess:
+        sampled, true_expected, sampled_expected = sess.run(everything)
+        indices, ids, weights = sess.run(hits)
+    np.testing.assert_array_equal(sampled, [0, 1, 2, 3])
+    np.testing.assert_array_equal(true_expected, np.ones([2, 2]))
+    np.testing.assert_array_equal(sampled_expected, np.ones(4))
+    # Row 0: class 1 at place 2, class 3 at its last place, 3; row 1: class 0 at place 1.
+    np.testing.assert_array_equal(indices, [0, 0, 1])
+    np.testing.assert_array_equal(ids, [2, 3, 1])
+    np.testing.assert_array_equal(weights, np.full(3, np.finfo(np.float32).min))
+    assert tf.random.all_candidate_sampler is tf.nn.all_candidate_sampler
+    with pytest.raises(ValueError, match="num_true must be an int >= 1"):
+        tf.nn.compute_accidental_hits([[1]], [1], num_true=0)

@@ -1,6 +1,6 @@
 // CPU kernels of the random ops (graph/ops/random_ops.hpp): RandomUniform,
-// RandomStandardNormal, TruncatedNormal, RandomUniformInt, RandomShuffle, Multinomial, and the
-// candidate samplers of sampled losses (UniformCandidateSampler, LogUniformCandidateSampler).
+// RandomStandardNormal, TruncatedNormal, RandomUniformInt, RandomShuffle and Multinomial (the
+// candidate samplers of sampled losses are in candidate_sampler_kernels.cpp).
 //
 // Each op node has a Philox generator seeded from its (seed, seed2) attributes, as
 // TensorFlow's: both 0 draws a seed from the system; otherwise every process that builds the
@@ -20,66 +20,12 @@
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/cpu/parallel.hpp"
 #include "troupe/devices/cpu/random/distributions.hpp"
+#include "troupe/devices/cpu/random/seeded_generator.hpp"
 
 namespace troupe {
 namespace {
 
 using random::Philox;
-
-// The generator of one node, shared by its runs.
-class SeededGenerator : public Resource {
- public:
-  SeededGenerator(std::string name, int64_t seed, int64_t seed2) : name_(std::move(name)) {
-    if (seed == 0 && seed2 == 0) {
-      std::random_device device;
-      seed = static_cast<int64_t>((uint64_t{device()} << 32) | device());
-      seed2 = static_cast<int64_t>((uint64_t{device()} << 32) | device());
-    }
-    generator_ = Philox(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
-  }
-
-  std::string debug_name() const override { return "random generator '" + name_ + "'"; }
-
-  // A generator at the start of `blocks` blocks reserved for one run.
-  Philox reserve(uint64_t blocks) {
-    std::lock_guard lock(mutex_);
-    Philox start = generator_;
-    generator_.skip(blocks);
-    return start;
-  }
-
- private:
-  std::string name_;
-  std::mutex mutex_;
-  Philox generator_;
-};
-
-// What a random kernel keeps: its seeds, and where to find its node's generator.
-class GeneratorHandle {
- public:
-  explicit GeneratorHandle(const OpKernelConstruction& c)
-      : node_(c.name()), seed_(c.attr<int64_t>("seed")), seed2_(c.attr<int64_t>("seed2")) {}
-
-  // The node's generator in the step's container, made at its first run.
-  std::shared_ptr<SeededGenerator> get(OpKernelContext& ctx) const {
-    const std::string key = fmt::format("_random/{}/{}/{}", node_, seed_, seed2_);
-    auto found = ctx.device().resources().lookup_or_create<SeededGenerator>(
-        ctx.step().container, key,
-        [&]() -> StatusOr<std::shared_ptr<SeededGenerator>> {
-          return std::make_shared<SeededGenerator>(node_, seed_, seed2_);
-        },
-        [](const SeededGenerator&) { return Status::OK(); });
-    if (!found.ok()) {
-      ctx.set_status(found.status());
-      return nullptr;
-    }
-    return *found;
-  }
-
- private:
-  std::string node_;
-  int64_t seed_, seed2_;
-};
 
 // The shape input of a random op (a vector of non-negative sizes), or nullopt after failing.
 std::optional<TensorShape> shape_input(OpKernelContext& ctx, int i) {
@@ -306,115 +252,6 @@ class MultinomialKernel : public OpKernel {
   GeneratorHandle generator_;
 };
 
-// UniformCandidateSampler and LogUniformCandidateSampler, as TensorFlow's RangeSampler: with
-// `unique`, draws until num_sampled distinct classes came, and a class's expected count is
-// then 1 - (1 - p)^tries (p * num_sampled when no draw was rejected); without, p * num_sampled.
-// Log-uniform: class k with probability log((k + 2) / (k + 1)) / log(range_max + 1).
-template <bool kLogUniform>
-class CandidateSamplerKernel : public OpKernel {
- public:
-  explicit CandidateSamplerKernel(const OpKernelConstruction& c)
-      : OpKernel(c),
-        generator_(c),
-        num_true_(c.attr<int64_t>("num_true")),
-        num_sampled_(c.attr<int64_t>("num_sampled")),
-        range_max_(c.attr<int64_t>("range_max")),
-        unique_(c.attr<bool>("unique")) {}
-
-  void compute(OpKernelContext& ctx) override {
-    if (num_true_ < 1 || num_sampled_ < 1 || range_max_ < 1) {
-      return ctx.fail_invalid("num_true ({}), num_sampled ({}) and range_max ({}) must be >= 1",
-                              num_true_, num_sampled_, range_max_);
-    }
-    if (unique_ && num_sampled_ > range_max_) {
-      return ctx.fail_invalid(
-          "Sampler's range is too small: {} unique samples asked from a range of {}", num_sampled_,
-          range_max_);
-    }
-    const Tensor& true_classes = ctx.input(0);
-    if (true_classes.rank() != 2 || true_classes.dim(1) != num_true_) {
-      return ctx.fail_invalid(
-          "true_classes must be a matrix [batch_size, num_true = {}], got "
-          "shape {}",
-          num_true_, true_classes.shape().to_string());
-    }
-    auto generator = generator_.get(ctx);
-    if (generator == nullptr) return;
-    Tensor& sampled = ctx.allocate_output(0, TensorShape{num_sampled_});
-    Tensor& true_expected = ctx.allocate_output(1, true_classes.shape());
-    Tensor& sampled_expected = ctx.allocate_output(2, TensorShape{num_sampled_});
-    // A unique draw may take many tries: blocks are reserved as they are used, a batch at a
-    // time (the next run's numbers start after them either way).
-    std::optional<Philox> gen;
-    uint64_t used = 0;
-    auto draw = [&]() {
-      if (used % kBatch == 0) gen = generator->reserve(kBatch);
-      ++used;
-      Philox::Block block = gen->next();
-      return random::uint64_to_double(block[0], block[1]);
-    };
-    int64_t tries = 0;
-    std::unordered_set<int64_t> seen;
-    for (int64_t i = 0; i < num_sampled_; ++i) {
-      int64_t value;
-      do {
-        // As TensorFlow's, at most 2^31 - 1 tries; a cancelled step stops the search.
-        if (tries == kMaxTries || (tries % kBatch == 0 && ctx.step().cancellation.is_cancelled())) {
-          return ctx.set_status(
-              tries == kMaxTries
-                  ? errors::InvalidArgument(
-                        "node '{}' ({}): {} unique samples of a range of {} not drawn in {} "
-                        "tries (the rarest classes are too rare: sample fewer)",
-                        ctx.node().name(), ctx.node().op_name(), num_sampled_, range_max_,
-                        kMaxTries)
-                  : ctx.step().cancellation.reason());
-        }
-        value = sample(draw());
-        ++tries;
-      } while (unique_ && !seen.insert(value).second);
-      sampled.data<int64_t>()[i] = value;
-    }
-    const bool rejected = unique_ && tries != num_sampled_;
-    auto expected = [&](int64_t value) {
-      const double p = probability(value);
-      return static_cast<float>(rejected ? -std::expm1(static_cast<double>(tries) * std::log1p(-p))
-                                         : p * static_cast<double>(num_sampled_));
-    };
-    for (int64_t i = 0; i < num_sampled_; ++i)
-      sampled_expected.data<float>()[i] = expected(sampled.data<int64_t>()[i]);
-    for (int64_t i = 0; i < true_classes.num_elements(); ++i)
-      true_expected.data<float>()[i] = expected(true_classes.data<int64_t>()[i]);
-  }
-
- private:
-  static constexpr uint64_t kBatch = 64;
-  static constexpr int64_t kMaxTries = std::numeric_limits<int32_t>::max();
-
-  int64_t sample(double u) const {
-    if constexpr (kLogUniform) {
-      const auto value =
-          static_cast<int64_t>(std::exp(u * std::log(static_cast<double>(range_max_) + 1))) - 1;
-      return std::clamp<int64_t>(value, 0, range_max_ - 1);
-    } else {
-      return std::min<int64_t>(static_cast<int64_t>(u * static_cast<double>(range_max_)),
-                               range_max_ - 1);
-    }
-  }
-  // As TensorFlow's, whatever the value (a true class may lie outside the range).
-  double probability(int64_t value) const {
-    if constexpr (kLogUniform) {
-      return std::log((static_cast<double>(value) + 2.0) / (static_cast<double>(value) + 1.0)) /
-             std::log(static_cast<double>(range_max_) + 1);
-    } else {
-      return 1.0 / static_cast<double>(range_max_);
-    }
-  }
-
-  GeneratorHandle generator_;
-  int64_t num_true_, num_sampled_, range_max_;
-  bool unique_;
-};
-
 }  // namespace
 
 void register_random_kernels(KernelRegistry& r) {
@@ -427,10 +264,6 @@ void register_random_kernels(KernelRegistry& r) {
   must_add_kernel(r, "RandomUniformInt", kCpu, simple_kernel<RandomUniformIntKernel>());
   must_add_kernel(r, "RandomShuffle", kCpu, simple_kernel<RandomShuffleKernel>());
   must_add_kernel(r, "Multinomial", kCpu, simple_kernel<MultinomialKernel>());
-  must_add_kernel(r, "UniformCandidateSampler", kCpu,
-                  simple_kernel<CandidateSamplerKernel<false>>());
-  must_add_kernel(r, "LogUniformCandidateSampler", kCpu,
-                  simple_kernel<CandidateSamplerKernel<true>>());
 }
 
 }  // namespace troupe
