@@ -146,6 +146,7 @@ class ExecutorStep : public std::enable_shared_from_this<ExecutorStep> {
         break;
       }
       if (item.async != nullptr) {
+        send_dead_ = false;  // only a synchronous _Send reads it
         start_async(item, clock);
         continue;
       }
