@@ -404,3 +404,68 @@ def test_lstm_block_cell_is_an_lstm_cell_by_its_variables_and_values():
         out_cell, _ = tf.nn.dynamic_rnn(same, x, dtype=tf.float64, scope=tf.get_variable_scope())
     got = run([out_block, out_cell])
     np.testing.assert_allclose(got[0], got[1])
+
+
+# --- contrib.rnn's block cells (TensorFlow's fused kernels), as the formulas they compute ---
+
+def test_gru_block_cell_is_gru_cell_under_its_own_variable_names():
+    x = tf.constant(np.random.RandomState(1).randn(4, 2, 3).astype(np.float32))
+    with tf.variable_scope("block"):
+        block_out, _ = tf.nn.dynamic_rnn(tf.contrib.rnn.GRUBlockCell(5), x, dtype=tf.float32,
+                                         time_major=True)
+    with tf.variable_scope("plain"):
+        plain_out, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(5), x, dtype=tf.float32,
+                                         time_major=True)
+    with tf.variable_scope("v2"):
+        tf.nn.dynamic_rnn(tf.contrib.rnn.GRUBlockCellV2(num_units=5), x, dtype=tf.float32,
+                          time_major=True)
+    names = [v.name for v in tf.global_variables()]
+    assert names[:4] == ["block/rnn/gru_cell/w_c:0", "block/rnn/gru_cell/b_ru:0",
+                         "block/rnn/gru_cell/w_ru:0", "block/rnn/gru_cell/b_c:0"]
+    assert [n.replace("v2/", "plain/") for n in names[8:]] == names[4:8]
+    by_name = {v.name: v for v in tf.global_variables()}
+    # The same weights give the same outputs: w_c holds the gates' kernel, w_ru the candidate's.
+    copies = [tf.assign(by_name["plain/rnn/gru_cell/gates/kernel:0"],
+                        by_name["block/rnn/gru_cell/w_c:0"]),
+              tf.assign(by_name["plain/rnn/gru_cell/gates/bias:0"],
+                        by_name["block/rnn/gru_cell/b_ru:0"]),
+              tf.assign(by_name["plain/rnn/gru_cell/candidate/kernel:0"],
+                        by_name["block/rnn/gru_cell/w_ru:0"]),
+              tf.assign(by_name["plain/rnn/gru_cell/candidate/bias:0"],
+                        by_name["block/rnn/gru_cell/b_c:0"])]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(by_name["block/rnn/gru_cell/b_ru:0"]), 1.0)
+        sess.run(copies)
+        a, b = sess.run([block_out, plain_out])
+    np.testing.assert_allclose(a, b, rtol=1e-6)
+    with pytest.raises(ValueError, match="Exactly one of num_units or cell_size"):
+        tf.contrib.rnn.GRUBlockCell(num_units=3, cell_size=3)
+
+
+def test_lstm_block_fused_cell_runs_a_time_major_sequence():
+    rng = np.random.RandomState(2)
+    x = tf.constant(rng.randn(6, 2, 3).astype(np.float32))
+    fused = tf.contrib.rnn.LSTMBlockFusedCell(4, use_peephole=True)
+    outputs, state = fused(x, dtype=tf.float32, sequence_length=[6, 3])
+    listed, _ = fused(tf.unstack(x), dtype=tf.float32)
+    with tf.variable_scope("reference"):
+        reference = tf.contrib.rnn.LSTMBlockCell(4, use_peephole=True, name="lstm_fused_cell")
+        expected, expected_state = tf.nn.dynamic_rnn(reference, x, sequence_length=[6, 3],
+                                                     dtype=tf.float32, time_major=True)
+    names = sorted(v.name for v in tf.global_variables() if not v.name.startswith("reference"))
+    assert names == ["lstm_fused_cell/bias:0", "lstm_fused_cell/kernel:0",
+                     "lstm_fused_cell/w_f_diag:0", "lstm_fused_cell/w_i_diag:0",
+                     "lstm_fused_cell/w_o_diag:0"]
+    assert isinstance(listed, list) and len(listed) == 6
+    by_name = {v.name: v for v in tf.global_variables()}
+    copies = [tf.assign(by_name["reference/rnn/" + n], by_name[n]) for n in names]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(copies)
+        got, got_state, want, want_state = sess.run([outputs, state, expected, expected_state])
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    np.testing.assert_allclose(got_state.h, want_state.h, rtol=1e-5)
+    np.testing.assert_array_equal(got[3:, 1], np.zeros([3, 4]))  # past the second sequence
+    with pytest.raises(ValueError, match=r"inputs must be \[time, batch, input\]"):
+        fused(tf.zeros([2, 3]), dtype=tf.float32)
