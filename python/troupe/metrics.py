@@ -3,8 +3,9 @@ update_op); the running totals are local variables (LOCAL_VARIABLES and METRIC_V
 initialised by tf.local_variables_initializer() or a monitored session's local init), so each
 task keeps its own. update_op adds a batch and returns the new value; value reads the current
 one. mean, accuracy, mean_absolute_error/mean_squared_error/root_mean_squared_error,
-true_positives/false_positives/true_negatives/false_negatives, precision, recall and auc are
-here."""
+true_positives/false_positives/true_negatives/false_negatives, precision, recall, auc, mean_iou,
+mean_per_class_accuracy, mean_cosine_distance, percentage_below, mean_relative_error and
+mean_tensor are here."""
 
 import numpy as np
 
@@ -301,6 +302,154 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         with get_default_graph().control_dependencies([group(*updates.values())]):
             update_op = area(*(identity(totals[k]) for k in ("tp", "fn", "tn", "fp")),
                              "update_op")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def _metric_variable(shape, dtype, name):
+    from .variables import Variable
+    return Variable(np.zeros(shape, dtype.as_numpy_dtype), trainable=False, name=name,
+                    collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES])
+
+
+def _safe_div(numerator, denominator, name):
+    """numerator / denominator where denominator > 0, else 0 (TensorFlow's _safe_div)."""
+    from .ops import divide, maximum, where, zeros_like
+    return where(denominator > 0, divide(numerator, maximum(denominator, 1e-30)),
+                 zeros_like(numerator), name=name)
+
+
+def _num_classes(num_classes, what):
+    if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)) or \
+            num_classes < 1:
+        raise ValueError("%s: num_classes must be an int >= 1, got %r" % (what, num_classes))
+    return int(num_classes)
+
+
+def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections=None,
+             updates_collections=None, name=None):
+    """The mean over classes of intersection over union, tp / (tp + fp + fn), from a
+    confusion matrix accumulated over every batch (a float64 local variable
+    total_confusion_matrix); classes never seen nor predicted are left out of the mean.
+    update_op adds the batch and returns the confusion matrix, as TensorFlow's."""
+    from .array_ops import diag_part
+    from .math_ops import confusion_matrix
+    from .ops import (assign_add, cast, greater, identity, not_equal, ones_like, reduce_sum,
+                      reshape, where)
+    num_classes = _num_classes(num_classes, "mean_iou")
+    with name_scope(name, "mean_iou"):
+        predictions = reshape(convert_to_tensor(predictions), [-1])
+        labels = reshape(convert_to_tensor(labels), [-1])
+        if weights is not None:
+            weights = reshape(_as_float(weights, "weights"), [-1])
+        total_cm = _metric_variable([num_classes, num_classes], _dtypes.float64,
+                                    "total_confusion_matrix")
+        current = confusion_matrix(labels, predictions, num_classes, weights=weights,
+                                   dtype=_dtypes.float64)
+        update_op = assign_add(total_cm, current)
+
+        def compute(cm, op_name):
+            cm = cast(cm, _dtypes.float32)
+            sum_over_row = reduce_sum(cm, 0)
+            sum_over_col = reduce_sum(cm, 1)
+            diagonal = diag_part(cm)
+            denominator = sum_over_row + sum_over_col - diagonal
+            valid = reduce_sum(cast(not_equal(denominator, 0.0), _dtypes.float32))
+            denominator = where(greater(denominator, 0.0), denominator, ones_like(denominator))
+            iou = diagonal / denominator
+            return where(greater(valid, 0.0), reduce_sum(iou) / valid, 0.0, name=op_name)
+
+        value = compute(identity(total_cm), "mean_iou")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def mean_per_class_accuracy(labels, predictions, num_classes, weights=None,
+                            metrics_collections=None, updates_collections=None, name=None):
+    """The mean over classes of each class's accuracy (the weight of its examples predicted
+    right over the weight of its examples); update_op adds the batch and returns the
+    per-class accuracies, as TensorFlow's."""
+    from .ops import cast, equal, ones_like, reduce_mean, reshape
+    from .sparse_ops import scatter_add
+    num_classes = _num_classes(num_classes, "mean_per_class_accuracy")
+    with name_scope(name, "mean_accuracy"):
+        labels = reshape(cast(convert_to_tensor(labels), _dtypes.int64), [-1])
+        predictions = reshape(cast(convert_to_tensor(predictions), _dtypes.int64), [-1])
+        total = _metric_variable([num_classes], _dtypes.float32, "total")
+        count = _metric_variable([num_classes], _dtypes.float32, "count")
+        ones = ones_like(labels, dtype=_dtypes.float32)
+        is_correct = cast(equal(predictions, labels), _dtypes.float32)
+        if weights is not None:
+            weights = reshape(_as_float(weights, "weights"), [-1])
+            ones = ones * weights
+            is_correct = is_correct * weights
+        update_total = scatter_add(total, labels, ones)
+        update_count = scatter_add(count, labels, is_correct)
+        from .ops import identity
+        value = reduce_mean(_safe_div(identity(count), identity(total), "per_class"),
+                            name="mean_accuracy")
+        update_op = _safe_div(update_count, update_total, "update_op")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def mean_cosine_distance(labels, predictions, dim, weights=None, metrics_collections=None,
+                         updates_collections=None, name=None):
+    """1 - the mean of sum(labels * predictions) along `dim` (both unit-normalised, as
+    TensorFlow expects them)."""
+    from .ops import multiply, reduce_sum, subtract
+    labels, predictions = _as_float(labels, "labels"), _as_float(predictions, "predictions")
+    radial = reduce_sum(multiply(predictions, labels), axis=[dim], keepdims=True)
+    value, update_op = mean(radial, weights, None, None, name or "mean_cosine_distance")
+    value, update_op = subtract(1.0, value), subtract(1.0, update_op)
+    _collect(metrics_collections, value)
+    _collect(updates_collections, update_op)
+    return value, update_op
+
+
+def percentage_below(values, threshold, weights=None, metrics_collections=None,
+                     updates_collections=None, name=None):
+    """The (weighted) fraction of values below `threshold`."""
+    from .ops import cast, less
+    below = cast(less(_as_float(values, "values"), threshold), _dtypes.float32)
+    return mean(below, weights, metrics_collections, updates_collections,
+                name or "percentage_below_threshold")
+
+
+def mean_relative_error(labels, predictions, normalizer, weights=None, metrics_collections=None,
+                        updates_collections=None, name=None):
+    """The mean of |labels - predictions| / normalizer (0 where normalizer is 0)."""
+    from .ops import abs as abs_, divide, equal, where, zeros_like
+    labels, predictions = _as_float(labels, "labels"), _as_float(predictions, "predictions")
+    normalizer = _as_float(normalizer, "normalizer")
+    relative = where(equal(normalizer, 0.0), zeros_like(labels),
+                     divide(abs_(labels - predictions), normalizer))
+    return mean(relative, weights, metrics_collections, updates_collections,
+                name or "mean_relative_error")
+
+
+def mean_tensor(values, weights=None, metrics_collections=None, updates_collections=None,
+                name=None):
+    """The element-wise (weighted) mean of every tensor seen: (total / count, update_op), of
+    values' shape, which must be fully known."""
+    from .ops import assign_add, identity, multiply, ones_like
+    with name_scope(name, "mean"):
+        values = _as_float(values, "values")
+        if not values.shape.is_fully_defined():
+            raise ValueError("mean_tensor: values must have a fully known shape, got %s"
+                             % values.shape)
+        shape = values.shape.as_list()
+        weights = ones_like(values) if weights is None else \
+            multiply(ones_like(values), _as_float(weights, "weights"))
+        total = _metric_variable(shape, _dtypes.float32, "total_tensor")
+        count = _metric_variable(shape, _dtypes.float32, "count_tensor")
+        add_total = assign_add(total, multiply(values, weights))
+        add_count = assign_add(count, weights)
+        value = _safe_div(identity(total), identity(count), "mean")
+        update_op = _safe_div(add_total, add_count, "update_op")
         _collect(metrics_collections, value)
         _collect(updates_collections, update_op)
         return value, update_op

@@ -155,3 +155,62 @@ def test_auc_of_perfect_and_reversed_scores_and_bad_arguments():
     out_of_range = tf.metrics.auc([0, 1], [0.5, 1.5])
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"predictions must be in \[0, 1\]"):
         _stream(out_of_range, [()], [])
+
+
+# --- mean_iou, mean_per_class_accuracy and the mean-based metrics (metrics_test.py's cases,
+# rewritten) ---
+
+def _streamed(value, update_op, feeds):
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        updates = [sess.run(update_op, feed) for feed in feeds]
+        return sess.run(value), updates
+
+
+def test_mean_iou_over_two_batches():
+    labels = tf.placeholder(tf.int64, [None])
+    predictions = tf.placeholder(tf.int64, [None])
+    value, update_op = tf.metrics.mean_iou(labels, predictions, num_classes=3)
+    assert [v.name for v in tf.local_variables()] == ["mean_iou/total_confusion_matrix:0"]
+    result, updates = _streamed(value, update_op,
+                                [{labels: [0, 1], predictions: [0, 1]},
+                                 {labels: [2, 2], predictions: [1, 2]}])
+    # Confusion [[1,0,0],[0,1,0],[0,1,1]]: IoU 1, 1/2, 1/2.
+    np.testing.assert_allclose(result, 2.0 / 3.0, rtol=1e-6)
+    np.testing.assert_array_equal(updates[1], [[1, 0, 0], [0, 1, 0], [0, 1, 1]])
+    with pytest.raises(ValueError, match="num_classes must be an int >= 1"):
+        tf.metrics.mean_iou(labels, predictions, num_classes=0)
+
+
+def test_mean_iou_leaves_out_classes_never_seen_and_takes_weights():
+    value, update_op = tf.metrics.mean_iou([0, 0, 1], [0, 1, 1], num_classes=4,
+                                           weights=[1.0, 0.0, 1.0])
+    result, _ = _streamed(value, update_op, [None])
+    np.testing.assert_allclose(result, 1.0)  # the weight-0 miss does not count
+
+
+def test_mean_per_class_accuracy():
+    value, update_op = tf.metrics.mean_per_class_accuracy([0, 0, 1, 1], [0, 1, 1, 1],
+                                                          num_classes=3)
+    result, updates = _streamed(value, update_op, [None])
+    np.testing.assert_allclose(updates[0], [0.5, 1.0, 0.0])
+    np.testing.assert_allclose(result, 0.5)  # (0.5 + 1 + 0) / 3, as TensorFlow's
+
+
+def test_mean_cosine_distance_percentage_below_relative_error_and_mean_tensor():
+    cosine = tf.metrics.mean_cosine_distance([[1.0, 0.0], [0.0, 1.0]],
+                                             [[1.0, 0.0], [1.0, 0.0]], dim=1)
+    below = tf.metrics.percentage_below([1.0, 2.0, 3.0, 4.0], threshold=3.0)
+    relative = tf.metrics.mean_relative_error([1.0, 2.0], [2.0, 2.0], normalizer=[2.0, 0.0])
+    values = tf.placeholder(tf.float32, [2])
+    tensor_mean = tf.metrics.mean_tensor(values)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run([cosine[1], below[1], relative[1]])
+        sess.run(tensor_mean[1], {values: [1.0, 2.0]})
+        sess.run(tensor_mean[1], {values: [3.0, 4.0]})
+        got = sess.run([cosine[0], below[0], relative[0], tensor_mean[0]])
+    np.testing.assert_allclose(got[:3], [0.5, 0.5, 0.25])
+    np.testing.assert_allclose(got[3], [2.0, 3.0])
+    with pytest.raises(ValueError, match="fully known shape"):
+        tf.metrics.mean_tensor(tf.placeholder(tf.float32, [None]))
