@@ -556,6 +556,28 @@ class ResidualWrapper(_Wrapper):
         return inputs + outputs, new_state
 
 
+class DeviceWrapper(_Wrapper):
+    """A cell whose ops are placed on `device` (tf.device), as TensorFlow's DeviceWrapper;
+    zero_state too. Inside dynamic_rnn's loop every op runs on the loop's own device (troupe's
+    loop is one node): there the wrapper places nothing."""
+
+    def __init__(self, cell, device):
+        super().__init__(cell)
+        self._device = device
+
+    def zero_state(self, batch_size, dtype):
+        from .framework import device as device_scope
+        with device_scope(self._device):
+            return self._cell.zero_state(batch_size, dtype)
+
+    def __call__(self, inputs, state, scope=None):
+        from .framework import device as device_scope, get_default_graph
+        if getattr(get_default_graph(), "_is_function", False):
+            return self._cell(inputs, state, scope)
+        with device_scope(self._device):
+            return self._cell(inputs, state, scope)
+
+
 def _prepare_loop(cell, time_steps, batch, depth, dtype, prepared=None):
     """Lets the cells that draw random numbers (DropoutWrapper) draw those of every step of a
     dynamic_rnn before its loop, the loop's gradient reruns the body and must see the same:

@@ -469,3 +469,29 @@ def test_lstm_block_fused_cell_runs_a_time_major_sequence():
     np.testing.assert_array_equal(got[3:, 1], np.zeros([3, 4]))  # past the second sequence
     with pytest.raises(ValueError, match=r"inputs must be \[time, batch, input\]"):
         fused(tf.zeros([2, 3]), dtype=tf.float32)
+
+
+def test_device_wrapper_places_the_cells_ops(insecure):
+    from conftest import free_ports
+    port = free_ports(1)[0]
+    server = tf.train.Server({"worker": ["127.0.0.1:%d" % port]}, job_name="worker",
+                             task_index=0, config=tf.ConfigProto(device_count={"CPU": 2}))
+    try:
+        cell = tf.nn.rnn_cell.DeviceWrapper(tf.nn.rnn_cell.BasicRNNCell(3),
+                                            "/job:worker/task:0/device:CPU:1")
+        assert tf.contrib.rnn.DeviceWrapper is tf.nn.rnn_cell.DeviceWrapper
+        inputs = [tf.ones([2, 4]) for _ in range(3)]
+        outputs, state = tf.nn.static_rnn(cell, inputs, dtype=tf.float32)
+        placed = [op.device for op in tf.get_default_graph().get_operations()
+                  if op.type == "Tanh"]
+        assert placed and all(d.endswith("CPU:1") for d in placed), placed
+        # In dynamic_rnn's loop the ops run on the loop's device: the wrapper places nothing.
+        dynamic, _ = tf.nn.dynamic_rnn(cell, tf.ones([2, 3, 4]), dtype=tf.float32)
+        with tf.Session(server.target) as sess:
+            sess.run(tf.global_variables_initializer())
+            static_value, dynamic_value = sess.run([outputs[-1], dynamic])
+        assert static_value.shape == (2, 3) and dynamic_value.shape == (2, 3, 3)
+        with pytest.raises(TypeError, match="not a RNNCell"):
+            tf.nn.rnn_cell.DeviceWrapper("cell", "/cpu:0")
+    finally:
+        server.stop()

@@ -2,8 +2,9 @@
 (python/troupe/rnn_cell.py, rnn.py)."""
 
 from ..rnn import static_bidirectional_rnn, static_rnn  # noqa: F401
-from ..rnn_cell import (BasicLSTMCell, BasicRNNCell, DropoutWrapper, GRUCell,  # noqa: F401
-                        LSTMCell, LSTMStateTuple, MultiRNNCell, ResidualWrapper, RNNCell)
+from ..rnn_cell import (BasicLSTMCell, BasicRNNCell, DeviceWrapper,  # noqa: F401
+                        DropoutWrapper, GRUCell, LSTMCell, LSTMStateTuple, MultiRNNCell,
+                        ResidualWrapper, RNNCell)
 
 
 class LSTMBlockCell(LSTMCell):
