@@ -1,8 +1,9 @@
 // CPU kernels for selecting and padding (graph/ops/array_manipulation_ops.hpp): Slice,
-// StridedSlice, StridedSliceGrad, Pad, PadV2. A selection is a strided view of the input; a
-// padding is the input copied into a view of the (filled) output.
+// StridedSlice, StridedSliceGrad, StridedSliceAssign, Pad, PadV2. A selection is a strided view
+// of the input; a padding is the input copied into a view of the (filled) output.
 #include "troupe/devices/cpu/array_layout.hpp"
 #include "troupe/devices/cpu/cpu_kernels.hpp"
+#include "troupe/devices/cpu/variable_inputs.hpp"
 #include "troupe/graph/ops/strided_slice_spec.hpp"
 
 namespace troupe {
@@ -118,6 +119,35 @@ class StridedSliceGradKernel : public OpKernel {
     fill_with(out, nullptr);
     strided_copy(dy, dense_view(spec.sizes), out, window(dims, spec.begin, spec.strides),
                  spec.sizes);
+  }
+
+ private:
+  StridedSliceMasks masks_;
+};
+
+// StridedSliceAssign: the selection of the variable replaced by `value`, in place.
+class StridedSliceAssignKernel : public OpKernel {
+ public:
+  explicit StridedSliceAssignKernel(const OpKernelConstruction& c)
+      : OpKernel(c), masks_(masks_of(c)) {}
+
+  void compute(OpKernelContext& ctx) override {
+    Variable* var = initialized_variable_input(ctx, 0);
+    if (var == nullptr) return;
+    const std::vector<int64_t> dims = var->value().shape().dims();
+    StridedSliceSpec spec;
+    if (!read_spec(ctx, dims, 1, masks_, &spec)) return;
+    const Tensor& value = ctx.input(4);
+    if (TensorShape(spec.output_dims) != value.shape()) {
+      ctx.fail_invalid(
+          "Sliced l-value shape {} does not match r-value shape {} (of variable '{}'). "
+          "Automatic broadcasting not yet implemented.",
+          TensorShape(spec.output_dims).to_string(), value.shape().to_string(), var->name());
+      return;
+    }
+    strided_copy(value, dense_view(spec.sizes), var->mutable_value(),
+                 window(dims, spec.begin, spec.strides), spec.sizes);
+    ctx.set_output_ref(0, ctx.input_ref_ptr(0));
   }
 
  private:
@@ -275,6 +305,7 @@ void register_slice_kernels(KernelRegistry& r) {
   must_add_kernel(r, "Slice", kCpu, simple_kernel<SliceKernel>());
   must_add_kernel(r, "StridedSlice", kCpu, simple_kernel<StridedSliceKernel>());
   must_add_kernel(r, "StridedSliceGrad", kCpu, simple_kernel<StridedSliceGradKernel>());
+  must_add_kernel(r, "StridedSliceAssign", kCpu, simple_kernel<StridedSliceAssignKernel>());
   must_add_kernel(r, "Pad", kCpu, simple_kernel<PadKernel>());
   must_add_kernel(r, "PadV2", kCpu, simple_kernel<PadKernel>());
 }

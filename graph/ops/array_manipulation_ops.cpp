@@ -623,6 +623,19 @@ void register_array_manipulation_ops(OpRegistry& r) {
       .attr("Index: {int32, int64}")
       .shape_fn(strided_slice_grad_shape);
   must_register(r, add_mask_attrs(strided_slice_grad));
+  // A variable's strided slice assigned in place (`var[1:3].assign(x)`); value must have the
+  // slice's shape (no broadcasting, as TensorFlow's).
+  OpDefBuilder strided_slice_assign("StridedSliceAssign");
+  strided_slice_assign.input("ref: Ref(T)")
+      .input("begin: Index")
+      .input("end: Index")
+      .input("strides: Index")
+      .input("value: T")
+      .output("output_ref: Ref(T)")
+      .attr("T: type")
+      .attr("Index: {int32, int64}")
+      .shape_fn(shapes::unchanged);
+  must_register(r, add_mask_attrs(strided_slice_assign));
   must_register(r, OpDefBuilder("Pad")
                        .input("input: T")
                        .input("paddings: Tpaddings")

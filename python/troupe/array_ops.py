@@ -179,8 +179,24 @@ def _slice_helper(tensor, slice_spec, var=None):
             end.append(s + 1)
             strides.append(1)
             masks["shrink_axis_mask"] |= bit
-    return strided_slice(tensor, _index_vector(begin), _index_vector(end),
-                         _index_vector(strides), **masks)
+    sliced = strided_slice(tensor, _index_vector(begin), _index_vector(end),
+                           _index_vector(strides), **masks)
+    if var is not None:
+        # var[...].assign(value): the variable's selection replaced in place, as TensorFlow's.
+        def assign(value, name=None):
+            return _strided_slice_assign(var, begin, end, strides, value, name, **masks)
+        sliced.assign = assign
+    return sliced
+
+
+def _strided_slice_assign(var, begin, end, strides, value, name, **masks):
+    """The variable `var` with its selection (as _slice_helper reads it) replaced by value,
+    which must have the selection's shape: its reference, which reads the new value."""
+    value = convert_to_tensor(value, dtype=var.dtype.base_dtype, name="value")
+    begin, end, strides = _one_index_dtype(_index_vector(begin), _index_vector(end),
+                                           _index_vector(strides))
+    return _make("StridedSliceAssign", [var._ref, begin, end, strides, value], masks,
+                 name).outputs[0]
 
 
 def _check_index(s, allow_none):

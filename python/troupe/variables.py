@@ -161,9 +161,18 @@ def _delegate(op_name):
 
 for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
               "__truediv__", "__rtruediv__", "__matmul__", "__rmatmul__", "__neg__", "__lt__",
-              "__le__", "__gt__", "__ge__", "__getitem__", "__pow__", "__rpow__", "__abs__",
+              "__le__", "__gt__", "__ge__", "__pow__", "__rpow__", "__abs__",
               "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__"):
     setattr(Variable, _name, _delegate(_name))
+
+
+def _variable_getitem(self, key):
+    """var[...]: the selection's value, with .assign(value) replacing it in the variable."""
+    from .array_ops import _slice_helper
+    return _slice_helper(self._ref, key, var=self)
+
+
+Variable.__getitem__ = _variable_getitem
 
 
 def _variables_of(graph, trainable_only):

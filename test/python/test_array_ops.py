@@ -260,3 +260,21 @@ def test_a_list_holding_tensors_converts_to_their_stack():
         assert sess.run(doubled, {x: 4}).tolist() == [[4], [8]]
     with pytest.raises((TypeError, ValueError)):
         tf.convert_to_tensor([x, tf.constant(1.5)])
+
+
+def test_assigning_to_a_slice_of_a_variable():
+    v = tf.Variable(np.arange(12, dtype=np.float32).reshape(3, 4))
+    first = v[0:2, 1].assign([100.0, 200.0])
+    corners = v[::2, -1:].assign([[7.0], [8.0]])
+    wrong = v[1:3, 1:3].assign(tf.zeros([2, 3]))
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(first)
+        np.testing.assert_array_equal(sess.run(corners),
+                                      [[0, 100, 2, 7], [4, 200, 6, 7], [8, 9, 10, 8]])
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Sliced l-value shape \[2,2\] does not match r-value shape "
+                                 r"\[2,3\]"):
+            sess.run(wrong)
+        np.testing.assert_array_equal(sess.run(v[2]), [8, 9, 10, 8])
+    assert v[0].shape.as_list() == [4]
