@@ -495,3 +495,68 @@ def test_device_wrapper_places_the_cells_ops(insecure):
             tf.nn.rnn_cell.DeviceWrapper("cell", "/cpu:0")
     finally:
         server.stop()
+
+
+def _attention_step_numpy(values, x, state, attns, window, length, n):
+    """One step of TensorFlow's AttentionCellWrapper around a BasicRNNCell, in numpy."""
+    def linear(args, kernel, bias):
+        return np.concatenate(args, 1) @ kernel + bias
+    prefix = "attention_cell_wrapper/"
+    cell_in = linear([x, attns], values[prefix + "kernel:0"], values[prefix + "bias:0"])
+    h = np.tanh(linear([cell_in, state], values[prefix + "basic_rnn_cell/kernel:0"],
+                       values[prefix + "basic_rnn_cell/bias:0"]))
+    win = window.reshape(-1, length, n)
+    features = win @ values[prefix + "attention/attn_w:0"].reshape(n, -1)
+    y = linear([h], values[prefix + "attention/kernel:0"], values[prefix + "attention/bias:0"])
+    scores = (values[prefix + "attention/attn_v:0"] * np.tanh(features + y[:, None, :])).sum(2)
+    weights = np.exp(scores - scores.max(1, keepdims=True))
+    weights /= weights.sum(1, keepdims=True)
+    new_attns = (weights[:, :, None] * win).sum(1)
+    output = linear([h, new_attns], values[prefix + "attn_output_projection/kernel:0"],
+                    values[prefix + "attn_output_projection/bias:0"])
+    new_window = np.concatenate([win[:, 1:], output[:, None, :]], 1).reshape(len(x), -1)
+    return output, h, new_attns, new_window
+
+
+@pytest.mark.parametrize("state_is_tuple", [True, False])
+def test_attention_cell_wrapper_step_as_tensorflow_computes_it(state_is_tuple):
+    rng = np.random.RandomState(3)
+    length, n = 3, 4
+    cell = tf.contrib.rnn.AttentionCellWrapper(tf.nn.rnn_cell.BasicRNNCell(n), length,
+                                               state_is_tuple=state_is_tuple)
+    assert cell.state_size == ((n, n, n * length) if state_is_tuple else n + n + n * length)
+    x = rng.randn(2, 5).astype(np.float32)
+    state, attns = rng.randn(2, n).astype(np.float32), rng.randn(2, n).astype(np.float32)
+    window = rng.randn(2, n * length).astype(np.float32)
+    given = (state, attns, window) if state_is_tuple else np.concatenate([state, attns, window],
+                                                                         1)
+    output, new_state = cell(tf.constant(x), tuple(tf.constant(s) for s in given)
+                             if state_is_tuple else tf.constant(given))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = {v.name: sess.run(v) for v in tf.global_variables()}
+        got_output, got_state = sess.run([output, new_state])
+    want = _attention_step_numpy(values, x, state, attns, window, length, n)
+    np.testing.assert_allclose(got_output, want[0], rtol=1e-4, atol=1e-5)
+    got_parts = got_state if state_is_tuple else np.split(got_state, [n, 2 * n], axis=1)
+    for got, expected in zip(got_parts, want[1:]):
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_attention_cell_wrapper_in_dynamic_rnn_and_its_errors():
+    cell = tf.contrib.rnn.AttentionCellWrapper(tf.nn.rnn_cell.BasicLSTMCell(4), attn_length=3)
+    outputs, _ = tf.nn.dynamic_rnn(cell, tf.ones([2, 5, 6]), dtype=tf.float32)
+    names = [v.name for v in tf.global_variables()]
+    assert "rnn/attention_cell_wrapper/basic_lstm_cell/kernel:0" in names
+    assert "rnn/attention_cell_wrapper/attention/attn_w:0" in names
+    loss = tf.reduce_sum(outputs)
+    grads = tf.gradients(loss, tf.trainable_variables())
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(outputs).shape == (2, 5, 4)
+        assert all(np.all(np.isfinite(g)) for g in sess.run(grads))
+    with pytest.raises(ValueError, match="attn_length should be greater than zero"):
+        tf.contrib.rnn.AttentionCellWrapper(tf.nn.rnn_cell.BasicRNNCell(2), 0)
+    with pytest.raises(ValueError, match="state_is_tuple is not set"):
+        tf.contrib.rnn.AttentionCellWrapper(tf.nn.rnn_cell.BasicLSTMCell(2), 2,
+                                            state_is_tuple=False)

@@ -103,3 +103,106 @@ class LSTMBlockFusedCell:
                                          dtype=dtype or inputs.dtype, time_major=True,
                                          scope=here)
         return (unstack(outputs) if listed else outputs), state
+
+
+class AttentionCellWrapper(RNNCell):
+    """tf.contrib.rnn.AttentionCellWrapper(cell, attn_length, attn_size=None,
+    attn_vec_size=None, input_size=None, state_is_tuple=True, reuse=None): a cell that attends
+    over its last attn_length outputs (arXiv:1601.06733), as TensorFlow 1.x's contrib wrapper
+    computes it. Each step: the input is a linear layer of [inputs, attns] (kernel, bias); the
+    wrapped cell runs on it; the attention reads the window with the new state as query
+    (attention/attn_w, attn_v, and attention/kernel, bias); the output is a linear layer of
+    [cell output, new attns] (attn_output_projection/kernel, bias); the window moves on by
+    that output. State: (the cell's state, attns [attn_size], the window [attn_size *
+    attn_length]), or all of it concatenated with state_is_tuple=False. Variables under
+    attention_cell_wrapper/, the wrapped cell's inside it, named as TensorFlow names them."""
+
+    _base_name = "attention_cell_wrapper"
+
+    def __init__(self, cell, attn_length, attn_size=None, attn_vec_size=None, input_size=None,
+                 state_is_tuple=True, reuse=None):
+        super().__init__(reuse=reuse)
+        if not isinstance(cell, RNNCell):
+            raise TypeError("The parameter cell is not a RNNCell.")
+        if isinstance(cell.state_size, (list, tuple)) and not state_is_tuple:
+            raise ValueError("Cell returns tuple of states, but the flag state_is_tuple is not "
+                             "set. State size is: %s" % (cell.state_size,))
+        if isinstance(attn_length, bool) or not isinstance(attn_length, int) or \
+                attn_length <= 0:
+            raise ValueError("attn_length should be greater than zero, got %s" % (attn_length,))
+        self._cell = cell
+        self._attn_length = attn_length
+        self._attn_size = attn_size if attn_size is not None else cell.output_size
+        self._attn_vec_size = attn_vec_size if attn_vec_size is not None else self._attn_size
+        self._input_size = input_size
+        self._state_is_tuple = state_is_tuple
+
+    @property
+    def state_size(self):
+        sizes = (self._cell.state_size, self._attn_size, self._attn_size * self._attn_length)
+        return sizes if self._state_is_tuple else sum(sizes)
+
+    @property
+    def output_size(self):
+        return self._attn_size
+
+    def _query_size(self):
+        sizes = self._cell.state_size
+        return sum(sizes) if isinstance(sizes, (list, tuple)) else sizes
+
+    def _build(self, depth, dtype):
+        from ..variables import variable_scope, zeros_initializer
+        input_size = self._input_size if self._input_size is not None else depth
+        n, m = self._attn_size, self._attn_vec_size
+        self._in_kernel = self._variable("kernel", [depth + n, input_size], dtype)
+        self._in_bias = self._variable("bias", [input_size], dtype, zeros_initializer())
+        self._cell._ensure_built(input_size, dtype)
+        self._variables.extend(self._cell.variables)
+        with variable_scope("attention"):
+            self._attn_w = self._variable("attn_w", [1, 1, n, m], dtype)
+            self._attn_v = self._variable("attn_v", [m], dtype)
+            self._query_kernel = self._variable("kernel", [self._query_size(), m], dtype)
+            self._query_bias = self._variable("bias", [m], dtype, zeros_initializer())
+        with variable_scope("attn_output_projection"):
+            self._out_kernel = self._variable("kernel", [self._cell.output_size + n, n], dtype)
+            self._out_bias = self._variable("bias", [n], dtype, zeros_initializer())
+
+    def _split_state(self, state):
+        from ..array_ops import slice as slice_
+        if self._state_is_tuple:
+            return state
+        cell_size = self._cell.state_size
+        return (slice_(state, [0, 0], [-1, cell_size]),
+                slice_(state, [0, cell_size], [-1, self._attn_size]),
+                slice_(state, [0, cell_size + self._attn_size],
+                       [-1, self._attn_size * self._attn_length]))
+
+    def _step(self, inputs, state):
+        from ..array_ops import concat, expand_dims, slice as slice_
+        from ..control_flow_ops import _flatten_nested
+        from ..nn import softmax
+        from ..ops import matmul, reduce_sum, reshape, tanh
+        from ..rnn_cell import _linear
+        n, m, length = self._attn_size, self._attn_vec_size, self._attn_length
+        cell_state, attns, window = self._split_state(state)
+        window = reshape(window, [-1, length, n])
+        cell_output, new_cell_state = self._cell(
+            _linear([inputs, attns], self._in_kernel, self._in_bias), cell_state)
+        query = concat(_flatten_nested(new_cell_state), 1) if self._state_is_tuple \
+            else new_cell_state
+        # The attention: a score per place of the window, its softmax, the weighted window.
+        hidden = reshape(window, [-1, length, 1, n])
+        features = reshape(matmul(reshape(window, [-1, n]), reshape(self._attn_w, [n, m])),
+                           [-1, length, 1, m])
+        y = reshape(_linear([query], self._query_kernel, self._query_bias), [-1, 1, 1, m])
+        scores = reduce_sum(self._attn_v * tanh(features + y), [2, 3])
+        weights = softmax(scores)
+        new_attns = reshape(reduce_sum(reshape(weights, [-1, length, 1, 1]) * hidden, [1, 2]),
+                            [-1, n])
+        output = _linear([cell_output, new_attns], self._out_kernel, self._out_bias)
+        new_window = concat([slice_(window, [0, 1, 0], [-1, -1, -1]), expand_dims(output, 1)],
+                            1)
+        new_state = (new_cell_state, new_attns, reshape(new_window, [-1, length * n]))
+        if not self._state_is_tuple:
+            new_state = concat(list(new_state), 1)
+        return output, new_state
