@@ -7,6 +7,7 @@
 
 #include <fmt/ranges.h>
 
+#include "troupe/graph/core/logging.hpp"
 #include "troupe/graph/scope.hpp"
 
 namespace troupe {
@@ -156,6 +157,23 @@ StatusOr<std::string> place_group(const GroupContext& ctx, const std::vector<int
     if (ctx.follows[m] || request == DeviceName{}) continue;
     auto next = DeviceName::merge(merged, request);
     if (!next.ok() && ctx.options.allow_soft_placement && requester != nullptr) continue;
+    if (!next.ok()) {
+      const Node& node = graph.node(m);
+      // As TensorFlow's placer: a node that takes a reference to a member with a device (an
+      // Assign built under another device scope, replica_device_setter's worker) runs with it.
+      for (size_t j = 0; j < k; ++j) {
+        int p = order[j];
+        if (ctx.follows[p] || ctx.requests[p] == DeviceName{} || !has_ref_input_from(node, p)) {
+          continue;
+        }
+        log_debug(
+            "Ignoring device specification {} for node '{}' because the input edge from '{}' "
+            "is a reference connection and already has a device field set to {}",
+            request.to_string(), node.name(), graph.node(p).name(), ctx.requests[p].to_string());
+        next = merged;
+        break;
+      }
+    }
     if (!next.ok()) {
       const Node& node = graph.node(m);
       for (size_t j = 0; j < k; ++j) {

@@ -37,7 +37,8 @@ def _keeps_reference(value, what):
     return what.endswith(" ref") or op_type.startswith(("Assign", "Scatter", "Apply",
                                                         "SparseApply", "ResourceApply",
                                                         "CountUpTo", "IsVariableInitialized",
-                                                        "is_variable_initialized"))
+                                                        "is_variable_initialized",
+                                                        "StridedSliceAssign"))
 
 
 def _input(value, graph, what, dtype=None):

@@ -570,6 +570,12 @@ class DeviceWrapper(_Wrapper):
         with device_scope(self._device):
             return self._cell.zero_state(batch_size, dtype)
 
+    def _ensure_built(self, input_depth, dtype, scope=None):
+        # The variables too (a MultiRNNCell builds its cells before calling them).
+        from .framework import device as device_scope
+        with device_scope(self._device):
+            self._cell._ensure_built(input_depth, dtype, scope)
+
     def __call__(self, inputs, state, scope=None):
         from .framework import device as device_scope, get_default_graph
         if getattr(get_default_graph(), "_is_function", False):

@@ -119,17 +119,19 @@ BOOST_AUTO_TEST_CASE(assign_follows_its_variable) {
   BOOST_TEST(placed["read"] == kWorker0);  // reads by value: not colocated
 }
 
-BOOST_AUTO_TEST_CASE(assign_requesting_another_task_than_its_variable_is_an_error) {
+// As TensorFlow's placer ("Ignoring device specification ... because the input edge from 'v'
+// is a reference connection"): an update built under another task's device scope (a worker's,
+// as replica_device_setter gives it) runs with its variable.
+BOOST_AUTO_TEST_CASE(an_assign_requesting_another_task_runs_with_its_variable) {
   Scope s = Scope::new_root();
   auto v = variable(s.with_device("/job:ps/task:1").with_op_name("v"));
-  ops::Assign(s.with_device("/job:ps/task:0").with_op_name("assign"), v, {1.f, 2.f});
+  auto assign =
+      ops::Assign(s.with_device("/job:worker/task:0").with_op_name("assign"), v, {1.f, 2.f});
+  ops::AssignAdd(s.with_device("/job:ps/task:0").with_op_name("add"), assign, {1.f, 1.f});
   BOOST_REQUIRE_MESSAGE(s.ok(), s.status().to_string());
-  auto placed = place(s.graph(), cluster_options());
-  check_error(placed.status(), Code::kInvalidArgument,
-              "node 'assign' wants /job:ps/task:0 but is colocated with node 'v' which wants "
-              "/job:ps/task:1");
-  check_error(placed.status(), Code::kInvalidArgument, "'assign' takes a reference to 'v'");
-  check_error(placed.status(), Code::kInvalidArgument, "Scope::colocate_with('v')");
+  auto placed = place_ok(s.graph(), cluster_options());
+  BOOST_TEST(placed["assign"] == kPs1);
+  BOOST_TEST(placed["add"] == kPs1);
 }
 
 // TensorFlow's allow_soft_placement: the variable decides, and an update built under another
@@ -145,8 +147,7 @@ BOOST_AUTO_TEST_CASE(soft_placement_puts_an_update_with_its_variable) {
   auto placed = place_ok(s.graph(), soft);
   BOOST_TEST(placed["v"] == kPs1);
   BOOST_TEST(placed["add"] == kPs1);
-  check_error(place(s.graph(), cluster_options()).status(), Code::kInvalidArgument,
-              "node 'add' wants /job:worker/task:1 but is colocated with node 'v'");
+  BOOST_TEST(place_ok(s.graph(), cluster_options())["add"] == kPs1);  // without it too
 }
 
 BOOST_AUTO_TEST_CASE(soft_placement_runs_a_gpu_request_on_the_tasks_cpu) {
@@ -355,11 +356,10 @@ BOOST_AUTO_TEST_CASE(replica_device_setter_with_colocated_updates) {
   BOOST_TEST(placed["update_w"] == kPs1);
   BOOST_TEST(placed["grad"] == kWorker1);
 
-  // Built in the setter's scope, the update asks for the worker: an error that says what to do.
+  // Built in the setter's scope, the update asks for the worker; as TensorFlow's placer, it
+  // runs with its variable (a reference connection decides).
   ops::AssignAdd(s.with_op_name("stray"), v, grad);
-  check_error(place(root.graph(), cluster_options()).status(), Code::kInvalidArgument,
-              "node 'stray' wants /job:worker/task:1 but is colocated with node 'v' which wants "
-              "/job:ps/task:0");
+  BOOST_TEST(place_ok(root.graph(), cluster_options())["stray"] == kPs0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -278,3 +278,25 @@ def test_assigning_to_a_slice_of_a_variable():
             sess.run(wrong)
         np.testing.assert_array_equal(sess.run(v[2]), [8, 9, 10, 8])
     assert v[0].shape.as_list() == [4]
+
+
+def test_a_slice_assign_in_a_cond_and_on_a_ps_under_a_device_setter(insecure):
+    from conftest import free_ports
+    ps_port, worker_port = free_ports(2)
+    cluster = {"ps": ["127.0.0.1:%d" % ps_port], "worker": ["127.0.0.1:%d" % worker_port]}
+    ps = tf.train.Server(cluster, job_name="ps", task_index=0)
+    worker = tf.train.Server(cluster, job_name="worker", task_index=0)
+    try:
+        setter = tf.train.replica_device_setter(cluster=tf.train.ClusterSpec(cluster))
+        with tf.device(setter):
+            v = tf.Variable([1.0, 2.0, 3.0])
+            flag = tf.placeholder(tf.bool, [])
+            # The update asks for the worker; as TensorFlow's, it runs with its variable.
+            changed = tf.cond(flag, lambda: v[1].assign(9.0), lambda: tf.identity(v))
+        with tf.Session(worker.target) as sess:
+            sess.run(v.initializer)
+            np.testing.assert_array_equal(sess.run(changed, {flag: False}), [1, 2, 3])
+            np.testing.assert_array_equal(sess.run(changed, {flag: True}), [1, 9, 3])
+    finally:
+        worker.stop()
+        ps.stop()

@@ -420,17 +420,17 @@ def test_gru_block_cell_is_gru_cell_under_its_own_variable_names():
         tf.nn.dynamic_rnn(tf.contrib.rnn.GRUBlockCellV2(num_units=5), x, dtype=tf.float32,
                           time_major=True)
     names = [v.name for v in tf.global_variables()]
-    assert names[:4] == ["block/rnn/gru_cell/w_c:0", "block/rnn/gru_cell/b_ru:0",
-                         "block/rnn/gru_cell/w_ru:0", "block/rnn/gru_cell/b_c:0"]
+    assert names[:4] == ["block/rnn/gru_cell/w_ru:0", "block/rnn/gru_cell/b_ru:0",
+                         "block/rnn/gru_cell/w_c:0", "block/rnn/gru_cell/b_c:0"]
     assert [n.replace("v2/", "plain/") for n in names[8:]] == names[4:8]
     by_name = {v.name: v for v in tf.global_variables()}
-    # The same weights give the same outputs: w_c holds the gates' kernel, w_ru the candidate's.
+    # The same weights give the same outputs: w_ru holds the gates' kernel, w_c the candidate's.
     copies = [tf.assign(by_name["plain/rnn/gru_cell/gates/kernel:0"],
-                        by_name["block/rnn/gru_cell/w_c:0"]),
+                        by_name["block/rnn/gru_cell/w_ru:0"]),
               tf.assign(by_name["plain/rnn/gru_cell/gates/bias:0"],
                         by_name["block/rnn/gru_cell/b_ru:0"]),
               tf.assign(by_name["plain/rnn/gru_cell/candidate/kernel:0"],
-                        by_name["block/rnn/gru_cell/w_ru:0"]),
+                        by_name["block/rnn/gru_cell/w_c:0"]),
               tf.assign(by_name["plain/rnn/gru_cell/candidate/bias:0"],
                         by_name["block/rnn/gru_cell/b_c:0"])]
     with tf.Session() as sess:
@@ -560,3 +560,16 @@ def test_attention_cell_wrapper_in_dynamic_rnn_and_its_errors():
     with pytest.raises(ValueError, match="state_is_tuple is not set"):
         tf.contrib.rnn.AttentionCellWrapper(tf.nn.rnn_cell.BasicLSTMCell(2), 2,
                                             state_is_tuple=False)
+
+
+def test_block_cells_take_unique_names_and_device_wrapper_places_variables():
+    x = tf.zeros([3, 2, 4])
+    tf.contrib.rnn.LSTMBlockFusedCell(3)(x, dtype=tf.float32)
+    tf.contrib.rnn.LSTMBlockFusedCell(3)(x, dtype=tf.float32)
+    names = [v.name for v in tf.global_variables()]
+    assert "lstm_fused_cell/kernel:0" in names and "lstm_fused_cell_1/kernel:0" in names
+    stack = tf.nn.rnn_cell.MultiRNNCell(
+        [tf.nn.rnn_cell.DeviceWrapper(tf.nn.rnn_cell.BasicRNNCell(2), "/device:CPU:0")])
+    tf.nn.dynamic_rnn(stack, tf.zeros([2, 3, 4]), dtype=tf.float32)
+    placed = {v.name: v.device for v in tf.global_variables() if "basic_rnn_cell" in v.name}
+    assert placed and all(d.endswith("CPU:0") for d in placed.values()), placed

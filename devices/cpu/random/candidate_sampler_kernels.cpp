@@ -13,7 +13,10 @@
 //                    numbered in order; range_max must be their number.
 //   LearnedUnigram   every class starts with weight 1 and gains 1 each time a step has it as a
 //                    true class (after that step's draw); the weights are a resource of the
-//                    node, shared by its runs, not saved in checkpoints.
+//                    node in the step's container, shared by its runs (and, as the random ops'
+//                    generators, by the sessions of a server unless isolate_session_state
+//                    gives each its own; TensorFlow's start afresh in each session), not saved
+//                    in checkpoints.
 // AllCandidateSampler returns 0 .. num_sampled - 1, each expected once.
 // Draws use the node's Philox generator (seeded_generator.hpp): the same seeds, the same
 // classes on every run and task (not TensorFlow's numbers: its generator differs).
@@ -281,7 +284,8 @@ class CandidateSamplerKernel : public OpKernel {
   }
 
   std::shared_ptr<LearnedWeights> learned(OpKernelContext& ctx) const {
-    const std::string key = fmt::format("_learned_unigram/{}", node().name());
+    // Per node and range: a graph of another range under the same name has counts of its own.
+    const std::string key = fmt::format("_learned_unigram/{}/{}", node().name(), range_max_);
     auto found = ctx.device().resources().lookup_or_create<LearnedWeights>(
         ctx.step().container, key,
         [&]() -> StatusOr<std::shared_ptr<LearnedWeights>> {

@@ -14,9 +14,12 @@ class LSTMBlockCell(LSTMCell):
 
     def __init__(self, num_units, forget_bias=1.0, cell_clip=None, use_peephole=False,
                  dtype=None, reuse=None, name="lstm_cell"):
+        # The default name is a base made unique in its scope (lstm_cell, lstm_cell_1, ...), as
+        # TensorFlow's layers make it.
         super().__init__(num_units, use_peepholes=use_peephole,
                          cell_clip=None if cell_clip is None or cell_clip < 0 else cell_clip,
-                         forget_bias=forget_bias, reuse=reuse, name=name, dtype=dtype)
+                         forget_bias=forget_bias, reuse=reuse,
+                         name=None if name == "lstm_cell" else name, dtype=dtype)
 
 
 def _block_units(num_units, cell_size):
@@ -31,7 +34,9 @@ class GRUBlockCellV2(GRUCell):
     gru_cell/candidate/kernel and bias)."""
 
     def __init__(self, num_units=None, cell_size=None, reuse=None, name="gru_cell"):
-        super().__init__(_block_units(num_units, cell_size), reuse=reuse, name=name)
+        # The default name is a base made unique in its scope (gru_cell, gru_cell_1, ...).
+        super().__init__(_block_units(num_units, cell_size), reuse=reuse,
+                         name=None if name == "gru_cell" else name)
 
     def _build(self, depth, dtype):
         if depth is None:
@@ -41,18 +46,18 @@ class GRUBlockCellV2(GRUCell):
 
 class GRUBlockCell(GRUBlockCellV2):
     """tf.contrib.rnn.GRUBlockCell: GRUCell's formulas under the fused kernel's variable names,
-    as TensorFlow 1.x names them: gru_cell/w_c [input + units, 2 units] holds the gates' kernel
-    and gru_cell/w_ru [input + units, units] the candidate's (TensorFlow's names, crossed as
-    they are there), gru_cell/b_ru (starting at 1.0) and gru_cell/b_c (at 0)."""
+    as TensorFlow 1.15 names them: gru_cell/w_ru [input + units, 2 units] (the gates' kernel),
+    gru_cell/b_ru (starting at 1.0), gru_cell/w_c [input + units, units] (the candidate's) and
+    gru_cell/b_c (at 0)."""
 
     def _build(self, depth, dtype):
         from ..variables import constant_initializer, zeros_initializer
         if depth is None:
             raise ValueError("Expecting input_size to be set.")
         n = self._num_units
-        self._gate_kernel = self._variable("w_c", [depth + n, 2 * n], dtype, None)
+        self._gate_kernel = self._variable("w_ru", [depth + n, 2 * n], dtype, None)
         self._gate_bias = self._variable("b_ru", [2 * n], dtype, constant_initializer(1.0))
-        self._candidate_kernel = self._variable("w_ru", [depth + n, n], dtype, None)
+        self._candidate_kernel = self._variable("w_c", [depth + n, n], dtype, None)
         self._candidate_bias = self._variable("b_c", [n], dtype, zeros_initializer())
 
 
@@ -67,9 +72,12 @@ class LSTMBlockFusedCell:
 
     def __init__(self, num_units, forget_bias=1.0, cell_clip=None, use_peephole=False,
                  reuse=None, dtype=None, name="lstm_fused_cell"):
+        default = name == "lstm_fused_cell"
         self._cell = LSTMBlockCell(num_units, forget_bias=forget_bias, cell_clip=cell_clip,
                                    use_peephole=use_peephole, dtype=dtype, reuse=reuse,
-                                   name=name)
+                                   name=None if default else name)
+        if default:  # a base made unique in its scope (lstm_fused_cell, lstm_fused_cell_1...)
+            self._cell._base_name = "lstm_fused_cell"
         self._num_units = int(num_units)
 
     num_units = property(lambda self: self._num_units)
