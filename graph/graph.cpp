@@ -25,6 +25,19 @@ Status Graph::set_variable_slice(std::string_view variable, VariableSlice slice)
   return Status::OK();
 }
 
+Status Graph::set_variable_initializer(std::string_view variable, std::string_view initializer) {
+  auto it = std::ranges::find(variables_, variable, &VariableRecord::variable);
+  if (it == variables_.end()) {
+    return errors::NotFound("'{}' is not a variable of the graph", variable);
+  }
+  if (find(initializer) == nullptr) {
+    return errors::NotFound("variable '{}': its new initializer '{}' is not a node of the graph",
+                            variable, initializer);
+  }
+  it->initializer = std::string(initializer);
+  return Status::OK();
+}
+
 const VariableRecord* Graph::variable_record(std::string_view variable) const {
   auto it = std::ranges::find(variables_, variable, &VariableRecord::variable);
   return it == variables_.end() ? nullptr : &*it;

@@ -127,6 +127,9 @@ class Graph {
   // Marks the variable `variable` as a shard of a partitioned one. NotFound if it has no
   // record; InvalidArgument for a slice whose full_shape and offset differ in rank.
   Status set_variable_slice(std::string_view variable, VariableSlice slice);
+  // Makes node `initializer` the initializer of variable `variable` (what
+  // global_variables_initializer runs for it). NotFound naming what is missing.
+  Status set_variable_initializer(std::string_view variable, std::string_view initializer);
 
  private:
   Status extend_unchecked(const GraphDef& delta);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "troupe/graph/cluster/device_name.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
@@ -78,6 +79,54 @@ StatusOr<ModelVariable> find_variable(const Graph& graph, const std::string& nam
     return ModelVariable{Output(graph.find(r.variable), 0), Operation(graph.find(r.initializer))};
   }
   return errors::NotFound("no model variable named '{}'", name);
+}
+
+namespace {
+
+Tensor string_vector(const std::string& value) {
+  Tensor t(DataType::kString, TensorShape{1});
+  t.data<std::string>()[0] = value;
+  return t;
+}
+
+StatusOr<ModelVariable> restore_initializer(const Scope& scope, const std::string& variable,
+                                            const std::string& checkpoint,
+                                            const std::string& tensor_name,
+                                            const std::string& slice_spec) {
+  TROUPE_ASSIGN_OR_RETURN(ModelVariable var, find_variable(scope.graph(), variable));
+  // As TensorFlow: on the variable's task, on its CPU (a GPU variable's value is copied over).
+  TROUPE_ASSIGN_OR_RETURN(DeviceName device, DeviceName::parse(var.ref.node()->requested_device()));
+  TROUPE_ASSIGN_OR_RETURN(DeviceName cpu, DeviceName::parse("/device:CPU:0"));
+  const Scope s = scope.sub_scope("checkpoint_initializer")
+                      .with_device(DeviceName::merge_overriding(device, cpu).to_string());
+  std::vector<Output> restored = ops::RestoreV2(
+      s.with_op_name("RestoreV2"), ops::Const(s.with_op_name("prefix"), Tensor(checkpoint)),
+      ops::Const(s.with_op_name("tensor_names"), string_vector(tensor_name)),
+      ops::Const(s.with_op_name("shape_and_slices"), string_vector(slice_spec)), {var.ref.dtype()});
+  TROUPE_RETURN_IF_ERROR(scope.status());
+  const PartialShape& shape = var.ref.shape();
+  if (slice_spec.empty() && shape.rank_known()) {  // TensorFlow's restore_op.set_shape
+    TROUPE_RETURN_IF_ERROR(scope.graph().refine_output_shape(restored[0].node()->name(), 0, shape));
+  }
+  Output assign = ops::Assign(s.colocate_with(var.ref.op()).with_op_name("Assign"), var.ref,
+                              restored[0], {.validate_shape = shape.is_fully_defined()});
+  TROUPE_RETURN_IF_ERROR(scope.status());
+  TROUPE_RETURN_IF_ERROR(scope.graph().set_variable_initializer(variable, assign.node()->name()));
+  var.initializer = assign.op();
+  return var;
+}
+
+}  // namespace
+
+StatusOr<ModelVariable> initialize_from_checkpoint(const Scope& scope, const std::string& variable,
+                                                   const std::string& checkpoint,
+                                                   const std::string& tensor_name,
+                                                   const std::string& slice_spec) {
+  TROUPE_RETURN_IF_ERROR(scope.status());
+  StatusOr<ModelVariable> var =
+      restore_initializer(scope, variable, checkpoint, tensor_name, slice_spec);
+  if (!var.ok()) scope.update_status(var.status());
+  return var;
 }
 
 Operation global_variables_initializer(const Scope& scope) {

@@ -41,6 +41,21 @@ std::vector<VariableRecord> trainable_variables(const Graph& graph);
 // The variable (and initializer) recorded for Variable node `name`.
 StatusOr<ModelVariable> find_variable(const Graph& graph, const std::string& name);
 
+// tf.train.init_from_checkpoint for one variable: its initializer becomes an Assign of the
+// tensor `tensor_name` of the checkpoint `checkpoint` (a prefix Saver::save returned, or its
+// .npz), or of the slice `slice_spec` of it (graph/formats/tensor_slice.hpp: a shard of a
+// partitioned variable), read by a RestoreV2 node (graph/ops/io_ops.hpp) when the initializer
+// runs. The read runs on the CPU of the variable's task, which must be able to read the file
+// (one machine, or a file system the tasks share, as TensorFlow's). The nodes are built in
+// scope's name scope ("checkpoint_initializer/..."); global_variables_initializer() built
+// afterwards runs the new initializer. Returns the variable with it. NotFound if `variable`
+// is not a recorded variable; errors of the builder calls otherwise (also in scope.status()).
+// A missing file or tensor, or one of another dtype or shape, fails the initializer's run.
+StatusOr<ModelVariable> initialize_from_checkpoint(const Scope& scope, const std::string& variable,
+                                                   const std::string& checkpoint,
+                                                   const std::string& tensor_name,
+                                                   const std::string& slice_spec = "");
+
 // A NoOp that runs every global (local) variable's initializer.
 Operation global_variables_initializer(const Scope& scope);
 Operation local_variables_initializer(const Scope& scope);

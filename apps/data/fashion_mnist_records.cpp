@@ -15,11 +15,11 @@
 #include <capnp/common.h>
 #include <fmt/format.h>
 
-#include "troupe/apps/training/formats/file_io.hpp"
 #include "troupe/devices/cpu/example_proto.hpp"
 #include "troupe/graph/core/check.hpp"
 #include "troupe/graph/core/protobuf_wire.hpp"
 #include "troupe/graph/core/tfrecord.hpp"
+#include "troupe/graph/formats/file_io.hpp"
 #include "troupe/graph/graph_def_codec.hpp"
 #include "troupe/graph/ops/ops.hpp"
 

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <regex>
 
-#include "troupe/apps/training/formats/durable_file.hpp"
-#include "troupe/apps/training/formats/file_io.hpp"
-#include "troupe/apps/training/formats/npz.hpp"
 #include "troupe/graph/core/logging.hpp"
+#include "troupe/graph/formats/durable_file.hpp"
+#include "troupe/graph/formats/file_io.hpp"
+#include "troupe/graph/formats/npz.hpp"
 
 namespace troupe {
 namespace fs = std::filesystem;

@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "troupe/apps/training/formats/event_writer.hpp"
 #include "troupe/apps/training/progress_meter.hpp"
 #include "troupe/apps/training/saver.hpp"
 #include "troupe/apps/training/session_run_hook.hpp"
+#include "troupe/graph/formats/event_writer.hpp"
 
 namespace troupe {
 

@@ -8,9 +8,9 @@
 #include <fmt/ranges.h>
 
 #include "troupe/apps/training/checkpoint_index.hpp"
-#include "troupe/apps/training/formats/npz.hpp"
 #include "troupe/devices/cpu/array_layout.hpp"
 #include "troupe/graph/core/logging.hpp"
+#include "troupe/graph/formats/npz.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {

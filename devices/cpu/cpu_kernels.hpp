@@ -36,6 +36,7 @@ void register_sparse_kernels(KernelRegistry& registry);
 void register_parsing_kernels(KernelRegistry& registry);
 void register_segment_kernels(KernelRegistry& registry);
 void register_scatter_nd_kernels(KernelRegistry& registry);
+void register_checkpoint_kernels(KernelRegistry& registry);
 
 inline void register_cpu_kernels(KernelRegistry& registry) {
   register_array_kernels(registry);
@@ -67,6 +68,7 @@ inline void register_cpu_kernels(KernelRegistry& registry) {
   register_parsing_kernels(registry);
   register_segment_kernels(registry);
   register_scatter_nd_kernels(registry);
+  register_checkpoint_kernels(registry);
 }
 
 }  // namespace troupe

@@ -13,6 +13,7 @@
 #include "troupe/graph/ops/data_flow_ops.hpp"
 #include "troupe/graph/ops/dataset_ops.hpp"
 #include "troupe/graph/ops/grad_ops.hpp"
+#include "troupe/graph/ops/io_ops.hpp"
 #include "troupe/graph/ops/math_ops.hpp"
 #include "troupe/graph/ops/nn_ops.hpp"
 #include "troupe/graph/ops/parsing_ops.hpp"

@@ -26,6 +26,7 @@ void register_sparse_ops(OpRegistry& registry);
 void register_script_ops(OpRegistry& registry);
 void register_segment_ops(OpRegistry& registry);
 void register_scatter_nd_ops(OpRegistry& registry);
+void register_io_ops(OpRegistry& registry);
 
 inline void register_standard_ops(OpRegistry& registry) {
   register_array_ops(registry);
@@ -48,6 +49,7 @@ inline void register_standard_ops(OpRegistry& registry) {
   register_script_ops(registry);
   register_segment_ops(registry);
   register_scatter_nd_ops(registry);
+  register_io_ops(registry);
 }
 
 // Registers `builder`; a failure here is a bug in troupe, so it ends the process

@@ -567,6 +567,15 @@ void bind_graph(py::module_& m) {
     raise_if_failed(s);
     return std::pair(v.ref, v.initializer);
   });
+  // tf.train.init_from_checkpoint for one variable: its new initializer.
+  m.def("initialize_from_checkpoint",
+        [](const Scope& s, const std::string& variable, const std::string& checkpoint,
+           const std::string& tensor_name, const std::string& slice_spec) {
+          StatusOr<ModelVariable> v =
+              initialize_from_checkpoint(s, variable, checkpoint, tensor_name, slice_spec);
+          raise_if_failed(s);
+          return v->initializer;
+        });
   m.def("set_variable_slice",
         [](const Scope& s, const std::string& variable, const std::string& full_name,
            const std::vector<int64_t>& full_shape, const std::vector<int64_t>& offset) {

@@ -5,7 +5,7 @@
 #include "bindings.hpp"
 #include "blocking_call.hpp"
 #include "python_errors.hpp"
-#include "troupe/apps/training/formats/event_writer.hpp"
+#include "troupe/graph/formats/event_writer.hpp"
 #include "troupe/graph/tensorflow_graph_def.hpp"
 
 namespace py = pybind11;

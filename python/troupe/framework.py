@@ -9,6 +9,7 @@ graph/scope.hpp). Building a graph is not thread-safe, as in TensorFlow.
 
 import collections
 import contextlib
+import re
 import threading
 
 import numpy as np
@@ -163,7 +164,11 @@ class Graph:
         values = list(self._collections.get(name, []))
         if scope is None:
             return values
-        return [v for v in values if getattr(v, "name", "").startswith(scope)]
+        # As TensorFlow: `scope` is a regular expression matched at the start of each item's
+        # name; items without a name are left out.
+        pattern = re.compile(scope)
+        return [v for v in values
+                if isinstance(getattr(v, "name", None), str) and pattern.match(v.name)]
 
     def get_collection_ref(self, name):
         return self._collections.setdefault(name, [])

@@ -13,11 +13,12 @@ from .hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, Fi
                     SessionRunContext, SessionRunHook, SessionRunValues, StepCounterHook,
                     StopAtStepHook, SummarySaverHook)
 from .moving_averages import ExponentialMovingAverage
-from .checkpoint_utils import (NewCheckpointReader, list_variables, load_checkpoint,
-                               load_variable)
+from .checkpoint_utils import (NewCheckpointReader, init_from_checkpoint, list_variables,
+                               load_checkpoint, load_variable)
 from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,
                                 SessionCreator, SingularMonitoredSession, WorkerSessionCreator)
 from .scaffold import Scaffold
+from .warm_starting_util import VocabInfo, warm_start
 from ..example_pb import (BytesList, Example, Feature, FeatureList, FeatureLists,  # noqa: F401
                           Features, FloatList, Int64List, SequenceExample)
 from ..summary import summary_iterator

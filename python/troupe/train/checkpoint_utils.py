@@ -78,3 +78,143 @@ def load_variable(ckpt_dir_or_file, name):
     if name.endswith(":0"):
         name = name[:-2]
     return load_checkpoint(ckpt_dir_or_file).get_tensor(name)
+
+
+def _is_variable(x):
+    from ..variables import Variable
+    return isinstance(x, Variable)
+
+
+def _store_variables(graph):
+    """The variables tf.get_variable made, by name, each shard of a partitioned one under
+    "<name>/part_<i>" (as TensorFlow's variable store keeps them)."""
+    from ..partitioned_variables import PartitionedVariable
+    from ..variables import _state
+    found = {}
+    for name, v in _state(graph).store.items():
+        if isinstance(v, PartitionedVariable):
+            for part in v._get_variable_list():
+                found[part.op.name] = part
+        else:
+            found[name] = v
+    return found
+
+
+def _collect_partitioned_variable(name, all_vars):
+    """The shards "<name>/part_0", "<name>/part_1", ... of `all_vars`, or None."""
+    if name + "/part_0" not in all_vars:
+        return None
+    parts = []
+    while name + "/part_%d" % len(parts) in all_vars:
+        parts.append(all_vars[name + "/part_%d" % len(parts)])
+    return parts
+
+
+def _slice_spec(variable):
+    """TensorFlow's SaveSliceInfo.spec of a shard: "<full shape> <offset,length:...>"."""
+    _, full_shape, offset, part_shape = variable._save_slice_info
+    return (" ".join("%d" % d for d in full_shape) + " " +
+            ":".join("%d,%d" % (o, s) for o, s in zip(offset, part_shape)))
+
+
+def _set_checkpoint_initializer(variable, ckpt_file, tensor_name, slice_spec):
+    from .. import _troupe
+    from ..framework import Operation
+    g = variable.graph
+    g._check_not_finalized()
+    init = _troupe.initialize_from_checkpoint(g._scope, variable.op.name, ckpt_file,
+                                              tensor_name, slice_spec)
+    variable._initializer = Operation(init, g)
+
+
+def _set_variable_or_list_initializer(variable_or_list, ckpt_file, tensor_name):
+    if isinstance(variable_or_list, (list, tuple)):
+        slice_name = None
+        for v in variable_or_list:
+            info = getattr(v, "_save_slice_info", None)
+            if info is None:
+                raise ValueError("%s is not a shard of a partitioned variable" % v.name)
+            if slice_name is None:
+                slice_name = info[0]
+            elif slice_name != info[0]:
+                raise ValueError("Slices must all be from the same tensor: %s != %s"
+                                 % (slice_name, info[0]))
+            _set_checkpoint_initializer(v, ckpt_file, tensor_name, _slice_spec(v))
+    else:
+        _set_checkpoint_initializer(variable_or_list, ckpt_file, tensor_name, "")
+
+
+def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
+    """Replaces the initializers of the variables `assignment_map` names so that they load their
+    values from the checkpoint (a directory's newest, or the prefix given), as TensorFlow 1.x's
+    tf.train.init_from_checkpoint: nothing is read into the graph; each initializer reads its
+    tensor (a shard its slice) when it runs, on the CPU of its variable's task, which must be able
+    to read the file. Keys are tensor names in the checkpoint, or scopes ending in "/" ("/" for
+    its root); values are variables, lists of shards, or names or scopes of tf.get_variable's
+    variables. ValueError for a tensor or variable that is missing or of another shape."""
+    from ..framework import get_default_graph
+    from ..partitioned_variables import PartitionedVariable
+    if not isinstance(assignment_map, dict):
+        raise TypeError("init_from_checkpoint: assignment_map must be a dict, got %r"
+                        % (assignment_map,))
+    reader = load_checkpoint(ckpt_dir_or_file)
+    ckpt_file = os.path.abspath(reader._path)
+    variable_map = reader.get_variable_to_shape_map()
+    store_vars = _store_variables(get_default_graph())
+    for tensor_name_in_ckpt, current in sorted(assignment_map.items()):
+        if isinstance(current, PartitionedVariable):
+            current = current._get_variable_list()
+        var = None
+        if _is_variable(current) or (isinstance(current, list) and current and
+                                     all(_is_variable(v) for v in current)):
+            var = current
+        elif isinstance(current, str):
+            var = store_vars.get(current)
+            if var is None:
+                var = _collect_partitioned_variable(current, store_vars)
+        else:
+            raise TypeError("init_from_checkpoint: assignment_map[%r] must be a variable, a list "
+                            "of a partitioned variable's shards, or a name, got %r"
+                            % (tensor_name_in_ckpt, current))
+        if var is not None:
+            if tensor_name_in_ckpt not in variable_map:
+                raise ValueError("Tensor %s is not found in %s checkpoint %s"
+                                 % (tensor_name_in_ckpt, ckpt_dir_or_file, variable_map))
+            if _is_variable(var):
+                if not var.get_shape().is_compatible_with(variable_map[tensor_name_in_ckpt]):
+                    raise ValueError(
+                        "Shape of variable %s (%s) doesn't match with shape of tensor %s (%s) "
+                        "from checkpoint reader." % (var.name, str(var.get_shape()),
+                                                     tensor_name_in_ckpt,
+                                                     str(variable_map[tensor_name_in_ckpt])))
+            _set_variable_or_list_initializer(var, ckpt_file, tensor_name_in_ckpt)
+            continue
+        scopes = ""
+        if "/" in current:
+            scopes = current[:current.rindex("/")]
+        if not tensor_name_in_ckpt.endswith("/"):
+            raise ValueError("Assignment map with scope only name {} should map to scope only "
+                             "{}. Should be 'scope/': 'other_scope/'.".format(
+                                 scopes, tensor_name_in_ckpt))
+        scope_variables = set()
+        for var_name in store_vars:
+            if not scopes or var_name.startswith(scopes + "/"):
+                if "/part_" in var_name:
+                    var_name = var_name[:var_name.index("/part_")]
+                scope_variables.add(var_name)
+        for var_name in sorted(scope_variables):
+            full_tensor_name = var_name[len(scopes):]
+            if current != "/":
+                full_tensor_name = full_tensor_name[1:]
+            if tensor_name_in_ckpt != "/":
+                full_tensor_name = tensor_name_in_ckpt + full_tensor_name
+            if full_tensor_name.endswith("/"):
+                full_tensor_name = full_tensor_name[:-1]
+            if full_tensor_name not in variable_map:
+                raise ValueError("Tensor %s (%s in %s) is not found in %s checkpoint"
+                                 % (full_tensor_name, var_name[len(scopes) + 1:],
+                                    tensor_name_in_ckpt, ckpt_dir_or_file))
+            var = store_vars.get(var_name)
+            if var is None:
+                var = _collect_partitioned_variable(var_name, store_vars)
+            _set_variable_or_list_initializer(var, ckpt_file, full_tensor_name)

@@ -10,10 +10,10 @@
 #include "temp_files.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/apps/training/checkpoint_index.hpp"
-#include "troupe/apps/training/formats/durable_file.hpp"
-#include "troupe/apps/training/formats/npz.hpp"
 #include "troupe/apps/training/monitored_session.hpp"
 #include "troupe/apps/training/saver.hpp"
+#include "troupe/graph/formats/durable_file.hpp"
+#include "troupe/graph/formats/npz.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "troupe/apps/training/formats/event_writer.hpp"
 #include "troupe/graph/core/throwing.hpp"
+#include "troupe/graph/formats/event_writer.hpp"
 
 namespace troupe::testing {
 

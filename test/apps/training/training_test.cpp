@@ -21,10 +21,10 @@
 #include "temp_files.hpp"
 #include "troupe/actors/server.hpp"
 #include "troupe/actors/sim/local_cluster.hpp"
-#include "troupe/apps/training/formats/npz.hpp"
 #include "troupe/apps/training/monitored_session.hpp"
 #include "troupe/apps/training/sync_replicas_hook.hpp"
 #include "troupe/graph/device_setter.hpp"
+#include "troupe/graph/formats/npz.hpp"
 #include "troupe/graph/ops/ops.hpp"
 #include "troupe/graph/sync_replicas_optimizer.hpp"
 

@@ -1,5 +1,5 @@
 // parse_npy_header: a recursive-descent reader of the .npy header's Python literal dict.
-#include "troupe/apps/training/formats/npy_header.hpp"
+#include "troupe/graph/formats/npy_header.hpp"
 
 #include <cstdint>
 

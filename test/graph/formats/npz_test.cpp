@@ -1,4 +1,4 @@
-// Tests of .npz checkpoints (apps/training/formats/npz.hpp): round trips, corruption, and — where
+// Tests of .npz checkpoints (graph/formats/npz.hpp): round trips, corruption, and — where
 // python3 with numpy is installed — that numpy reads what we write and we read what it writes.
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,8 +18,8 @@
 
 #include "status_checks.hpp"
 #include "temp_files.hpp"
-#include "troupe/apps/training/formats/npy.hpp"
-#include "troupe/apps/training/formats/npz.hpp"
+#include "troupe/graph/formats/npy.hpp"
+#include "troupe/graph/formats/npz.hpp"
 
 namespace troupe {
 using testing::has_temporary_files;
@@ -189,6 +189,25 @@ BOOST_AUTO_TEST_CASE(round_trip_of_every_dtype_and_rank) {
   auto none = read_npz(path);
   BOOST_REQUIRE(none.ok());
   BOOST_TEST(none->empty());
+}
+
+BOOST_AUTO_TEST_CASE(named_tensors_are_read_alone_in_the_order_asked) {
+  TempDir dir;
+  const std::string path = dir.file("model.ckpt.npz");
+  BOOST_REQUIRE(write_npz(path, {{"a", Tensor::scalar<int32_t>(1)},
+                                 {"b/c", Tensor::scalar<int32_t>(2)},
+                                 {"d", Tensor::scalar<int32_t>(3)}})
+                    .ok());
+  auto some = read_npz_tensors(path, {"d", "a", "d"});
+  BOOST_REQUIRE_MESSAGE(some.ok(), some.status().to_string());
+  BOOST_REQUIRE_EQUAL(some->size(), 3u);
+  BOOST_TEST(some->at(0).scalar<int32_t>() == 3);
+  BOOST_TEST(some->at(1).scalar<int32_t>() == 1);
+  BOOST_TEST(some->at(2).scalar<int32_t>() == 3);
+  check_error(read_npz_tensors(path, {"a", "e"}).status(), Code::kNotFound,
+              "Key e not found in checkpoint '" + path + "'");
+  check_error(read_npz_tensors(dir.file("none.npz"), {"a"}).status(), Code::kNotFound,
+              "does not exist");
 }
 
 BOOST_AUTO_TEST_CASE(npy_header_is_numpy_format_1_0) {

@@ -1,5 +1,5 @@
 // File helpers: errno -> Status, whole-file reads.
-#include "troupe/apps/training/formats/file_io.hpp"
+#include "troupe/graph/formats/file_io.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 // DurableFile: write to .tmp, fsync, close, rename, fsync the directory; every step checked.
-#include "troupe/apps/training/formats/durable_file.hpp"
+#include "troupe/graph/formats/durable_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <mutex>
 
-#include "troupe/apps/training/formats/file_io.hpp"
+#include "troupe/graph/formats/file_io.hpp"
 
 namespace troupe {
 namespace {

@@ -1,4 +1,4 @@
-// Tests of TensorBoard event files (apps/training/formats/event_writer.hpp): CRC32C vectors, record
+// Tests of TensorBoard event files (graph/formats/event_writer.hpp): CRC32C vectors, record
 // bytes derived by hand from the protobuf and TFRecord rules, round trips, corruption, and —
 // where python3 is installed — an independent reader in Python.
 #include <sys/wait.h>
@@ -17,7 +17,7 @@
 
 #include "status_checks.hpp"
 #include "temp_files.hpp"
-#include "troupe/apps/training/formats/event_writer.hpp"
+#include "troupe/graph/formats/event_writer.hpp"
 
 namespace troupe {
 using testing::read_file;

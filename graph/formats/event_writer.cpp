@@ -1,6 +1,6 @@
 // TensorBoard event files: CRC32C, TFRecord framing, hand-written Event protobufs, and the
 // writer and reader built on them.
-#include "troupe/apps/training/formats/event_writer.hpp"
+#include "troupe/graph/formats/event_writer.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -16,8 +16,8 @@
 
 #include <fmt/format.h>
 
-#include "troupe/apps/training/formats/file_io.hpp"
 #include "troupe/graph/core/protobuf_wire.hpp"
+#include "troupe/graph/formats/file_io.hpp"
 
 namespace troupe {
 namespace {

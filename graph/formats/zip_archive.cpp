@@ -1,5 +1,5 @@
 // ZIP archives: stored members written atomically, stored or deflated members read.
-#include "troupe/apps/training/formats/zip_archive.hpp"
+#include "troupe/graph/formats/zip_archive.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
-#include "troupe/apps/training/formats/durable_file.hpp"
-#include "troupe/apps/training/formats/file_io.hpp"
-#include "troupe/apps/training/formats/little_endian.hpp"
+#include "troupe/graph/formats/durable_file.hpp"
+#include "troupe/graph/formats/file_io.hpp"
+#include "troupe/graph/formats/little_endian.hpp"
 
 namespace troupe {
 namespace {

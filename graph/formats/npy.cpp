@@ -1,5 +1,5 @@
 // .npy: a tensor's header and bytes, and back.
-#include "troupe/apps/training/formats/npy.hpp"
+#include "troupe/graph/formats/npy.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "troupe/apps/training/formats/little_endian.hpp"
-#include "troupe/apps/training/formats/npy_header.hpp"
+#include "troupe/graph/formats/little_endian.hpp"
+#include "troupe/graph/formats/npy_header.hpp"
 
 namespace troupe {
 namespace {

@@ -1,4 +1,4 @@
-// Tests of durable writes (apps/training/formats/durable_file.hpp): a failure at any step
+// Tests of durable writes (graph/formats/durable_file.hpp): a failure at any step
 // leaves the previous contents and no .tmp file, and names the step and the file.
 #include <cerrno>
 #include <filesystem>
@@ -7,7 +7,7 @@
 
 #include "status_checks.hpp"
 #include "temp_files.hpp"
-#include "troupe/apps/training/formats/durable_file.hpp"
+#include "troupe/graph/formats/durable_file.hpp"
 
 namespace troupe {
 using testing::check_error;

@@ -43,4 +43,9 @@ StatusOr<NamedTensors> read_npz(const std::string& path);
 // read_npz on the bytes of an archive; `path` names it in error messages.
 StatusOr<NamedTensors> decode_npz(std::string_view file, const std::string& path);
 
+// The arrays `names` of the .npz at `path`, in that order (a name may repeat); only those are
+// decoded. read_npz's errors, and NotFound naming the first name the archive lacks.
+StatusOr<std::vector<Tensor>> read_npz_tensors(const std::string& path,
+                                               const std::vector<std::string>& names);
+
 }  // namespace troupe

@@ -1,18 +1,27 @@
 // .npz checkpoints: one .npy member (npy.hpp) per tensor in a ZIP archive (zip_archive.hpp).
-#include "troupe/apps/training/formats/npz.hpp"
+#include "troupe/graph/formats/npz.hpp"
 
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "troupe/apps/training/formats/file_io.hpp"
-#include "troupe/apps/training/formats/npy.hpp"
-#include "troupe/apps/training/formats/zip_archive.hpp"
+#include "troupe/graph/formats/file_io.hpp"
+#include "troupe/graph/formats/npy.hpp"
+#include "troupe/graph/formats/zip_archive.hpp"
 
 namespace troupe {
 namespace {
 
 constexpr std::string_view kNpySuffix = ".npy";
+
+StatusOr<std::string> read_archive(const std::string& path) {
+  return read_whole_file(path, "",
+                         fmt::format("npz file '{}' does not exist (write_npz creates one, e.g. a "
+                                     "training run's chief when it saves a checkpoint; check the "
+                                     "path)",
+                                     path));
+}
 
 }  // namespace
 
@@ -42,14 +51,35 @@ Status write_npz(const std::string& path, const NamedTensors& tensors) {
 }
 
 StatusOr<NamedTensors> read_npz(const std::string& path) {
-  TROUPE_ASSIGN_OR_RETURN(
-      std::string file,
-      read_whole_file(path, "",
-                      fmt::format("npz file '{}' does not exist (write_npz creates one, e.g. a "
-                                  "training run's chief when it saves a checkpoint; check the "
-                                  "path)",
-                                  path)));
+  TROUPE_ASSIGN_OR_RETURN(std::string file, read_archive(path));
   return decode_npz(file, path);
+}
+
+StatusOr<std::vector<Tensor>> read_npz_tensors(const std::string& path,
+                                               const std::vector<std::string>& names) {
+  TROUPE_ASSIGN_OR_RETURN(std::string file, read_archive(path));
+  std::map<std::string, Tensor> found;
+  for (const std::string& name : names)
+    found.emplace(name, Tensor());
+  TROUPE_RETURN_IF_ERROR(for_each_zip_member(
+      file, path,
+      [&](const std::string& member, std::string_view content, const std::string& what) -> Status {
+        if (!member.ends_with(kNpySuffix)) return Status::OK();
+        auto it = found.find(member.substr(0, member.size() - kNpySuffix.size()));
+        if (it == found.end()) return Status::OK();
+        if (it->second.is_initialized()) return errors::DataLoss("{}: appears twice", what);
+        TROUPE_ASSIGN_OR_RETURN(it->second, decode_npy(content, what));
+        return Status::OK();
+      }));
+  std::vector<Tensor> result;
+  for (const std::string& name : names) {
+    const Tensor& tensor = found.at(name);
+    if (!tensor.is_initialized()) {
+      return errors::NotFound("Key {} not found in checkpoint '{}'", name, path);
+    }
+    result.push_back(tensor);
+  }
+  return result;
 }
 
 StatusOr<NamedTensors> decode_npz(std::string_view file, const std::string& path) {
