@@ -282,14 +282,123 @@ def test_a_worker_session_creator_gives_up_after_max_wait_secs(insecure):
         server.stop()
 
 
-def test_monitored_session_takes_only_troupes_creators():
-    class Mine(tf.train.SessionCreator):
+# --- a SessionCreator of the program's own (monitored_session_test's cases, rewritten) ---
+
+class _Recording(tf.train.SessionRunHook):
+    """Records the calls it gets; fetches `fetch` and feeds `feeds` when given."""
+
+    def __init__(self, fetch=None, feeds=None):
+        self.calls, self.results, self.fetch, self.feeds = [], [], fetch, feeds
+
+    def begin(self):
+        self.calls.append("begin")
+
+    def after_create_session(self, session, coord):
+        self.calls.append("after_create_session")
+        assert coord is not None
+
+    def before_run(self, run_context):
+        self.calls.append("before_run")
+        if self.fetch is None and self.feeds is None:
+            return None
+        return tf.train.SessionRunArgs(self.fetch, feed_dict=self.feeds)
+
+    def after_run(self, run_context, run_values):
+        self.calls.append("after_run")
+        self.results.append(run_values.results)
+
+    def end(self, session):
+        self.calls.append("end")
+
+
+class _InitializingCreator(tf.train.SessionCreator):
+    """A plain tf.Session with the variables initialised, counting its sessions."""
+
+    def __init__(self):
+        self.created = 0
+
+    def create_session(self):
+        self.created += 1
+        sess = tf.Session()
+        sess.run(tf.global_variables_initializer())
+        return sess
+
+
+def test_a_session_creator_of_ones_own_runs_hooks_around_its_sessions():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0)
+        x = tf.placeholder(tf.float32, [])
+        doubled = v * 2.0
+        fed = x + 1.0
+        hook = _Recording(fetch=doubled, feeds={x: 41.0})
+        creator = _InitializingCreator()
+        with tf.train.MonitoredSession(session_creator=creator, hooks=[hook]) as sess:
+            assert isinstance(sess, tf.train.MonitoredSession)
+            assert sess.run(fed) == 42.0  # the hook's feed
+            assert not sess.should_stop()
+        assert creator.created == 1
+        assert hook.calls == ["begin", "after_create_session", "before_run", "after_run", "end"]
+        assert hook.results == [2.0]
+
+
+def test_a_session_creator_of_ones_own_recovers_from_a_lost_task():
+    """A session whose run raises AbortedError once is replaced by a new one from the
+    creator, and the step runs again (TensorFlow's _RecoverableSession)."""
+    class FailingOnce:
+        failures = 1
+
+        def __init__(self, sess):
+            self._sess = sess
+
+        @property
+        def graph(self):
+            return self._sess.graph
+
+        def run(self, *args, **kwargs):
+            if FailingOnce.failures:
+                FailingOnce.failures -= 1
+                raise tf.errors.AbortedError(None, None, "the ps restarted")
+            return self._sess.run(*args, **kwargs)
+
+        def close(self):
+            self._sess.close()
+
+    class Creator(_InitializingCreator):
         def create_session(self):
-            return tf.Session()
+            return FailingOnce(super().create_session())
 
     with tf.Graph().as_default():
-        with pytest.raises(TypeError, match="ChiefSessionCreator or a WorkerSessionCreator"):
-            tf.train.MonitoredSession(session_creator=Mine())
+        v = tf.Variable(3.0)
+        hook = _Recording()
+        creator = Creator()
+        with tf.train.MonitoredSession(session_creator=creator, hooks=[hook]) as sess:
+            assert sess.run(v) == 3.0
+        assert creator.created == 2
+        assert hook.calls.count("after_create_session") == 2
+        assert hook.calls[-1] == "end"
+
+
+def test_a_session_creator_of_ones_own_stops_and_refuses_conflicting_feeds():
+    class Stopping(tf.train.SessionRunHook):
+        def after_run(self, run_context, run_values):
+            run_context.request_stop()
+
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [])
+        y = x * 2.0
+        with tf.train.MonitoredSession(session_creator=_InitializingCreator(),
+                                       hooks=[Stopping(), _Recording(feeds={x: 1.0})]) as sess:
+            with pytest.raises(RuntimeError, match="fed by a SessionRunHook and user"):
+                sess.run(y, feed_dict={x: 2.0})
+            assert sess.run(y) == 2.0
+            assert sess.should_stop()
+            assert sess.run_step_fn(lambda step_context: step_context.session.run(
+                y, feed_dict={x: 5.0})) == 10.0
+            raise tf.errors.OutOfRangeError(None, None, "end of input")  # swallowed
+        with pytest.raises(RuntimeError, match="closed MonitoredSession"):
+            sess.run(y)
+        with pytest.raises(TypeError, match="an object with create_session"):
+            tf.train.MonitoredSession(session_creator=object())
         with pytest.raises(TypeError, match="master must be a string"):
             tf.train.ChiefSessionCreator(master=3)
 

@@ -241,8 +241,8 @@ def _fn_args(fn):
 
 
 class SessionCreator:
-    """tf.train.SessionCreator. troupe's monitored sessions take its two implementations,
-    ChiefSessionCreator and WorkerSessionCreator, not subclasses of your own."""
+    """tf.train.SessionCreator: subclass it and define create_session() (a tf.Session, prepared
+    as the program wants) to give MonitoredSession sessions of your own."""
 
     def create_session(self):
         raise NotImplementedError("create_session is not implemented for %s" % type(self))
@@ -318,9 +318,8 @@ def _creator_args(session_creator, hooks, recovers):
     if session_creator is None:
         session_creator = ChiefSessionCreator()
     if not isinstance(session_creator, (ChiefSessionCreator, WorkerSessionCreator)):
-        raise TypeError("session_creator: troupe's monitored sessions take a "
-                        "ChiefSessionCreator or a WorkerSessionCreator, got %r"
-                        % (session_creator,))
+        raise TypeError("session_creator: expected a tf.train.SessionCreator (an object with "
+                        "create_session()), got %r" % (session_creator,))
     c = session_creator
     return (c._master, c._is_chief, c._checkpoint_dir, hooks, None, (0, 0.0), None, (0, 0.0),
             c._config, c._max_wait_secs, c._scaffold, c._checkpoint_filename_with_path, recovers,
@@ -333,8 +332,58 @@ class MonitoredSession(_MonitoredTrainingSession):
     session, the model made ready again, the step run again). Unlike MonitoredTrainingSession
     it adds no hooks of its own: no checkpoints or summaries are saved."""
 
+    def __new__(cls, session_creator=None, hooks=None, stop_grace_period_secs=120):
+        if cls is MonitoredSession and _is_own_creator(session_creator):
+            cls = _CreatorMonitoredSession
+        return super().__new__(cls)
+
     def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
         super().__init__(*_creator_args(session_creator, hooks, recovers=True))
+
+
+def _is_own_creator(session_creator):
+    """Whether session_creator is the program's own (anything with create_session()), not one
+    of troupe's creators, which the native monitored session runs."""
+    return (session_creator is not None and
+            not isinstance(session_creator, (ChiefSessionCreator, WorkerSessionCreator)) and
+            callable(getattr(session_creator, "create_session", None)))
+
+
+class _CreatorMonitoredSession(MonitoredSession):
+    """MonitoredSession(session_creator=<the program's own>): the hooks, queue runners and
+    recovery of TensorFlow's MonitoredSession in Python, around the sessions the creator makes
+    (creator_monitored_session.py)."""
+
+    def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
+        from .creator_monitored_session import _CreatorSession
+        self._graph = get_default_graph()
+        self._scaffold = getattr(session_creator, "_scaffold", None)
+        self._server = None
+        self._native = None
+        self._creator_session = _CreatorSession(session_creator, hooks, stop_grace_period_secs)
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        if self._creator_session is None:
+            raise RuntimeError("Run called on a closed MonitoredSession.")
+        return self._creator_session.run(fetches, feed_dict, options, run_metadata)
+
+    def should_stop(self):
+        return self._creator_session is None or self._creator_session.should_stop()
+
+    def run_step_fn(self, step_fn):
+        arguments = _fn_args(step_fn)
+        if arguments not in (("step_context",), ("self", "step_context")):
+            raise ValueError("`step_fn` may either have one `step_context` argument, or `self` "
+                             "and `step_context` arguments if it's an instance method. Got %s "
+                             "instead." % (arguments,))
+        if self._creator_session is None:
+            raise RuntimeError("Run called on a closed MonitoredSession.")
+        return step_fn(self.StepContext(self._creator_session.raw_session(), self.run))
+
+    def _close(self, run_end_hooks):
+        if self._creator_session is not None:
+            session, self._creator_session = self._creator_session, None
+            session.close(run_end_hooks)
 
 
 class SingularMonitoredSession(_MonitoredTrainingSession):
