@@ -4,8 +4,9 @@ initialised by tf.local_variables_initializer() or a monitored session's local i
 task keeps its own. update_op adds a batch and returns the new value; value reads the current
 one. mean, accuracy, mean_absolute_error/mean_squared_error/root_mean_squared_error,
 true_positives/false_positives/true_negatives/false_negatives, precision, recall, auc, mean_iou,
-mean_per_class_accuracy, mean_cosine_distance, percentage_below, mean_relative_error and
-mean_tensor are here."""
+mean_per_class_accuracy, mean_cosine_distance, percentage_below, mean_relative_error,
+mean_tensor, the confusion counts, precision and recall at thresholds, sensitivity_at_specificity
+and specificity_at_sensitivity are here."""
 
 import numpy as np
 
@@ -218,6 +219,72 @@ def recall(labels, predictions, weights=None, metrics_collections=None,
                  metrics_collections, updates_collections, name)
 
 
+_CONFUSION_NAMES = {"tp": "true_positives", "fn": "false_negatives", "tn": "true_negatives",
+                   "fp": "false_positives"}
+
+
+def _confusion_matrix_at_thresholds(labels, predictions, thresholds, weights=None,
+                                    includes=("tp", "fn", "tn", "fp")):
+    """TensorFlow's: for each threshold, the (weighted) counts of predictions above it (positive)
+    or not, against the labels, summed over every batch in local variables of
+    [len(thresholds)]. Returns ({key: variable}, {key: update op}) for the keys of `includes`.
+    predictions must be in [0, 1] (a run with one outside fails the update)."""
+    from .check_ops import assert_greater_equal, assert_less_equal
+    from .framework import get_default_graph
+    from .math_ops import logical_and
+    from .ops import (assign_add, cast, constant, logical_not, multiply, ones_like, reduce_sum,
+                      reshape)
+    for key in includes:
+        if key not in _CONFUSION_NAMES:
+            raise ValueError("Invalid key: %s." % key)
+    predictions = _as_float(predictions, "predictions")
+    labels = _bools(labels, "labels")
+    checks = [assert_greater_equal(predictions, 0.0, message="predictions must be in [0, 1]"),
+              assert_less_equal(predictions, 1.0, message="predictions must be in [0, 1]")]
+    with get_default_graph().control_dependencies(checks):
+        flat_predictions = reshape(predictions, [1, -1])
+    flat_labels = reshape(labels, [1, -1])
+    above = flat_predictions > reshape(constant([float(t) for t in thresholds],
+                                                dtype=_dtypes.float32), [-1, 1])
+    weights_row = reshape(multiply(ones_like(predictions), _as_float(weights, "weights")),
+                          [1, -1]) if weights is not None else None
+
+    def counts(condition):
+        c = cast(condition, _dtypes.float32)
+        if weights_row is not None:
+            c = multiply(c, weights_row)
+        return reduce_sum(c, axis=1)
+
+    conditions = {"tp": lambda: logical_and(above, flat_labels),
+                  "fn": lambda: logical_and(logical_not(above), flat_labels),
+                  "tn": lambda: logical_and(logical_not(above), logical_not(flat_labels)),
+                  "fp": lambda: logical_and(above, logical_not(flat_labels))}
+    values, update_ops = {}, {}
+    for key in includes:
+        values[key] = _metric_variable([len(thresholds)], _dtypes.float32, _CONFUSION_NAMES[key])
+        update_ops[key] = assign_add(values[key], counts(conditions[key]()))
+    return values, update_ops
+
+
+def _even_thresholds(num_thresholds, last_epsilon=1e-7):
+    """num_thresholds thresholds evenly over [0, 1], the first just below 0 and the last just
+    above 1 (below, for specificity_at_sensitivity: TensorFlow's)."""
+    if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, int) or \
+            num_thresholds < 2:
+        raise ValueError("num_thresholds must be > 1.")
+    kepsilon = 1e-7
+    return ([0.0 - kepsilon] + [(i + 1) * 1.0 / (num_thresholds - 1)
+                                for i in range(num_thresholds - 2)] + [1.0 + last_epsilon])
+
+
+def _check_thresholds(thresholds, what):
+    if not isinstance(thresholds, (list, tuple)) or not thresholds or not all(
+            isinstance(t, (int, float, np.floating, np.integer)) and not isinstance(t, bool)
+            for t in thresholds):
+        raise ValueError("%s: thresholds must be a non-empty list of numbers, got %r"
+                         % (what, thresholds))
+
+
 def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collections=None,
         updates_collections=None, curve="ROC", name=None, summation_method="trapezoidal"):
     """The area under the ROC or PR curve, approximated as TensorFlow 1.x does: the
@@ -225,11 +292,8 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
     below 0, the last just above 1), summed over every batch seen, and the curve's area by
     the trapezoidal rule (or "minoring"/"majoring": the lower or upper rectangles).
     predictions must be in [0, 1]."""
-    from .check_ops import assert_greater_equal, assert_less_equal
     from .framework import get_default_graph
-    from .math_ops import logical_and
-    from .ops import (assign_add, cast, constant, group, identity, logical_not, maximum,
-                      minimum, multiply, ones_like, reduce_sum, reshape)
+    from .ops import group, identity, maximum, minimum, multiply, reduce_sum
     if curve not in ("ROC", "PR"):
         raise ValueError("curve must be either ROC or PR, %s unknown" % (curve,))
     if summation_method == "careful_interpolation" and curve == "ROC":
@@ -239,46 +303,10 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
                          "and majoring, and careful_interpolation for ROC, where it is "
                          "trapezoidal; not careful_interpolation of a PR curve)"
                          % (summation_method,))
-    if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, int) or \
-            num_thresholds < 2:
-        raise ValueError("num_thresholds must be > 1.")
+    thresholds = _even_thresholds(num_thresholds)
     with name_scope(name, "auc"):
-        kepsilon = 1e-7
-        thresholds = [0.0 - kepsilon] + [(i + 1) * 1.0 / (num_thresholds - 1)
-                                         for i in range(num_thresholds - 2)] + [1.0 + kepsilon]
-        predictions = _as_float(predictions, "predictions")
-        labels = _bools(labels, "labels")
-        checks = [assert_greater_equal(predictions, 0.0,
-                                       message="predictions must be in [0, 1]"),
-                  assert_less_equal(predictions, 1.0, message="predictions must be in [0, 1]")]
-        with get_default_graph().control_dependencies(checks):
-            flat_predictions = reshape(predictions, [1, -1])
-        flat_labels = reshape(labels, [1, -1])
-        above = flat_predictions > reshape(constant(thresholds, dtype=_dtypes.float32),
-                                           [-1, 1])
-        weights_row = reshape(multiply(ones_like(predictions), _as_float(weights, "weights")),
-                              [1, -1]) if weights is not None else None
-
-        def counts(condition):
-            c = cast(condition, _dtypes.float32)
-            if weights_row is not None:
-                c = multiply(c, weights_row)
-            return reduce_sum(c, axis=1)
-
-        positive, negative = flat_labels, logical_not(flat_labels)
-        batch = {"tp": counts(logical_and(above, positive)),
-                 "fn": counts(logical_and(logical_not(above), positive)),
-                 "tn": counts(logical_and(logical_not(above), negative)),
-                 "fp": counts(logical_and(above, negative))}
-        totals, updates = {}, {}
-        from .variables import Variable
-        for key in ("tp", "fn", "tn", "fp"):
-            totals[key] = Variable(np.zeros([num_thresholds], np.float32), trainable=False,
-                                   name={"tp": "true_positives", "fn": "false_negatives",
-                                         "tn": "true_negatives", "fp": "false_positives"}[key],
-                                   collections=[GraphKeys.LOCAL_VARIABLES,
-                                                GraphKeys.METRIC_VARIABLES])
-            updates[key] = assign_add(totals[key], batch[key])
+        totals, updates = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
+                                                          weights)
 
         def area(tp, fn, tn, fp, op_name):
             epsilon = 1.0e-6
@@ -302,6 +330,144 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         with get_default_graph().control_dependencies([group(*updates.values())]):
             update_op = area(*(identity(totals[k]) for k in ("tp", "fn", "tn", "fp")),
                              "update_op")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def _count_at_thresholds(key, scope, labels, predictions, thresholds, weights,
+                         metrics_collections, updates_collections, name):
+    from .ops import identity
+    _check_thresholds(thresholds, scope + "_at_thresholds")
+    with name_scope(name, scope):
+        values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
+                                                             weights, includes=(key,))
+        value = identity(values[key])
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_ops[key])
+        return value, update_ops[key]
+
+
+def true_positives_at_thresholds(labels, predictions, thresholds, weights=None,
+                                 metrics_collections=None, updates_collections=None, name=None):
+    """For each threshold, the (weighted) count of predictions above it whose label is
+    true."""
+    return _count_at_thresholds("tp", "true_positives", labels, predictions, thresholds,
+                                weights, metrics_collections, updates_collections, name)
+
+
+def false_positives_at_thresholds(labels, predictions, thresholds, weights=None,
+                                  metrics_collections=None, updates_collections=None, name=None):
+    return _count_at_thresholds("fp", "false_positives", labels, predictions, thresholds,
+                                weights, metrics_collections, updates_collections, name)
+
+
+def true_negatives_at_thresholds(labels, predictions, thresholds, weights=None,
+                                 metrics_collections=None, updates_collections=None, name=None):
+    return _count_at_thresholds("tn", "true_negatives", labels, predictions, thresholds,
+                                weights, metrics_collections, updates_collections, name)
+
+
+def false_negatives_at_thresholds(labels, predictions, thresholds, weights=None,
+                                  metrics_collections=None, updates_collections=None, name=None):
+    return _count_at_thresholds("fn", "false_negatives", labels, predictions, thresholds,
+                                weights, metrics_collections, updates_collections, name)
+
+
+def _rate_at_thresholds(kind, other, labels, predictions, thresholds, weights,
+                        metrics_collections, updates_collections, name):
+    """tp / (epsilon + tp + other) per threshold (TensorFlow's precision_ and
+    recall_at_thresholds)."""
+    from .ops import divide
+    _check_thresholds(thresholds, kind)
+    epsilon = 1e-7
+    with name_scope(name, kind):
+        values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
+                                                             weights, includes=("tp", other))
+        short = kind.split("_")[0]
+
+        def rate(tp, rest, op_name):
+            return divide(tp, epsilon + tp + rest, name="%s_%s" % (short, op_name))
+
+        value = rate(values["tp"], values[other], "value")
+        update_op = rate(update_ops["tp"], update_ops[other], "update_op")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def precision_at_thresholds(labels, predictions, thresholds, weights=None,
+                            metrics_collections=None, updates_collections=None, name=None):
+    """For each threshold, the precision of "prediction above it": tp / (tp + fp)."""
+    return _rate_at_thresholds("precision_at_thresholds", "fp", labels, predictions, thresholds,
+                               weights, metrics_collections, updates_collections, name)
+
+
+def recall_at_thresholds(labels, predictions, thresholds, weights=None,
+                         metrics_collections=None, updates_collections=None, name=None):
+    """For each threshold, the recall of "prediction above it": tp / (tp + fn)."""
+    return _rate_at_thresholds("recall_at_thresholds", "fn", labels, predictions, thresholds,
+                               weights, metrics_collections, updates_collections, name)
+
+
+def _check_rate(value, what):
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
+            or value < 0 or value > 1:
+        raise ValueError("`%s` must be in the range [0, 1]." % what)
+
+
+def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
+                               num_thresholds=200, metrics_collections=None,
+                               updates_collections=None, name=None):
+    """The sensitivity (recall) at the threshold whose specificity is nearest `specificity`
+    (the first of equals), over num_thresholds thresholds as auc's."""
+    from .math_ops import argmin
+    from .ops import abs as abs_, cast, divide, gather
+    _check_rate(specificity, "specificity")
+    thresholds = _even_thresholds(num_thresholds)
+    kepsilon = 1e-7
+    with name_scope(name, "sensitivity_at_specificity"):
+        values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
+                                                             weights)
+
+        def compute(tp, tn, fp, fn, op_name):
+            specificities = divide(tn, tn + fp + kepsilon)
+            index = cast(argmin(abs_(specificities - specificity), 0), _dtypes.int32)
+            tp_at, fn_at = gather(tp, index), gather(fn, index)
+            return divide(tp_at, tp_at + fn_at + kepsilon, name=op_name)
+
+        value = compute(values["tp"], values["tn"], values["fp"], values["fn"], "value")
+        update_op = compute(update_ops["tp"], update_ops["tn"], update_ops["fp"],
+                            update_ops["fn"], "update_op")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
+                               num_thresholds=200, metrics_collections=None,
+                               updates_collections=None, name=None):
+    """The specificity at the threshold whose sensitivity is nearest `sensitivity` (the last
+    of equals), over TensorFlow's thresholds for it (the last just below 1)."""
+    from .math_ops import cumsum
+    from .ops import abs as abs_, argmax, cast, divide, equal, gather, reduce_min
+    _check_rate(sensitivity, "sensitivity")
+    kepsilon = 1e-7
+    thresholds = _even_thresholds(num_thresholds, last_epsilon=-kepsilon)
+    with name_scope(name, "specificity_at_sensitivity"):
+        values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
+                                                             weights)
+
+        def compute(tp, tn, fp, fn, op_name):
+            distance = abs_(divide(tp, tp + fn + kepsilon) - sensitivity)
+            at_min = cumsum(cast(equal(distance, reduce_min(distance)), _dtypes.int64))
+            index = cast(argmax(at_min, 0), _dtypes.int32)
+            tn_at, fp_at = gather(tn, index), gather(fp, index)
+            return divide(tn_at, tn_at + fp_at + kepsilon, name=op_name)
+
+        value = compute(values["tp"], values["tn"], values["fp"], values["fn"], "value")
+        update_op = compute(update_ops["tp"], update_ops["tn"], update_ops["fp"],
+                            update_ops["fn"], "update_op")
         _collect(metrics_collections, value)
         _collect(updates_collections, update_op)
         return value, update_op
