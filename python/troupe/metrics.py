@@ -5,8 +5,9 @@ task keeps its own. update_op adds a batch and returns the new value; value read
 one. mean, accuracy, mean_absolute_error/mean_squared_error/root_mean_squared_error,
 true_positives/false_positives/true_negatives/false_negatives, precision, recall, auc, mean_iou,
 mean_per_class_accuracy, mean_cosine_distance, percentage_below, mean_relative_error,
-mean_tensor, the confusion counts, precision and recall at thresholds, sensitivity_at_specificity
-and specificity_at_sensitivity are here."""
+mean_tensor, the confusion counts, precision and recall at thresholds, sensitivity_at_specificity,
+specificity_at_sensitivity and the top-k metrics (precision_at_k, recall_at_k,
+average_precision_at_k and their forms) are here."""
 
 import numpy as np
 
@@ -619,3 +620,220 @@ def mean_tensor(values, weights=None, metrics_collections=None, updates_collecti
         _collect(metrics_collections, value)
         _collect(updates_collections, update_op)
         return value, update_op
+
+
+# ---- top-k metrics: labels as sets of class ids against the k highest predictions ----
+
+# Fills the empty places of a SparseTensor's rows once made dense: it matches no id and is not
+# counted as a label.
+_NO_LABEL = -(2 ** 62)
+
+
+def _at_k_name(name, k=None, class_id=None):
+    name = "%s_at_%d" % (name, k) if k is not None else "%s_at_k" % name
+    return name if class_id is None else "%s_class%d" % (name, class_id)
+
+
+def _label_sets(labels, predictions_idx):
+    """labels (int Tensor or SparseTensor) as a dense int64 tensor [D1..DN, num_labels], one
+    set of ids per row (a SparseTensor's empty places _NO_LABEL), with a last dimension added
+    when labels have one dimension fewer than predictions_idx (TensorFlow's
+    _maybe_expand_labels). Returns (sets, was_sparse)."""
+    from .array_ops import expand_dims
+    from .ops import cast
+    from .sparse_ops import sparse_tensor_to_dense
+    from .sparse_tensor import SparseTensor, SparseTensorValue
+    if isinstance(labels, SparseTensorValue):
+        labels = SparseTensor.from_value(labels)
+    sparse = isinstance(labels, SparseTensor)
+    if sparse:
+        values = labels.values
+        if not values.dtype.is_integer:
+            raise TypeError("labels: expected integer class ids, got %s" % values.dtype.name)
+        dense = sparse_tensor_to_dense(
+            SparseTensor(labels.indices, cast(values, _dtypes.int64), labels.dense_shape),
+            default_value=_NO_LABEL)
+    else:
+        t = labels if isinstance(labels, Tensor) else convert_to_tensor(labels)
+        if not t.dtype.is_integer:
+            raise TypeError("labels: expected integer class ids, got %s" % t.dtype.name)
+        dense = cast(t, _dtypes.int64)
+    rank, predictions_rank = dense.shape.ndims, predictions_idx.shape.ndims
+    if rank is not None and predictions_rank is not None and rank == predictions_rank - 1:
+        dense = expand_dims(dense, -1)
+    return dense, sparse
+
+
+def _in_set(ids, sets):
+    """For each id of ids [..., n], whether its row of sets [..., m] holds it."""
+    from .array_ops import expand_dims
+    from .math_ops import reduce_any
+    from .ops import equal
+    return reduce_any(equal(expand_dims(ids, -1), expand_dims(sets, -2)), axis=-1)
+
+
+def _first_occurrences(ids):
+    """For each id of ids [..., n], whether it is the first of its value in its row (and not
+    _NO_LABEL): a row's set, each value once."""
+    from .array_ops import expand_dims, matrix_band_part
+    from .math_ops import logical_and, reduce_any
+    from .ops import cast, equal, logical_not, not_equal, ones_like
+    same = equal(expand_dims(ids, -1), expand_dims(ids, -2))  # [..., n, n]: ids[i] == ids[j]
+    ones = ones_like(cast(same, _dtypes.int32))
+    earlier = cast(matrix_band_part(ones, -1, 0) - matrix_band_part(ones, 0, 0), _dtypes.bool)
+    repeated = reduce_any(logical_and(same, earlier), axis=-1)
+    return logical_and(logical_not(repeated), not_equal(ids, _NO_LABEL))
+
+
+def _per_row(condition):
+    from .ops import cast, reduce_sum
+    return reduce_sum(cast(condition, _dtypes.float64), axis=-1)
+
+
+def _set_counts(label_sets, predictions_idx, class_id):
+    """Per row: (true positives, false positives, false negatives) of the predicted set
+    against the label set, as TensorFlow's set operations count them; with class_id, of
+    those sets restricted to that class."""
+    from .math_ops import logical_and, reduce_any
+    from .ops import cast, equal, logical_not
+    if class_id is not None:
+        predicted = reduce_any(equal(predictions_idx, class_id), axis=-1)
+        labelled = reduce_any(equal(label_sets, class_id), axis=-1)
+        return tuple(cast(c, _dtypes.float64) for c in (
+            logical_and(predicted, labelled), logical_and(predicted, logical_not(labelled)),
+            logical_and(labelled, logical_not(predicted))))
+    predicted_first = _first_occurrences(predictions_idx)
+    predicted_in_labels = _in_set(predictions_idx, label_sets)
+    return (_per_row(logical_and(predicted_first, predicted_in_labels)),
+            _per_row(logical_and(predicted_first, logical_not(predicted_in_labels))),
+            _per_row(logical_and(_first_occurrences(label_sets),
+                                 logical_not(_in_set(label_sets, predictions_idx)))))
+
+
+def _check_k(k, what):
+    if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
+        raise ValueError("%s: Invalid k=%s." % (what, k))
+
+
+def _streaming_ratio(kind, other_kind, labels, predictions_idx, k, class_id, weights,
+                     metrics_collections, updates_collections, name):
+    """tp / (tp + other) over every batch: precision (other: false positives) or recall
+    (false negatives) of the top-k sets, NaN while nothing counts (TensorFlow's)."""
+    from .ops import assign_add, cast, divide, multiply, reduce_sum
+    with name_scope(name, _at_k_name(kind, k, class_id)):
+        if not isinstance(predictions_idx, Tensor):
+            predictions_idx = convert_to_tensor(predictions_idx)
+        predictions_idx = cast(predictions_idx, _dtypes.int64)
+        label_sets, _ = _label_sets(labels, predictions_idx)
+        tp, fp, fn = _set_counts(label_sets, predictions_idx, class_id)
+        other = fp if other_kind == "false_positive" else fn
+        if weights is not None:
+            w = cast(weights if isinstance(weights, Tensor) else convert_to_tensor(weights),
+                     _dtypes.float64)
+            tp, other = multiply(tp, w), multiply(other, w)
+        tp_var = _metric_variable([], _dtypes.float64, _at_k_name("true_positive", k, class_id))
+        other_var = _metric_variable([], _dtypes.float64, _at_k_name(other_kind, k, class_id))
+        tp_update = assign_add(tp_var, reduce_sum(tp))
+        other_update = assign_add(other_var, reduce_sum(other))
+        value = divide(tp_var, tp_var + other_var, name="value")
+        update = divide(tp_update, tp_update + other_update, name="update")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update)
+        return value, update
+
+
+def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None,
+                    metrics_collections=None, updates_collections=None, name=None):
+    """Recall of the predicted ids predictions_idx [D1..DN, k] against the label sets:
+    true positives / (true positives + false negatives), summed over every batch."""
+    _check_k(k, "recall_at_top_k")
+    return _streaming_ratio("recall", "false_negative", labels, predictions_idx, k, class_id,
+                            weights, metrics_collections, updates_collections, name)
+
+
+def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
+                updates_collections=None, name=None):
+    """recall_at_top_k of the k highest predictions [D1..DN, num_classes]. labels: int ids
+    [D1..DN, num_labels] or [D1..DN], or a SparseTensor; an id outside [0, num_classes) is
+    always a false negative."""
+    from .nn import top_k
+    _check_k(k, "recall_at_k")
+    with name_scope(name, _at_k_name("recall", k, class_id)):
+        _, top_k_idx = top_k(predictions, k)
+        return recall_at_top_k(labels, top_k_idx, k, class_id, weights, metrics_collections,
+                               updates_collections, name="streaming")
+
+
+def precision_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None,
+                       metrics_collections=None, updates_collections=None, name=None):
+    """Precision of the predicted ids predictions_idx [D1..DN, k] against the label sets:
+    true positives / (true positives + false positives), summed over every batch."""
+    _check_k(k, "precision_at_top_k")
+    return _streaming_ratio("precision", "false_positive", labels, predictions_idx, k,
+                            class_id, weights, metrics_collections, updates_collections, name)
+
+
+def precision_at_k(labels, predictions, k, class_id=None, weights=None,
+                   metrics_collections=None, updates_collections=None, name=None):
+    """precision_at_top_k of the k highest predictions [D1..DN, num_classes]."""
+    from .nn import top_k
+    _check_k(k, "precision_at_k")
+    with name_scope(name, _at_k_name("precision", k, class_id)):
+        _, top_k_idx = top_k(predictions, k)
+        return precision_at_top_k(labels, top_k_idx, k, class_id, weights, metrics_collections,
+                                  updates_collections, name="streaming")
+
+
+sparse_precision_at_k = precision_at_k  # TensorFlow's deprecated name for it
+
+
+def average_precision_at_k(labels, predictions, k, weights=None, metrics_collections=None,
+                           updates_collections=None, name=None):
+    """The mean over rows of the average precision of the k highest predictions: the
+    precision at each rank that retrieves a label, summed and divided by min(k, number of
+    labels); labels outside [0, num_classes) retrieve nothing and, dense, are not counted."""
+    from .math_ops import cumsum, logical_and
+    from .nn import top_k
+    from .ops import (assign_add, cast, divide, greater_equal, minimum, multiply, ones_like,
+                      reduce_sum, shape, size, where)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError("Invalid k=%s." % (k,))
+    with name_scope(name, _at_k_name("average_precision", k)):
+        _, predictions_idx = top_k(predictions, k)
+        predictions_idx = cast(predictions_idx, _dtypes.int64)
+        label_sets, sparse = _label_sets(labels, predictions_idx)
+        num_classes = cast(shape(predictions)[-1], _dtypes.int64)
+        # TensorFlow's _clean_out_of_range_indices: ids >= num_classes become -1.
+        label_sets = where(logical_and(greater_equal(label_sets, num_classes),
+                                       greater_equal(label_sets, 0)),
+                           -1 * ones_like(label_sets), label_sets)
+        relevant = cast(_in_set(predictions_idx, label_sets), _dtypes.float64)
+        retrieved = cumsum(ones_like(relevant), axis=-1)
+        precision_sum = reduce_sum(divide(cumsum(relevant, axis=-1), retrieved) * relevant,
+                                   axis=-1)
+        if sparse:
+            labels_per_row = _per_row(_first_occurrences(label_sets))
+        else:
+            labels_per_row = _per_row(greater_equal(label_sets, 0))
+        average_precision = divide(precision_sum,
+                                   minimum(labels_per_row, cast(k, _dtypes.float64)))
+        if weights is not None:
+            w = multiply(ones_like(average_precision), cast(
+                weights if isinstance(weights, Tensor) else convert_to_tensor(weights),
+                _dtypes.float64))
+            average_precision = multiply(average_precision, w)
+            batch_max = reduce_sum(w)
+        else:
+            batch_max = cast(size(average_precision), _dtypes.float64)
+        max_var = _metric_variable([], _dtypes.float64, "max")
+        total_var = _metric_variable([], _dtypes.float64, "total")
+        max_update = assign_add(max_var, batch_max)
+        total_update = assign_add(total_var, reduce_sum(average_precision))
+        value = _safe_div(total_var, max_var, "mean")
+        update = _safe_div(total_update, max_update, "update")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update)
+        return value, update
+
+
+sparse_average_precision_at_k = average_precision_at_k  # TensorFlow's deprecated name
