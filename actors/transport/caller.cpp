@@ -66,12 +66,21 @@ CallWritten write_call(ChannelContext& context, int fd, Sealer* sealer, uint64_t
   return whole ? CallWritten::kWhole : CallWritten::kNotWritten;
 }
 
+std::string stream_ended(ChannelContext& context, const FrameReader& reader) {
+  if (reader.ended_cleanly()) {
+    ++context.counters.streams_closed;
+  } else if (reader.cut() && !context.stopping) {
+    ++context.counters.streams_cut;
+  }
+  return reader.end_reason();
+}
+
 std::string read_answers(ChannelContext& context, FrameReader& reader,
                          const std::function<std::optional<PendingCall>(uint64_t)>& take,
                          caf::execution_unit* here) {
   for (;;) {
     frame::CallHead head{};
-    if (!reader.read(&head, sizeof head)) return "it closed";
+    if (!reader.read(&head, sizeof head)) return stream_ended(context, reader);
     if (head.magic != frame::kAnswerMagic || head.version != frame::kVersion ||
         head.payload_bytes > context.options.max_bytes) {
       ++context.counters.refused;
@@ -81,7 +90,7 @@ std::string read_answers(ChannelContext& context, FrameReader& reader,
                                head.version);
     }
     std::vector<char> payload(head.payload_bytes);
-    if (!reader.read(payload.data(), payload.size())) return "it closed";
+    if (!reader.read(payload.data(), payload.size())) return stream_ended(context, reader);
     std::optional<PendingCall> call = take(head.call_id);
     if (!call) continue;  // answered already: the connection ended under a writer
     auto reply = frame::decode_payload(context.system, payload);

@@ -56,6 +56,12 @@ enum class CallWritten { kWhole, kNotEncoded, kNotWritten };
 CallWritten write_call(ChannelContext& context, int fd, Sealer* sealer, uint64_t id,
                        const std::string& device, const caf::type_erased_tuple& content);
 
+// Why `reader`'s stream ended (FrameReader::end_reason), counted in context.counters:
+// streams_closed if its writer closed it, streams_cut if a sealed stream ended otherwise (read
+// failed: the end without a close record, a refused record, a socket error) while the channel
+// is not stopping.
+std::string stream_ended(ChannelContext& context, const FrameReader& reader);
+
 // Reads answers from `reader` until the stream ends or breaks, handing each to the call that
 // `take(id)` returns (none: answered already). Returns why the stream ended.
 std::string read_answers(ChannelContext& context, FrameReader& reader,

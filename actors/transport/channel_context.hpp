@@ -58,6 +58,11 @@ struct ChannelCounters {
   std::atomic<uint64_t> pending_dropped{0};       // shut down to make room under a cap
   std::atomic<uint64_t> pending_timed_out{0};     // no hello within handshake_timeout
   std::atomic<uint64_t> connections_retired{0};   // outgoing connections whose peer went away
+  // Sealed streams read to their end, both ways: closed by their writer (its close record), or
+  // cut without it (its process or the network failed, or the connection was ended by someone
+  // else) while this channel was not stopping.
+  std::atomic<uint64_t> streams_closed{0};
+  std::atomic<uint64_t> streams_cut{0};
 };
 
 struct ChannelContext {

@@ -14,6 +14,7 @@
 
 #include "troupe/actors/atoms.hpp"
 #include "troupe/actors/messages.hpp"  // how CAF inspects a Tensor
+#include "troupe/actors/transport/caller.hpp"
 #include "troupe/actors/transport/channel_tls.hpp"
 #include "troupe/actors/transport/frame_format.hpp"
 #include "troupe/actors/transport/inline_unit.hpp"
@@ -50,7 +51,8 @@ void set_receive_timeout(int fd, std::chrono::milliseconds timeout) {
 
 }  // namespace
 
-void serve_connection(ChannelContext& context, int fd, std::atomic<bool>& pending_flag) {
+void serve_connection(ChannelContext& context, int fd, std::atomic<bool>& pending_flag,
+                      const std::function<void(std::shared_ptr<AnswerLink>)>& publish) {
   // Junk is logged once per connection, however many frames it sends.
   bool logged = false;
   auto refuse = [&](const std::string& why) {
@@ -89,6 +91,7 @@ void serve_connection(ChannelContext& context, int fd, std::atomic<bool>& pendin
     }
     answers->sealer = std::make_unique<Sealer>(keys->send);
     opener = std::make_unique<Opener>(fd, keys->receive);
+    if (publish) publish(answers);
     ++context.counters.sealed_connections;
     // What is left of the deadline is the hello's.
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -195,6 +198,11 @@ void serve_connection(ChannelContext& context, int fd, std::atomic<bool>& pendin
         caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, recv_tensor_atom::value,
                                   head.step_id, std::move(key), std::move(value)),
         here);
+  }
+  stream_ended(context, reader);
+  if (reader.ended_cleanly()) {  // the writer said goodbye: so do the answers
+    std::lock_guard lock(answers->mutex);
+    if (answers->open && answers->sealer != nullptr) answers->sealer->close(fd);
   }
   // Without a responder nothing else writes on `answers`: only calls are answered there.
   if (responder != nullptr) CallResponder::of(responder).close();

@@ -12,13 +12,21 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <memory>
 
 #include "troupe/actors/transport/channel_context.hpp"
 
 namespace troupe {
 
+struct AnswerLink;
+
 // Serves `fd`, an accepted connection counted in context.pending, and with `pending` set,
 // until its hello has been read (or it fails first). Leaves `fd` open: the caller closes it.
-void serve_connection(ChannelContext& context, int fd, std::atomic<bool>& pending);
+// `publish`, if given, is called with the connection's answer stream once it is sealed, so
+// that a stopping channel can close that stream with its close record (sealed_stream.hpp).
+// A sealed stream its writer closes is answered with the close record of the answers.
+void serve_connection(ChannelContext& context, int fd, std::atomic<bool>& pending,
+                      const std::function<void(std::shared_ptr<AnswerLink>)>& publish = {});
 
 }  // namespace troupe

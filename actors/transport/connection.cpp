@@ -44,7 +44,12 @@ bool Connection::retired() {
 void Connection::stop() {
   std::lock_guard lock(mutex_);
   wake_.notify_all();
-  if (int fd = fd_; fd >= 0) shutdown(fd, SHUT_RDWR);  // unblocks a write in progress
+  if (int fd = fd_; fd >= 0) {
+    // Between writes the sealed stream ends with its close record (a write in progress may be
+    // a large tensor: it is cut, and the reader sees that).
+    if (!writing_ && sealer_ != nullptr) sealer_->close(fd);
+    shutdown(fd, SHUT_RDWR);  // unblocks a write in progress
+  }
 }
 
 void Connection::join() {

@@ -120,10 +120,22 @@ bool Sealer::flush(int fd, int flags) {
   return true;
 }
 
+bool Sealer::close(int fd) {
+  std::lock_guard lock(writing_);
+  if (closed_) return true;
+  closed_ = true;
+  if (pending() && !flush(fd, MSG_DONTWAIT)) return false;
+  return seal({}, 0) && flush(fd, MSG_DONTWAIT);
+}
+
 Sealer::Written Sealer::write(int fd, std::span<const iovec> parts, int flags) {
   // One writer at a time, whatever the callers do: two at once would seal two records under
   // one nonce.
   std::lock_guard lock(writing_);
+  if (closed_) {
+    errno = EPIPE;
+    return {};
+  }
   const bool wait = (flags & MSG_DONTWAIT) == 0;
   if (pending() && !flush(fd, flags) && (wait || errno != EAGAIN)) return {};
   ends_.clear();
@@ -198,6 +210,21 @@ bool Opener::refuse(std::string why) {
   return false;
 }
 
+bool Opener::ended(ssize_t got, bool mid_record) {
+  if (got < 0) {
+    return refuse(errno == EAGAIN || errno == EWOULDBLOCK
+                      ? std::string("no bytes within the socket's receive timeout")
+                      : fmt::format("the socket failed: {}", std::strerror(errno)));
+  }
+  if (mid_record) {
+    return refuse(fmt::format("the stream was cut in the middle of record {}", records_));
+  }
+  return refuse(
+      fmt::format("the stream ended without its close record after {} record(s): cut (the writer's "
+                  "process or the network failed, or the connection was ended by someone else)",
+                  records_));
+}
+
 bool Opener::buffer(size_t wanted) {
   if (raw_ == raw_end_) raw_ = raw_end_ = 0;
   if (raw_end_ - raw_ >= wanted) return true;
@@ -210,7 +237,8 @@ bool Opener::buffer(size_t wanted) {
   while (raw_end_ - raw_ < wanted) {
     ssize_t got = ::read(fd_, buffer_.data() + raw_end_, buffer_.size() - raw_end_);
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
+    // Only a record's head, asked for with nothing of it here, starts at a record boundary.
+    if (got <= 0) return ended(got, raw_end_ > raw_ || wanted != kRecordHeadBytes);
     raw_end_ += static_cast<size_t>(got);
   }
   return true;
@@ -242,12 +270,21 @@ bool Opener::read(void* data, size_t bytes) {
       bytes -= take;
       continue;
     }
+    if (ended_cleanly_) return false;
     if (!buffer(kRecordHeadBytes)) return false;
     uint32_t length = 0;
     std::memcpy(&length, buffer_.data() + raw_, sizeof length);
-    if (length == 0 || length > kMaxRecordBytes) {
+    if (length == 0) {  // the close record: the writer ended the stream here
+      if (!buffer(kRecordHeadBytes + kRecordTagBytes)) return false;
+      uint8_t* tag = buffer_.data() + raw_ + kRecordHeadBytes;
+      if (!open(tag, 0, tag)) return false;
+      raw_ += kRecordHeadBytes + kRecordTagBytes;
+      ended_cleanly_ = true;
+      return false;
+    }
+    if (length > kMaxRecordBytes) {
       return refuse(
-          fmt::format("a record of {} bytes (1 to {} expected)", length, kMaxRecordBytes));
+          fmt::format("a record of {} bytes (0 to {} expected)", length, kMaxRecordBytes));
     }
     if (opened_bytes_ + length > kMaxStreamBytes) {
       return refuse(fmt::format("more than {} bytes on one stream", kMaxStreamBytes));
@@ -260,7 +297,7 @@ bool Opener::read(void* data, size_t bytes) {
       for (size_t left = length - have; left > 0;) {
         ssize_t got = ::read(fd_, at + (length - left), left);
         if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
+        if (got <= 0) return ended(got, true);
         left -= static_cast<size_t>(got);
       }
       if (!buffer(kRecordTagBytes)) return false;

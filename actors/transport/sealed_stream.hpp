@@ -16,7 +16,10 @@
 //   +--------------------+----------------------+-----------+
 //
 // - length is the plaintext's length, 1 to kMaxRecordBytes, and is authenticated (GCM's
-//   additional data).
+//   additional data). Length 0 is the close record (no ciphertext, only the tag): the writer
+//   says the stream ends here, as TLS's close_notify does. A stream that ends without it was
+//   cut — the writer's process or the network failed, or someone else ended the connection
+//   (an injected FIN) — and the reader can tell the two apart.
 // - The nonce of a stream's n-th record (n from 0) is the stream's 12-byte IV with its last 8
 //   bytes XORed with n, big-endian: TLS 1.3's construction (RFC 8446, 5.3). A stream never
 //   reuses a nonce: its keys are new with every connection.
@@ -78,6 +81,11 @@ class Sealer {
   Written write(int fd, std::span<const iovec> parts, int flags = 0);
   bool pending() const { return sent_ < out_.size(); }
 
+  // Seals the close record after what was written and sends it, with what is pending, without
+  // blocking. Later writes fail (EPIPE). False if not all of it went out now (the socket's
+  // buffer is full, or it failed): the reader will then see the stream cut.
+  bool close(int fd);
+
  private:
   struct Cipher;
   // Appends one record of the `bytes` bytes at `segments` to out_; false if OpenSSL failed.
@@ -94,7 +102,8 @@ class Sealer {
   // Records wholly on the socket: for each record in out_, where it ends in out_ and in the
   // plaintext of the current write().
   std::vector<std::pair<size_t, size_t>> ends_;
-  std::mutex writing_;  // held by write()
+  std::mutex writing_;  // held by write() and close()
+  bool closed_ = false;
 };
 
 class Opener {
@@ -105,14 +114,20 @@ class Opener {
   Opener& operator=(const Opener&) = delete;
 
   // Fills `data` with the next `bytes` bytes of plaintext; false once the stream ends, the
-  // socket fails, or a record is refused (failure() then says why).
+  // socket fails, or a record is refused. Then ended_cleanly() says whether the writer closed
+  // it (its close record, authenticated, came at a record boundary); otherwise failure() says
+  // why it ended: cut (no close record), refused, or the socket's error.
   bool read(void* data, size_t bytes);
+  bool ended_cleanly() const { return ended_cleanly_; }
   const std::string& failure() const { return failure_; }
 
  private:
   struct Cipher;
-  // Reads from the socket until `wanted` unopened bytes are buffered; false if it ends first.
+  // Reads from the socket until `wanted` unopened bytes are buffered; false if it ends first
+  // (failure_ says how).
   bool buffer(size_t wanted);
+  // failure_ for a socket that gave no more bytes: `got` 0 (the end) or an error (errno).
+  bool ended(ssize_t got, bool mid_record);
   // Opens the `length` bytes at `text` in place with `tag`; false (failure_ set) if refused.
   bool open(uint8_t* text, size_t length, const uint8_t* tag);
   bool refuse(std::string why);
@@ -126,6 +141,7 @@ class Opener {
   size_t plain_ = 0, plain_end_ = 0;  // opened plaintext not yet read, in buffer_
   size_t raw_ = 0, raw_end_ = 0;      // bytes from the socket not yet opened, in buffer_
   std::string failure_;
+  bool ended_cleanly_ = false;
 };
 
 }  // namespace troupe

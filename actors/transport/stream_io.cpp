@@ -51,6 +51,11 @@ size_t write_all(int fd, std::vector<iovec>& parts, int flags) {
 FrameReader::FrameReader(int fd, Opener* opener)
     : fd_(fd), opener_(opener), buffer_(opener == nullptr ? kBufferBytes : 0) {}
 
+std::string FrameReader::end_reason() const {
+  if (opener_ == nullptr || opener_->ended_cleanly()) return "it closed";
+  return opener_->failure().empty() ? std::string("it closed") : opener_->failure();
+}
+
 bool FrameReader::read(void* data, size_t bytes) {
   if (bytes == 0) return true;  // an empty tensor has no data pointer for memcpy
   if (opener_ != nullptr) return opener_->read(data, bytes);

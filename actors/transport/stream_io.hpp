@@ -23,6 +23,13 @@ class FrameReader {
 
   // Fills `data` with the next `bytes` bytes of the stream; false once it ends or fails.
   bool read(void* data, size_t bytes);
+  // After read() returned false on a sealed stream: whether its writer closed it (its close
+  // record came), and if not, why it ended. A plain stream has no close record: "it closed".
+  bool ended_cleanly() const { return opener_ != nullptr && opener_->ended_cleanly(); }
+  bool cut() const {
+    return opener_ != nullptr && !opener_->ended_cleanly() && !opener_->failure().empty();
+  }
+  std::string end_reason() const;
 
  private:
   bool fill();

@@ -20,6 +20,7 @@
 #include "troupe/actors/transport/call_proxy.hpp"
 #include "troupe/actors/transport/channel_reader.hpp"
 #include "troupe/actors/transport/connection.hpp"
+#include "troupe/actors/transport/responder.hpp"
 #include "troupe/actors/transport/stream_io.hpp"
 #include "troupe/actors/transport/tcp_connect.hpp"
 
@@ -152,7 +153,11 @@ void TensorChannel::accept_loop() {
     ++context_.pending;
     reader.thread = std::thread([this, &reader] {
       pthread_setname_np(pthread_self(), "troupe-read");
-      serve_connection(context_, reader.fd, reader.pending);
+      serve_connection(context_, reader.fd, reader.pending,
+                       [this, &reader](std::shared_ptr<AnswerLink> answers) {
+                         std::lock_guard lock(mutex_);
+                         reader.answers = std::move(answers);
+                       });
       std::lock_guard lock(mutex_);  // stop() shuts down only the sockets still open
       ::close(reader.fd);
       reader.done = true;
@@ -240,7 +245,16 @@ void TensorChannel::stop() {
     for (auto& [endpoint, connection] : connections_)
       connection->stop();
     for (Reader& reader : readers_) {
-      if (!reader.done) shutdown(reader.fd, SHUT_RDWR);
+      if (reader.done) continue;
+      // A sealed answer stream says goodbye first, unless an answer is being written (its
+      // lock is taken): then the peer sees it cut, as when this process dies.
+      if (reader.answers != nullptr) {
+        std::unique_lock link(reader.answers->mutex, std::try_to_lock);
+        if (link && reader.answers->open && reader.answers->sealer != nullptr) {
+          reader.answers->sealer->close(reader.fd);
+        }
+      }
+      shutdown(reader.fd, SHUT_RDWR);
     }
     shutdown(listen_fd_, SHUT_RDWR);  // the acceptor's poll returns now
   }

@@ -47,6 +47,7 @@
 namespace troupe {
 
 class Connection;
+struct AnswerLink;
 
 class TensorChannel final : public DataPlane, public std::enable_shared_from_this<TensorChannel> {
  public:
@@ -116,8 +117,9 @@ class TensorChannel final : public DataPlane, public std::enable_shared_from_thi
     bool done = false;
     std::string peer;  // its address, without the port
     std::chrono::steady_clock::time_point accepted;
-    std::atomic<bool> pending{true};  // no hello read yet (serve_connection clears it)
-    bool dropped = false;             // shut down to make room for a newer one
+    std::atomic<bool> pending{true};      // no hello read yet (serve_connection clears it)
+    bool dropped = false;                 // shut down to make room for a newer one
+    std::shared_ptr<AnswerLink> answers;  // once sealed: closed with its close record at stop
   };
   // Makes room for a connection from `peer` under the pending caps (mutex_ held).
   void make_room_for(const std::string& peer);

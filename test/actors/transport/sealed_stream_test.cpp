@@ -257,6 +257,109 @@ BOOST_AUTO_TEST_CASE(a_write_to_a_closed_socket_fails_with_the_reason) {
   ::close(fds[0]);
 }
 
+// Everything `sealer` writes on one end and then its close record, read back raw.
+std::vector<uint8_t> closed_bytes(Sealer& sealer, const std::vector<uint8_t>& data) {
+  SocketPair pair;
+  iovec part{const_cast<uint8_t*>(data.data()), data.size()};
+  BOOST_REQUIRE(sealer.write(pair.fds[0], {&part, 1}).bytes == data.size());
+  BOOST_REQUIRE(sealer.close(pair.fds[0]));
+  ::shutdown(pair.fds[0], SHUT_WR);
+  std::vector<uint8_t> out;
+  uint8_t buffer[65536];
+  for (ssize_t got; (got = ::read(pair.fds[1], buffer, sizeof buffer)) > 0;)
+    out.insert(out.end(), buffer, buffer + got);
+  return out;
+}
+
+// What an Opener with `key` reads of `raw` (`wanted` bytes, then one more byte): whether the
+// first read succeeded, whether the stream then ended cleanly, and the failure.
+struct Ending {
+  bool read = false;
+  bool clean = false;
+  std::string failure;
+};
+Ending read_to_end(const std::vector<uint8_t>& raw, const StreamKeys& key, size_t wanted) {
+  SocketPair pair;
+  std::thread writer([&] {
+    size_t at = 0;
+    while (at < raw.size()) {
+      ssize_t put = ::write(pair.fds[0], raw.data() + at, raw.size() - at);
+      if (put <= 0) break;
+      at += static_cast<size_t>(put);
+    }
+    ::shutdown(pair.fds[0], SHUT_WR);
+  });
+  Opener opener(pair.fds[1], key);
+  std::vector<uint8_t> out(wanted);
+  Ending ending;
+  ending.read = opener.read(out.data(), out.size());
+  uint8_t more = 0;
+  if (ending.read) BOOST_CHECK(!opener.read(&more, 1));
+  writer.join();
+  ending.clean = opener.ended_cleanly();
+  ending.failure = opener.failure();
+  return ending;
+}
+
+BOOST_AUTO_TEST_CASE(a_closed_stream_ends_cleanly_and_a_cut_one_says_so) {
+  // Closed by its writer: everything read, then a clean end.
+  Sealer closing(keys(7));
+  std::vector<uint8_t> closed = closed_bytes(closing, pattern(kOwnRecordBytes * 2, 3));
+  Ending clean = read_to_end(closed, keys(7), kOwnRecordBytes * 2);
+  BOOST_TEST(clean.read);
+  BOOST_TEST(clean.clean);
+  BOOST_TEST(clean.failure.empty());
+  // The same records without the close record (a FIN injected, a writer that died): cut.
+  std::vector<uint8_t> cut(closed.begin(), closed.end() - kRecordHeadBytes - kRecordTagBytes);
+  Ending ended = read_to_end(cut, keys(7), kOwnRecordBytes * 2);
+  BOOST_TEST(ended.read);
+  BOOST_TEST(!ended.clean);
+  // (One record: a part of kOwnRecordBytes or more is a record of its own.)
+  BOOST_TEST(ended.failure.find("the stream ended without its close record after 1 record(s): "
+                                "cut") == 0u,
+             ended.failure);
+  // Cut inside a record (a large one read in place, and a small one buffered).
+  std::vector<uint8_t> halfway(closed.begin(), closed.begin() + kOwnRecordBytes + 100);
+  Ending inside = read_to_end(halfway, keys(7), kOwnRecordBytes * 2);
+  BOOST_TEST(!inside.read);
+  BOOST_TEST(inside.failure == "the stream was cut in the middle of record 0");
+  Sealer small(keys(8));
+  std::vector<uint8_t> few = sealed_bytes(small, pattern(100, 1));
+  few.resize(few.size() - 5);
+  BOOST_TEST(read_to_end(few, keys(8), 100).failure ==
+             "the stream was cut in the middle of record 0");
+  // A close record is authenticated like any other: one sealed with other keys, or moved, is
+  // refused.
+  Sealer stranger(keys(9));
+  std::vector<uint8_t> forged = sealed_bytes(stranger, {});
+  BOOST_TEST(forged.empty());  // nothing written, nothing sealed
+  std::vector<uint8_t> foreign_close = closed_bytes(stranger, pattern(10, 1));
+  std::vector<uint8_t> spliced(cut);
+  spliced.insert(spliced.end(), foreign_close.end() - kRecordHeadBytes - kRecordTagBytes,
+                 foreign_close.end());
+  Ending refused = read_to_end(spliced, keys(7), kOwnRecordBytes * 2);
+  BOOST_TEST(!refused.clean);
+  BOOST_TEST(refused.failure == "record 1 failed authentication");
+}
+
+BOOST_AUTO_TEST_CASE(after_its_close_record_a_stream_takes_no_more_writes) {
+  SocketPair pair;
+  Sealer sealer(keys(10));
+  BOOST_TEST(sealer.close(pair.fds[0]));
+  BOOST_TEST(sealer.close(pair.fds[0]));  // once only, and idempotent
+  std::vector<uint8_t> data = pattern(10, 1);
+  iovec part{data.data(), data.size()};
+  auto written = sealer.write(pair.fds[0], {&part, 1});
+  BOOST_TEST(written.bytes == 0u);
+  BOOST_TEST(errno == EPIPE);
+  ::shutdown(pair.fds[0], SHUT_WR);
+  Opener opener(pair.fds[1], keys(10));
+  uint8_t byte = 0;
+  BOOST_TEST(!opener.read(&byte, 1));
+  BOOST_TEST(opener.ended_cleanly());
+  BOOST_TEST(!opener.read(&byte, 1));  // stays ended
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe

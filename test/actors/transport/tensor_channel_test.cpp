@@ -581,6 +581,33 @@ BOOST_AUTO_TEST_CASE(a_reader_drops_a_frame_whose_writer_went_away) {
   BOOST_TEST(receiver->counters().frames_received == 1u);
 }
 
+// With TLS, each direction of a connection ends with its close record when a side stops: the
+// other side counts the stream closed, not cut (an injected FIN or a dead peer would show as
+// cut: sealed_stream_test).
+BOOST_AUTO_TEST_CASE(with_tls_a_stopping_side_closes_its_streams_with_their_close_records) {
+  ChannelCredentials credentials;
+  for (bool sender_stops_first : {true, false}) {
+    FakeDevice device;
+    auto& system = device.runtime->system();
+    auto sender = start_channel(system, false, credentials.member("a"));
+    auto receiver = start_channel(system, false, credentials.member("b"));
+    receiver->attach(kDevice, device.actor);
+    send_one(*sender, receiver->address(), device.actor, kDevice, 1, "k", big_tensor());
+    BOOST_REQUIRE(device.wait().key == "k");
+    if (sender_stops_first) {
+      sender->stop();  // its frames stream closes; the receiver answers with its own close
+      BOOST_TEST(reaches(receiver->counters().streams_closed, 1));
+      BOOST_TEST(receiver->counters().streams_cut == 0u);
+    } else {
+      receiver->stop();  // the answers stream closes: the sender's reply thread sees it
+      BOOST_TEST(reaches(sender->counters().streams_closed, 1));
+      BOOST_TEST(sender->counters().streams_cut == 0u);
+    }
+    receiver->stop();
+    sender->stop();
+  }
+}
+
 BOOST_AUTO_TEST_CASE(stopping_ends_every_thread_and_later_sends_fall_back) {
   FakeDevice device;
   auto& system = device.runtime->system();
