@@ -15,12 +15,15 @@ namespace {
 
 constexpr std::string_view kNpySuffix = ".npy";
 
+std::string missing_message(const std::string& path) {
+  return fmt::format(
+      "npz file '{}' does not exist (write_npz creates one, e.g. a training run's chief when it "
+      "saves a checkpoint; check the path)",
+      path);
+}
+
 StatusOr<std::string> read_archive(const std::string& path) {
-  return read_whole_file(path, "",
-                         fmt::format("npz file '{}' does not exist (write_npz creates one, e.g. a "
-                                     "training run's chief when it saves a checkpoint; check the "
-                                     "path)",
-                                     path));
+  return read_whole_file(path, "", missing_message(path));
 }
 
 }  // namespace
@@ -57,23 +60,21 @@ StatusOr<NamedTensors> read_npz(const std::string& path) {
 
 StatusOr<std::vector<Tensor>> read_npz_tensors(const std::string& path,
                                                const std::vector<std::string>& names) {
-  TROUPE_ASSIGN_OR_RETURN(std::string file, read_archive(path));
-  std::map<std::string, Tensor> found;
+  std::map<std::string, Tensor> found;  // by member name: "<tensor>.npy"
   for (const std::string& name : names)
-    found.emplace(name, Tensor());
-  TROUPE_RETURN_IF_ERROR(for_each_zip_member(
-      file, path,
+    found.emplace(name + std::string(kNpySuffix), Tensor());
+  TROUPE_RETURN_IF_ERROR(read_zip_members(
+      path, [&](const std::string& member) { return found.count(member) > 0; },
+      missing_message(path),
       [&](const std::string& member, std::string_view content, const std::string& what) -> Status {
-        if (!member.ends_with(kNpySuffix)) return Status::OK();
-        auto it = found.find(member.substr(0, member.size() - kNpySuffix.size()));
-        if (it == found.end()) return Status::OK();
-        if (it->second.is_initialized()) return errors::DataLoss("{}: appears twice", what);
-        TROUPE_ASSIGN_OR_RETURN(it->second, decode_npy(content, what));
+        Tensor& slot = found.at(member);
+        if (slot.is_initialized()) return errors::DataLoss("{}: appears twice", what);
+        TROUPE_ASSIGN_OR_RETURN(slot, decode_npy(content, what));
         return Status::OK();
       }));
   std::vector<Tensor> result;
   for (const std::string& name : names) {
-    const Tensor& tensor = found.at(name);
+    const Tensor& tensor = found.at(name + std::string(kNpySuffix));
     if (!tensor.is_initialized()) {
       return errors::NotFound("Key {} not found in checkpoint '{}'", name, path);
     }

@@ -43,8 +43,10 @@ StatusOr<NamedTensors> read_npz(const std::string& path);
 // read_npz on the bytes of an archive; `path` names it in error messages.
 StatusOr<NamedTensors> decode_npz(std::string_view file, const std::string& path);
 
-// The arrays `names` of the .npz at `path`, in that order (a name may repeat); only those are
-// decoded. read_npz's errors, and NotFound naming the first name the archive lacks.
+// The arrays `names` of the .npz at `path`, in that order (a name may repeat); only those and
+// the archive's directory are read from the file (zip_archive.hpp's read_zip_members), so a
+// few tensors of a large checkpoint cost their own bytes. read_npz's errors for what is read,
+// and NotFound naming the first name the archive lacks.
 StatusOr<std::vector<Tensor>> read_npz_tensors(const std::string& path,
                                                const std::vector<std::string>& names);
 

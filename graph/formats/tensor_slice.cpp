@@ -11,12 +11,16 @@
 namespace troupe {
 namespace {
 
-std::vector<std::string_view> split(std::string_view text, char separator) {
+// `text` split at each `separator`; empty parts are dropped if `skip_empty` (TensorFlow's
+// SkipEmpty, as its slice parser splits).
+std::vector<std::string_view> split(std::string_view text, char separator,
+                                    bool skip_empty = false) {
   std::vector<std::string_view> parts;
   size_t begin = 0;
   while (true) {
     size_t end = text.find(separator, begin);
-    parts.push_back(text.substr(begin, end - begin));
+    std::string_view part = text.substr(begin, end - begin);
+    if (!(skip_empty && part.empty())) parts.push_back(part);
     if (end == std::string_view::npos) return parts;
     begin = end + 1;
   }
@@ -41,6 +45,7 @@ StatusOr<TensorSliceSpec> parse_tensor_slice_spec(std::string_view spec) {
         spec, why);
   };
   std::vector<std::string_view> words = split(spec, ' ');
+  if (words.size() < 2) return bad("no dimensions before the slice");
   const std::string_view slices = words.back();
   words.pop_back();
   for (std::string_view word : words) {
@@ -48,8 +53,7 @@ StatusOr<TensorSliceSpec> parse_tensor_slice_spec(std::string_view spec) {
     if (!parse_count(word, &dim)) return bad(fmt::format("dimension '{}' is not a count", word));
     parsed.full_shape.push_back(dim);
   }
-  std::vector<std::string_view> per_dim =
-      slices.empty() ? std::vector<std::string_view>{} : split(slices, ':');
+  std::vector<std::string_view> per_dim = split(slices, ':', /*skip_empty=*/true);
   if (per_dim.size() != parsed.full_shape.size()) {
     return bad(
         fmt::format("{} dimension(s) but a slice of {}", parsed.full_shape.size(), per_dim.size()));
@@ -61,12 +65,13 @@ StatusOr<TensorSliceSpec> parse_tensor_slice_spec(std::string_view spec) {
       parsed.length.push_back(dim);
       continue;
     }
-    std::vector<std::string_view> pair = split(per_dim[d], ',');
+    std::vector<std::string_view> pair = split(per_dim[d], ',', /*skip_empty=*/true);
     int64_t start = 0;
     int64_t length = 0;
     if (pair.size() != 2 || !parse_count(pair[0], &start) || !parse_count(pair[1], &length)) {
       return bad(fmt::format("'{}' is neither 'start,length' nor '-'", per_dim[d]));
     }
+    if (length == 0) return bad(fmt::format("'{}' has no length (1 or more expected)", per_dim[d]));
     if (start > dim || length > dim - start) {
       return bad(
           fmt::format("slice {},{} of dimension {} ends past its size {}", start, length, d, dim));

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -213,19 +214,31 @@ Status write_zip(const std::string& path, const std::vector<ZipMemberToWrite>& m
   return file->commit();
 }
 
-Status for_each_zip_member(std::string_view file, const std::string& path,
-                           const ZipVisitor& visit) {
-  const auto* base = reinterpret_cast<const uint8_t*>(file.data());
-  const uint64_t size = file.size();
+namespace {
 
+// The bytes [offset, offset + length) of an archive: views into it where it is in memory, else
+// read into `scratch`. The caller has checked that the range lies in the file.
+using ReadAt = std::function<StatusOr<std::string_view>(uint64_t offset, uint64_t length,
+                                                        std::string& scratch)>;
+
+// Walks the archive of `size` bytes that `read_at` reads: each member `wanted` accepts (all if
+// it is empty) is inflated, checked against its CRC and visited, in central directory order;
+// the others are only checked to be where the directory says.
+Status walk_zip(uint64_t size, const ReadAt& read_at, const std::string& path,
+                const std::function<bool(const std::string&)>& wanted, const ZipVisitor& visit) {
   // The end of central directory record: the last signature whose comment ends the file.
+  const uint64_t tail_start =
+      size > kEndRecordSize + kMaxCommentSize ? size - kEndRecordSize - kMaxCommentSize : 0;
+  std::string tail_scratch;
+  TROUPE_ASSIGN_OR_RETURN(std::string_view tail,
+                          read_at(tail_start, size - tail_start, tail_scratch));
+  const auto* tail_base = reinterpret_cast<const uint8_t*>(tail.data());
   uint64_t end_pos = UINT64_MAX;
   if (size >= kEndRecordSize) {
-    uint64_t lowest =
-        size > kEndRecordSize + kMaxCommentSize ? size - kEndRecordSize - kMaxCommentSize : 0;
-    for (uint64_t pos = size - kEndRecordSize + 1; pos-- > lowest;) {
-      if (little_endian::get32(base + pos) == kEndRecordSignature &&
-          pos + kEndRecordSize + little_endian::get16(base + pos + 20) == size) {
+    for (uint64_t pos = size - kEndRecordSize + 1; pos-- > tail_start;) {
+      const uint8_t* at = tail_base + (pos - tail_start);
+      if (little_endian::get32(at) == kEndRecordSignature &&
+          pos + kEndRecordSize + little_endian::get16(at + 20) == size) {
         end_pos = pos;
         break;
       }
@@ -237,14 +250,14 @@ Status for_each_zip_member(std::string_view file, const std::string& path,
         "{} bytes",
         path, size);
   }
-  const uint8_t* end = base + end_pos;
+  const uint8_t* end = tail_base + (end_pos - tail_start);
   uint16_t disk = little_endian::get16(end + 4), cd_disk = little_endian::get16(end + 6);
   uint16_t entries_here = little_endian::get16(end + 8),
            entries_total = little_endian::get16(end + 10);
   uint64_t cd_size = little_endian::get32(end + 12), cd_offset = little_endian::get32(end + 16);
   bool zip64_marked = entries_total == 0xffff || cd_size == kMax32 || cd_offset == kMax32;
-  if (zip64_marked && end_pos >= kZip64LocatorSize &&
-      little_endian::get32(base + end_pos - kZip64LocatorSize) == kZip64LocatorSignature) {
+  if (zip64_marked && end_pos >= kZip64LocatorSize + tail_start &&
+      little_endian::get32(end - kZip64LocatorSize) == kZip64LocatorSignature) {
     return errors::InvalidArgument(
         "'{}' is a ZIP64 archive (over 4 GiB or 65535 entries), which is not supported", path);
   }
@@ -257,23 +270,25 @@ Status for_each_zip_member(std::string_view file, const std::string& path,
         "'{}': central directory (offset {}, {} bytes) runs past its end record at {}", path,
         cd_offset, cd_size, end_pos);
   }
+  std::string cd_scratch;
+  TROUPE_ASSIGN_OR_RETURN(std::string_view directory, read_at(cd_offset, cd_size, cd_scratch));
+  const auto* cd_base = reinterpret_cast<const uint8_t*>(directory.data());
 
-  uint64_t pos = cd_offset;
-  const uint64_t cd_end = cd_offset + cd_size;
+  uint64_t pos = 0;  // within the directory
   for (int i = 0; i < entries_total; ++i) {
-    if (pos + kCentralHeaderSize > cd_end ||
-        little_endian::get32(base + pos) != kCentralHeaderSignature) {
+    if (pos + kCentralHeaderSize > cd_size ||
+        little_endian::get32(cd_base + pos) != kCentralHeaderSignature) {
       return errors::DataLoss("'{}': central directory entry {} at offset {} is corrupt", path, i,
-                              pos);
+                              cd_offset + pos);
     }
-    const uint8_t* h = base + pos;
+    const uint8_t* h = cd_base + pos;
     uint16_t flags = little_endian::get16(h + 8), method = little_endian::get16(h + 10);
     uint32_t crc = little_endian::get32(h + 16);
     uint64_t compressed = little_endian::get32(h + 20), uncompressed = little_endian::get32(h + 24);
     uint16_t name_len = little_endian::get16(h + 28), extra_len = little_endian::get16(h + 30),
              comment_len = little_endian::get16(h + 32);
     uint64_t local_offset = little_endian::get32(h + 42);
-    if (pos + kCentralHeaderSize + name_len + extra_len + comment_len > cd_end) {
+    if (pos + kCentralHeaderSize + name_len + extra_len + comment_len > cd_size) {
       return errors::DataLoss("'{}': central directory entry {} runs past the directory", path, i);
     }
     std::string name(reinterpret_cast<const char*>(h + kCentralHeaderSize), name_len);
@@ -283,6 +298,7 @@ Status for_each_zip_member(std::string_view file, const std::string& path,
                          extra_len),
         &uncompressed, &compressed, &local_offset, what));
     pos += kCentralHeaderSize + name_len + extra_len + comment_len;
+    if (wanted && !wanted(name)) continue;
 
     if (flags & 0x1)
       return errors::InvalidArgument("{}: encrypted entries are not supported", what);
@@ -292,17 +308,24 @@ Status for_each_zip_member(std::string_view file, const std::string& path,
           method);
     }
     // The local header: must agree with the central directory on name and method.
-    if (local_offset > cd_offset || cd_offset - local_offset < kLocalHeaderSize ||
-        little_endian::get32(base + local_offset) != kLocalHeaderSignature) {
+    if (local_offset > cd_offset || cd_offset - local_offset < kLocalHeaderSize) {
       return errors::DataLoss("{}: no local file header at offset {}", what, local_offset);
     }
-    const uint8_t* l = base + local_offset;
+    std::string local_scratch;
+    TROUPE_ASSIGN_OR_RETURN(
+        std::string_view local,
+        read_at(local_offset,
+                std::min<uint64_t>(kLocalHeaderSize + name_len, cd_offset - local_offset),
+                local_scratch));
+    const auto* l = reinterpret_cast<const uint8_t*>(local.data());
+    if (little_endian::get32(l) != kLocalHeaderSignature) {
+      return errors::DataLoss("{}: no local file header at offset {}", what, local_offset);
+    }
     uint16_t local_name_len = little_endian::get16(l + 26),
              local_extra_len = little_endian::get16(l + 28);
     uint64_t data_start = local_offset + kLocalHeaderSize + local_name_len + local_extra_len;
-    if (data_start > cd_offset ||
-        std::string_view(reinterpret_cast<const char*>(l + kLocalHeaderSize), local_name_len) !=
-            name ||
+    if (data_start > cd_offset || local_name_len != name_len ||
+        local.substr(kLocalHeaderSize, local_name_len) != name ||
         little_endian::get16(l + 8) != method) {
       return errors::DataLoss("{}: local file header disagrees with the central directory", what);
     }
@@ -312,7 +335,8 @@ Status for_each_zip_member(std::string_view file, const std::string& path,
           "truncated?)",
           what, compressed, data_start);
     }
-    std::string_view stored(file.data() + data_start, compressed);
+    std::string data_scratch;
+    TROUPE_ASSIGN_OR_RETURN(std::string_view stored, read_at(data_start, compressed, data_scratch));
     std::string inflated;
     std::string_view content = stored;
     if (method == kMethodStored) {
@@ -332,11 +356,56 @@ Status for_each_zip_member(std::string_view file, const std::string& path,
     }
     TROUPE_RETURN_IF_ERROR(visit(name, content, what));
   }
-  if (pos != cd_end) {
+  if (pos != cd_size) {
     return errors::DataLoss("'{}': central directory holds {} bytes after its {} entries", path,
-                            cd_end - pos, entries_total);
+                            cd_size - pos, entries_total);
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status for_each_zip_member(std::string_view file, const std::string& path,
+                           const ZipVisitor& visit) {
+  auto in_memory = [&](uint64_t offset, uint64_t length,
+                       std::string&) -> StatusOr<std::string_view> {
+    return file.substr(offset, length);
+  };
+  return walk_zip(file.size(), in_memory, path, {}, visit);
+}
+
+Status read_zip_members(const std::string& path,
+                        const std::function<bool(const std::string&)>& wanted,
+                        std::string_view if_missing, const ZipVisitor& visit) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return errors::NotFound("{}", if_missing);
+    return errno_status(errno, "cannot open", path);
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) return errno_status(errno, "cannot read", path);
+  const auto size = static_cast<uint64_t>(info.st_size);
+  auto from_file = [&](uint64_t offset, uint64_t length,
+                       std::string& scratch) -> StatusOr<std::string_view> {
+    scratch.resize(length);
+    for (uint64_t done = 0; done < length;) {
+      ssize_t got =
+          ::pread(fd, scratch.data() + done, length - done, static_cast<off_t>(offset + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return errno_status(errno, "cannot read", path);
+      if (got == 0) {
+        return errors::DataLoss("'{}' ended at {} bytes while being read (changed meanwhile?)",
+                                path, offset + done);
+      }
+      done += static_cast<uint64_t>(got);
+    }
+    return std::string_view(scratch);
+  };
+  return walk_zip(size, from_file, path, wanted, visit);
 }
 
 }  // namespace troupe

@@ -38,4 +38,12 @@ using ZipVisitor = std::function<Status(const std::string& name, std::string_vie
                                         const std::string& what)>;
 Status for_each_zip_member(std::string_view file, const std::string& path, const ZipVisitor& visit);
 
+// The same walk over the archive at `path`, reading from the file only its directory and the
+// members `wanted` accepts (the others are neither read nor checked), so that a few tensors of
+// a large checkpoint cost their own bytes. A missing file is NotFound with `if_missing` as the
+// message; other I/O failures as errno_status; a file that changes size meanwhile is DataLoss.
+Status read_zip_members(const std::string& path,
+                        const std::function<bool(const std::string&)>& wanted,
+                        std::string_view if_missing, const ZipVisitor& visit);
+
 }  // namespace troupe

@@ -161,6 +161,7 @@ class Graph:
         self._collections.setdefault(name, []).append(value)
 
     def get_collection(self, name, scope=None):
+        self._sync_variables(name)
         values = list(self._collections.get(name, []))
         if scope is None:
             return values
@@ -171,7 +172,13 @@ class Graph:
                 if isinstance(getattr(v, "name", None), str) and pattern.match(v.name)]
 
     def get_collection_ref(self, name):
+        self._sync_variables(name)
         return self._collections.setdefault(name, [])
+
+    def _sync_variables(self, name):
+        if name in ("variables", "trainable_variables", "local_variables"):
+            from .variables import _sync_native_variables
+            _sync_native_variables(self)
 
 
 

@@ -129,12 +129,46 @@ def _remove_squeezable_dimensions(labels, predictions):
     return labels, predictions
 
 
+def _check_broadcastable(weights, values):
+    """TensorFlow's assert_broadcastable, on static shapes: weights a scalar, or of values'
+    rank with each dimension 1 or values'. ValueError with TensorFlow's message otherwise."""
+    weights_shape, values_shape = weights.shape, values.shape
+    if weights_shape.ndims in (None, 0) or values_shape.ndims is None:
+        return
+    message = ("weights can not be broadcast to values. values.rank=%s. weights.rank=%s. "
+               "values.shape=%s. weights.shape=%s." % (values_shape.ndims, weights_shape.ndims,
+                                                        values_shape, weights_shape))
+    if weights_shape.ndims != values_shape.ndims:
+        raise ValueError(message)
+    for w, v in zip(weights_shape.as_list(), values_shape.as_list()):
+        if w is not None and v is not None and w not in (1, v):
+            raise ValueError(message)
+
+
+def _weights_like(weights, values, squeeze=True):
+    """weights (float32) broadcast to values' shape as TensorFlow's metrics broadcast them:
+    where the ranks differ by one, a last dimension is dropped or added first
+    (_remove_squeezable_dimensions; not with squeeze=False), then broadcast_weights."""
+    from .array_ops import expand_dims
+    from .array_ops import squeeze as squeeze_op
+    from .ops import multiply, ones_like
+    w = _as_float(weights, "weights")
+    rank, values_rank = w.shape.ndims, values.shape.ndims
+    if squeeze and rank not in (None, 0) and values_rank is not None:
+        if rank - values_rank == 1:
+            w = squeeze_op(w, [-1])
+        elif values_rank - rank == 1:
+            w = expand_dims(w, -1)
+    _check_broadcastable(w, values)
+    return multiply(w, ones_like(_as_float(values, "values")))
+
+
 def _weighted_sum(condition, weights):
     """The sum of the weights (1 each if None) of the entries where condition holds."""
-    from .ops import cast, multiply, ones_like, reduce_sum
+    from .ops import cast, multiply, reduce_sum
     counted = cast(condition, _dtypes.float32)
     if weights is not None:
-        counted = multiply(counted, multiply(ones_like(counted), _as_float(weights, "weights")))
+        counted = multiply(counted, _weights_like(weights, counted))
     return reduce_sum(counted)
 
 
@@ -247,8 +281,8 @@ def _confusion_matrix_at_thresholds(labels, predictions, thresholds, weights=Non
     flat_labels = reshape(labels, [1, -1])
     above = flat_predictions > reshape(constant([float(t) for t in thresholds],
                                                 dtype=_dtypes.float32), [-1, 1])
-    weights_row = reshape(multiply(ones_like(predictions), _as_float(weights, "weights")),
-                          [1, -1]) if weights is not None else None
+    weights_row = (reshape(_weights_like(weights, predictions), [1, -1])
+                   if weights is not None else None)
 
     def counts(condition):
         c = cast(condition, _dtypes.float32)
@@ -730,6 +764,7 @@ def _streaming_ratio(kind, other_kind, labels, predictions_idx, k, class_id, wei
         if weights is not None:
             w = cast(weights if isinstance(weights, Tensor) else convert_to_tensor(weights),
                      _dtypes.float64)
+            _check_broadcastable(w, tp)
             tp, other = multiply(tp, w), multiply(other, w)
         tp_var = _metric_variable([], _dtypes.float64, _at_k_name("true_positive", k, class_id))
         other_var = _metric_variable([], _dtypes.float64, _at_k_name(other_kind, k, class_id))
@@ -758,10 +793,10 @@ def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_col
     always a false negative."""
     from .nn import top_k
     _check_k(k, "recall_at_k")
-    with name_scope(name, _at_k_name("recall", k, class_id)):
+    with name_scope(name, _at_k_name("recall", k, class_id)) as scope:
         _, top_k_idx = top_k(predictions, k)
         return recall_at_top_k(labels, top_k_idx, k, class_id, weights, metrics_collections,
-                               updates_collections, name="streaming")
+                               updates_collections, name=scope)
 
 
 def precision_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None,
@@ -778,10 +813,10 @@ def precision_at_k(labels, predictions, k, class_id=None, weights=None,
     """precision_at_top_k of the k highest predictions [D1..DN, num_classes]."""
     from .nn import top_k
     _check_k(k, "precision_at_k")
-    with name_scope(name, _at_k_name("precision", k, class_id)):
+    with name_scope(name, _at_k_name("precision", k, class_id)) as scope:
         _, top_k_idx = top_k(predictions, k)
         return precision_at_top_k(labels, top_k_idx, k, class_id, weights, metrics_collections,
-                                  updates_collections, name="streaming")
+                                  updates_collections, name=scope)
 
 
 sparse_precision_at_k = precision_at_k  # TensorFlow's deprecated name for it
@@ -818,9 +853,10 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
         average_precision = divide(precision_sum,
                                    minimum(labels_per_row, cast(k, _dtypes.float64)))
         if weights is not None:
-            w = multiply(ones_like(average_precision), cast(
-                weights if isinstance(weights, Tensor) else convert_to_tensor(weights),
-                _dtypes.float64))
+            given = cast(weights if isinstance(weights, Tensor) else convert_to_tensor(weights),
+                         _dtypes.float64)
+            _check_broadcastable(given, average_precision)
+            w = multiply(ones_like(average_precision), given)
             average_precision = multiply(average_precision, w)
             batch_max = reduce_sum(w)
         else:

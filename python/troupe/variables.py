@@ -9,6 +9,7 @@ initializer's ops in "<variable>/Initializer".
 """
 
 import contextlib
+import re
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from . import dtypes as _dtypes
 from .framework import Operation, Tensor, get_default_graph, to_numpy
 
 GLOBAL_VARIABLES = "variables"
+LOCAL_VARIABLES = "local_variables"
 TRAINABLE_VARIABLES = "trainable_variables"
 GLOBAL_STEP = "global_step"
 
@@ -175,31 +177,68 @@ def _variable_getitem(self, key):
 Variable.__getitem__ = _variable_getitem
 
 
+def _wrapped(graph, variable, initializer, trainable):
+    """The Variable of record `variable`, made for one the C++ layer created (an optimizer's
+    slot, the global step) the first time it is asked for."""
+    v = graph._variables.get(variable)
+    if v is None:
+        ref = graph.get_operation_by_name(variable).outputs[0]
+        init = graph.get_operation_by_name(initializer)
+        v = Variable.__new__(Variable)
+        v._graph, v._ref, v._initializer, v._trainable = graph, ref, init, trainable
+        v._made_natively = True
+        graph._variables[variable] = v
+    return v
+
+
 def _variables_of(graph, trainable_only):
     records = _troupe.variable_records(graph._root)
     result = []
     for variable, initializer, trainable, local in records:
         if (not trainable) if trainable_only else local:
             continue
-        v = graph._variables.get(variable)
-        if v is None:  # made by the C++ layer (an optimizer's slot, the global step)
-            ref = graph.get_operation_by_name(variable).outputs[0]
-            init = graph.get_operation_by_name(initializer)
-            v = Variable.__new__(Variable)
-            v._graph, v._ref, v._initializer, v._trainable = graph, ref, init, trainable
-            graph._variables[variable] = v
-        result.append(v)
+        result.append(_wrapped(graph, variable, initializer, trainable))
     return result
 
 
+def _sync_native_variables(graph):
+    """Puts the variables the C++ layer made (an optimizer's slots, the global step) in the
+    graph's variable collections, once each, as TensorFlow's get_variable puts them: so that
+    tf.get_collection(GLOBAL_VARIABLES) and what reads it (warm_start, init_from_checkpoint)
+    see them."""
+    root = getattr(graph, "_root", None)
+    if root is None:
+        return
+    synced = graph.__dict__.setdefault("_native_variables_synced", set())
+    for variable, initializer, trainable, local in _troupe.variable_records(root):
+        if variable in synced:
+            continue
+        synced.add(variable)
+        v = _wrapped(graph, variable, initializer, trainable)
+        if not getattr(v, "_made_natively", False):
+            continue  # made in Python: it joined its collections then
+        keys = [LOCAL_VARIABLES if local else GLOBAL_VARIABLES]
+        if trainable:
+            keys.append(TRAINABLE_VARIABLES)
+        for key in keys:
+            graph._collections.setdefault(key, []).append(v)
+
+
+def _in_scope(variables, scope):
+    """Those whose name `scope` matches at its start, a regular expression (TensorFlow's
+    get_collection)."""
+    if scope is None:
+        return list(variables)
+    pattern = re.compile(scope)
+    return [v for v in variables if pattern.match(v.name)]
+
+
 def global_variables(scope=None):
-    vs = _variables_of(get_default_graph(), False)
-    return [v for v in vs if scope is None or v.name.startswith(scope)]
+    return _in_scope(_variables_of(get_default_graph(), False), scope)
 
 
 def trainable_variables(scope=None):
-    vs = _variables_of(get_default_graph(), True)
-    return [v for v in vs if scope is None or v.name.startswith(scope)]
+    return _in_scope(_variables_of(get_default_graph(), True), scope)
 
 
 all_variables = global_variables
@@ -208,8 +247,8 @@ all_variables = global_variables
 def moving_average_variables(scope=None):
     """The variables ExponentialMovingAverage.apply() averages (MOVING_AVERAGE_VARIABLES)."""
     from .framework import GraphKeys
-    return [v for v in get_default_graph().get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES)
-            if scope is None or v.name.startswith(scope)]
+    return _in_scope(get_default_graph().get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES),
+                     scope)
 
 
 def global_variables_initializer():

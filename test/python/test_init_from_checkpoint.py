@@ -360,3 +360,62 @@ def test_get_collection_takes_a_regular_expression_as_scope():
     assert tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, scope="dense") == [a, b]
     assert tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, scope="dense/") == [a]
     assert tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, scope="dense(_1)?/k") == [a, b]
+
+
+def test_optimizer_slots_and_the_global_step_are_found_as_tensorflow_finds_them(tmp_path,
+                                                                                 monkeypatch):
+    """Slots and the global step are made by the C++ layer; TensorFlow makes them with
+    get_variable, so they are in GLOBAL_VARIABLES and in the variable store: init_from_checkpoint
+    and warm_start find them by name, by '/' and by a list of scopes."""
+    def build():
+        w = tf.get_variable("w", [2], initializer=tf.zeros_initializer())
+        step = tf.train.get_or_create_global_step()
+        train = tf.train.MomentumOptimizer(0.1, 0.9).minimize(tf.reduce_sum(w * w - w),
+                                                              global_step=step)
+        return w, step, train
+
+    with tf.Graph().as_default():
+        w, step, train = build()
+        names = {v.op.name for v in tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES)}
+        assert {"w", "global_step", "w/Momentum"} <= names
+        assert "w/Momentum" not in {v.op.name for v in tf.trainable_variables()}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(3):
+                sess.run(train)
+            saved = sess.run({"w": w, "slot": tf.get_default_graph().get_tensor_by_name(
+                "w/Momentum:0"), "step": step})
+            tf.train.Saver().save(sess, str(tmp_path / "model"))
+    assert saved["step"] == 3
+
+    for how in ("names", "root", "scopes"):
+        with tf.Graph().as_default():
+            w, step, _ = build()
+            slot = tf.get_default_graph().get_tensor_by_name("w/Momentum:0")
+            if how == "names":
+                tf.train.init_from_checkpoint(str(tmp_path), {"global_step": "global_step",
+                                                              "w/Momentum": "w/Momentum"})
+            elif how == "root":
+                tf.train.init_from_checkpoint(str(tmp_path), {"/": "/"})
+            else:
+                tf.train.warm_start(str(tmp_path), vars_to_warm_start=[".*"])
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                assert sess.run(step) == 3, how
+                np.testing.assert_array_equal(sess.run(slot), saved["slot"])
+
+    # Names and shapes come from the arrays' headers alone: no array is read for them.
+    def no_arrays(*args, **kwargs):
+        raise AssertionError("an array was read")
+    monkeypatch.setattr(np, "load", no_arrays)
+    reader = tf.train.load_checkpoint(str(tmp_path))
+    assert reader.get_variable_to_shape_map()["w"] == [2]
+    assert reader.get_variable_to_dtype_map()["global_step"] == tf.int64
+
+
+def test_global_variables_take_a_regular_expression_as_scope():
+    a = tf.Variable(1.0, name="layer_1/w")
+    b = tf.Variable(1.0, name="layer_2/w")
+    tf.Variable(1.0, name="layer_3/w")
+    assert tf.global_variables("layer_[12]") == [a, b]
+    assert tf.trainable_variables("layer_[12]/") == [a, b]

@@ -222,5 +222,13 @@ def test_streaming_over_batches_and_bad_arguments():
         tf.metrics.average_precision_at_k(labels, predictions, k=0)
     with pytest.raises(ValueError, match="Invalid k=0"):
         tf.metrics.precision_at_k(labels, predictions, k=0)
+    with pytest.raises(ValueError, match="weights can not be broadcast to values"):
+        tf.metrics.precision_at_k(labels, predictions, k=1, weights=tf.ones([2, 1]))
+    with pytest.raises(ValueError, match="weights can not be broadcast to values"):
+        tf.metrics.average_precision_at_k(labels, predictions, k=1, weights=tf.ones([2, 1]))
+    with tf.Graph().as_default():
+        value, _ = tf.metrics.precision_at_k(tf.constant([1, 2], tf.int64),
+                                             tf.ones([2, 4]), k=1)
+        assert value.op.name.startswith("precision_at_1/")  # TensorFlow's scope, not nested
     with pytest.raises(TypeError, match="expected integer class ids, got float32"):
         tf.metrics.recall_at_k(tf.constant([1.0, 2.0]), predictions, k=1)

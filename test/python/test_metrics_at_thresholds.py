@@ -249,3 +249,23 @@ def test_confusion_counts_at_thresholds(metric, unweighted):
         np.testing.assert_allclose(sess.run(weighted_op), np.array(unweighted) * 37.0)
     with pytest.raises(ValueError, match="thresholds must be a non-empty list of numbers"):
         metric(predictions=predictions, labels=labels, thresholds=0.5)
+
+
+def test_weights_are_squeezed_or_expanded_then_broadcast_as_tensorflow_does():
+    """Per-row weights [3] against predictions [3, 3] weigh rows (a last dimension added), and
+    weights [N, 1] against predictions [N] are squeezed (TensorFlow's
+    _remove_squeezable_dimensions, then broadcast_weights)."""
+    predictions = tf.constant([[0.9, 0.1, 0.8], [0.9, 0.9, 0.1], [0.1, 0.1, 0.1]])
+    labels = tf.constant([[1, 0, 1], [1, 1, 0], [0, 0, 0]])
+    tp, tp_op = tf.metrics.true_positives_at_thresholds(labels, predictions, [0.5],
+                                                        weights=tf.constant([1.0, 0.0, 5.0]))
+    flat_tp, flat_op = tf.metrics.true_positives_at_thresholds(
+        tf.constant([1, 1, 0]), tf.constant([0.9, 0.9, 0.1]), [0.5],
+        weights=tf.constant([[2.0], [3.0], [4.0]]))
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        np.testing.assert_allclose(sess.run(tp_op), [2.0])  # row 0's two, row 1 weighs 0
+        np.testing.assert_allclose(sess.run(flat_op), [5.0])
+    with pytest.raises(ValueError, match="weights can not be broadcast to values"):
+        tf.metrics.true_positives_at_thresholds(labels, predictions, [0.5],
+                                                weights=tf.constant([1.0, 2.0]))

@@ -378,6 +378,37 @@ def test_a_session_creator_of_ones_own_recovers_from_a_lost_task():
         assert hook.calls[-1] == "end"
 
 
+def test_run_step_fn_recovers_and_creator_subclasses_and_session_subclasses_take_this_path():
+    class FailingStep:
+        failures = 1
+
+    def step_fn(step_context):
+        if FailingStep.failures:
+            FailingStep.failures -= 1
+            raise tf.errors.UnavailableError(None, None, "the ps went away")
+        return step_context.session.run(v)
+
+    class Chief(tf.train.ChiefSessionCreator):
+        called = 0
+
+        def create_session(self):
+            Chief.called += 1
+            return super().create_session()
+
+    class MySession(tf.train.MonitoredSession):
+        pass
+
+    with tf.Graph().as_default():
+        v = tf.Variable(7.0)
+        creator = _InitializingCreator()
+        with MySession(session_creator=creator) as sess:
+            assert sess.run_step_fn(step_fn) == 7.0  # again, on a new session
+        assert creator.created == 2
+        with tf.train.MonitoredSession(session_creator=Chief()) as sess:
+            assert sess.run(v) == 7.0
+        assert Chief.called == 1  # the override ran, as in TensorFlow
+
+
 def test_a_session_creator_of_ones_own_stops_and_refuses_conflicting_feeds():
     class Stopping(tf.train.SessionRunHook):
         def after_run(self, run_context, run_values):
@@ -392,6 +423,8 @@ def test_a_session_creator_of_ones_own_stops_and_refuses_conflicting_feeds():
                 sess.run(y, feed_dict={x: 2.0})
             assert sess.run(y) == 2.0
             assert sess.should_stop()
+            with pytest.raises(RuntimeError, match="Run called even after should_stop"):
+                sess.run(y)
             assert sess.run_step_fn(lambda step_context: step_context.session.run(
                 y, feed_dict={x: 5.0})) == 10.0
             raise tf.errors.OutOfRangeError(None, None, "end of input")  # swallowed

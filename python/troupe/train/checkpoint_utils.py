@@ -4,6 +4,7 @@ values as numpy arrays. troupe's checkpoints are .npz archives (docs/checkpoints
 variable whole under its name (a partitioned one too)."""
 
 import os
+import zipfile
 
 import numpy as np
 
@@ -28,32 +29,55 @@ def _checkpoint_path(ckpt_dir_or_file):
     return path
 
 
+def _array_headers(path):
+    """{name: (shape, dtype)} of the .npz at `path`, from each array's .npy header alone (as
+    TensorFlow's reader reads only a checkpoint's index)."""
+    headers = {}
+    with zipfile.ZipFile(path) as archive:
+        for info in archive.infolist():
+            if not info.filename.endswith(".npy"):
+                continue
+            with archive.open(info) as member:
+                version = np.lib.format.read_magic(member)
+                if version == (1, 0):
+                    shape, _, dtype = np.lib.format.read_array_header_1_0(member)
+                else:
+                    shape, _, dtype = np.lib.format.read_array_header_2_0(member)
+            headers[info.filename[:-len(".npy")]] = (list(shape), dtype)
+    return headers
+
+
 class CheckpointReader:
-    """What NewCheckpointReader returns: the tensors of one checkpoint."""
+    """What NewCheckpointReader returns: the tensors of one checkpoint. Names, shapes and
+    dtypes come from the arrays' headers; an array is read when get_tensor asks for it."""
 
     def __init__(self, path):
         self._path = _checkpoint_path(path)
-        with np.load(self._path, allow_pickle=False) as archive:
-            self._arrays = {name: archive[name] for name in archive.files}
+        try:
+            self._headers = _array_headers(self._path)
+        except (zipfile.BadZipFile, ValueError, OSError) as e:
+            raise errors.DataLossError(None, None, "Unable to read checkpoint %s: %s"
+                                       % (self._path, e)) from None
 
     def get_variable_to_shape_map(self):
-        return {name: list(array.shape) for name, array in self._arrays.items()}
+        return {name: list(shape) for name, (shape, _) in self._headers.items()}
 
     def get_variable_to_dtype_map(self):
-        return {name: _dtypes.as_dtype(array.dtype) for name, array in self._arrays.items()}
+        return {name: _dtypes.as_dtype(dtype) for name, (_, dtype) in self._headers.items()}
 
     def has_tensor(self, tensor_str):
-        return tensor_str in self._arrays
+        return tensor_str in self._headers
 
     def get_tensor(self, tensor_str):
-        if tensor_str not in self._arrays:
+        if tensor_str not in self._headers:
             raise errors.NotFoundError(None, None, "Key %s not found in checkpoint"
                                        % tensor_str)
-        return self._arrays[tensor_str].copy()
+        with np.load(self._path, allow_pickle=False) as archive:
+            return archive[tensor_str].copy()
 
     def debug_string(self):
-        return "".join("%s (%s) %s\n" % (name, np.dtype(array.dtype).name, list(array.shape))
-                       for name, array in sorted(self._arrays.items())).encode()
+        return "".join("%s (%s) %s\n" % (name, np.dtype(dtype).name, list(shape))
+                       for name, (shape, dtype) in sorted(self._headers.items())).encode()
 
 
 def NewCheckpointReader(filepattern):  # noqa: N802 - TensorFlow's name
@@ -87,10 +111,12 @@ def _is_variable(x):
 
 def _store_variables(graph):
     """The variables tf.get_variable made, by name, each shard of a partitioned one under
-    "<name>/part_<i>" (as TensorFlow's variable store keeps them)."""
+    "<name>/part_<i>" (as TensorFlow's variable store keeps them), and those the C++ layer made
+    (optimizers' slots, the global step: in TensorFlow, get_variable makes them too)."""
     from ..partitioned_variables import PartitionedVariable
-    from ..variables import _state
-    found = {}
+    from ..variables import _state, _variables_of
+    found = {v.op.name: v for v in _variables_of(graph, False)
+             if getattr(v, "_made_natively", False)}
     for name, v in _state(graph).store.items():
         if isinstance(v, PartitionedVariable):
             for part in v._get_variable_list():

@@ -1,9 +1,10 @@
 """A MonitoredSession over a SessionCreator of the program's own: TensorFlow 1.x's layers
 (_HookedSession, _CoordinatedSession, _RecoverableSession) in Python, around whatever session
-create_session() returns. The hooks run around every run(), queue runners are started with a
-Coordinator, and a lost task (AbortedError, UnavailableError) makes the creator create a new
-session, then the step runs again. troupe's own creators (ChiefSessionCreator,
-WorkerSessionCreator) take the native path in monitored_session.py instead."""
+create_session() returns. The hooks run around every run(), the graph's queue runners are
+started with a Coordinator, and a lost task (AbortedError, UnavailableError) makes the creator
+create a new session, then the step (or run_step_fn's step_fn) runs again. troupe's own
+creators (ChiefSessionCreator, WorkerSessionCreator, unless a subclass overrides
+create_session) take the native path in monitored_session.py instead."""
 
 from .. import errors
 from .. import logging
@@ -11,7 +12,7 @@ from ..framework import get_default_graph
 from ..session import RunMetadata, RunOptions
 from .coordinator import Coordinator
 from .hooks import SessionRunArgs, SessionRunContext, SessionRunValues
-from .queue_runner import start_queue_runners
+from .queue_runner import QUEUE_RUNNERS, start_queue_runners
 
 # What a lost task or a restarted session looks like (TensorFlow's _PREEMPTION_ERRORS).
 _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
@@ -34,7 +35,7 @@ class _CreatorSession:
         self._sess = None
         self._coord = None
         self._threads = []
-        self._stop_requested = False
+        self._stop_requested = False  # by a hook, in this session
         self._create()
 
     def _create(self):
@@ -47,39 +48,56 @@ class _CreatorSession:
                 logging.info("An error was raised while a session was being created. This may "
                              "be due to a preemption of a connected worker or parameter server. "
                              "A new session will be created. Error: %s", e)
-        self._coord = Coordinator()
-        self._threads = start_queue_runners(sess=self._sess, coord=self._coord)
+        self._coord = Coordinator(clean_stop_exception_types=[])
+        self._stop_requested = False
+        self._threads = []
+        if self._graph.get_collection(QUEUE_RUNNERS):
+            self._threads = start_queue_runners(sess=self._sess, coord=self._coord)
         for hook in self._hooks:
             hook.after_create_session(self._sess, self._coord)
 
     def _drop(self):
-        sess, coord, self._sess, self._coord = self._sess, self._coord, None, None
+        """Stops the queue runners and closes the session (TensorFlow's
+        _CoordinatedSession.close): an error a queue runner reported is raised; the session's
+        own close is forgiven a preemption error."""
+        sess, coord, threads = self._sess, self._coord, self._threads
+        self._sess, self._coord, self._threads = None, None, []
         try:
             coord.request_stop()
-            coord.join(self._threads, stop_grace_period_secs=self._grace,
-                       ignore_live_threads=True)
-        except Exception:  # noqa: BLE001 - the session is being replaced anyway
-            pass
-        try:
-            sess.close()
-        except Exception:  # noqa: BLE001
-            pass
+            coord.join(threads, stop_grace_period_secs=self._grace, ignore_live_threads=True)
+        finally:
+            try:
+                sess.close()
+            except _PREEMPTION_ERRORS:
+                pass
 
-    def run(self, fetches, feed_dict, options, run_metadata):
+    def _recovering(self, attempt):
+        """attempt() until it does not end in a preemption error, a new session each time."""
         while True:
             if self._sess is None:
                 self._create()
             try:
-                return self._hooked_run(fetches, feed_dict, options, run_metadata)
+                return attempt()
             except _PREEMPTION_ERRORS as e:
                 logging.info("An error was raised. This may be due to a preemption in a "
                              "connected worker or parameter server. The current session will be "
                              "closed and a new session will be created. Error: %s", e)
                 self._drop()
 
+    def run(self, fetches, feed_dict, options, run_metadata):
+        return self._recovering(lambda: self._hooked_run(fetches, feed_dict, options,
+                                                         run_metadata))
+
+    def run_step_fn(self, step_fn, make_context):
+        """step_fn(make_context(raw session)), run again on a new session after a preemption
+        error (TensorFlow's _RecoverableSession.run_step_fn)."""
+        return self._recovering(lambda: step_fn(make_context(self._sess)))
+
     def _hooked_run(self, fetches, feed_dict, options, run_metadata):
         """TensorFlow's _HookedSession.run: the hooks' fetches beside the caller's, their feeds
         and options merged in."""
+        if self._stop_requested:
+            raise RuntimeError("Run called even after should_stop requested.")
         self._coord.raise_requested_exception()
         actual_fetches = {"caller": fetches}
         context = SessionRunContext(SessionRunArgs(fetches, feed_dict), self._sess)
@@ -115,9 +133,6 @@ class _CreatorSession:
 
     def should_stop(self):
         return self._sess is None or self._stop_requested or self._coord.should_stop()
-
-    def raw_session(self):
-        return self._sess
 
     def close(self, run_end_hooks):
         if self._sess is None:

@@ -332,58 +332,68 @@ class MonitoredSession(_MonitoredTrainingSession):
     session, the model made ready again, the step run again). Unlike MonitoredTrainingSession
     it adds no hooks of its own: no checkpoints or summaries are saved."""
 
-    def __new__(cls, session_creator=None, hooks=None, stop_grace_period_secs=120):
-        if cls is MonitoredSession and _is_own_creator(session_creator):
-            cls = _CreatorMonitoredSession
-        return super().__new__(cls)
+    _own_creator = False  # made with a SessionCreator of the program's own
 
     def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
+        if _is_own_creator(session_creator):
+            from .creator_monitored_session import _CreatorSession
+            self._own_creator = True
+            self._graph = get_default_graph()
+            self._scaffold = getattr(session_creator, "_scaffold", None)
+            self._server = None
+            self._native = None
+            self._creator_session = _CreatorSession(session_creator, hooks,
+                                                    stop_grace_period_secs)
+            return
         super().__init__(*_creator_args(session_creator, hooks, recovers=True))
 
+    # With a creator of the program's own, the Python session (creator_monitored_session.py)
+    # runs; otherwise the native one.
 
-def _is_own_creator(session_creator):
-    """Whether session_creator is the program's own (anything with create_session()), not one
-    of troupe's creators, which the native monitored session runs."""
-    return (session_creator is not None and
-            not isinstance(session_creator, (ChiefSessionCreator, WorkerSessionCreator)) and
-            callable(getattr(session_creator, "create_session", None)))
-
-
-class _CreatorMonitoredSession(MonitoredSession):
-    """MonitoredSession(session_creator=<the program's own>): the hooks, queue runners and
-    recovery of TensorFlow's MonitoredSession in Python, around the sessions the creator makes
-    (creator_monitored_session.py)."""
-
-    def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
-        from .creator_monitored_session import _CreatorSession
-        self._graph = get_default_graph()
-        self._scaffold = getattr(session_creator, "_scaffold", None)
-        self._server = None
-        self._native = None
-        self._creator_session = _CreatorSession(session_creator, hooks, stop_grace_period_secs)
-
-    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+    def _own_session(self):
         if self._creator_session is None:
             raise RuntimeError("Run called on a closed MonitoredSession.")
-        return self._creator_session.run(fetches, feed_dict, options, run_metadata)
+        return self._creator_session
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        if not self._own_creator:
+            return super().run(fetches, feed_dict, options, run_metadata)
+        return self._own_session().run(fetches, feed_dict, options, run_metadata)
 
     def should_stop(self):
+        if not self._own_creator:
+            return super().should_stop()
         return self._creator_session is None or self._creator_session.should_stop()
 
     def run_step_fn(self, step_fn):
+        if not self._own_creator:
+            return super().run_step_fn(step_fn)
         arguments = _fn_args(step_fn)
         if arguments not in (("step_context",), ("self", "step_context")):
             raise ValueError("`step_fn` may either have one `step_context` argument, or `self` "
                              "and `step_context` arguments if it's an instance method. Got %s "
                              "instead." % (arguments,))
-        if self._creator_session is None:
-            raise RuntimeError("Run called on a closed MonitoredSession.")
-        return step_fn(self.StepContext(self._creator_session.raw_session(), self.run))
+        return self._own_session().run_step_fn(step_fn,
+                                               lambda raw: self.StepContext(raw, self.run))
 
     def _close(self, run_end_hooks):
-        if self._creator_session is not None:
-            session, self._creator_session = self._creator_session, None
+        if not self._own_creator:
+            return super()._close(run_end_hooks)
+        session, self._creator_session = self._creator_session, None
+        if session is not None:
             session.close(run_end_hooks)
+
+
+def _is_own_creator(session_creator):
+    """Whether session_creator is the program's own (anything with create_session()), not one
+    of troupe's creators, which the native monitored session runs (a subclass of one that
+    overrides create_session is the program's own)."""
+    if session_creator is None or not callable(getattr(session_creator, "create_session", None)):
+        return False
+    for native in (ChiefSessionCreator, WorkerSessionCreator):
+        if isinstance(session_creator, native):
+            return type(session_creator).create_session is not native.create_session
+    return True
 
 
 class SingularMonitoredSession(_MonitoredTrainingSession):

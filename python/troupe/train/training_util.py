@@ -14,6 +14,10 @@ def get_or_create_global_step(graph=None):
     g._check_not_finalized()
     ref, init = _troupe.get_or_create_global_step(g._scope)
     v = Variable(_existing=(ref, init), trainable=False, collections=["variables", "global_step"])
+    # TensorFlow makes it with get_variable: the variable store holds it (init_from_checkpoint
+    # and warm_start find it by name).
+    from ..variables import _state
+    _state(g).store.setdefault(v.op.name, v)
     return v
 
 

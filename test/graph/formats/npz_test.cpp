@@ -208,6 +208,24 @@ BOOST_AUTO_TEST_CASE(named_tensors_are_read_alone_in_the_order_asked) {
               "Key e not found in checkpoint '" + path + "'");
   check_error(read_npz_tensors(dir.file("none.npz"), {"a"}).status(), Code::kNotFound,
               "does not exist");
+
+  // Only the members asked for are read and checked: a damaged one elsewhere in the archive
+  // does not stop the others (read_npz, which reads them all, finds it).
+  const std::string damaged = dir.file("damaged.npz");
+  BOOST_REQUIRE(write_npz(damaged, {{"big", Tensor::from_vector<float>(std::vector<float>(1000))},
+                                    {"small", Tensor::scalar<int32_t>(5)}})
+                    .ok());
+  std::string bytes = read_file(damaged);
+  bytes[30 + 7 + 128 + 400] ^= 0x40;  // inside big's data: local header, name, npy header
+  {
+    std::ofstream out(damaged, std::ios::binary | std::ios::trunc);
+    out << bytes;
+  }
+  auto small = read_npz_tensors(damaged, {"small"});
+  BOOST_REQUIRE_MESSAGE(small.ok(), small.status().to_string());
+  BOOST_TEST(small->at(0).scalar<int32_t>() == 5);
+  check_error(read_npz_tensors(damaged, {"big"}).status(), Code::kDataLoss, "CRC-32 mismatch");
+  check_error(read_npz(damaged).status(), Code::kDataLoss, "entry 'big.npy'");
 }
 
 BOOST_AUTO_TEST_CASE(npy_header_is_numpy_format_1_0) {

@@ -76,6 +76,14 @@ BOOST_AUTO_TEST_CASE(malformed_specs_say_what_is_wrong) {
               "slice 3,2 of dimension 0 ends past its size 4");
   check_error(parse_tensor_slice_spec("4 3 -1,2:-").status(), Code::kInvalidArgument,
               "'-1,2' is neither");
+  check_error(parse_tensor_slice_spec("4 3 1,0:-").status(), Code::kInvalidArgument,
+              "'1,0' has no length");
+  check_error(parse_tensor_slice_spec("0,2").status(), Code::kInvalidArgument,
+              "no dimensions before the slice");
+  // As TensorFlow's parser: empty items between separators are skipped.
+  auto skipped = parse_tensor_slice_spec("4 3 1,2::-");
+  BOOST_REQUIRE(skipped.ok());
+  BOOST_TEST(skipped->length == (std::vector<int64_t>{2, 3}));
 }
 
 BOOST_AUTO_TEST_CASE(a_slice_of_another_shape_or_of_strings_is_refused) {
