@@ -64,7 +64,7 @@ from .array_ops import (argsort, broadcast_to, depth_to_space, meshgrid, roll, s
 from .array_ops import (diag, diag_part, matrix_band_part, matrix_diag, matrix_diag_part,
                         matrix_set_diag)
 from .math_ops import (acos, asin, atan, atan2, bincount, confusion_matrix, cosh,
-                       count_nonzero, eye, is_finite, is_inf, is_nan, lin_space, linspace,
+                       count_nonzero, div_no_nan, eye, is_finite, is_inf, is_nan, lin_space, linspace,
                        norm, sinh, tan, to_double, to_int32, to_int64, trace)
 from .math_ops import einsum
 from . import linalg, manip, sparse

@@ -13,7 +13,7 @@ def _names(*words):
 
 _MATH = _names(
     "abs acos add add_n argmax argmin asin atan atan2 bincount ceil confusion_matrix cos cosh",
-    "count_nonzero cumprod cumsum divide equal erf exp expm1 floor floordiv floormod greater",
+    "count_nonzero cumprod cumsum div_no_nan divide equal erf exp expm1 floor floordiv floormod greater",
     "greater_equal is_finite is_inf is_nan less less_equal log log1p logical_and logical_not",
     "logical_or logical_xor maximum minimum mod multiply negative not_equal pow reciprocal",
     "reduce_all reduce_any reduce_logsumexp reduce_max reduce_mean reduce_min reduce_prod",

@@ -552,3 +552,18 @@ def einsum(equation, *inputs, **kwargs):
                 known[c_] = known.get(c_) if known.get(c_) is not None else d
             result.set_shape([known.get(c_) for c_ in output])
         return result
+
+
+
+def div_no_nan(x, y, name=None):
+    """x / y, 0 where y is 0 (tf.div_no_nan, tf.math.div_no_nan), broadcasting as divide does;
+    floating point only. Where y is 0 the division is by 1 and the result masked, so the
+    gradient there is 0 too, not NaN."""
+    with name_scope(name, "div_no_nan"):
+        x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+        y = y if isinstance(y, Tensor) else convert_to_tensor(y, dtype=x.dtype)
+        if not x.dtype.is_floating:
+            raise TypeError("div_no_nan: x must be floating point, got %s" % x.dtype.name)
+        zero = _ops.equal(y, _ops.zeros_like(y))
+        quotient = _ops.divide(x, _ops.where(zero, _ops.ones_like(y), y))
+        return _ops.multiply(quotient, 1.0 - cast(zero, x.dtype))
