@@ -157,7 +157,66 @@ class QrKernel : public OpKernel {
 
 }  // namespace
 
+// MatrixTriangularSolve: each batch's triangle solved by substitution (Eigen's triangular
+// solve on the row-major matrices).
+template <class T>
+class MatrixTriangularSolveKernel : public OpKernel {
+ public:
+  explicit MatrixTriangularSolveKernel(const OpKernelConstruction& c)
+      : OpKernel(c), lower_(c.attr<bool>("lower")), adjoint_(c.attr<bool>("adjoint")) {}
+
+  void compute(OpKernelContext& ctx) override {
+    using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    const int rank = a.rank();
+    if (rank < 2 || b.rank() != rank || a.dim(rank - 1) != a.dim(rank - 2) ||
+        b.dim(rank - 2) != a.dim(rank - 2)) {
+      ctx.fail_invalid(
+          "matrix must be [..., M, M] and rhs [..., M, K] of the same rank, got shapes {} and {}",
+          a.shape().to_string(), b.shape().to_string());
+      return;
+    }
+    int64_t batch = 1;
+    for (int d = 0; d + 2 < rank; ++d) {
+      if (a.dim(d) != b.dim(d)) {
+        ctx.fail_invalid("matrix and rhs must have the same batch dimensions, got shapes {} and {}",
+                         a.shape().to_string(), b.shape().to_string());
+        return;
+      }
+      batch *= a.dim(d);
+    }
+    const int64_t m = a.dim(rank - 1), k = b.dim(rank - 1);
+    Tensor& out = ctx.allocate_output(0, b.shape());
+    for (int64_t i = 0; i < batch; ++i) {
+      Eigen::Map<const Matrix> matrix(a.data<T>() + i * m * m, m, m);
+      Eigen::Map<const Matrix> rhs(b.data<T>() + i * m * k, m, k);
+      Eigen::Map<Matrix> x(out.data<T>() + i * m * k, m, k);
+      if (m > 0 && (matrix.diagonal().array() == T(0)).any()) {
+        ctx.set_status(errors::InvalidArgument("node '{}' ({}): Input matrix is not invertible.",
+                                               node().name(), node().op_name()));
+        return;
+      }
+      // The transpose of a lower triangle is an upper one, and the other way round.
+      if (lower_ && !adjoint_) {
+        x = matrix.template triangularView<Eigen::Lower>().solve(rhs);
+      } else if (lower_) {
+        x = matrix.transpose().template triangularView<Eigen::Upper>().solve(rhs);
+      } else if (!adjoint_) {
+        x = matrix.template triangularView<Eigen::Upper>().solve(rhs);
+      } else {
+        x = matrix.transpose().template triangularView<Eigen::Lower>().solve(rhs);
+      }
+    }
+  }
+
+ private:
+  bool lower_;
+  bool adjoint_;
+};
+
 void register_matmul_kernels(KernelRegistry& r) {
+  must_add_kernel(r, "MatrixTriangularSolve", kCpu, floating_kernel<MatrixTriangularSolveKernel>());
   must_add_kernel(r, "Qr", kCpu, floating_kernel<QrKernel>());
   must_add_kernel(r, "MatMul", kCpu, numeric_kernel<MatMulKernel>());
   must_add_kernel(r, "BatchMatMul", kCpu, floating_kernel<BatchMatMulKernel>());

@@ -267,6 +267,51 @@ void register_math_ops(OpRegistry& r) {
                          c.set_output(1, PartialShape(r));
                          return Status::OK();
                        }));
+  // Solves A X = B (or A^T X = B with adjoint) for X, A [..., M, M] triangular (its lower or
+  // upper triangle is read, the rest ignored), B [..., M, K], equal batch dimensions
+  // (TensorFlow 1.x's, before broadcasting).
+  must_register(r, OpDefBuilder("MatrixTriangularSolve")
+                       .input("matrix: T")
+                       .input("rhs: T")
+                       .output("output: T")
+                       .attr(kFloating)
+                       .attr("lower: bool = true")
+                       .attr("adjoint: bool = false")
+                       .shape_fn([](InferenceContext& c) -> Status {
+                         const PartialShape& a = c.input(0);
+                         const PartialShape& b = c.input(1);
+                         if (!a.rank_known() || !b.rank_known()) {
+                           c.set_output(0, b);
+                           return Status::OK();
+                         }
+                         if (a.rank() < 2 || b.rank() != a.rank()) {
+                           return c.invalid(
+                               "matrix must have rank >= 2 and rhs the same rank, got shapes {} "
+                               "and {}",
+                               a.to_string(), b.to_string());
+                         }
+                         const int64_t rows = a.dim(a.rank() - 2), cols = a.dim(a.rank() - 1);
+                         if (rows >= 0 && cols >= 0 && rows != cols) {
+                           return c.invalid("matrix must be square, got shape {}", a.to_string());
+                         }
+                         const int64_t m = rows >= 0 ? rows : cols, b_rows = b.dim(b.rank() - 2);
+                         if (m >= 0 && b_rows >= 0 && m != b_rows) {
+                           return c.invalid(
+                               "matrix and rhs must have the same number of rows, got shapes {} "
+                               "and {}",
+                               a.to_string(), b.to_string());
+                         }
+                         for (int d = 0; d + 2 < a.rank(); ++d) {
+                           if (a.dim(d) >= 0 && b.dim(d) >= 0 && a.dim(d) != b.dim(d)) {
+                             return c.invalid(
+                                 "matrix and rhs must have the same batch dimensions, got shapes "
+                                 "{} and {}",
+                                 a.to_string(), b.to_string());
+                           }
+                         }
+                         c.set_output(0, b);
+                         return Status::OK();
+                       }));
   must_register(r, OpDefBuilder("BatchMatMul")
                        .input("x: T")
                        .input("y: T")
@@ -480,6 +525,16 @@ Output BatchMatMul(const Scope& s, const Input& x, const Input& y, bool adj_x, b
       .input(y)
       .attr("adj_x", adj_x)
       .attr("adj_y", adj_y)
+      .finalize();
+}
+
+Output MatrixTriangularSolve(const Scope& s, const Input& matrix, const Input& rhs, bool lower,
+                             bool adjoint) {
+  return NodeBuilder(s, "MatrixTriangularSolve")
+      .input(matrix)
+      .input(rhs)
+      .attr("lower", lower)
+      .attr("adjoint", adjoint)
       .finalize();
 }
 

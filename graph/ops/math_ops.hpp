@@ -70,6 +70,11 @@ Output FloorMod(const Scope& scope, const Input& x, const Input& y);
 // float and double. adj_x/adj_y transpose the last two dimensions first.
 Output BatchMatMul(const Scope& scope, const Input& x, const Input& y, bool adj_x = false,
                    bool adj_y = false);
+// X with matrix X = rhs (matrix^T X = rhs with adjoint), matrix [..., M, M] triangular: only
+// its lower (or upper) triangle is read. rhs [..., M, K], the same batch dimensions. A zero on
+// the diagonal fails the run with TensorFlow's "Input matrix is not invertible.".
+Output MatrixTriangularSolve(const Scope& scope, const Input& matrix, const Input& rhs,
+                             bool lower = true, bool adjoint = false);
 // Running sums (products) along `axis`: exclusive leaves each element out of its own, reverse
 // runs from the end.
 Output Cumsum(const Scope& scope, const Input& x, const Input& axis, bool exclusive = false,

@@ -44,7 +44,7 @@ from .sparse_ops import (dynamic_partition, dynamic_stitch, scatter_add, scatter
 from .math_ops import (clip_by_global_norm, clip_by_norm, erf, floor_div, floordiv, floormod,
                        global_norm, logical_and, logical_or, logical_xor, matmul, mod,
                        reduce_all, reduce_any, reduce_logsumexp, tensordot)
-from .math_ops import argmin, cumprod, cumsum, qr
+from .math_ops import argmin, cumprod, cumsum, matrix_triangular_solve, qr
 from .control_flow_ops import Assert, case, cond, while_loop
 from .control_flow_ops import tuple_ as tuple  # noqa: A001 - TensorFlow's name
 from .check_ops import (add_check_numerics_ops, assert_equal, assert_greater,

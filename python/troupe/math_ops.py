@@ -5,6 +5,7 @@ clip_by_norm, global_norm, clip_by_global_norm, reduce_logsumexp, tensordot."""
 
 import numpy as np
 
+from . import _troupe
 from . import dtypes as _dtypes
 from .framework import IndexedSlices, Tensor, convert_to_tensor, name_scope
 from .ops import (_binary_op, _by_type, _make, _reverse, _unary_op, add_n, cast, exp, log,
@@ -270,11 +271,84 @@ Tensor.__invert__ = _invert
 def qr(input, full_matrices=False, name=None):  # noqa: A002 - TensorFlow's name
     """tf.qr: the QR decomposition of each inner matrix of `input` ([..., M, N], float32 or
     float64): (q, r), q [..., M, K] with orthonormal columns and r [..., K, N] upper triangular,
-    K = min(M, N) (full_matrices: q [..., M, M] and r [..., M, N]). No gradient yet."""
+    K = min(M, N) (full_matrices: q [..., M, M] and r [..., M, N]). Its gradient is TensorFlow
+    1.15's, for shapes known when building, not for full_matrices of a tall matrix."""
     import collections
-    from .ops import _make
     op = _make("Qr", [input], {"full_matrices": bool(full_matrices)}, name)
     return collections.namedtuple("Qr", ["q", "r"])(*op.outputs)
+
+
+def matrix_triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+    """tf.matrix_triangular_solve (tf.linalg.triangular_solve): X with matrix X = rhs
+    (matrix^T X = rhs with adjoint), matrix [..., M, M] read as lower (or upper) triangular, rhs
+    [..., M, K] with the same batch dimensions; float32 or float64, with gradients. A zero on
+    the diagonal fails the run: InvalidArgumentError "Input matrix is not invertible."."""
+    return _make("MatrixTriangularSolve", [matrix, rhs],
+                 {"lower": bool(lower), "adjoint": bool(adjoint)}, name).outputs[0]
+
+
+def _matrix_transpose(x):
+    """x with its last two dimensions swapped (the adjoint of a real matrix)."""
+    from .array_ops import transpose
+    rank = x.shape.ndims
+    return transpose(x, list(range(rank - 2)) + [rank - 1, rank - 2])
+
+
+def _gradient_op(native_op, native_grads):
+    from .framework import Operation
+    from .gradients import _building_graph
+    graph = _building_graph()
+    grads = [Tensor(g, graph) if g is not None else None for g in native_grads]
+    return Operation(native_op, graph), grads
+
+
+def _triangular_solve_grad(native_op, native_grads):
+    """TensorFlow's _MatrixTriangularSolveGrad."""
+    from .array_ops import matrix_band_part
+    op, (grad,) = _gradient_op(native_op, native_grads)
+    a = op.inputs[0]
+    c = op.outputs[0]
+    lower, adjoint = op.get_attr("lower"), op.get_attr("adjoint")
+    grad_b = matrix_triangular_solve(a, grad, lower=lower, adjoint=not adjoint)
+    if adjoint:
+        grad_a = -matmul(c, grad_b, adjoint_b=True)
+    else:
+        grad_a = -matmul(grad_b, c, adjoint_b=True)
+    grad_a = matrix_band_part(grad_a, -1, 0) if lower else matrix_band_part(grad_a, 0, -1)
+    return [grad_a._output, grad_b._output]
+
+
+def _qr_grad(native_op, native_grads):
+    """TensorFlow 1.15's _QrGrad (linalg_grad.py), for shapes known when building."""
+    from .array_ops import matrix_band_part
+    from .ops import zeros_like
+    op, (dq, dr) = _gradient_op(native_op, native_grads)
+    q, r = op.outputs
+    if r.shape.ndims is None or r.shape.as_list()[-2] is None or r.shape.as_list()[-1] is None:
+        raise NotImplementedError("QrGrad not implemented with dynamic shapes.")
+    if (r.shape.as_list()[-2] > r.shape.as_list()[-1] and
+            q.shape.as_list()[-2] == q.shape.as_list()[-1]):
+        raise NotImplementedError("QrGrad not implemented when ncols > nrows or full_matrices "
+                                  "is true and ncols != nrows.")
+    dq = dq if dq is not None else zeros_like(q)
+    dr = dr if dr is not None else zeros_like(r)
+    qdq = matmul(q, dq, adjoint_a=True)
+    qdq_ = qdq - _matrix_transpose(qdq)
+    rdr = matmul(r, dr, adjoint_b=True)
+    rdr_ = rdr - _matrix_transpose(rdr)
+    tril = matrix_band_part(qdq_ + rdr_, -1, 0)
+
+    def triangular_solve(x, upper):  # x times the inverse of upper's transpose
+        return _matrix_transpose(matrix_triangular_solve(upper, _matrix_transpose(x),
+                                                         lower=False, adjoint=False))
+
+    grad_a = matmul(q, dr + triangular_solve(tril, r))
+    grad_b = triangular_solve(dq - matmul(q, qdq), r)
+    return [(grad_a + grad_b)._output]
+
+
+_troupe.set_python_gradient("MatrixTriangularSolve", _triangular_solve_grad)
+_troupe.set_python_gradient("Qr", _qr_grad)
 
 
 # ---- trigonometry, and the tests of floating values (ops of their own) ----

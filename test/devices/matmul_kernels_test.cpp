@@ -179,6 +179,27 @@ BOOST_AUTO_TEST_CASE(batch_matmul_multiplies_each_matrix_of_the_batch) {
               "node 'mismatch' (BatchMatMul): batch dimensions must be equal");
 }
 
+BOOST_AUTO_TEST_CASE(triangular_solve_reads_its_triangle_and_refuses_a_zero_pivot) {
+  Scope s = Scope::new_root();
+  // Lower [[2, 9], [1, 4]] (the 9 is not read): 2 x0 = 2, x0 + 4 x1 = 9 -> [1, 2].
+  const Tensor a = value_or_throw(Tensor::from_vector<double>({2, 9, 1, 4}, {2, 2}));
+  const Tensor b = value_or_throw(Tensor::from_vector<double>({2, 9}, {2, 1}));
+  check_tensor<double>(run_one(s, ops::MatrixTriangularSolve(s, a, b)), TensorShape{2, 1}, {1, 2});
+  // Upper [[2, 9], [., 4]]: 4 x1 = 9, 2 x0 + 9 x1 = 2.
+  check_tensor<double>(run_one(s, ops::MatrixTriangularSolve(s, a, b, /*lower=*/false)),
+                       TensorShape{2, 1}, {(2 - 9 * 2.25) / 2, 2.25});
+  // Lower, transposed: [[2, 1], [0, 4]] x = b -> x1 = 2.25, x0 = (2 - 2.25) / 2.
+  check_tensor<double>(
+      run_one(s, ops::MatrixTriangularSolve(s, a, b, /*lower=*/true, /*adjoint=*/true)),
+      TensorShape{2, 1}, {(2 - 2.25) / 2, 2.25});
+  const Tensor singular = value_or_throw(Tensor::from_vector<double>({1, 0, 2, 0}, {2, 2}));
+  check_error(
+      run_graph(s, {ops::MatrixTriangularSolve(s.with_op_name("solve"), singular, b)}).status(),
+      Code::kInvalidArgument, "node 'solve' (MatrixTriangularSolve): Input matrix is not");
+  ops::MatrixTriangularSolve(s.with_op_name("not_square"), Tensor(DataType::kDouble, {2, 3}), b);
+  check_error(s.status(), Code::kInvalidArgument, "matrix must be square");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe
