@@ -34,8 +34,8 @@ class SendKernel : public OpKernel {
     if (rendezvous == nullptr) return;
     // An uninitialised tensor on the wire means "dead": a live one must have a value.
     if (!ctx.inputs_dead() && !ctx.input(0).is_initialized()) {
-      return ctx.set_status(errors::Internal("node '{}' (_Send): its live input has no value",
-                                             ctx.node().name()));
+      return ctx.set_status(
+          errors::Internal("node '{}' (_Send): its live input has no value", ctx.node().name()));
     }
     ctx.set_status(rendezvous->send(edge_.recv_device, ctx.step().step_id, edge_.key,
                                     ctx.inputs_dead() ? Tensor() : ctx.input(0)));
