@@ -370,6 +370,16 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         return value, update_op
 
 
+def _value_and_update(compute, values, update_ops, metrics_collections, updates_collections):
+    """A metric computed by compute(counts, op_name) from the running totals (its value) and
+    from their update ops (its update_op), each put in the collections asked for."""
+    value = compute(values, "value")
+    update_op = compute(update_ops, "update_op")
+    _collect(metrics_collections, value)
+    _collect(updates_collections, update_op)
+    return value, update_op
+
+
 def _count_at_thresholds(key, scope, labels, predictions, thresholds, weights,
                          metrics_collections, updates_collections, name):
     from .ops import identity
@@ -421,14 +431,12 @@ def _rate_at_thresholds(kind, other, labels, predictions, thresholds, weights,
                                                              weights, includes=("tp", other))
         short = kind.split("_")[0]
 
-        def rate(tp, rest, op_name):
-            return divide(tp, epsilon + tp + rest, name="%s_%s" % (short, op_name))
+        def rate(counts, op_name):
+            return divide(counts["tp"], epsilon + counts["tp"] + counts[other],
+                          name="%s_%s" % (short, op_name))
 
-        value = rate(values["tp"], values[other], "value")
-        update_op = rate(update_ops["tp"], update_ops[other], "update_op")
-        _collect(metrics_collections, value)
-        _collect(updates_collections, update_op)
-        return value, update_op
+        return _value_and_update(rate, values, update_ops, metrics_collections,
+                                 updates_collections)
 
 
 def precision_at_thresholds(labels, predictions, thresholds, weights=None,
@@ -465,18 +473,14 @@ def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
         values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
                                                              weights)
 
-        def compute(tp, tn, fp, fn, op_name):
-            specificities = divide(tn, tn + fp + kepsilon)
+        def compute(counts, op_name):
+            specificities = divide(counts["tn"], counts["tn"] + counts["fp"] + kepsilon)
             index = cast(argmin(abs_(specificities - specificity), 0), _dtypes.int32)
-            tp_at, fn_at = gather(tp, index), gather(fn, index)
+            tp_at, fn_at = gather(counts["tp"], index), gather(counts["fn"], index)
             return divide(tp_at, tp_at + fn_at + kepsilon, name=op_name)
 
-        value = compute(values["tp"], values["tn"], values["fp"], values["fn"], "value")
-        update_op = compute(update_ops["tp"], update_ops["tn"], update_ops["fp"],
-                            update_ops["fn"], "update_op")
-        _collect(metrics_collections, value)
-        _collect(updates_collections, update_op)
-        return value, update_op
+        return _value_and_update(compute, values, update_ops, metrics_collections,
+                                 updates_collections)
 
 
 def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
@@ -493,19 +497,16 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
         values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
                                                              weights)
 
-        def compute(tp, tn, fp, fn, op_name):
-            distance = abs_(divide(tp, tp + fn + kepsilon) - sensitivity)
+        def compute(counts, op_name):
+            distance = abs_(divide(counts["tp"], counts["tp"] + counts["fn"] + kepsilon) -
+                            sensitivity)
             at_min = cumsum(cast(equal(distance, reduce_min(distance)), _dtypes.int64))
             index = cast(argmax(at_min, 0), _dtypes.int32)
-            tn_at, fp_at = gather(tn, index), gather(fp, index)
+            tn_at, fp_at = gather(counts["tn"], index), gather(counts["fp"], index)
             return divide(tn_at, tn_at + fp_at + kepsilon, name=op_name)
 
-        value = compute(values["tp"], values["tn"], values["fp"], values["fn"], "value")
-        update_op = compute(update_ops["tp"], update_ops["tn"], update_ops["fp"],
-                            update_ops["fn"], "update_op")
-        _collect(metrics_collections, value)
-        _collect(updates_collections, update_op)
-        return value, update_op
+        return _value_and_update(compute, values, update_ops, metrics_collections,
+                                 updates_collections)
 
 
 def _metric_variable(shape, dtype, name):

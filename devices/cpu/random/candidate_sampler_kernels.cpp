@@ -39,6 +39,14 @@ namespace {
 
 using random::Philox;
 
+// Whether `true_classes` is [batch_size, num_true]; otherwise the kernel fails, saying so.
+bool check_true_classes(OpKernelContext& ctx, const Tensor& true_classes, int64_t num_true) {
+  if (true_classes.rank() == 2 && true_classes.dim(1) == num_true) return true;
+  ctx.fail_invalid("true_classes must be a matrix [batch_size, num_true = {}], got shape {}",
+                   num_true, true_classes.shape().to_string());
+  return false;
+}
+
 // A base distribution over [0, range): draws from a uniform double in [0, 1), and the
 // probability of a class (0 outside the range).
 class BaseDistribution {
@@ -201,12 +209,7 @@ class CandidateSamplerKernel : public OpKernel {
           range_max_);
     }
     const Tensor& true_classes = ctx.input(0);
-    if (true_classes.rank() != 2 || true_classes.dim(1) != num_true_) {
-      return ctx.fail_invalid(
-          "true_classes must be a matrix [batch_size, num_true = {}], got "
-          "shape {}",
-          num_true_, true_classes.shape().to_string());
-    }
+    if (!check_true_classes(ctx, true_classes, num_true_)) return;
     auto generator = generator_.get(ctx);
     if (generator == nullptr) return;
     std::span<const int64_t> true_values(true_classes.data<int64_t>(),
@@ -384,12 +387,7 @@ class AllCandidateSamplerKernel : public OpKernel {
                               num_sampled_);
     }
     const Tensor& true_classes = ctx.input(0);
-    if (true_classes.rank() != 2 || true_classes.dim(1) != num_true_) {
-      return ctx.fail_invalid(
-          "true_classes must be a matrix [batch_size, num_true = {}], got "
-          "shape {}",
-          num_true_, true_classes.shape().to_string());
-    }
+    if (!check_true_classes(ctx, true_classes, num_true_)) return;
     Tensor& sampled = ctx.allocate_output(0, TensorShape{num_sampled_});
     Tensor& true_expected = ctx.allocate_output(1, true_classes.shape());
     Tensor& sampled_expected = ctx.allocate_output(2, TensorShape{num_sampled_});
@@ -415,12 +413,7 @@ class ComputeAccidentalHitsKernel : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Tensor& true_classes = ctx.input(0);
     const Tensor& sampled = ctx.input(1);
-    if (true_classes.rank() != 2 || true_classes.dim(1) != num_true_) {
-      return ctx.fail_invalid(
-          "true_classes must be a matrix [batch_size, num_true = {}], got "
-          "shape {}",
-          num_true_, true_classes.shape().to_string());
-    }
+    if (!check_true_classes(ctx, true_classes, num_true_)) return;
     if (sampled.rank() != 1) {
       return ctx.fail_invalid("sampled_candidates must be a vector, got shape {}",
                               sampled.shape().to_string());

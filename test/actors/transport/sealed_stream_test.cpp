@@ -42,11 +42,14 @@ std::vector<uint8_t> pattern(size_t bytes, uint8_t seed) {
   return out;
 }
 
-// Everything `sealer` writes on one end, read back raw from the other.
-std::vector<uint8_t> sealed_bytes(Sealer& sealer, const std::vector<uint8_t>& data) {
+// Everything `sealer` writes on one end (then its close record, with `close`), read back raw
+// from the other.
+std::vector<uint8_t> sealed_bytes(Sealer& sealer, const std::vector<uint8_t>& data,
+                                  bool close = false) {
   SocketPair pair;
   iovec part{const_cast<uint8_t*>(data.data()), data.size()};
   BOOST_REQUIRE(sealer.write(pair.fds[0], {&part, 1}).bytes == data.size());
+  if (close) BOOST_REQUIRE(sealer.close(pair.fds[0]));
   ::shutdown(pair.fds[0], SHUT_WR);
   std::vector<uint8_t> out;
   uint8_t buffer[65536];
@@ -55,19 +58,24 @@ std::vector<uint8_t> sealed_bytes(Sealer& sealer, const std::vector<uint8_t>& da
   return out;
 }
 
+// Writes `raw` on `fd` from a thread of its own, then ends that direction.
+std::thread write_raw(int fd, const std::vector<uint8_t>& raw) {
+  return std::thread([fd, &raw] {
+    size_t at = 0;
+    while (at < raw.size()) {
+      ssize_t put = ::write(fd, raw.data() + at, raw.size() - at);
+      if (put <= 0) break;
+      at += static_cast<size_t>(put);
+    }
+    ::shutdown(fd, SHUT_WR);
+  });
+}
+
 // What an Opener with `key` makes of `raw`: the bytes read before it stopped, and why.
 std::pair<std::vector<uint8_t>, std::string> open_raw(const std::vector<uint8_t>& raw,
                                                       const StreamKeys& key, size_t wanted) {
   SocketPair pair;
-  std::thread writer([&] {
-    size_t at = 0;
-    while (at < raw.size()) {
-      ssize_t put = ::write(pair.fds[0], raw.data() + at, raw.size() - at);
-      if (put <= 0) break;
-      at += static_cast<size_t>(put);
-    }
-    ::shutdown(pair.fds[0], SHUT_WR);
-  });
+  std::thread writer = write_raw(pair.fds[0], raw);
   Opener opener(pair.fds[1], key);
   std::vector<uint8_t> out(wanted);
   bool read = opener.read(out.data(), out.size());
@@ -257,20 +265,6 @@ BOOST_AUTO_TEST_CASE(a_write_to_a_closed_socket_fails_with_the_reason) {
   ::close(fds[0]);
 }
 
-// Everything `sealer` writes on one end and then its close record, read back raw.
-std::vector<uint8_t> closed_bytes(Sealer& sealer, const std::vector<uint8_t>& data) {
-  SocketPair pair;
-  iovec part{const_cast<uint8_t*>(data.data()), data.size()};
-  BOOST_REQUIRE(sealer.write(pair.fds[0], {&part, 1}).bytes == data.size());
-  BOOST_REQUIRE(sealer.close(pair.fds[0]));
-  ::shutdown(pair.fds[0], SHUT_WR);
-  std::vector<uint8_t> out;
-  uint8_t buffer[65536];
-  for (ssize_t got; (got = ::read(pair.fds[1], buffer, sizeof buffer)) > 0;)
-    out.insert(out.end(), buffer, buffer + got);
-  return out;
-}
-
 // What an Opener with `key` reads of `raw` (`wanted` bytes, then one more byte): whether the
 // first read succeeded, whether the stream then ended cleanly, and the failure.
 struct Ending {
@@ -280,15 +274,7 @@ struct Ending {
 };
 Ending read_to_end(const std::vector<uint8_t>& raw, const StreamKeys& key, size_t wanted) {
   SocketPair pair;
-  std::thread writer([&] {
-    size_t at = 0;
-    while (at < raw.size()) {
-      ssize_t put = ::write(pair.fds[0], raw.data() + at, raw.size() - at);
-      if (put <= 0) break;
-      at += static_cast<size_t>(put);
-    }
-    ::shutdown(pair.fds[0], SHUT_WR);
-  });
+  std::thread writer = write_raw(pair.fds[0], raw);
   Opener opener(pair.fds[1], key);
   std::vector<uint8_t> out(wanted);
   Ending ending;
@@ -304,7 +290,7 @@ Ending read_to_end(const std::vector<uint8_t>& raw, const StreamKeys& key, size_
 BOOST_AUTO_TEST_CASE(a_closed_stream_ends_cleanly_and_a_cut_one_says_so) {
   // Closed by its writer: everything read, then a clean end.
   Sealer closing(keys(7));
-  std::vector<uint8_t> closed = closed_bytes(closing, pattern(kOwnRecordBytes * 2, 3));
+  std::vector<uint8_t> closed = sealed_bytes(closing, pattern(kOwnRecordBytes * 2, 3), true);
   Ending clean = read_to_end(closed, keys(7), kOwnRecordBytes * 2);
   BOOST_TEST(clean.read);
   BOOST_TEST(clean.clean);
@@ -333,7 +319,7 @@ BOOST_AUTO_TEST_CASE(a_closed_stream_ends_cleanly_and_a_cut_one_says_so) {
   Sealer stranger(keys(9));
   std::vector<uint8_t> forged = sealed_bytes(stranger, {});
   BOOST_TEST(forged.empty());  // nothing written, nothing sealed
-  std::vector<uint8_t> foreign_close = closed_bytes(stranger, pattern(10, 1));
+  std::vector<uint8_t> foreign_close = sealed_bytes(stranger, pattern(10, 1), true);
   std::vector<uint8_t> spliced(cut);
   spliced.insert(spliced.end(), foreign_close.end() - kRecordHeadBytes - kRecordTagBytes,
                  foreign_close.end());
