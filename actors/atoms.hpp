@@ -47,5 +47,7 @@ using pending_lookups_atom = caf::atom_constant<caf::atom("lookingup")>;
 using run_work_atom = caf::atom_constant<caf::atom("runwork")>;
 // A device actor's small tensors for other processes, held back while it ran its work, go out.
 using flush_sends_atom = caf::atom_constant<caf::atom("flushsend")>;
+// A partition run held back by a simulated delay may start (a device actor to itself).
+using delayed_run_atom = caf::atom_constant<caf::atom("delayrun")>;
 
 }  // namespace troupe

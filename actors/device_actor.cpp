@@ -3,7 +3,7 @@
 
 #include <deque>
 #include <map>
-#include <thread>
+#include <set>
 
 #include <caf/all.hpp>
 
@@ -32,14 +32,23 @@ struct RunningStep {
   std::unique_ptr<std::vector<NodeExecStats>> stats;  // a traced step's (StepContext::stats)
 };
 
+// A partition run a simulated delay holds back (FaultKind::kDelay).
+struct DelayedRun {
+  RunPartitionRequest request;
+  caf::actor_addr master;
+  caf::typed_response_promise<RunPartitionResponse> promise;
+};
+
 struct DeviceState {
   std::unique_ptr<Device> device;
   std::unique_ptr<DeviceRendezvous> rendezvous;
   std::map<int64_t, Partition> partitions;
   std::map<int64_t, RunningStep> running;
-  std::map<caf::actor_addr, int> masters;  // monitored masters -> their running steps
+  std::set<caf::actor_addr> masters;  // monitored masters (of steps that ran here)
   std::deque<std::function<void()>> work;
+  std::map<int64_t, DelayedRun> delayed;
   int64_t next_handle = 1;
+  int64_t next_delayed = 1;
   static inline const char* name = "troupe.device";
 };
 
@@ -53,15 +62,81 @@ void abort_step(Self* self, int64_t step_id, const Status& reason) {
   }
 }
 
+// A master is monitored from its first step here until it is gone (its down message), not
+// from step to step: demonitoring scans every monitor the master has (CAF 0.17), and a master
+// whose step touches N devices has N, so that a monitor per step cost O(N^2) per step.
 void watch_master(Self* self, const caf::actor_addr& master) {
-  if (master && self->state.masters[master]++ == 0) self->monitor(master);
+  if (master && self->state.masters.insert(master).second) self->monitor(master);
 }
 
-void unwatch_master(Self* self, const caf::actor_addr& master) {
-  auto it = self->state.masters.find(master);
-  if (it == self->state.masters.end() || --it->second > 0) return;
-  self->demonitor(master);
-  self->state.masters.erase(it);
+using RunPartitionPromise = caf::typed_response_promise<RunPartitionResponse>;
+
+// Runs partition `request.handle` for step `request.step_id` of `master`, answering through
+// `promise`.
+void run_partition(Self* self, RunPartitionRequest request, const caf::actor_addr& master,
+                   RunPartitionPromise promise) {
+  auto& st = self->state;
+  auto it = st.partitions.find(request.handle);
+  if (it == st.partitions.end()) {
+    promise.deliver(to_caf_error(
+        errors::NotFound("device {} has no partition {}", st.device->name(), request.handle)));
+    return;
+  }
+  if (Status aborted = st.rendezvous->table().aborted(request.step_id); !aborted.ok()) {
+    promise.deliver(to_caf_error(aborted));
+    return;
+  }
+  int64_t step_id = request.step_id;
+  auto context = std::make_unique<StepContext>();
+  context->step_id = step_id;
+  context->container = it->second.container;
+  context->args = std::move(request.args);
+  context->rendezvous = st.rendezvous.get();
+  context->schedule = [self](std::function<void()> fn) {
+    if (self->state.work.empty()) self->send(self, run_work_atom::value);
+    self->state.work.push_back(std::move(fn));
+  };
+  std::unique_ptr<std::vector<NodeExecStats>> stats;
+  if (request.collect_stats) {
+    stats = std::make_unique<std::vector<NodeExecStats>>();
+    context->stats = stats.get();
+  }
+  StepContext& step = *context;
+  auto executor = it->second.executor;
+  st.running.emplace(step_id, RunningStep{std::move(context), executor, master, std::move(stats)});
+  watch_master(self, master);
+  bool return_graph = request.return_graph;
+  executor->run_async(step, [self, step_id, promise, return_graph](const Status& status) mutable {
+    // The answer waits for the step's sends to peers still being resolved.
+    self->state.rendezvous->when_sent(step_id, [self, step_id, promise, status,
+                                                return_graph](const Status& sent) mutable {
+      auto node = self->state.running.extract(step_id);
+      self->state.rendezvous->table().finish_step(step_id);
+      Status done = status.ok() ? sent : status;
+      auto& rets = node.mapped().context->rets;
+      for (size_t r = 0; r < rets.size() && done.ok(); ++r) {
+        done = check_fits_in_message(self->system(), node.mapped().master.node(), rets[r],
+                                     "partition result {}", r);
+      }
+      // A master session waiting for this may take the answer on this thread.
+      InlineUnit::NestedScope nested;
+      if (!done.ok()) {
+        promise.deliver(to_caf_error(done));
+      } else {
+        RunPartitionResponse response{std::move(rets), {}, {}};
+        std::vector<DeviceStepStats> stats;
+        if (node.mapped().stats != nullptr) {
+          stats.push_back({self->state.device->name(), std::move(*node.mapped().stats)});
+        }
+        if (return_graph) {
+          response.graph.push_back(node.mapped().executor->graph().to_graph_def());
+        }
+        drop_oversized_trace(self->system(), node.mapped().master.node(), stats, response.graph);
+        if (!stats.empty()) response.stats = std::move(stats.front());
+        promise.deliver(std::move(response));
+      }
+    });
+  });
 }
 
 caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
@@ -124,88 +199,36 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
         return handle;
       },
       [=](run_partition_atom, RunPartitionRequest& request) -> caf::result<RunPartitionResponse> {
-        auto& st = self->state;
+        // Before make_response_promise, which takes the sender out of the current message.
+        auto master = caf::actor_cast<caf::actor_addr>(self->current_sender());
+        auto promise = self->make_response_promise<RunPartitionResponse>();
         if (config.faults != nullptr) {
           std::chrono::milliseconds delay{0};
           switch (config.faults->on_run_partition(&delay)) {
             case PartitionRunHook::Action::kRun:
               break;
-            case PartitionRunHook::Action::kDelay:
-              std::this_thread::sleep_for(delay);  // a slow machine: everything here waits
-              break;
+            case PartitionRunHook::Action::kDelay: {
+              // A slow machine: this run starts late, on a timer (of the actor system's clock,
+              // so virtual in a deterministic simulation), and the device goes on meanwhile.
+              int64_t key = self->state.next_delayed++;
+              self->state.delayed.emplace(key, DelayedRun{std::move(request), master, promise});
+              self->delayed_send(self, delay, delayed_run_atom::value, key);
+              return promise;
+            }
             case PartitionRunHook::Action::kDrop:
             case PartitionRunHook::Action::kKill:
               // Lost, or the task is dying: never answered.
-              return self->make_response_promise<RunPartitionResponse>();
+              return promise;
           }
         }
-        auto it = st.partitions.find(request.handle);
-        if (it == st.partitions.end()) {
-          return to_caf_error(
-              errors::NotFound("device {} has no partition {}", st.device->name(), request.handle));
-        }
-        if (Status aborted = st.rendezvous->table().aborted(request.step_id); !aborted.ok()) {
-          return to_caf_error(aborted);
-        }
-        int64_t step_id = request.step_id;
-        // Before make_response_promise, which takes the sender out of the current message.
-        auto master = caf::actor_cast<caf::actor_addr>(self->current_sender());
-        auto context = std::make_unique<StepContext>();
-        context->step_id = step_id;
-        context->container = it->second.container;
-        context->args = std::move(request.args);
-        context->rendezvous = st.rendezvous.get();
-        context->schedule = [self](std::function<void()> fn) {
-          if (self->state.work.empty()) self->send(self, run_work_atom::value);
-          self->state.work.push_back(std::move(fn));
-        };
-        std::unique_ptr<std::vector<NodeExecStats>> stats;
-        if (request.collect_stats) {
-          stats = std::make_unique<std::vector<NodeExecStats>>();
-          context->stats = stats.get();
-        }
-        auto promise = self->make_response_promise<RunPartitionResponse>();
-        StepContext& step = *context;
-        auto executor = it->second.executor;
-        st.running.emplace(step_id,
-                           RunningStep{std::move(context), executor, master, std::move(stats)});
-        watch_master(self, master);
-        bool return_graph = request.return_graph;
-        executor->run_async(step, [self, step_id, promise,
-                                   return_graph](const Status& status) mutable {
-          // The answer waits for the step's sends to peers still being resolved.
-          self->state.rendezvous->when_sent(
-              step_id, [self, step_id, promise, status, return_graph](const Status& sent) mutable {
-                auto node = self->state.running.extract(step_id);
-                unwatch_master(self, node.mapped().master);
-                self->state.rendezvous->table().finish_step(step_id);
-                Status done = status.ok() ? sent : status;
-                auto& rets = node.mapped().context->rets;
-                for (size_t r = 0; r < rets.size() && done.ok(); ++r) {
-                  done = check_fits_in_message(self->system(), node.mapped().master.node(), rets[r],
-                                               "partition result {}", r);
-                }
-                // A master session waiting for this may take the answer on this thread.
-                InlineUnit::NestedScope nested;
-                if (!done.ok()) {
-                  promise.deliver(to_caf_error(done));
-                } else {
-                  RunPartitionResponse response{std::move(rets), {}, {}};
-                  std::vector<DeviceStepStats> stats;
-                  if (node.mapped().stats != nullptr) {
-                    stats.push_back({self->state.device->name(), std::move(*node.mapped().stats)});
-                  }
-                  if (return_graph) {
-                    response.graph.push_back(node.mapped().executor->graph().to_graph_def());
-                  }
-                  drop_oversized_trace(self->system(), node.mapped().master.node(), stats,
-                                       response.graph);
-                  if (!stats.empty()) response.stats = std::move(stats.front());
-                  promise.deliver(std::move(response));
-                }
-              });
-        });
+        run_partition(self, std::move(request), master, promise);
         return promise;
+      },
+      [=](delayed_run_atom, int64_t key) {
+        auto node = self->state.delayed.extract(key);
+        if (node.empty()) return;
+        DelayedRun& run = node.mapped();
+        run_partition(self, std::move(run.request), run.master, run.promise);
       },
       [=](run_work_atom) {
         // The work there is now; work it schedules waits for the next run_work, behind the

@@ -27,7 +27,9 @@ namespace {
 
 using TaskKey = std::pair<std::string, int>;
 using TaskCallback = std::function<void(const Status&, const caf::actor&)>;
-using Clock = std::chrono::steady_clock;
+// The actor system's clock: the steady clock, or the virtual one of a deterministic
+// simulation (actors/sim/deterministic_cluster.hpp).
+using Clock = caf::actor_clock;
 
 // How long the probe of a failed handshake may take (actors/transport/handshake_probe.hpp).
 constexpr auto kProbeTimeout = std::chrono::milliseconds(1000);
@@ -67,6 +69,7 @@ struct Lost {
 struct DirectoryState {
   DirectoryConfig config;
   std::map<TaskKey, Connected> tasks;
+  std::map<caf::actor_addr, TaskKey> task_at;  // tasks, by their actor's address
   uint64_t next_generation = 1;
   std::map<TaskKey, Lost> lost;
   std::map<TaskKey, Resolving> resolving;
@@ -80,6 +83,22 @@ using Self = caf::stateful_actor<DirectoryState>;
 
 std::string task_label(const TaskKey& key) {
   return DeviceName::task_name(key.first, key.second);
+}
+
+// Task `key` is connected as `task` (indexed by its actor, so that a down message finds it
+// without a scan: a directory of a simulated cluster knows 100,000 tasks).
+void set_connected(DirectoryState& st, const TaskKey& key, Connected task) {
+  if (auto it = st.tasks.find(key); it != st.tasks.end())
+    st.task_at.erase(it->second.actor.address());
+  st.task_at[task.actor.address()] = key;
+  st.tasks[key] = std::move(task);
+}
+
+void erase_connected(DirectoryState& st, const TaskKey& key) {
+  auto it = st.tasks.find(key);
+  if (it == st.tasks.end()) return;
+  st.task_at.erase(it->second.actor.address());
+  st.tasks.erase(it);
 }
 
 // Where task `key` is, for messages: its address, or for a task of this task's in-process
@@ -114,8 +133,13 @@ void mark_lost(Self* self, const TaskKey& key, Status reason, caf::actor frozen,
   auto& st = self->state;
   uint64_t generation = 0;
   if (auto it = st.tasks.find(key); it != st.tasks.end()) generation = it->second.generation;
-  st.tasks.erase(key);
-  std::erase_if(st.devices, [&](const auto& e) { return e.second.second == key; });
+  erase_connected(st, key);
+  // Its devices, named "<task>/device:...", are one range of the map.
+  const std::string prefix = task_label(key) + "/";
+  for (auto it = st.devices.lower_bound(prefix);
+       it != st.devices.end() && it->first.starts_with(prefix);) {
+    it = st.devices.erase(it);
+  }
   if (log) log_warning("{}", reason.to_string());
   for (const caf::actor& watcher : st.watchers) {
     self->send(watcher, task_lost_atom::value, key.first, static_cast<int32_t>(key.second),
@@ -133,7 +157,7 @@ void finish_resolve(Self* self, const TaskKey& key, const Status& status, const 
   self->state.resolving.erase(it);
   if (status.ok()) {
     bool remote = task.node() != self->node();
-    self->state.tasks[key] = Connected{task, remote, false, self->state.next_generation++};
+    set_connected(self->state, key, Connected{task, remote, false, self->state.next_generation++});
     if (self->state.lost.erase(key) > 0) {
       log_info("{} at {} is back", task_label(key), task_address(self, key));
     }
@@ -159,7 +183,7 @@ void ping(Self* self, const TaskKey& key, const caf::actor& task, uint64_t gener
                                                       lost->second.generation == generation) {
               // It answers again: connected as before.
               st.lost.erase(lost);
-              st.tasks[key] = Connected{task, true, false, generation};
+              set_connected(st, key, Connected{task, true, false, generation});
               log_info("{} at {} answers again", task_label(key), task_address(self, key));
             }
           },
@@ -229,7 +253,8 @@ void connect(Self* self, const TaskKey& key) {
     finish_resolve(self, key, host_port.status().with_context(task_label(key)), caf::actor());
     return;
   }
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(r.deadline - Clock::now());
+  auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(r.deadline - self->clock().now());
   self->request(connection_manager(self->system()), std::max(left, std::chrono::milliseconds(1)),
                 caf::connect_atom::value, host_port->first,
                 static_cast<uint16_t>(host_port->second))
@@ -259,7 +284,7 @@ void connect(Self* self, const TaskKey& key) {
 // with `why`.
 void retry_or_give_up(Self* self, const TaskKey& key, const std::string& why) {
   Resolving& again = self->state.resolving.at(key);
-  if (!again.retry || Clock::now() + again.backoff >= again.deadline) {
+  if (!again.retry || self->clock().now() + again.backoff >= again.deadline) {
     Status unreachable =
         errors::Unavailable("{} at {} is unreachable: {}", task_label(key), again.address, why);
     // Never reached (or lost and still away): the next lookups try once each instead of
@@ -326,7 +351,8 @@ void settle(Self* self, const TaskKey& key, const caf::actor& task) {
   r.settling = task;
   uint64_t attempt = ++r.settle_attempt;
   self->monitor(task);
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(r.deadline - Clock::now());
+  auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(r.deadline - self->clock().now());
   auto timeout = std::max(std::min(left, answer_timeout(self)), std::chrono::milliseconds(1));
   // The answer (or error) of an earlier attempt's heartbeat is for a handle that compares equal
   // to this one (same node and actor id), so attempts are told apart by number.
@@ -367,7 +393,7 @@ void settle_failed(Self* self, const TaskKey& key, const caf::error& err) {
                    ? std::chrono::milliseconds(0)
                    : std::min(backoff, std::chrono::milliseconds(2000));
   bool crossed = err == caf::exit_reason::remote_link_unreachable || connection_closed(task);
-  if (!crossed || Clock::now() + pause >= r.deadline) {
+  if (!crossed || self->clock().now() + pause >= r.deadline) {
     Status why;
     if (err == caf::sec::request_timeout) {
       why = errors::Unavailable("{} at {} was connected but did not answer a heartbeat in time",
@@ -413,11 +439,11 @@ void resolve_task(Self* self, const TaskKey& key, TaskCallback done) {
   Resolving& r = st.resolving[key];
   r.waiters.push_back(std::move(done));
   r.address = *address;
-  r.deadline = Clock::now() + st.config.peers.connect_timeout;
+  r.deadline = self->clock().now() + st.config.peers.connect_timeout;
   if (lost != st.lost.end()) {
     // A task that died gets one attempt per lookup (it may have been restarted).
     r.retry = false;
-    r.deadline = Clock::now() + answer_timeout(self);
+    r.deadline = self->clock().now() + answer_timeout(self);
   }
   // A server of this process and this actor system needs no network. (A task of this task's
   // in-process group is looked up by name, in connect().)
@@ -517,9 +543,8 @@ caf::behavior directory_behavior(Self* self, DirectoryConfig config) {
       settle_failed(self, settling, msg.reason);
       return;
     }
-    for (auto& [key, task] : st.tasks) {
-      if (task.actor.address() != msg.source) continue;
-      TaskKey gone = key;
+    if (auto at = st.task_at.find(msg.source); at != st.task_at.end()) {
+      TaskKey gone = at->second;
       bool stopped = msg.reason == caf::exit_reason::user_shutdown;
       Status reason = stopped ? errors::Unavailable("{} at {} stopped", task_label(gone),
                                                     task_address(self, gone))

@@ -41,7 +41,9 @@ struct PreparedRun {
   std::vector<std::function<void(const Status&)>> waiters;  // while preparing
 };
 
-using Clock = std::chrono::steady_clock;
+// The actor system's clock: the steady clock, or the virtual one of a deterministic
+// simulation (actors/sim/deterministic_cluster.hpp).
+using Clock = caf::actor_clock;
 
 struct PendingStep {
   caf::typed_response_promise<RunStepResponse> promise;
@@ -332,7 +334,7 @@ void start_step(Self* self, int64_t step_id, const std::shared_ptr<PreparedRun>&
   int64_t timeout_ms = step.timeout_ms;
   caf::duration timeout(caf::infinite);
   if (timeout_ms > 0) {
-    auto left = std::chrono::ceil<std::chrono::milliseconds>(step.deadline - Clock::now());
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(step.deadline - self->clock().now());
     timeout = caf::duration(std::max(left, std::chrono::milliseconds(1)));
   }
   step.started = true;
@@ -535,7 +537,7 @@ caf::behavior master_session_behavior(Self* self, MasterSessionConfig config) {
         // The client may have spent some of it already (sending the graph's new nodes).
         auto left = std::chrono::milliseconds(
             std::max<int64_t>(1, step.timeout_ms - std::max<int64_t>(0, request.spent_ms)));
-        if (step.timeout_ms > 0) step.deadline = Clock::now() + left;
+        if (step.timeout_ms > 0) step.deadline = self->clock().now() + left;
         step.step_tag = request.options.step_tag;
         self->state.pending.emplace(step_id, std::move(step));
         auto shared_request = std::make_shared<RunStepRequest>(std::move(request));

@@ -10,4 +10,9 @@ namespace troupe {
 
 int64_t random_id();
 
+// Seeds this thread's generator: the ids it gives from now on follow from `seed` alone. For a
+// deterministic simulation (actors/sim/deterministic_cluster.hpp), whose actors all run on the
+// thread that drives it.
+void seed_random_ids(uint64_t seed);
+
 }  // namespace troupe
