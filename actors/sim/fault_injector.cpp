@@ -16,6 +16,9 @@ Status Fault::validate(const ClusterSpec& cluster) const {
     return errors::InvalidArgument(
         "fault {}: expected at_partition >= 1, times >= 1 and delay >= 0", to_string());
   }
+  if (kind == FaultKind::kFreeze && delay.count() <= 0) {
+    return errors::InvalidArgument("fault {}: a freeze needs a delay > 0 (how long)", to_string());
+  }
   return Status::OK();
 }
 
@@ -30,11 +33,14 @@ std::string Fault::to_string() const {
     case FaultKind::kDelay:
       return fmt::format("delay {} partition run(s) of {} by {} ms from run {}", times, task_name,
                          delay.count(), at_partition);
+    case FaultKind::kFreeze:
+      return fmt::format("freeze {} for {} ms at partition run {}", task_name, delay.count(),
+                         at_partition);
   }
   return "unknown fault";
 }
 
-Fault Fault::random(uint64_t seed, const ClusterSpec& cluster, int max_partition) {
+Fault Fault::random(uint64_t seed, const ClusterSpec& cluster, int max_partition, bool freeze) {
   std::mt19937_64 rng(seed);
   std::vector<std::pair<std::string, int>> tasks;
   for (const std::string& job : cluster.jobs()) {
@@ -48,11 +54,18 @@ Fault Fault::random(uint64_t seed, const ClusterSpec& cluster, int max_partition
   fault.at_partition = 1 + pick(std::max(max_partition, 1));
   fault.times = 1 + pick(3);
   fault.delay = std::chrono::milliseconds(50 + pick(351));
+  // Drawn after the others, so that a seed gives the same faults as before freezes existed.
+  if (freeze && pick(4) == 0) {
+    fault.kind = FaultKind::kFreeze;
+    fault.times = 1;
+    fault.delay = std::chrono::milliseconds(100 + pick(2901));
+  }
   return fault;
 }
 
-FaultInjector::FaultInjector(Fault fault, std::function<void()> kill)
-    : fault_(std::move(fault)), kill_(std::move(kill)) {}
+FaultInjector::FaultInjector(Fault fault, std::function<void()> kill,
+                             std::function<void(std::chrono::milliseconds)> freeze)
+    : fault_(std::move(fault)), kill_(std::move(kill)), freeze_(std::move(freeze)) {}
 
 FaultInjector::Action FaultInjector::on_run_partition(std::chrono::milliseconds* delay) {
   std::lock_guard lock(mutex_);
@@ -66,6 +79,11 @@ FaultInjector::Action FaultInjector::on_run_partition(std::chrono::milliseconds*
       return run < fault_.at_partition + fault_.times ? Action::kDrop : Action::kRun;
     case FaultKind::kDelay:
       if (run >= fault_.at_partition + fault_.times) return Action::kRun;
+      *delay = fault_.delay;
+      return Action::kDelay;
+    case FaultKind::kFreeze:
+      if (run != fault_.at_partition || freeze_ == nullptr) return Action::kRun;
+      freeze_(fault_.delay);
       *delay = fault_.delay;
       return Action::kDelay;
   }

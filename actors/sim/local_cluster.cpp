@@ -41,6 +41,12 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::start(const ClusterSpec& c
   std::map<std::pair<std::string, int>, const Fault*> faults;
   for (const Fault& fault : options.faults) {
     TROUPE_RETURN_IF_ERROR(fault.validate(cluster));
+    if (fault.kind == FaultKind::kFreeze) {
+      return errors::InvalidArgument(
+          "fault {}: freezes need a DeterministicCluster (threads cannot stop one task's actors "
+          "and not the others')",
+          fault.to_string());
+    }
     if (!faults.emplace(std::make_pair(fault.job, fault.task), &fault).second) {
       return errors::InvalidArgument("more than one fault for {}",
                                      DeviceName::task_name(fault.job, fault.task));

@@ -94,6 +94,53 @@ BOOST_AUTO_TEST_CASE(bad_sizes_are_refused) {
   BOOST_TEST(bad_flag.out.find("unknown flag --tasks") != std::string::npos, bad_flag.out);
 }
 
+// --deterministic: a training job under seeded faults, the same output for the same seed in
+// two processes (wall time aside), a summary and an exit code that says whether every invariant
+// held.
+BOOST_AUTO_TEST_CASE(deterministic_runs_replay_from_their_seed) {
+  std::vector<std::string> command = {TROUPE_CLI,    "sim",         "--deterministic", "--seed=6",
+                                      "--workers=3", "--steps=200", "--faults=2"};
+  auto first = run_process(command, 60000);
+  auto second = run_process(command, 60000);
+  BOOST_TEST(first.exit_code == 0, first.out);
+  BOOST_TEST(first.out.find("troupe sim: every invariant held") != std::string::npos, first.out);
+  BOOST_TEST(first.out.find("fault: ") != std::string::npos, first.out);
+  std::smatch hash;
+  BOOST_TEST_REQUIRE(std::regex_search(first.out, hash, std::regex("trace hash [0-9a-f]{16}")),
+                     first.out);
+  auto without_wall_time = [](const std::string& out) {
+    return std::regex_replace(out, std::regex("[0-9.]+ s of wall time"), "");
+  };
+  BOOST_TEST(without_wall_time(first.out) == without_wall_time(second.out));
+  // Another seed, another run.
+  command[3] = "--seed=7";
+  auto other = run_process(command, 60000);
+  BOOST_TEST(other.exit_code == 0, other.out);
+  BOOST_TEST(other.out.find(hash.str()) == std::string::npos, other.out);
+  // --trace prints every message taken.
+  auto traced = run_process(
+      {TROUPE_CLI, "sim", "--deterministic", "--steps=2", "--workers=1", "--trace"}, 60000);
+  BOOST_TEST(traced.exit_code == 0, traced.out);
+  BOOST_TEST(traced.out.find("worker 0 client -> worker 0 session: runstep") != std::string::npos,
+             traced.out);
+}
+
+BOOST_AUTO_TEST_CASE(deterministic_flags_are_checked) {
+  auto listen = run_process({TROUPE_CLI, "sim", "--deterministic", "--listen=true"}, 30000);
+  BOOST_TEST(listen.exit_code == 2, listen.out);
+  BOOST_TEST(listen.out.find("--listen with --deterministic") != std::string::npos, listen.out);
+  auto seed = run_process({TROUPE_CLI, "sim", "--seed=3", "--listen=false", "--check"}, 30000);
+  BOOST_TEST(seed.exit_code == 2, seed.out);
+  BOOST_TEST(seed.out.find("--seed applies only with --deterministic") != std::string::npos,
+             seed.out);
+  auto faults = run_process({TROUPE_CLI, "sim", "--deterministic", "--faults=9"}, 30000);
+  BOOST_TEST(faults.exit_code == 2, faults.out);
+  BOOST_TEST(faults.out.find("--faults=9: expected 0..3") != std::string::npos, faults.out);
+  auto steps = run_process({TROUPE_CLI, "sim", "--deterministic", "--steps=0"}, 30000);
+  BOOST_TEST(steps.exit_code == 2, steps.out);
+  BOOST_TEST(steps.out.find("--steps=0: expected 1..1000000") != std::string::npos, steps.out);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe
