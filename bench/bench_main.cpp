@@ -15,7 +15,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: troupe_bench [--quick] [--rounds=N] <benchmark>...\n"
-    "benchmarks: transfer memory latency executor kernels scale training all\n";
+    "benchmarks: transfer memory latency executor kernels scale simulation training all\n";
 
 }  // namespace
 
@@ -25,12 +25,13 @@ int main(int argc, char** argv) {
   // Child processes.
   if (first == "tcp-peer") return tcp_peer_main(argc - 2, argv + 2);
   if (first == "scale-run" && argc == 3) return scale_run_main(std::stoi(argv[2]));
+  if (first == "sim-scale-run" && argc == 3) return simulation_scale_run_main(std::stoi(argv[2]));
   if (first == "train-worker" && argc >= 4) return training_worker_main(argc - 2, argv + 2);
 
   const std::map<std::string, void (*)(const BenchOptions&)> benchmarks = {
-      {"transfer", transfer_bench}, {"memory", memory_bench},  {"latency", latency_bench},
-      {"executor", executor_bench}, {"kernels", kernel_bench}, {"scale", scale_bench},
-      {"training", training_bench}};
+      {"transfer", transfer_bench},     {"memory", memory_bench},    {"latency", latency_bench},
+      {"executor", executor_bench},     {"kernels", kernel_bench},   {"scale", scale_bench},
+      {"simulation", simulation_bench}, {"training", training_bench}};
   BenchOptions options;
   options.self = std::filesystem::read_symlink("/proc/self/exe").string();
   std::vector<std::string> chosen;

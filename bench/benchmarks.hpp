@@ -22,10 +22,12 @@ void executor_bench(const BenchOptions& options);
 void kernel_bench(const BenchOptions& options);
 void scale_bench(const BenchOptions& options);
 void training_bench(const BenchOptions& options);
+void simulation_bench(const BenchOptions& options);
 
 // The child processes the benchmarks start.
 int tcp_peer_main(int argc, char** argv);
 int scale_run_main(int tasks);
+int simulation_scale_run_main(int tasks);
 int training_worker_main(int argc, char** argv);
 
 }  // namespace troupe::bench

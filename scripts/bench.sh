@@ -18,7 +18,7 @@ benchmarks=()
 for arg in "$@"; do
   if [ "$arg" = "--quick" ]; then quick=(--quick); else benchmarks+=("$arg"); fi
 done
-[ ${#benchmarks[@]} -gt 0 ] || benchmarks=(transfer memory latency executor kernels training python scale)
+[ ${#benchmarks[@]} -gt 0 ] || benchmarks=(transfer memory latency executor kernels training python scale simulation)
 
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
