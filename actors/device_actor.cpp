@@ -71,10 +71,13 @@ void watch_master(Self* self, const caf::actor_addr& master) {
 
 using RunPartitionPromise = caf::typed_response_promise<RunPartitionResponse>;
 
+// How many iterations a loop of a simulated device runs before it lets other messages in.
+constexpr int64_t kSimulatedSliceIterations = 256;
+
 // Runs partition `request.handle` for step `request.step_id` of `master`, answering through
 // `promise`.
 void run_partition(Self* self, RunPartitionRequest request, const caf::actor_addr& master,
-                   RunPartitionPromise promise) {
+                   RunPartitionPromise promise, bool simulated) {
   auto& st = self->state;
   auto it = st.partitions.find(request.handle);
   if (it == st.partitions.end()) {
@@ -92,6 +95,7 @@ void run_partition(Self* self, RunPartitionRequest request, const caf::actor_add
   context->container = it->second.container;
   context->args = std::move(request.args);
   context->rendezvous = st.rendezvous.get();
+  if (simulated) context->slice_iterations = kSimulatedSliceIterations;
   context->schedule = [self](std::function<void()> fn) {
     if (self->state.work.empty()) self->send(self, run_work_atom::value);
     self->state.work.push_back(std::move(fn));
@@ -221,14 +225,14 @@ caf::behavior device_behavior(Self* self, DeviceActorConfig config) {
               return promise;
           }
         }
-        run_partition(self, std::move(request), master, promise);
+        run_partition(self, std::move(request), master, promise, config.simulated);
         return promise;
       },
       [=](delayed_run_atom, int64_t key) {
         auto node = self->state.delayed.extract(key);
         if (node.empty()) return;
         DelayedRun& run = node.mapped();
-        run_partition(self, std::move(run.request), run.master, run.promise);
+        run_partition(self, std::move(run.request), run.master, run.promise, config.simulated);
       },
       [=](run_work_atom) {
         // The work there is now; work it schedules waits for the next run_work, behind the

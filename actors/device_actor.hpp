@@ -47,6 +47,9 @@ struct DeviceActorConfig {
   std::shared_ptr<DataPlane> plane;
   // A GPU device's GPU (devices/gpu/gpu_runtime.hpp: open_gpu); null for a CPU.
   std::shared_ptr<GpuContext> gpu;
+  // A device of a deterministic simulation: its steps slice long work by count, not by time
+  // (StepContext::slice_iterations).
+  bool simulated = false;
 };
 
 // Spawns a device actor linked to `parent` (the task actor): it stops when the task does.

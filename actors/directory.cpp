@@ -85,20 +85,23 @@ std::string task_label(const TaskKey& key) {
   return DeviceName::task_name(key.first, key.second);
 }
 
-// Task `key` is connected as `task` (indexed by its actor, so that a down message finds it
-// without a scan: a directory of a simulated cluster knows 100,000 tasks).
-void set_connected(DirectoryState& st, const TaskKey& key, Connected task) {
-  if (auto it = st.tasks.find(key); it != st.tasks.end())
-    st.task_at.erase(it->second.actor.address());
-  st.task_at[task.actor.address()] = key;
-  st.tasks[key] = std::move(task);
-}
-
+// Forgets task `key`'s connection (and its index entry, if the entry is this task's).
 void erase_connected(DirectoryState& st, const TaskKey& key) {
   auto it = st.tasks.find(key);
   if (it == st.tasks.end()) return;
-  st.task_at.erase(it->second.actor.address());
+  if (auto at = st.task_at.find(it->second.actor.address());
+      at != st.task_at.end() && at->second == key) {
+    st.task_at.erase(at);
+  }
   st.tasks.erase(it);
+}
+
+// Task `key` is connected as `task` (indexed by its actor, so that a down message finds it
+// without a scan: a directory of a simulated cluster knows 100,000 tasks).
+void set_connected(DirectoryState& st, const TaskKey& key, Connected task) {
+  erase_connected(st, key);
+  st.task_at[task.actor.address()] = key;
+  st.tasks[key] = std::move(task);
 }
 
 // Where task `key` is, for messages: its address, or for a task of this task's in-process

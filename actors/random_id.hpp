@@ -14,5 +14,7 @@ int64_t random_id();
 // deterministic simulation (actors/sim/deterministic_cluster.hpp), whose actors all run on the
 // thread that drives it.
 void seed_random_ids(uint64_t seed);
+// Seeds this thread's generator from the operating system again (after seed_random_ids).
+void unseed_random_ids();
 
 }  // namespace troupe

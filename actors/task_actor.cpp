@@ -44,14 +44,15 @@ caf::behavior task_behavior(caf::stateful_actor<TaskState>* self, TaskActorConfi
                         st.directory,
                         config.faults,
                         config.plane,
-                        /*gpu=*/nullptr};
+                        /*gpu=*/nullptr,
+                        config.simulated};
   for (int index = 0; index < cpu_devices; ++index) {
     cpu.name = DeviceName::full(def.job_name, 0, def.task_index, "CPU", index);
     st.devices.push_back(DeviceInfo{cpu.name, cpu.type, spawn_device_actor(self, cpu)});
   }
   // A GPU device per GPU the process sees (CUDA_VISIBLE_DEVICES), in a build with CUDA; its CPU
   // pool (host-memory kernels) has one thread, or is the shared pool of an in-process cluster.
-  for (int ordinal = 0; ordinal < gpu_count(); ++ordinal) {
+  for (int ordinal = 0; ordinal < (config.simulated ? 0 : gpu_count()); ++ordinal) {
     auto gpu = open_gpu(ordinal);
     if (!gpu.ok()) {
       log_warning("/job:{}/task:{}: GPU:{} left out: {}", def.job_name, def.task_index, ordinal,

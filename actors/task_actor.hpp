@@ -31,6 +31,10 @@ struct TaskActorConfig {
   std::shared_ptr<DataPlane> plane;  // tensors and steps to and from other processes; or none
   std::shared_ptr<const CpuPool> cpu_pool;  // its CPU devices' threads; their own when null
   std::string in_process_group;             // DirectoryConfig::in_process_group
+  // A task of a deterministic simulation (actors/sim/deterministic_cluster.hpp): no GPU
+  // devices, whatever the machine has, and loops cut their work in slices of iterations
+  // rather than of wall time (DeviceActorConfig::simulated).
+  bool simulated = false;
 };
 
 caf::actor spawn_task_actor(caf::actor_system& system, TaskActorConfig config);

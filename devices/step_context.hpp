@@ -33,6 +33,11 @@ struct StepContext {
   // When set (a traced step: RunOptions::trace_level), the executor appends a NodeExecStats
   // for each node it runs, in the order they finish (step_stats.hpp). Not owned.
   std::vector<NodeExecStats>* stats = nullptr;
+  // Long-running kernels (a While loop) give the device back between slices of their work, so
+  // that other messages (a cancellation) get in: slices of about 2 ms of wall time when 0, of
+  // this many iterations otherwise (a deterministic simulation, whose runs must not depend on
+  // how fast the machine is).
+  int64_t slice_iterations = 0;
 };
 
 }  // namespace troupe

@@ -38,6 +38,20 @@ std::string describe(caf::mailbox_element& element) {
   return "other";
 }
 
+// Takes `element`, the next message of `actor`, out of its mailbox; null when it cannot be
+// told apart there (a message CAF holds in a cache, of an actor that skipped it), and it stays.
+caf::mailbox_element_ptr take_out(caf::abstract_actor& actor, caf::mailbox_element* element) {
+  auto* scheduled = dynamic_cast<caf::scheduled_actor*>(&actor);
+  if (scheduled == nullptr) return nullptr;
+  auto& queues = scheduled->mailbox().queue().queues();
+  auto from = [&](auto& queue) -> caf::mailbox_element_ptr {
+    if (queue.peek() != element || !queue.cache().empty()) return nullptr;
+    return queue.take_front();
+  };
+  if (auto taken = from(std::get<caf::scheduled_actor::urgent_queue_index>(queues))) return taken;
+  return from(std::get<caf::scheduled_actor::normal_queue_index>(queues));
+}
+
 // describe() as a number: the atom's value, or a code for the others.
 uint64_t what_of(caf::mailbox_element& element) {
   const caf::type_erased_tuple& content = element.content();
@@ -63,11 +77,8 @@ DeterministicCluster::DeterministicCluster(DeterministicOptions options)
     : options_(std::move(options)),
       system_(configure(config_)),
       scheduler_(dynamic_cast<caf::scheduler::test_coordinator&>(system_.scheduler())),
-      client_(system_, /*hide=*/true),
       order_(options_.seed),
-      started_(system_.clock().now()) {
-  label(caf::actor_cast<caf::actor>(client_), "client");
-}
+      started_(system_.clock().now()) {}
 
 caf::detail::test_actor_clock& DeterministicCluster::clock() const {
   return scheduler_.clock();
@@ -85,8 +96,9 @@ StatusOr<std::unique_ptr<DeterministicCluster>> DeterministicCluster::start(
                                      DeviceName::task_name(fault.job, fault.task));
     }
   }
-  // Every actor runs on this thread: the ids it draws follow from the seed.
-  seed_random_ids(options.seed);
+  // Every actor runs on this thread: the ids it draws follow from the seed (a stream apart
+  // from the order's).
+  seed_random_ids(options.seed * 0x9e3779b97f4a7c15ull + 1);
   std::unique_ptr<DeterministicCluster> sim(new DeterministicCluster(std::move(options)));
   sim->cluster_ = cluster;
   static std::atomic<uint64_t> next_group{1};
@@ -108,13 +120,15 @@ Status DeterministicCluster::start_task(const std::string& job, int index) {
   TROUPE_ASSIGN_OR_RETURN(ServerDef def,
                           ServerDef::create(cluster_, job, index, "troupe", session_config));
   TaskActorConfig config{std::move(def), {}, nullptr, nullptr, cpu_pool_, group_};
+  config.simulated = true;  // no GPUs, whatever the machine has; loops slice by count
   for (const Fault& fault : options_.faults) {
     if (fault.job == job && fault.task == index) {
       // Called from a device actor's turn: the exit is only sent, the freeze only noted.
       config.faults = std::make_shared<FaultInjector>(
           fault, [this, job, index] { (void)kill(job, index); },
-          [this, job, index](std::chrono::milliseconds duration) {
-            (void)freeze(job, index, duration);
+          [this, job, index](FaultKind kind, std::chrono::milliseconds duration) {
+            if (kind == FaultKind::kFreeze) (void)freeze(job, index, duration);
+            if (kind == FaultKind::kPartition) (void)partition(job, index, duration);
           });
     }
   }
@@ -141,6 +155,7 @@ Status DeterministicCluster::start_task(const std::string& job, int index) {
 
 DeterministicCluster::~DeterministicCluster() {
   stop();
+  unseed_random_ids();
   // Lets the system go without waiting for actors nothing will schedule any more.
   system_.await_actors_before_shutdown(false);
 }
@@ -188,6 +203,48 @@ Status DeterministicCluster::freeze(const std::string& job, int index,
                      std::chrono::duration_cast<std::chrono::microseconds>(now()).count(),
                      DeviceName::task_name(job, index), duration.count()));
   return Status::OK();
+}
+
+Status DeterministicCluster::partition(const std::string& job, int index,
+                                       std::chrono::milliseconds duration) {
+  TROUPE_RETURN_IF_ERROR(this->task(job, index).status());
+  auto& until = cut_until_[{job, index}];
+  until = std::max(until, clock().now() + duration);
+  record(fmt::format("t={} cut {} off for {} ms",
+                     std::chrono::duration_cast<std::chrono::microseconds>(now()).count(),
+                     DeviceName::task_name(job, index), duration.count()));
+  return Status::OK();
+}
+
+bool DeterministicCluster::crosses_cut(const caf::mailbox_element& element,
+                                       const caf::abstract_actor& receiver) const {
+  if (cut_until_.empty() || !element.sender) return false;
+  auto from = members_.find(element.sender->id());
+  auto to = members_.find(receiver.id());
+  if (from == members_.end() || to == members_.end() || from->second == to->second) return false;
+  for (const TaskKey& side : {from->second, to->second}) {
+    auto cut = cut_until_.find(side);
+    if (cut != cut_until_.end() && cut->second > clock().now()) return true;
+  }
+  return false;
+}
+
+void DeterministicCluster::time_moved() {
+  const auto now = clock().now();
+  std::erase_if(frozen_until_, [&](const auto& entry) { return entry.second <= now; });
+  std::erase_if(cut_until_, [&](const auto& entry) { return entry.second <= now; });
+  // Held messages whose link healed go on, in the order they were held (so each sender's
+  // messages to each receiver stay in order).
+  std::vector<Held> still_held;
+  for (Held& held : held_) {
+    auto* receiver = caf::actor_cast<caf::abstract_actor*>(held.receiver);
+    if (crosses_cut(*held.element, *receiver)) {
+      still_held.push_back(std::move(held));
+    } else {
+      receiver->enqueue(std::move(held.element), nullptr);
+    }
+  }
+  held_ = std::move(still_held);
 }
 
 bool DeterministicCluster::was_frozen(const std::string& job, int index,
@@ -257,17 +314,34 @@ void DeterministicCluster::hash_value(uint64_t value) {
   hash_bytes(&value, sizeof value);
 }
 
-void DeterministicCluster::record(const std::string& hop) {
+void DeterministicCluster::record(const std::string& text) {
   ++messages_;
-  hash_bytes(hop.data(), hop.size());
-  if (options_.keep_trace) trace_.push_back(hop);
+  hash_bytes(text.data(), text.size());
+  if (options_.keep_trace) trace_.push_back(text);
+}
+
+void DeterministicCluster::record_hop(caf::abstract_actor& receiver,
+                                      caf::mailbox_element& element) {
+  ++messages_;
+  hash_value(static_cast<uint64_t>(now().count()));
+  hash_value(element.sender ? element.sender->id() : 0);
+  hash_value(receiver.id());
+  hash_value(what_of(element));
+  if (options_.keep_trace) {
+    trace_.push_back(fmt::format(
+        "t={} {} -> {}: {}", std::chrono::duration_cast<std::chrono::microseconds>(now()).count(),
+        element.sender ? name_of(element.sender->id()) : "anonymous", name_of(receiver.id()),
+        describe(element)));
+  }
 }
 
 std::optional<caf::actor_clock::time_point> DeterministicCluster::next_event() const {
   std::optional<caf::actor_clock::time_point> next;
   if (clock().has_pending_timeout()) next = clock().schedule().begin()->first;
-  for (const auto& [task, until] : frozen_until_) {
-    if (until > clock().now() && (!next || until < *next)) next = until;
+  for (const auto* ends : {&frozen_until_, &cut_until_}) {
+    for (const auto& [task, until] : *ends) {
+      if (until > clock().now() && (!next || until < *next)) next = until;
+    }
   }
   return next;
 }
@@ -292,24 +366,33 @@ size_t DeterministicCluster::pick_runnable() {
   return runnable[static_cast<size_t>(order_() % runnable.size())];
 }
 
-bool DeterministicCluster::advance(caf::actor_clock::time_point until) {
+bool DeterministicCluster::advance(caf::actor_clock::time_point until, bool jump) {
   auto& jobs = scheduler_.jobs;
-  size_t pick = pick_runnable();
-  if (pick == jobs.size()) {
-    // Time passes: to the next timer, or to the end of a freeze if that comes first.
-    auto next = next_event();
-    if (!next || *next > until) return false;
-    auto& clock = this->clock();
-    if (!clock.has_pending_timeout() || *next < clock.schedule().begin()->first) {
-      clock.current_time = *next;
-      std::erase_if(frozen_until_, [&](const auto& entry) { return entry.second <= *next; });
-      record(fmt::format("t={} thaw",
-                         std::chrono::duration_cast<std::chrono::microseconds>(now()).count()));
-      return true;
-    }
+  auto& clock = this->clock();
+  if (clock.now() > until) return false;
+  // A timer that is due fires before the next message.
+  if (clock.has_pending_timeout() && clock.schedule().begin()->first <= clock.now()) {
     clock.trigger_timeout();
     record(fmt::format("t={} timer",
                        std::chrono::duration_cast<std::chrono::microseconds>(now()).count()));
+    time_moved();
+    return true;
+  }
+  size_t pick = pick_runnable();
+  if (pick == jobs.size()) {
+    // Time passes: to the next timer, or to the end of a freeze or cut if that comes first.
+    auto next = next_event();
+    if (!jump || !next || *next > until) return false;
+    if (!clock.has_pending_timeout() || *next < clock.schedule().begin()->first) {
+      clock.current_time = *next;
+      record(fmt::format("t={} a freeze or a cut ends",
+                         std::chrono::duration_cast<std::chrono::microseconds>(now()).count()));
+    } else {
+      clock.trigger_timeout();
+      record(fmt::format("t={} timer",
+                         std::chrono::duration_cast<std::chrono::microseconds>(now()).count()));
+    }
+    time_moved();
     return true;
   }
   // The test coordinator runs the job in front: the one picked goes there (swapped, so that
@@ -317,24 +400,25 @@ bool DeterministicCluster::advance(caf::actor_clock::time_point until) {
   std::swap(jobs[0], jobs[pick]);
   auto* actor = dynamic_cast<caf::abstract_actor*>(jobs.front());
   caf::mailbox_element* next = actor != nullptr ? actor->peek_at_next_mailbox_element() : nullptr;
-  if (next == nullptr) {
-    record("other job");
-  } else if (options_.keep_trace) {
-    record(fmt::format("t={} {} -> {}: {}",
-                       std::chrono::duration_cast<std::chrono::microseconds>(now()).count(),
-                       next->sender ? name_of(next->sender->id()) : "anonymous",
-                       name_of(actor->id()), describe(*next)));
-  } else {
-    // The same hop, hashed without being written out (a simulation of 100,000 tasks takes
-    // millions): the time, the actors' ids (given in spawn order, so the same in every run of
-    // a seed), and what the message is.
-    ++messages_;
-    hash_value(static_cast<uint64_t>(now().count()));
-    hash_value(next->sender ? next->sender->id() : 0);
-    hash_value(actor->id());
-    hash_value(what_of(*next));
+  if (next != nullptr && crosses_cut(*next, *actor)) {
+    if (caf::mailbox_element_ptr held = take_out(*actor, next)) {
+      ++held_count_;
+      record(fmt::format("t={} held: {} -> {}: {}",
+                         std::chrono::duration_cast<std::chrono::microseconds>(now()).count(),
+                         name_of(next->sender->id()), name_of(actor->id()), describe(*next)));
+      held_.push_back({caf::strong_actor_ptr{actor->ctrl()}, std::move(held)});
+      return true;
+    }
   }
-  return scheduler_.try_run_once();
+  if (next != nullptr) {
+    record_hop(*actor, *next);
+  } else {
+    record("other job");
+  }
+  bool ran = scheduler_.try_run_once();
+  clock.current_time += options_.message_time;
+  if (!frozen_until_.empty() || !cut_until_.empty()) time_moved();
+  return ran;
 }
 
 bool DeterministicCluster::run_until(const std::function<bool()>& done,
@@ -347,12 +431,14 @@ bool DeterministicCluster::run_until(const std::function<bool()>& done,
 }
 
 void DeterministicCluster::run_ready() {
-  run_until([] { return false; }, std::chrono::nanoseconds(0));
+  while (advance(caf::actor_clock::time_point::max(), /*jump=*/false)) {
+  }
 }
 
 Status DeterministicCluster::kill(const std::string& job, int index) {
   TROUPE_ASSIGN_OR_RETURN(caf::actor task, this->task(job, index));
   unregister_local_task(task);
+  frozen_until_.erase({job, index});  // a frozen process dies at once too
   caf::anon_send_exit(task, caf::exit_reason::kill);
   tasks_[{job, index}] = caf::actor();
   return Status::OK();
@@ -361,7 +447,10 @@ Status DeterministicCluster::kill(const std::string& job, int index) {
 size_t DeterministicCluster::stop() {
   if (!stopped_) {
     stopped_ = true;
-    frozen_until_.clear();  // a frozen task must take its exit too
+    // A frozen or cut-off task must take its exit too.
+    frozen_until_.clear();
+    cut_until_.clear();
+    time_moved();
     for (auto& [key, task] : tasks_) {
       if (task == nullptr) continue;
       unregister_local_task(task);

@@ -12,14 +12,17 @@
 // (seed_random_ids). Kernels run inside their device actor's turn, on one compute thread the
 // caller waits for. So the same seed gives the same messages in the same order at the same
 // virtual times, on any machine: every message taken is a hop ("sender -> receiver: what" at
-// a virtual time), and trace_hash() is an FNV-1a hash of them (of the hops' text with
-// keep_trace; else of their times, actor ids and kinds, which is cheaper).
+// a virtual time), and trace_hash() is an FNV-1a hash of them. Each message taken moves the
+// clock by DeterministicOptions::message_time, and a timer that is due fires before the next
+// message, so deadlines hold even while actors never idle.
 //
 // Not simulated: the network (tasks find each other in the process's registry, as LocalCluster's
 // without `listen`) and wall-clock waits outside the actors (none in this mode: the clients are
 // actors of the system too, see actors/sim/simulated_training.hpp).
 //
-// Not thread-safe: one thread starts it, drives it and destroys it.
+// Not thread-safe: one thread starts it, drives it and destroys it, and for a run to follow
+// from its seed no other cluster may run on that thread meanwhile (they share the thread's id
+// generator, which the cluster seeds and, when it goes, leaves to the operating system again).
 #pragma once
 
 #include <chrono>
@@ -58,8 +61,12 @@ class CpuPool;
 
 struct DeterministicOptions {
   uint64_t seed = 1;  // picks the order of messages and the random ids
+  // How far the clock moves for each message taken, so that time passes while actors are busy
+  // too: a deadline then fires even in a step that never lets the cluster idle (a loop).
+  std::chrono::nanoseconds message_time{1000};
   // Simulated faults, at most one per task (actors/sim/fault_injector.hpp). A kDelay holds a
-  // partition run on the virtual clock; a kFreeze freezes the whole task (freeze()).
+  // partition run on the virtual clock; a kFreeze freezes the whole task (freeze()), a
+  // kPartition cuts it off the network (partition()).
   std::vector<Fault> faults;
   // Keep every hop's text (trace()); the hash is kept either way.
   bool keep_trace = false;
@@ -90,14 +97,15 @@ class DeterministicCluster {
   // Runs until `done()` holds (true), nothing is left to run, or the virtual clock passes
   // `limit` from now (false).
   bool run_until(const std::function<bool()>& done, std::chrono::nanoseconds limit);
-  // Runs until no actor that may run has a message left, moving no time forward (timers due
-  // now fire).
+  // Runs until no actor that may run has a message left: time moves only with the messages
+  // (timers that come due meanwhile fire), never to a later timer.
   void run_ready();
 
   // Virtual time since the cluster started.
   std::chrono::nanoseconds now() const;
-  // Messages taken so far, and the hash of their hops (the same for the same seed and options,
-  // keep_trace included).
+  // Messages taken (and timers fired) so far, and the hash of their hops: of each hop's time,
+  // actor ids (given in spawn order) and kind, and of the text of freezes, cuts and held
+  // messages. The same for the same seed and options, keep_trace or not.
   uint64_t messages() const { return messages_; }
   uint64_t trace_hash() const { return hash_; }
   // Every hop, "t=<virtual us> sender -> receiver: what", with DeterministicOptions::keep_trace.
@@ -131,8 +139,15 @@ class DeterministicCluster {
   // clock passed `timeout`, and returns it: DeadlineExceeded when none came.
   template <class T, class... Ts>
   StatusOr<T> ask(const caf::actor& to, std::chrono::milliseconds timeout, Ts&&... xs) {
-    auto handle = client_->request(to, caf::infinite, std::forward<Ts>(xs)...);
-    if (!run_until([&] { return !client_->mailbox().empty(); }, timeout)) {
+    // A client of its own: an answer that comes after its ask gave up goes nowhere, instead
+    // of standing in the way of the next ask's.
+    caf::scoped_actor client{system_, /*hide=*/true};
+    const caf::actor_id client_id = client->id();
+    labels_[client_id] = "client";
+    auto handle = client->request(to, caf::infinite, std::forward<Ts>(xs)...);
+    const bool answered = run_until([&] { return !client->mailbox().empty(); }, timeout);
+    labels_.erase(client_id);
+    if (!answered) {
       return errors::DeadlineExceeded("no answer within {} ms of virtual time", timeout.count());
     }
     StatusOr<T> result = errors::Internal("unexpected answer");
@@ -155,6 +170,13 @@ class DeterministicCluster {
   // Whether task (job, index) was frozen at some time in [from, to] (times as now() gives).
   bool was_frozen(const std::string& job, int index, std::chrono::nanoseconds from,
                   std::chrono::nanoseconds to) const;
+  // Cuts task (job, index) off the network for `duration` of virtual time from now: messages
+  // between its actors and other tasks' are held, in order, and delivered when it heals, as
+  // TCP would hold them (steps that need them meet their deadlines meanwhile). Messages within
+  // the task go on. InvalidArgument if there is no such task.
+  Status partition(const std::string& job, int index, std::chrono::milliseconds duration);
+  // Messages held by partitions so far.
+  uint64_t held_messages() const { return held_count_; }
 
   // Stops every task and every actor spawned with spawn_owned, and runs until no actor has a
   // message left. Returns how many actors of the system still run (0: none leaked).
@@ -172,7 +194,8 @@ class DeterministicCluster {
   explicit DeterministicCluster(DeterministicOptions options);
   static caf::actor_system_config& configure(caf::actor_system_config& config);
   Status start_task(const std::string& job, int index);
-  void record(const std::string& hop);
+  void record(const std::string& text);
+  void record_hop(caf::abstract_actor& receiver, caf::mailbox_element& element);
   void hash_bytes(const void* data, size_t size);
   void hash_value(uint64_t value);
   std::string name_of(caf::actor_id id) const;
@@ -181,17 +204,23 @@ class DeterministicCluster {
   // The index in the coordinator's queue of a job the seed picks among those not frozen; the
   // queue's size if there is none.
   size_t pick_runnable();
-  // step(), except that time does not pass beyond `until` (false then).
-  bool advance(caf::actor_clock::time_point until);
-  // When the next timer fires or the next freeze ends, whichever comes first; none if neither.
+  // step(), except that time does not pass beyond `until` (false then), and with `jump`
+  // false, does not jump to the next timer either (false when no actor has a message).
+  bool advance(caf::actor_clock::time_point until, bool jump = true);
+  // When the next timer fires or the next freeze or partition ends, whichever comes first;
+  // none if neither.
   std::optional<caf::actor_clock::time_point> next_event() const;
+  // After the clock moved: freezes and partitions that ended are over, and the messages held
+  // by a partition that healed go to their receivers.
+  void time_moved();
+  // Whether `element`, about to go to `receiver`, crosses a cut link (partition()).
+  bool crosses_cut(const caf::mailbox_element& element, const caf::abstract_actor& receiver) const;
   using TaskKey = std::pair<std::string, int>;
 
   DeterministicOptions options_;
   caf::actor_system_config config_;
   caf::actor_system system_;
   caf::scheduler::test_coordinator& scheduler_;
-  caf::scoped_actor client_;
   std::mt19937_64 order_;
   caf::actor_clock::time_point started_;
   ClusterSpec cluster_;
@@ -206,7 +235,14 @@ class DeterministicCluster {
     TaskKey task;
     std::chrono::nanoseconds from, until;  // as now() gives
   };
-  std::vector<Freeze> freezes_;  // every freeze so far
+  std::vector<Freeze> freezes_;                                // every freeze so far
+  std::map<TaskKey, caf::actor_clock::time_point> cut_until_;  // partition()
+  struct Held {
+    caf::strong_actor_ptr receiver;
+    caf::mailbox_element_ptr element;
+  };
+  std::vector<Held> held_;  // in the order they were held
+  uint64_t held_count_ = 0;
   uint64_t messages_ = 0;
   uint64_t hash_ = 14695981039346656037ull;  // FNV-1a's offset basis
   std::vector<std::string> trace_;

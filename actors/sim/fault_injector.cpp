@@ -16,8 +16,9 @@ Status Fault::validate(const ClusterSpec& cluster) const {
     return errors::InvalidArgument(
         "fault {}: expected at_partition >= 1, times >= 1 and delay >= 0", to_string());
   }
-  if (kind == FaultKind::kFreeze && delay.count() <= 0) {
-    return errors::InvalidArgument("fault {}: a freeze needs a delay > 0 (how long)", to_string());
+  if ((kind == FaultKind::kFreeze || kind == FaultKind::kPartition) && delay.count() <= 0) {
+    return errors::InvalidArgument("fault {}: a {} needs a delay > 0 (how long)", to_string(),
+                                   kind == FaultKind::kFreeze ? "freeze" : "partition");
   }
   return Status::OK();
 }
@@ -36,11 +37,15 @@ std::string Fault::to_string() const {
     case FaultKind::kFreeze:
       return fmt::format("freeze {} for {} ms at partition run {}", task_name, delay.count(),
                          at_partition);
+    case FaultKind::kPartition:
+      return fmt::format("cut {} off the network for {} ms at partition run {}", task_name,
+                         delay.count(), at_partition);
   }
   return "unknown fault";
 }
 
-Fault Fault::random(uint64_t seed, const ClusterSpec& cluster, int max_partition, bool freeze) {
+Fault Fault::random(uint64_t seed, const ClusterSpec& cluster, int max_partition,
+                    bool deterministic) {
   std::mt19937_64 rng(seed);
   std::vector<std::pair<std::string, int>> tasks;
   for (const std::string& job : cluster.jobs()) {
@@ -54,9 +59,9 @@ Fault Fault::random(uint64_t seed, const ClusterSpec& cluster, int max_partition
   fault.at_partition = 1 + pick(std::max(max_partition, 1));
   fault.times = 1 + pick(3);
   fault.delay = std::chrono::milliseconds(50 + pick(351));
-  // Drawn after the others, so that a seed gives the same faults as before freezes existed.
-  if (freeze && pick(4) == 0) {
-    fault.kind = FaultKind::kFreeze;
+  // Drawn after the others, so that a seed gives a LocalCluster the same faults as before.
+  if (deterministic && pick(3) == 0) {
+    fault.kind = pick(2) == 0 ? FaultKind::kFreeze : FaultKind::kPartition;
     fault.times = 1;
     fault.delay = std::chrono::milliseconds(100 + pick(2901));
   }
@@ -64,8 +69,8 @@ Fault Fault::random(uint64_t seed, const ClusterSpec& cluster, int max_partition
 }
 
 FaultInjector::FaultInjector(Fault fault, std::function<void()> kill,
-                             std::function<void(std::chrono::milliseconds)> freeze)
-    : fault_(std::move(fault)), kill_(std::move(kill)), freeze_(std::move(freeze)) {}
+                             std::function<void(FaultKind, std::chrono::milliseconds)> suspend)
+    : fault_(std::move(fault)), kill_(std::move(kill)), suspend_(std::move(suspend)) {}
 
 FaultInjector::Action FaultInjector::on_run_partition(std::chrono::milliseconds* delay) {
   std::lock_guard lock(mutex_);
@@ -82,10 +87,15 @@ FaultInjector::Action FaultInjector::on_run_partition(std::chrono::milliseconds*
       *delay = fault_.delay;
       return Action::kDelay;
     case FaultKind::kFreeze:
-      if (run != fault_.at_partition || freeze_ == nullptr) return Action::kRun;
-      freeze_(fault_.delay);
+      if (run != fault_.at_partition || suspend_ == nullptr) return Action::kRun;
+      suspend_(FaultKind::kFreeze, fault_.delay);
       *delay = fault_.delay;
       return Action::kDelay;
+    case FaultKind::kPartition:
+      // The run goes on; what it sends to other tasks waits for the network to heal.
+      if (run == fault_.at_partition && suspend_ != nullptr)
+        suspend_(FaultKind::kPartition, fault_.delay);
+      return Action::kRun;
   }
   return Action::kRun;
 }

@@ -2,8 +2,10 @@
 // DeterministicOptions::faults): the task dies, or the partitions its devices are asked to run
 // are dropped (never answered) or delayed, from the n-th one on; or, in a deterministic
 // simulation only, the whole task freezes for a while (a process stopped, or a machine
-// swapping: none of its actors runs, messages to it wait). A test runs a job under many seeded
-// faults and checks that each run ends with the right result or a typed error, and never hangs.
+// swapping: none of its actors runs, messages to it wait), or its network is cut for a while
+// (messages between it and every other task wait until it heals, as TCP would hold them). A test
+// runs a job under many seeded faults and checks that each run ends with the right result or a
+// typed error, and never hangs.
 #pragma once
 
 #include <atomic>
@@ -19,7 +21,7 @@
 
 namespace troupe {
 
-enum class FaultKind { kKill, kDrop, kDelay, kFreeze };
+enum class FaultKind { kKill, kDrop, kDelay, kFreeze, kPartition };
 
 struct Fault {
   std::string job;
@@ -27,18 +29,18 @@ struct Fault {
   FaultKind kind = FaultKind::kKill;
   int at_partition = 1;  // fires at the n-th partition run the task is asked for (1-based)
   int times = 1;         // kDrop, kDelay: how many partition runs from there it affects
-  std::chrono::milliseconds delay{100};  // kDelay: how long each affected run waits; kFreeze:
-                                         // how long the task stays frozen
+  std::chrono::milliseconds delay{100};  // kDelay: how long each affected run waits; kFreeze,
+                                         // kPartition: how long the task stays frozen or cut off
 
   // InvalidArgument naming the field, or a task `cluster` does not have.
   Status validate(const ClusterSpec& cluster) const;
   std::string to_string() const;
 
-  // A fault drawn from `seed`: any task of `cluster`, any kind (kFreeze too if `freeze`), at a
-  // partition run in 1..`max_partition`, affecting 1..3 runs, delays of 50..400 ms, freezes of
-  // 100..3000 ms. Same seed, same fault.
+  // A fault drawn from `seed`: any task of `cluster`, any kind (kFreeze and kPartition too if
+  // `deterministic`), at a partition run in 1..`max_partition`, affecting 1..3 runs, delays of
+  // 50..400 ms, freezes and partitions of 100..3000 ms. Same seed, same fault.
   static Fault random(uint64_t seed, const ClusterSpec& cluster, int max_partition,
-                      bool freeze = false);
+                      bool deterministic = false);
 };
 
 // Counts the partition runs of one task (all its devices) and says what to do with each: the
@@ -46,10 +48,11 @@ struct Fault {
 class FaultInjector : public PartitionRunHook {
  public:
   // `kill` stops the task; it is called once, when a kKill fault fires, and must not block.
-  // `freeze` freezes it for the given time, once, when a kFreeze fault fires (the run that
-  // fires it is delayed as long); a kFreeze fault needs one.
+  // `suspend` freezes the task or cuts its network (the fault's kind says which) for the given
+  // time, once, when a kFreeze or kPartition fault fires (a frozen task's run that fired it is
+  // delayed as long); those faults need one, and must not block either.
   FaultInjector(Fault fault, std::function<void()> kill,
-                std::function<void(std::chrono::milliseconds)> freeze = nullptr);
+                std::function<void(FaultKind, std::chrono::milliseconds)> suspend = nullptr);
 
   // For each run_partition a device of the task receives; `delay` is set for kDelay.
   Action on_run_partition(std::chrono::milliseconds* delay) override;
@@ -58,7 +61,7 @@ class FaultInjector : public PartitionRunHook {
  private:
   const Fault fault_;
   std::function<void()> kill_;
-  std::function<void(std::chrono::milliseconds)> freeze_;
+  std::function<void(FaultKind, std::chrono::milliseconds)> suspend_;
   std::mutex mutex_;
   int runs_ = 0;
 };

@@ -41,10 +41,10 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::start(const ClusterSpec& c
   std::map<std::pair<std::string, int>, const Fault*> faults;
   for (const Fault& fault : options.faults) {
     TROUPE_RETURN_IF_ERROR(fault.validate(cluster));
-    if (fault.kind == FaultKind::kFreeze) {
+    if (fault.kind == FaultKind::kFreeze || fault.kind == FaultKind::kPartition) {
       return errors::InvalidArgument(
-          "fault {}: freezes need a DeterministicCluster (threads cannot stop one task's actors "
-          "and not the others')",
+          "fault {}: freezes and partitions need a DeterministicCluster (threads cannot stop one "
+          "task's actors, or hold its messages, and not the others')",
           fault.to_string());
     }
     if (!faults.emplace(std::make_pair(fault.job, fault.task), &fault).second) {

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -87,6 +88,7 @@ struct TrainerConfig {
 struct TrainerState {
   caf::actor session;
   int next_step = 0;
+  std::optional<SimulatedStep> in_flight;  // the step asked for and not answered yet
   static inline const char* name = "troupe.sim.trainer";
 };
 
@@ -111,7 +113,9 @@ void run_next_step(Trainer* self, const TrainerConfig& config) {
   step.worker = config.worker;
   step.index = self->state.next_step++;
   step.started_us = now_us(config);
+  self->state.in_flight = step;
   auto done = [self, config, step](Status status, const RunStepResponse* response) mutable {
+    self->state.in_flight.reset();
     step.ended_us = now_us(config);
     step.status = std::move(status);
     if (response != nullptr && response->fetches.size() == 2) {
@@ -124,10 +128,11 @@ void run_next_step(Trainer* self, const TrainerConfig& config) {
   self->request(self->state.session, config.step_timeout + kGrace, run_step_atom::value, request)
       .then([done](RunStepResponse& response) mutable { done(Status::OK(), &response); },
             [self, config, done, step](caf::error& error) mutable {
+              // When the client's timer came due.
+              const auto due =
+                  std::chrono::microseconds(step.started_us) + config.step_timeout + kGrace;
               if (error == caf::sec::request_timeout &&
-                  config.sim->was_frozen("worker", config.worker,
-                                         std::chrono::microseconds(step.started_us),
-                                         config.sim->now())) {
+                  config.sim->was_frozen("worker", config.worker, due, due)) {
                 // The client's whole process was frozen past the step's deadline: its own
                 // timer fires first when it thaws, as a TF client's call deadline would.
                 return done(errors::DeadlineExceeded(
@@ -137,6 +142,7 @@ void run_next_step(Trainer* self, const TrainerConfig& config) {
                             nullptr);
               }
               if (error == caf::sec::request_timeout) {
+                self->state.in_flight.reset();
                 config.report->violations.push_back(fmt::format(
                     "worker {} step {}: no answer within its timeout of {} ms (+{} ms grace), "
                     "started at {} us of virtual time",
@@ -179,13 +185,13 @@ caf::behavior trainer(Trainer* self, TrainerConfig config) {
           },
           fail_set_up);
   self->set_down_handler([self, config](caf::down_msg&) {
-    if (self->state.next_step < config.steps && config.progress->set_up) {
-      SimulatedStep lost;
-      lost.worker = config.worker;
-      lost.index = self->state.next_step;
-      lost.started_us = lost.ended_us = now_us(config);
-      lost.status = errors::Unavailable("worker {}'s task is gone", config.worker);
-      config.report->steps.push_back(std::move(lost));
+    // The step in flight, if any, ends with its session: it may have been applied on the ps
+    // before the worker died, so it counts as a step that ran.
+    if (auto& lost = self->state.in_flight) {
+      lost->ended_us = now_us(config);
+      lost->status = errors::Unavailable("worker {}'s task is gone", config.worker);
+      config.report->steps.push_back(std::move(*lost));
+      lost.reset();
     }
     finish(self, config);
   });
@@ -210,7 +216,7 @@ std::vector<Fault> draw_faults(uint64_t seed, const ClusterSpec& cluster, int co
   std::set<std::pair<std::string, int>> hit;
   std::mt19937_64 draws(seed ^ 0x9e3779b97f4a7c15ull);
   while (static_cast<int>(faults.size()) < count) {
-    Fault fault = Fault::random(draws(), cluster, max_partition, /*freeze=*/true);
+    Fault fault = Fault::random(draws(), cluster, max_partition, /*deterministic=*/true);
     if (hit.emplace(fault.job, fault.task).second) faults.push_back(fault);
   }
   return faults;
@@ -372,9 +378,10 @@ StatusOr<SimulatedTrainingReport> run_simulated_training(const SimulatedTraining
   sim_options.seed = options.seed;
   sim_options.faults = report.faults;
   sim_options.keep_trace = options.keep_trace;
+  // Before the cluster, which may still run the clients' handlers as it goes.
+  std::vector<Progress> progress(static_cast<size_t>(options.num_workers));
   TROUPE_ASSIGN_OR_RETURN(auto sim, DeterministicCluster::start(cluster, sim_options));
 
-  std::vector<Progress> progress(static_cast<size_t>(options.num_workers));
   std::vector<caf::actor> trainers;
   for (int w = 0; w < options.num_workers; ++w) {
     TrainerConfig config;

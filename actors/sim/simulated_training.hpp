@@ -13,8 +13,10 @@
 //
 // Invariants (report.violations lists each one broken, naming the worker and step):
 // - every step ends within its deadline (the client's own timer, step_timeout plus a grace,
-//   never fires) with OK or a typed error (Cancelled, DeadlineExceeded, FailedPrecondition,
-//   Aborted or Unavailable);
+//   never fires, unless the worker's process itself was frozen when it came due: then the
+//   step failed with DeadlineExceeded on the client's side, as a TF client's call would) with
+//   OK or a typed error (Cancelled, DeadlineExceeded, FailedPrecondition, Aborted or
+//   Unavailable); a step in flight when its worker dies counts as failed (Unavailable);
 // - no step is applied twice: the global steps OK steps read after their increment are
 //   distinct, and increase along each worker's steps (global step monotone);
 // - no OK step is lost: with the ps alive at the end, OK steps <= global_step <= OK + failed
@@ -39,7 +41,7 @@ struct SimulatedTrainingOptions {
   int num_workers = 4;  // >= 1
   int steps = 100;      // per worker, >= 1
   uint64_t seed = 1;    // the order of messages, the random ids and the faults
-  int faults = 0;       // tasks a fault drawn from the seed hits, 0..num_ps + num_workers
+  int faults = 0;  // tasks a fault drawn from the seed hits (any kind), 0..num_ps + num_workers
   std::chrono::milliseconds step_timeout{1000};  // of virtual time, > 0
   bool keep_trace = false;                       // report.trace gets every hop
 

@@ -162,7 +162,8 @@ class WhileKernel : public AsyncOpKernel {
     // Runs iterations for a slice; then finishes, fails, or comes back later.
     void advance(const std::shared_ptr<Loop>& self) {
       auto until = std::chrono::steady_clock::now() + kSlice;
-      for (;;) {
+      const int64_t slice_iterations = ctx.step().slice_iterations;
+      for (int64_t in_slice = 1;; ++in_slice) {
         if (ctx.step().cancellation.is_cancelled()) {
           return fail(ctx.step().cancellation.reason().with_context(fmt::format(
               "node '{}' (While), after {} iterations", kernel.node().name(), iterations)));
@@ -179,7 +180,8 @@ class WhileKernel : public AsyncOpKernel {
         }
         if (!more.ok()) return fail(more.status());
         if (!*more) return finish();
-        if (std::chrono::steady_clock::now() >= until) {
+        if (slice_iterations > 0 ? in_slice >= slice_iterations
+                                 : std::chrono::steady_clock::now() >= until) {
           ctx.step().schedule([self] { self->advance(self); });
           return;
         }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "devices/run_graph.hpp"
+#include "function_graphs.hpp"
 #include "troupe/graph/core/throwing.hpp"
 #include "troupe/graph/graph_def_codec.hpp"
 #include "troupe/graph/node_builder.hpp"
@@ -11,7 +12,10 @@
 namespace troupe {
 using testing::check_error;
 using testing::check_tensor;
+using testing::function_arg;
+using testing::function_result;
 using testing::run_graph;
+using testing::serialized;
 
 namespace {
 
@@ -46,30 +50,6 @@ struct Conditional {
 };
 
 }  // namespace
-
-// Argument `index` of a function graph.
-Output function_arg(const Scope& function, const char* name, int index, DataType dtype) {
-  return Output(NodeBuilder(function.with_op_name(name), "_Arg")
-                    .attr("T", dtype)
-                    .attr("index", index)
-                    .finalize(),
-                0);
-}
-
-void function_result(const Scope& function, const Output& value, int index, DataType dtype) {
-  NodeBuilder(function.with_op_name("result_" + std::to_string(index)), "_Retval")
-      .input(value)
-      .attr("T", dtype)
-      .attr("index", index)
-      .finalize();
-}
-
-std::string serialized(const Scope& function) {
-  BOOST_REQUIRE_MESSAGE(function.ok(), function.status().to_string());
-  auto words = serialize_graph_def(function.graph().to_graph_def());
-  auto bytes = words.asBytes();
-  return std::string(reinterpret_cast<const char*>(bytes.begin()), bytes.size());
-}
 
 // While(i, x; limit): cond i < limit (limit captured by cond), body (i + 1, x * factor)
 // (factor captured by the body); `record` asks for the stacked loop variables.
