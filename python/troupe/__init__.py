@@ -113,6 +113,7 @@ from .graph_pb import AttrValue, GraphDef, NodeDef
 from .summary_pb import (Event, HistogramProto, LogMessage, SessionLog, Summary,
                          SummaryMetadata, TensorProto, TensorShapeProto)
 from . import logging
+from . import nest
 from . import contrib
 from . import distribute
 from . import _namespaces  # noqa: E402 - after every name it re-exports, before compat copies

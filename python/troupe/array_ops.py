@@ -24,6 +24,9 @@ def _tensor(value):
 
 def _int_input(value, what):
     """An int32/int64 tensor or a numpy integer array for an index-like argument."""
+    if isinstance(value, (list, tuple)) and any(
+            isinstance(v, Tensor) or hasattr(v, "_as_graph_element") for v in value):
+        value = convert_to_tensor(value)  # packed, as TensorFlow packs such lists
     if isinstance(value, Tensor) or hasattr(value, "_as_graph_element"):
         tensor = value if isinstance(value, Tensor) else value._as_graph_element()
         if tensor.dtype not in (_dtypes.int32, _dtypes.int64):

@@ -349,6 +349,10 @@ class TensorShape:
         if dims is None:
             self._dims = None
         else:
+            if isinstance(dims, TensorShape):
+                dims = dims.dims or []
+            elif not hasattr(dims, "__iter__"):
+                dims = [dims]  # one dimension, as TensorFlow's TensorShape(8)
             self._dims = [None if d is None or (isinstance(d, int) and d < 0) else int(d)
                           for d in dims]
 
@@ -367,6 +371,13 @@ class TensorShape:
 
     def is_fully_defined(self):
         return self._dims is not None and all(d is not None for d in self._dims)
+
+    def concatenate(self, other):
+        """This shape's dimensions followed by `other`'s; of unknown rank if either is."""
+        other = other if isinstance(other, TensorShape) else TensorShape(other)
+        if self._dims is None or other._dims is None:
+            return TensorShape(None)
+        return TensorShape(list(self._dims) + list(other._dims))
 
     def assert_is_fully_defined(self):
         if not self.is_fully_defined():

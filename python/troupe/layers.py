@@ -409,10 +409,17 @@ class Layer:
         raise NotImplementedError
 
     def __call__(self, inputs, *args, **kwargs):
-        from .variables import global_variables, local_variables
+        from .variables import (get_variable_scope, global_variables, local_variables,
+                                variable_scope)
         if not self.built:
             self.name = self._given_name or _unique_scope(self._base_name)
             before = set(id(v) for v in global_variables() + local_variables())
+            self._outer_scope = get_variable_scope()
+        elif get_variable_scope().name != self._outer_scope.name:
+            # Called again from another variable scope: its variables are where it was built,
+            # as a TensorFlow layer keeps them.
+            with variable_scope(self._outer_scope, reuse=True):
+                return self._apply(inputs, True, *args, **kwargs)
         outputs = self._apply(inputs, self.built, *args, **kwargs)
         if not self.built:
             self._variables = [v for v in global_variables() + local_variables()
@@ -464,6 +471,16 @@ class Dense(Layer):
 
     kernel = property(lambda self: self._variable("kernel"))
     bias = property(lambda self: self._variable("bias"))
+
+    def compute_output_shape(self, input_shape):
+        """The shape of the outputs for inputs of `input_shape`: its last dimension becomes
+        units (ValueError if it is not known, as TensorFlow's)."""
+        from .framework import TensorShape
+        input_shape = TensorShape(input_shape)
+        if input_shape.ndims is None or input_shape.as_list()[-1] is None:
+            raise ValueError("The innermost dimension of input_shape must be defined, but saw: "
+                             "%s" % input_shape)
+        return TensorShape(input_shape.as_list()[:-1] + [self.units])
 
 
 class Conv2D(Layer):

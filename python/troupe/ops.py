@@ -186,6 +186,8 @@ def reshape(tensor, shape, name=None):
 def size(input, name=None, out_type=_dtypes.int32):  # noqa: A002 - TensorFlow's name
     """The number of elements of `input` (a scalar of out_type)."""
     attrs = {"out_type": _dtypes.as_dtype(out_type).as_datatype_enum}
+    if not isinstance(input, Tensor) and not hasattr(input, "_as_graph_element"):
+        input = convert_to_tensor(input)  # a list is one tensor here, not a list argument
     return _make("Size", [input], attrs, name).outputs[0]
 
 

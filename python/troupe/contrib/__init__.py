@@ -1,5 +1,5 @@
 """tf.contrib: the names of it TF1 programs use (contrib.framework, contrib.layers,
-contrib.opt, contrib.rnn, contrib.seq2seq's sequence_loss, contrib.training)."""
+contrib.opt, contrib.rnn, contrib.seq2seq's sequence_loss and decoders, contrib.training)."""
 
 from . import framework  # noqa: F401
 from . import layers  # noqa: F401

@@ -1,11 +1,10 @@
-"""tf.contrib.seq2seq: sequence_loss, the weighted cross entropy of a sequence of logits, as
-TensorFlow 1.x's contrib/seq2seq/python/ops/loss.py computes it. (The decoders, helpers and
-attention wrappers of tf.contrib.seq2seq are not in troupe.)"""
+"""tf.contrib.seq2seq.sequence_loss: the weighted cross entropy of a sequence of logits, as
+TensorFlow 1.x's contrib/seq2seq/python/ops/loss.py computes it."""
 
-from ..framework import Tensor, convert_to_tensor, name_scope
-from ..math_ops import count_nonzero, div_no_nan
-from ..nn import sparse_softmax_cross_entropy_with_logits
-from ..ops import cast, reduce_sum, reshape, shape
+from ...framework import Tensor, convert_to_tensor, name_scope
+from ...math_ops import count_nonzero, div_no_nan
+from ...nn import sparse_softmax_cross_entropy_with_logits
+from ...ops import cast, reduce_sum, reshape, shape
 
 
 def sequence_loss(logits, targets, weights, average_across_timesteps=True,

@@ -1,0 +1,11 @@
+"""tf.contrib.seq2seq: sequence_loss; the Decoder interface, dynamic_decode and BasicDecoder;
+the helpers (Training, GreedyEmbedding, SampleEmbedding, Inference, Custom); tile_batch. (The
+attention wrappers, BeamSearchDecoder, gather_tree and the scheduled-sampling helpers are not
+in troupe.)"""
+
+from .basic_decoder import BasicDecoder, BasicDecoderOutput  # noqa: F401
+from .decoder import Decoder, dynamic_decode  # noqa: F401
+from .helper import (CustomHelper, GreedyEmbeddingHelper, Helper, InferenceHelper,  # noqa: F401
+                     SampleEmbeddingHelper, TrainingHelper)
+from .loss import sequence_loss  # noqa: F401
+from .tile import tile_batch  # noqa: F401

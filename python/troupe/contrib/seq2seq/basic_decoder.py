@@ -1,0 +1,106 @@
+"""tf.contrib.seq2seq.BasicDecoder, as TensorFlow 1.15 defines it: each step calls the cell on
+the helper's inputs, applies output_layer (a tf.layers layer) when given, and asks the helper
+for the step's sample ids and the next inputs. Its outputs are BasicDecoderOutput(rnn_output,
+sample_id)."""
+
+import collections
+
+from ... import nest
+from ...framework import TensorShape, name_scope
+from ...layers import Layer
+from .decoder import Decoder
+from .helper import Helper
+
+__all__ = ["BasicDecoderOutput", "BasicDecoder"]
+
+
+class BasicDecoderOutput(collections.namedtuple("BasicDecoderOutput",
+                                                ("rnn_output", "sample_id"))):
+    pass
+
+
+def _assert_like_rnncell(cell):
+    if not all(hasattr(cell, attr) for attr in ("output_size", "state_size", "zero_state")) \
+            or not callable(cell):
+        raise TypeError("The argument 'cell' (%s) is not an RNNCell: 'output_size' property is "
+                        "missing, 'state_size' property is missing, either 'zero_state' or "
+                        "'get_initial_state' method is required, is not callable." % cell)
+
+
+class BasicDecoder(Decoder):
+    """cell: an RNNCell; helper: a Helper; initial_state: the cell's first state (a structure
+    of tensors); output_layer: an optional tf.layers layer (a Dense projecting to the vocabulary,
+    say) applied to the cell's outputs before they are sampled and emitted."""
+
+    def __init__(self, cell, helper, initial_state, output_layer=None):
+        _assert_like_rnncell(cell)
+        if not isinstance(helper, Helper):
+            raise TypeError("helper must be a Helper, received: %s" % type(helper))
+        if output_layer is not None and not isinstance(output_layer, Layer):
+            raise TypeError("output_layer must be a Layer, received: %s" % type(output_layer))
+        self._cell = cell
+        self._helper = helper
+        self._initial_state = initial_state
+        self._output_layer = output_layer
+
+    @property
+    def batch_size(self):
+        return self._helper.batch_size
+
+    def _rnn_output_size(self):
+        size = self._cell.output_size
+        if self._output_layer is None:
+            return size
+        with_batch = nest.map_structure(lambda s: TensorShape([None]).concatenate(s), size)
+        layer_shape = self._output_layer.compute_output_shape(with_batch)
+        return nest.map_structure(lambda s: TensorShape(s.as_list()[1:]), layer_shape)
+
+    @property
+    def output_size(self):
+        return BasicDecoderOutput(rnn_output=self._rnn_output_size(),
+                                  sample_id=self._helper.sample_ids_shape)
+
+    @property
+    def output_dtype(self):
+        dtype = nest.flatten(self._initial_state)[0].dtype
+        return BasicDecoderOutput(nest.map_structure(lambda _: dtype, self._rnn_output_size()),
+                                  self._helper.sample_ids_dtype)
+
+    def initialize(self, name=None):
+        return self._helper.initialize() + (self._initial_state,)
+
+    def _before_loop(self, inputs, state):
+        """Makes the cell's and the output layer's variables before dynamic_decode's loop:
+        troupe makes no variable inside a loop's body (as dynamic_rnn does for its cell)."""
+        from ...ops import zeros
+        from ...rnn_cell import RNNCell
+        from ...variables import get_variable_scope
+        self._custom_call = not isinstance(self._cell, RNNCell) or \
+            type(self._cell).__call__ is not RNNCell.__call__
+        self._loop_scope = get_variable_scope()
+        outputs = None
+        if self._custom_call:
+            outputs, _ = self._cell(inputs, state)  # makes its variables; never run
+        else:
+            depth = inputs.shape.as_list()[-1] if inputs.shape.ndims else None
+            self._cell._ensure_built(depth, nest.flatten(state)[0].dtype)
+        if self._output_layer is not None and not self._output_layer.built:
+            if outputs is None:
+                outputs = zeros([1, self._cell.output_size],
+                                dtype=nest.flatten(state)[0].dtype)
+            self._output_layer(outputs)
+
+    def step(self, time, inputs, state, name=None):
+        with name_scope(name, "BasicDecoderStep"):
+            if getattr(self, "_custom_call", False):
+                from ...variables import variable_scope
+                with variable_scope(self._loop_scope, reuse=True):
+                    cell_outputs, cell_state = self._cell(inputs, state)
+            else:
+                cell_outputs, cell_state = self._cell(inputs, state)
+            if self._output_layer is not None:
+                cell_outputs = self._output_layer(cell_outputs)
+            sample_ids = self._helper.sample(time=time, outputs=cell_outputs, state=cell_state)
+            finished, next_inputs, next_state = self._helper.next_inputs(
+                time=time, outputs=cell_outputs, state=cell_state, sample_ids=sample_ids)
+        return BasicDecoderOutput(cell_outputs, sample_ids), next_state, next_inputs, finished

@@ -1,0 +1,291 @@
+"""tf.contrib.seq2seq's helpers, as TensorFlow 1.15 defines them: what a BasicDecoder feeds its
+cell at each step, and how it picks the step's sample ids. TrainingHelper reads the given
+inputs (teacher forcing); GreedyEmbeddingHelper and SampleEmbeddingHelper feed the embedding of
+the previous step's argmax or sampled id and finish a sequence at end_token; InferenceHelper and
+CustomHelper take the user's functions. (ScheduledEmbeddingTrainingHelper and
+ScheduledOutputTrainingHelper are not in troupe.)"""
+
+from ... import nest
+from ...control_flow_ops import cond
+from ...dtypes import bool as _bool, int32
+from ...framework import TensorShape, convert_to_tensor, name_scope
+from ...array_ops import tile, transpose
+from ...math_ops import reduce_all
+from ...ops import argmax, cast, equal, reshape, shape, size, zeros_like
+from ...tensor_array_ops import TensorArray
+
+__all__ = ["Helper", "CustomHelper", "TrainingHelper", "GreedyEmbeddingHelper",
+           "SampleEmbeddingHelper", "InferenceHelper"]
+
+
+def _transpose_batch_time(x):
+    """[batch, time, ...] <-> [time, batch, ...]."""
+    x = convert_to_tensor(x)
+    rank = x.shape.ndims
+    if rank is None or rank < 2:
+        raise ValueError("Expected input tensor %s to have rank at least 2, but saw shape: %s"
+                         % (x, x.shape))
+    return transpose(x, [1, 0] + list(range(2, rank)))
+
+
+def _unstack_ta(inp):
+    """A TensorArray of `inp`'s rows (its time steps, for a time-major tensor)."""
+    return TensorArray(dtype=inp.dtype, size=shape(inp)[0],
+                       element_shape=inp.shape[1:]).unstack(inp)
+
+
+class Helper:
+    """The interface BasicDecoder drives: batch_size, sample_ids_shape, sample_ids_dtype,
+    initialize() -> (finished, next_inputs), sample(time, outputs, state) -> sample_ids,
+    next_inputs(time, outputs, state, sample_ids) -> (finished, next_inputs, next_state)."""
+
+    @property
+    def batch_size(self):
+        raise NotImplementedError
+
+    @property
+    def sample_ids_shape(self):
+        raise NotImplementedError
+
+    @property
+    def sample_ids_dtype(self):
+        raise NotImplementedError
+
+    def initialize(self, name=None):
+        raise NotImplementedError
+
+    def sample(self, time, outputs, state, name=None):
+        raise NotImplementedError
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        raise NotImplementedError
+
+
+class CustomHelper(Helper):
+    """A helper of the user's functions: initialize_fn() -> (finished, next_inputs),
+    sample_fn(time, outputs, state) -> sample_ids, next_inputs_fn(time, outputs, state,
+    sample_ids) -> (finished, next_inputs, next_state)."""
+
+    def __init__(self, initialize_fn, sample_fn, next_inputs_fn, sample_ids_shape=None,
+                 sample_ids_dtype=None):
+        self._initialize_fn = initialize_fn
+        self._sample_fn = sample_fn
+        self._next_inputs_fn = next_inputs_fn
+        self._batch_size = None
+        self._sample_ids_shape = TensorShape(sample_ids_shape or [])
+        self._sample_ids_dtype = sample_ids_dtype or int32
+
+    @property
+    def batch_size(self):
+        if self._batch_size is None:
+            raise ValueError("batch_size accessed before initialize was called")
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return self._sample_ids_shape
+
+    @property
+    def sample_ids_dtype(self):
+        return self._sample_ids_dtype
+
+    def initialize(self, name=None):
+        with name_scope(name, "%sInitialize" % type(self).__name__):
+            finished, next_inputs = self._initialize_fn()
+            if self._batch_size is None:
+                self._batch_size = size(finished)
+        return finished, next_inputs
+
+    def sample(self, time, outputs, state, name=None):
+        with name_scope(name, "%sSample" % type(self).__name__):
+            return self._sample_fn(time=time, outputs=outputs, state=state)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        with name_scope(name, "%sNextInputs" % type(self).__name__):
+            return self._next_inputs_fn(time=time, outputs=outputs, state=state,
+                                        sample_ids=sample_ids)
+
+
+class TrainingHelper(Helper):
+    """Feeds the given inputs, one time step after the other (teacher forcing); a sequence
+    finishes after sequence_length steps; sample ids are the argmax of the outputs."""
+
+    def __init__(self, inputs, sequence_length, time_major=False, name=None):
+        with name_scope(name, "TrainingHelper"):
+            inputs = convert_to_tensor(inputs, name="inputs")
+            self._inputs = inputs
+            if not time_major:
+                inputs = nest.map_structure(_transpose_batch_time, inputs)
+            self._input_tas = nest.map_structure(_unstack_ta, inputs)
+            self._sequence_length = convert_to_tensor(sequence_length, name="sequence_length")
+            if self._sequence_length.shape.ndims != 1:
+                raise ValueError("Expected sequence_length to be a vector, but received shape: "
+                                 "%s" % self._sequence_length.shape)
+            self._zero_inputs = nest.map_structure(lambda inp: zeros_like(inp[0, :]), inputs)
+            self._batch_size = size(sequence_length)
+
+    @property
+    def inputs(self):
+        return self._inputs
+
+    @property
+    def sequence_length(self):
+        return self._sequence_length
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return TensorShape([])
+
+    @property
+    def sample_ids_dtype(self):
+        return int32
+
+    def initialize(self, name=None):
+        with name_scope(name, "TrainingHelperInitialize"):
+            finished = equal(0, self._sequence_length)
+            next_inputs = cond(reduce_all(finished), lambda: self._zero_inputs,
+                               lambda: nest.map_structure(lambda inp: inp.read(0),
+                                                          self._input_tas))
+            return finished, next_inputs
+
+    def sample(self, time, outputs, name=None, **unused_kwargs):
+        with name_scope(name, "TrainingHelperSample"):
+            return cast(argmax(outputs, axis=-1), int32)
+
+    def next_inputs(self, time, outputs, state, name=None, **unused_kwargs):
+        with name_scope(name, "TrainingHelperNextInputs"):
+            next_time = time + 1
+            finished = next_time >= self._sequence_length
+            next_inputs = cond(reduce_all(finished), lambda: self._zero_inputs,
+                               lambda: nest.map_structure(lambda inp: inp.read(next_time),
+                                                          self._input_tas))
+            return finished, next_inputs, state
+
+
+class GreedyEmbeddingHelper(Helper):
+    """Feeds the embedding of the previous step's argmax id, from start_tokens on; a sequence
+    finishes when it emits end_token. `embedding` is the params of embedding_lookup or a
+    function of the ids."""
+
+    def __init__(self, embedding, start_tokens, end_token):
+        if callable(embedding):
+            self._embedding_fn = embedding
+        else:
+            from ...nn import embedding_lookup
+            self._embedding_fn = lambda ids: embedding_lookup(embedding, ids)
+        self._start_tokens = convert_to_tensor(start_tokens, dtype=int32, name="start_tokens")
+        self._end_token = convert_to_tensor(end_token, dtype=int32, name="end_token")
+        if self._start_tokens.shape.ndims != 1:
+            raise ValueError("start_tokens must be a vector")
+        self._batch_size = size(start_tokens)
+        if self._end_token.shape.ndims != 0:
+            raise ValueError("end_token must be a scalar")
+        self._start_inputs = self._embedding_fn(self._start_tokens)
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return TensorShape([])
+
+    @property
+    def sample_ids_dtype(self):
+        return int32
+
+    def initialize(self, name=None):
+        finished = tile(convert_to_tensor([False], dtype=_bool), [self._batch_size])
+        return finished, self._start_inputs
+
+    def sample(self, time, outputs, state, name=None):
+        _check_single_tensor(outputs)
+        return argmax(outputs, axis=-1, output_type=int32)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        finished = equal(sample_ids, self._end_token)
+        next_inputs = cond(reduce_all(finished), lambda: self._start_inputs,
+                           lambda: self._embedding_fn(sample_ids))
+        return finished, next_inputs, state
+
+
+def _check_single_tensor(outputs):
+    from ...framework import Tensor
+    if not isinstance(outputs, Tensor):
+        raise TypeError("Expected outputs to be a single Tensor, got: %s" % type(outputs))
+
+
+def categorical_sample(logits, dtype=int32, sample_shape=(), seed=None):
+    """Ids drawn from the categorical distributions of `logits` [..., classes], of shape
+    sample_shape + logits' batch shape, as TensorFlow 1.15's helper draws them."""
+    from ...array_ops import concat
+    from ...ops import reduce_prod
+    from ...random_ops import multinomial
+    logits = convert_to_tensor(logits, name="logits")
+    event_size = shape(logits)[-1]
+    batch_shape = shape(logits)[:-1]
+    sample_shape = convert_to_tensor(sample_shape, dtype=int32, name="sample_shape")
+    draws = multinomial(reshape(logits, [-1, event_size]), reduce_prod(sample_shape), seed=seed)
+    draws = reshape(transpose(draws), concat([sample_shape, batch_shape], 0))
+    return cast(draws, dtype)
+
+
+class SampleEmbeddingHelper(GreedyEmbeddingHelper):
+    """GreedyEmbeddingHelper that draws each step's id from the softmax of the outputs (divided
+    by softmax_temperature when given) instead of taking the argmax."""
+
+    def __init__(self, embedding, start_tokens, end_token, softmax_temperature=None,
+                 seed=None):
+        super().__init__(embedding, start_tokens, end_token)
+        self._softmax_temperature = softmax_temperature
+        self._seed = seed
+
+    def sample(self, time, outputs, state, name=None):
+        _check_single_tensor(outputs)
+        logits = outputs if self._softmax_temperature is None else \
+            outputs / self._softmax_temperature
+        return categorical_sample(logits=logits, seed=self._seed)
+
+
+class InferenceHelper(Helper):
+    """Samples with sample_fn(outputs), finishes where end_fn(sample_ids) holds, and feeds
+    next_inputs_fn(sample_ids) (the ids themselves without one), from start_inputs on."""
+
+    def __init__(self, sample_fn, sample_shape, sample_dtype, start_inputs, end_fn,
+                 next_inputs_fn=None):
+        self._sample_fn = sample_fn
+        self._end_fn = end_fn
+        self._sample_shape = TensorShape(sample_shape)
+        self._sample_dtype = sample_dtype
+        self._next_inputs_fn = next_inputs_fn
+        self._start_inputs = convert_to_tensor(start_inputs, name="start_inputs")
+        self._batch_size = shape(self._start_inputs)[0]
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return self._sample_shape
+
+    @property
+    def sample_ids_dtype(self):
+        return self._sample_dtype
+
+    def initialize(self, name=None):
+        finished = tile(convert_to_tensor([False], dtype=_bool), [self._batch_size])
+        return finished, self._start_inputs
+
+    def sample(self, time, outputs, state, name=None):
+        return self._sample_fn(outputs)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        finished = self._end_fn(sample_ids)
+        next_inputs = sample_ids if self._next_inputs_fn is None else \
+            self._next_inputs_fn(sample_ids)
+        return finished, next_inputs, state
