@@ -346,11 +346,13 @@ class TensorShape:
     """A possibly partial shape: `dims` (None for an unknown rank), entries None when unknown."""
 
     def __init__(self, dims):
+        if isinstance(dims, TensorShape) and dims.dims is None:
+            dims = None
         if dims is None:
             self._dims = None
         else:
             if isinstance(dims, TensorShape):
-                dims = dims.dims or []
+                dims = dims.dims
             elif not hasattr(dims, "__iter__"):
                 dims = [dims]  # one dimension, as TensorFlow's TensorShape(8)
             self._dims = [None if d is None or (isinstance(d, int) and d < 0) else int(d)

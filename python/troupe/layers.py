@@ -117,6 +117,7 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
             flat = matmul(reshape(inputs, [-1, depth]), kernel)
             from .array_ops import concat
             outputs = reshape(flat, concat([shape(inputs)[:-1], [int(units)]], 0))
+            outputs.set_shape(inputs.shape.as_list()[:-1] + [int(units)])  # as tensordot's
         if bias is not None:
             outputs = bias_add(outputs, bias)
         if activation is not None:
@@ -417,9 +418,18 @@ class Layer:
             self._outer_scope = get_variable_scope()
         elif get_variable_scope().name != self._outer_scope.name:
             # Called again from another variable scope: its variables are where it was built,
-            # as a TensorFlow layer keeps them.
-            with variable_scope(self._outer_scope, reuse=True):
-                return self._apply(inputs, True, *args, **kwargs)
+            # as a TensorFlow layer keeps them. Re-entering that scope must not restart the
+            # numbering of the layers made in it (a later tf.layers.dense there is dense_1).
+            from .framework import get_default_graph
+            counts = get_default_graph().__dict__.get("_layer_name_counts")
+            saved = dict(counts) if counts is not None else None
+            try:
+                with variable_scope(self._outer_scope, reuse=True):
+                    return self._apply(inputs, True, *args, **kwargs)
+            finally:
+                if saved is not None:
+                    counts.clear()
+                    counts.update(saved)
         outputs = self._apply(inputs, self.built, *args, **kwargs)
         if not self.built:
             self._variables = [v for v in global_variables() + local_variables()
@@ -477,6 +487,8 @@ class Dense(Layer):
         units (ValueError if it is not known, as TensorFlow's)."""
         from .framework import TensorShape
         input_shape = TensorShape(input_shape)
+        if input_shape.ndims is not None and input_shape.ndims < 2:
+            raise ValueError("Shape %s must have rank at least 2" % input_shape)
         if input_shape.ndims is None or input_shape.as_list()[-1] is None:
             raise ValueError("The innermost dimension of input_shape must be defined, but saw: "
                              "%s" % input_shape)

@@ -4,6 +4,7 @@ and packed back under the keys of the structure given; strings, tensors, TensorA
 other object are leaves. `expand_composites` is accepted and must be False (composite tensors
 are leaves here)."""
 
+import collections as _collections
 import collections.abc as _abc
 
 __all__ = ["assert_same_structure", "flatten", "is_nested", "map_structure",
@@ -11,10 +12,12 @@ __all__ = ["assert_same_structure", "flatten", "is_nested", "map_structure",
 
 
 def is_nested(seq):
-    """Whether `seq` is a sequence nest treats as one (not a string): a list, tuple or dict."""
+    """Whether nest treats `seq` as a structure: a sequence that is not a string (list, tuple,
+    namedtuple, range, deque, ...), a mapping (dict, OrderedDict, defaultdict, ...) or a
+    mapping view, as TensorFlow's."""
     if isinstance(seq, (str, bytes)):
         return False
-    return isinstance(seq, (list, tuple, _abc.Mapping))
+    return isinstance(seq, (_abc.Sequence, _abc.Mapping, _abc.MappingView))
 
 
 is_sequence = is_nested  # TF 1.x's older name
@@ -42,7 +45,14 @@ def _sequence_like(instance, items):
     """A sequence of `instance`'s type holding `items` (for a dict: by its sorted keys)."""
     if isinstance(instance, _abc.Mapping):
         by_key = dict(zip(_sorted_keys(instance), items))
+        if isinstance(instance, _collections.defaultdict):
+            result = _collections.defaultdict(instance.default_factory)
+            for key in instance:
+                result[key] = by_key[key]
+            return result
         return type(instance)((key, by_key[key]) for key in instance)
+    if isinstance(instance, _abc.MappingView) or isinstance(instance, range):
+        return list(items)
     if isinstance(instance, tuple) and hasattr(instance, "_fields"):
         return type(instance)(*items)
     return type(instance)(items)
@@ -56,41 +66,68 @@ def flatten(structure, expand_composites=False):
     return [leaf for child in _children(structure) for leaf in flatten(child)]
 
 
-def _assert_same(a, b, check_types):
+def _describe(value):
+    return "type=%s str=%s" % (type(value).__name__, value)
+
+
+def _is_namedtuple(value):
+    return isinstance(value, tuple) and hasattr(value, "_fields")
+
+
+def _structure_error(a, b, check_types):
+    """Why `a` and `b` differ, as (error class, message), or None: TensorFlow's checks and
+    messages (python/util/util.cc), element by element."""
     if is_nested(a) != is_nested(b):
-        raise ValueError(
-            "The two structures don't have the same nested structure.\n\nFirst structure: "
-            "%s\n\nSecond structure: %s\n\nMore specifically: Substructure \"%s\" is a sequence, "
-            "while substructure \"%s\" is not" % ((a, b, a, b) if is_nested(a) else
-                                                   (a, b, b, a)))
+        seq, other = (a, b) if is_nested(a) else (b, a)
+        return ValueError, ("Substructure \"%s\" is a sequence, while substructure \"%s\" is "
+                            "not" % (_describe(seq), _describe(other)))
     if not is_nested(a):
-        return
-    if check_types and type(a) is not type(b):
-        # A namedtuple and another namedtuple of the same name and fields match, as in TF.
-        same_namedtuple = (hasattr(a, "_fields") and hasattr(b, "_fields") and
-                           type(a).__name__ == type(b).__name__ and a._fields == b._fields)
-        if not same_namedtuple:
-            raise TypeError("The two structures don't have the same sequence type. Input "
-                            "structure has type %s, while shallow structure has type %s."
-                            % (type(a), type(b)))
-    if isinstance(a, _abc.Mapping) and set(a) != set(b):
-        raise ValueError("The two dictionaries don't have the same set of keys. First "
-                         "structure has keys %s, while second structure has keys %s."
-                         % (sorted(a), sorted(b)))
+        return None
+    if check_types:
+        if _is_namedtuple(a) and _is_namedtuple(b):
+            same = type(a).__name__ == type(b).__name__ and a._fields == b._fields
+        else:
+            same = (type(a) is type(b) or (isinstance(a, list) and isinstance(b, list)) or
+                    (isinstance(a, _abc.Mapping) and isinstance(b, _abc.Mapping)))
+        if not same:
+            return TypeError, ("The two namedtuples don't have the same sequence type. First "
+                               "structure %s has type %s, while second structure %s has type %s"
+                               % (_describe(a), type(a).__name__, _describe(b),
+                                  type(b).__name__))
+        if isinstance(a, _abc.Mapping) and set(a) != set(b):
+            return ValueError, ("The two dictionaries don't have the same set of keys. First "
+                                "structure has keys %s, while second structure has keys %s"
+                                % (_describe(list(a)), _describe(list(b))))
     ca, cb = _children(a), _children(b)
-    if len(ca) != len(cb):
-        raise ValueError("The two structures don't have the same number of elements.\n\nFirst "
-                         "structure (%d elements): %s\n\nSecond structure (%d elements): %s"
-                         % (len(flatten(a)), a, len(flatten(b)), b))
     for x, y in zip(ca, cb):
-        _assert_same(x, y, check_types)
+        error = _structure_error(x, y, check_types)
+        if error is not None:
+            return error
+    if len(ca) != len(cb):
+        return ValueError, ("The two structures don't have the same number of elements. First "
+                            "structure: %s. Second structure: %s" % (_describe(a), _describe(b)))
+    return None
+
+
+class _Dot:
+    def __repr__(self):
+        return "."
 
 
 def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
-    """ValueError if the two differ in nesting or number of elements; TypeError (with
-    check_types) if a sequence of one has another type than the other's."""
+    """ValueError if the two differ in nesting or number of elements (or, with check_types, a
+    dict's keys); TypeError (with check_types) if a sequence of one has another type than the
+    other's. Lists of any list type match, as mappings of any mapping type do."""
     _no_composites(expand_composites)
-    _assert_same(nest1, nest2, check_types)
+    error = _structure_error(nest1, nest2, check_types)
+    if error is None:
+        return
+    kind, message = error
+    dots = [map_structure(lambda _: _Dot(), n) for n in (nest1, nest2)]
+    raise kind("The two structures don't have the same nested structure.\n\nFirst structure: "
+               "%s\n\nSecond structure: %s\n\nMore specifically: %s\nEntire first "
+               "structure:\n%s\nEntire second structure:\n%s"
+               % (_describe(nest1), _describe(nest2), message, dots[0], dots[1]))
 
 
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):

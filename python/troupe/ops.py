@@ -188,6 +188,9 @@ def size(input, name=None, out_type=_dtypes.int32):  # noqa: A002 - TensorFlow's
     attrs = {"out_type": _dtypes.as_dtype(out_type).as_datatype_enum}
     if not isinstance(input, Tensor) and not hasattr(input, "_as_graph_element"):
         input = convert_to_tensor(input)  # a list is one tensor here, not a list argument
+    if isinstance(input, Tensor) and input.shape.is_fully_defined():
+        # A constant, as TensorFlow's size_internal(optimize=True) gives for a known shape.
+        return constant(input.shape.num_elements(), dtype=out_type, name=name or "Size")
     return _make("Size", [input], attrs, name).outputs[0]
 
 
@@ -215,8 +218,13 @@ def shape(input, name=None, out_type=_dtypes.int32):  # noqa: A002
 
 def fill(dims, value, name=None):
     g = _graph_of(dims, value)
-    return _t(_troupe.fill(_scope(g, name), _input(dims, g, "fill dims", _dtypes.int32),
-                           _input(value, g, "fill value")), g)
+    result = _t(_troupe.fill(_scope(g, name), _input(dims, g, "fill dims", _dtypes.int32),
+                             _input(value, g, "fill value")), g)
+    if isinstance(dims, Tensor) and dims.op.type == "Shape":
+        # Dims that are a tensor's shape: its static shape, as TensorFlow's shape function
+        # reads it through the Shape op.
+        result.set_shape(dims.op.inputs[0].shape)
+    return result
 
 
 def _filled(shape, value, dtype, name):

@@ -283,3 +283,63 @@ def test_nest_flattens_and_packs_as_tensorflow():
         tf.nest.map_structure(lambda x: x)
     with pytest.raises(ValueError, match="Only valid keyword arguments"):
         tf.nest.map_structure(lambda x: x, (1,), bogus=True)
+
+
+def test_decoded_outputs_keep_their_static_shapes():
+    inputs = tf.zeros([3, 4, 2])
+    cell = tf.nn.rnn_cell.BasicLSTMCell(6)
+    decoder = seq2seq.BasicDecoder(cell, seq2seq.TrainingHelper(inputs, [4, 2, 3]),
+                                   cell.zero_state(3, tf.float32),
+                                   output_layer=tf.layers.Dense(V))
+    outputs, _, lengths = seq2seq.dynamic_decode(decoder)
+    assert outputs.rnn_output.shape.as_list() == [3, None, V]
+    assert outputs.sample_id.shape.as_list() == [3, None]
+    assert lengths.shape.as_list() == [3]
+    # So a projection after decoding, as TF1 programs write it, builds.
+    no_layer = seq2seq.BasicDecoder(cell, seq2seq.TrainingHelper(inputs, [4, 2, 3]),
+                                    cell.zero_state(3, tf.float32))
+    raw, _, _ = seq2seq.dynamic_decode(no_layer, output_time_major=True)
+    assert raw.rnn_output.shape.as_list() == [None, 3, 6]
+    assert tf.layers.dense(raw.rnn_output, 4).shape.as_list() == [None, 3, 4]
+
+
+def test_a_layer_called_from_another_scope_keeps_its_variables_and_the_numbering():
+    with tf.variable_scope("a"):
+        first = tf.layers.Dense(3)
+        h = first(tf.zeros([1, 2]))
+        with tf.variable_scope("sub"):
+            first(tf.zeros([1, 2]))
+        tf.layers.dense(h, 3)
+    names = sorted(v.op.name for v in tf.global_variables())
+    assert names == ["a/dense/bias", "a/dense/kernel", "a/dense_1/bias", "a/dense_1/kernel"]
+
+
+def test_nest_follows_tensorflows_sequence_and_mapping_rules():
+    import collections as c
+    # Any mapping matches any mapping, any list type any list type; keys only with check_types.
+    tf.nest.assert_same_structure({"a": 1, "b": 2}, c.OrderedDict([("b", 3), ("a", 4)]))
+    tf.nest.assert_same_structure({"a": 1}, {"b": 1}, check_types=False)
+    with pytest.raises(ValueError, match="don't have the same set of keys"):
+        tf.nest.assert_same_structure({"a": 1}, {"b": 1})
+    # Sequences that are not strings are structures; ranges and views pack back as lists.
+    assert tf.nest.flatten(range(3)) == [0, 1, 2]
+    assert tf.nest.flatten({"b": 1, "a": 2}.values()) == [1, 2]
+    assert tf.nest.pack_sequence_as(range(2), ["x", "y"]) == ["x", "y"]
+    d = c.defaultdict(list, {"k": 1})
+    packed = tf.nest.map_structure(lambda v: v + 1, d)
+    assert isinstance(packed, c.defaultdict) and packed["k"] == 2 and packed["new"] == []
+    # TensorFlow's messages: the whole structures, then what differs, then their outlines.
+    with pytest.raises(ValueError) as error:
+        tf.nest.assert_same_structure((((1, 2), 3), 4, (5, 6)), ("spam", "eggs"))
+    message = str(error.value)
+    assert message.startswith("The two structures don't have the same nested structure.")
+    assert "More specifically: Substructure \"type=tuple str=((1, 2), 3)\" is a sequence, " \
+        "while substructure \"type=str str=spam\" is not" in message
+    assert "Entire first structure:\n(((., .), .), ., (., .))" in message
+    with pytest.raises(TypeError, match="don't have the same sequence type"):
+        tf.nest.assert_same_structure((1, 2), [1, 2])
+    assert tf.TensorShape(tf.TensorShape(None)).ndims is None
+    assert tf.TensorShape(8).as_list() == [8]
+    assert tf.size(tf.zeros([2, 3])).op.type == "Const"
+    with pytest.raises(ValueError, match="must have rank at least 2"):
+        tf.layers.Dense(3).compute_output_shape([4])

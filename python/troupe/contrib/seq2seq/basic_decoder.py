@@ -20,11 +20,19 @@ class BasicDecoderOutput(collections.namedtuple("BasicDecoderOutput",
 
 
 def _assert_like_rnncell(cell):
-    if not all(hasattr(cell, attr) for attr in ("output_size", "state_size", "zero_state")) \
-            or not callable(cell):
-        raise TypeError("The argument 'cell' (%s) is not an RNNCell: 'output_size' property is "
-                        "missing, 'state_size' property is missing, either 'zero_state' or "
-                        "'get_initial_state' method is required, is not callable." % cell)
+    """TypeError naming what `cell` lacks to be used as an RNNCell, as TensorFlow's."""
+    problems = []
+    if not hasattr(cell, "output_size"):
+        problems.append("'output_size' property is missing")
+    if not hasattr(cell, "state_size"):
+        problems.append("'state_size' property is missing")
+    if not (hasattr(cell, "zero_state") or hasattr(cell, "get_initial_state")):
+        problems.append("either 'zero_state' or 'get_initial_state' method is required")
+    if not callable(cell):
+        problems.append("is not callable")
+    if problems:
+        raise TypeError("The argument %r (%s) is not an RNNCell: %s." % ("cell", cell,
+                                                                       ", ".join(problems)))
 
 
 class BasicDecoder(Decoder):

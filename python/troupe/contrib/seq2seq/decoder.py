@@ -77,12 +77,10 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
     """Decodes with `decoder` until every sequence is finished or maximum_iterations steps ran.
     With impute_finished, a finished sequence's outputs are zeros and its state is kept from
     the step it finished. Outputs are batch major unless output_time_major. Returns
-    (final_outputs, final_state, final_sequence_lengths)."""
+    (final_outputs, final_state, final_sequence_lengths). Other keyword arguments are for
+    TensorFlow 2's BaseDecoder and, as in TensorFlow 1.15 for a Decoder, ignored."""
     if not isinstance(decoder, Decoder):
         raise TypeError("Expected decoder to be type Decoder, but saw: %s" % type(decoder))
-    if kwargs:
-        raise TypeError("dynamic_decode got unexpected keyword arguments: %s"
-                        % ", ".join(sorted(kwargs)))
     with variable_scope(scope, "decoder"):
         if maximum_iterations is not None:
             maximum_iterations = convert_to_tensor(maximum_iterations, dtype=int32,
@@ -109,6 +107,7 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
 
         initial_outputs_ta = nest.map_structure(create_ta, decoder.output_size,
                                                 decoder.output_dtype)
+        emitted_shapes = []  # each output's static shape in a step, seen while tracing it
 
         def condition(unused_time, unused_outputs_ta, unused_state, unused_inputs, finished,
                       unused_sequence_lengths):
@@ -141,6 +140,7 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
             else:
                 emit = next_outputs
                 next_state = decoder_state
+            emitted_shapes[:] = [out.shape for out in nest.flatten(emit)]
             outputs_ta = nest.map_structure(lambda ta, out: ta.write(time, out), outputs_ta,
                                             emit)
             return (time + 1, outputs_ta, next_state, next_inputs, next_finished,
@@ -153,7 +153,14 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
                             parallel_iterations=parallel_iterations,
                             maximum_iterations=maximum_iterations, swap_memory=swap_memory)
         final_outputs_ta, final_state, final_sequence_lengths = result[1], result[2], result[5]
+        final_sequence_lengths.set_shape(initial_finished.shape)
         final_outputs = nest.map_structure(lambda ta: ta.stack(), final_outputs_ta)
+        # The static shape of the steps' outputs, as TensorFlow's TensorArray keeps it.
+        flat_outputs = nest.flatten(final_outputs)
+        for out, step_shape in zip(flat_outputs, emitted_shapes):
+            if step_shape.ndims is not None:
+                out.set_shape(TensorShape([None]).concatenate(step_shape))
+        final_outputs = nest.pack_sequence_as(final_outputs, flat_outputs)
         try:
             final_outputs, final_state = decoder.finalize(final_outputs, final_state,
                                                           final_sequence_lengths)

@@ -19,13 +19,18 @@ __all__ = ["Helper", "CustomHelper", "TrainingHelper", "GreedyEmbeddingHelper",
 
 
 def _transpose_batch_time(x):
-    """[batch, time, ...] <-> [time, batch, ...]."""
+    """[batch, time, ...] <-> [time, batch, ...]; x itself when its rank is below 2."""
+    from ...array_ops import concat, range as range_, rank as rank_of
     x = convert_to_tensor(x)
     rank = x.shape.ndims
-    if rank is None or rank < 2:
-        raise ValueError("Expected input tensor %s to have rank at least 2, but saw shape: %s"
-                         % (x, x.shape))
-    return transpose(x, [1, 0] + list(range(2, rank)))
+    if rank is not None and rank < 2:
+        return x
+    if rank is None:
+        return transpose(x, concat(([1, 0], range_(2, rank_of(x))), 0))
+    dims = x.shape.as_list()
+    transposed = transpose(x, [1, 0] + list(range(2, rank)))
+    transposed.set_shape([dims[1], dims[0]] + dims[2:])
+    return transposed
 
 
 def _unstack_ta(inp):
