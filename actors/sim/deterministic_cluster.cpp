@@ -199,9 +199,8 @@ Status DeterministicCluster::freeze(const std::string& job, int index,
   auto& until = frozen_until_[{job, index}];
   until = std::max(until, clock().now() + duration);
   freezes_.push_back({{job, index}, now(), until - started_});
-  record(fmt::format("t={} freeze {} for {} ms",
-                     std::chrono::duration_cast<std::chrono::microseconds>(now()).count(),
-                     DeviceName::task_name(job, index), duration.count()));
+  record(fmt::format("t={} freeze {} for {} ms", now_us(), DeviceName::task_name(job, index),
+                     duration.count()));
   return Status::OK();
 }
 
@@ -210,9 +209,8 @@ Status DeterministicCluster::partition(const std::string& job, int index,
   TROUPE_RETURN_IF_ERROR(this->task(job, index).status());
   auto& until = cut_until_[{job, index}];
   until = std::max(until, clock().now() + duration);
-  record(fmt::format("t={} cut {} off for {} ms",
-                     std::chrono::duration_cast<std::chrono::microseconds>(now()).count(),
-                     DeviceName::task_name(job, index), duration.count()));
+  record(fmt::format("t={} cut {} off for {} ms", now_us(), DeviceName::task_name(job, index),
+                     duration.count()));
   return Status::OK();
 }
 
@@ -303,6 +301,10 @@ std::chrono::nanoseconds DeterministicCluster::now() const {
   return clock().now() - started_;
 }
 
+int64_t DeterministicCluster::now_us() const {
+  return std::chrono::duration_cast<std::chrono::microseconds>(now()).count();
+}
+
 void DeterministicCluster::hash_bytes(const void* data, size_t size) {
   for (size_t i = 0; i < size; ++i) {
     hash_ ^= static_cast<const unsigned char*>(data)[i];
@@ -328,10 +330,9 @@ void DeterministicCluster::record_hop(caf::abstract_actor& receiver,
   hash_value(receiver.id());
   hash_value(what_of(element));
   if (options_.keep_trace) {
-    trace_.push_back(fmt::format(
-        "t={} {} -> {}: {}", std::chrono::duration_cast<std::chrono::microseconds>(now()).count(),
-        element.sender ? name_of(element.sender->id()) : "anonymous", name_of(receiver.id()),
-        describe(element)));
+    trace_.push_back(fmt::format("t={} {} -> {}: {}", now_us(),
+                                 element.sender ? name_of(element.sender->id()) : "anonymous",
+                                 name_of(receiver.id()), describe(element)));
   }
 }
 
@@ -373,8 +374,7 @@ bool DeterministicCluster::advance(caf::actor_clock::time_point until, bool jump
   // A timer that is due fires before the next message.
   if (clock.has_pending_timeout() && clock.schedule().begin()->first <= clock.now()) {
     clock.trigger_timeout();
-    record(fmt::format("t={} timer",
-                       std::chrono::duration_cast<std::chrono::microseconds>(now()).count()));
+    record(fmt::format("t={} timer", now_us()));
     time_moved();
     return true;
   }
@@ -385,12 +385,10 @@ bool DeterministicCluster::advance(caf::actor_clock::time_point until, bool jump
     if (!jump || !next || *next > until) return false;
     if (!clock.has_pending_timeout() || *next < clock.schedule().begin()->first) {
       clock.current_time = *next;
-      record(fmt::format("t={} a freeze or a cut ends",
-                         std::chrono::duration_cast<std::chrono::microseconds>(now()).count()));
+      record(fmt::format("t={} a freeze or a cut ends", now_us()));
     } else {
       clock.trigger_timeout();
-      record(fmt::format("t={} timer",
-                         std::chrono::duration_cast<std::chrono::microseconds>(now()).count()));
+      record(fmt::format("t={} timer", now_us()));
     }
     time_moved();
     return true;
@@ -403,9 +401,8 @@ bool DeterministicCluster::advance(caf::actor_clock::time_point until, bool jump
   if (next != nullptr && crosses_cut(*next, *actor)) {
     if (caf::mailbox_element_ptr held = take_out(*actor, next)) {
       ++held_count_;
-      record(fmt::format("t={} held: {} -> {}: {}",
-                         std::chrono::duration_cast<std::chrono::microseconds>(now()).count(),
-                         name_of(next->sender->id()), name_of(actor->id()), describe(*next)));
+      record(fmt::format("t={} held: {} -> {}: {}", now_us(), name_of(next->sender->id()),
+                         name_of(actor->id()), describe(*next)));
       held_.push_back({caf::strong_actor_ptr{actor->ctrl()}, std::move(held)});
       return true;
     }

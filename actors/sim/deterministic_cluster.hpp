@@ -199,6 +199,7 @@ class DeterministicCluster {
   void hash_bytes(const void* data, size_t size);
   void hash_value(uint64_t value);
   std::string name_of(caf::actor_id id) const;
+  int64_t now_us() const;  // now(), in microseconds: the time a trace line shows
   caf::detail::test_actor_clock& clock() const;
   bool frozen(caf::resumable* job) const;
   // The index in the coordinator's queue of a job the seed picks among those not frozen; the

@@ -66,6 +66,27 @@ class Helper:
         raise NotImplementedError
 
 
+class _IdHelper(Helper):
+    """A helper whose sample ids are int32 scalars and whose batch size it knows from the
+    start (self._batch_size)."""
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return TensorShape([])
+
+    @property
+    def sample_ids_dtype(self):
+        return int32
+
+
+def _none_finished(batch_size):
+    return tile(convert_to_tensor([False], dtype=_bool), [batch_size])
+
+
 class CustomHelper(Helper):
     """A helper of the user's functions: initialize_fn() -> (finished, next_inputs),
     sample_fn(time, outputs, state) -> sample_ids, next_inputs_fn(time, outputs, state,
@@ -111,7 +132,7 @@ class CustomHelper(Helper):
                                         sample_ids=sample_ids)
 
 
-class TrainingHelper(Helper):
+class TrainingHelper(_IdHelper):
     """Feeds the given inputs, one time step after the other (teacher forcing); a sequence
     finishes after sequence_length steps; sample ids are the argmax of the outputs."""
 
@@ -137,18 +158,6 @@ class TrainingHelper(Helper):
     def sequence_length(self):
         return self._sequence_length
 
-    @property
-    def batch_size(self):
-        return self._batch_size
-
-    @property
-    def sample_ids_shape(self):
-        return TensorShape([])
-
-    @property
-    def sample_ids_dtype(self):
-        return int32
-
     def initialize(self, name=None):
         with name_scope(name, "TrainingHelperInitialize"):
             finished = equal(0, self._sequence_length)
@@ -171,7 +180,7 @@ class TrainingHelper(Helper):
             return finished, next_inputs, state
 
 
-class GreedyEmbeddingHelper(Helper):
+class GreedyEmbeddingHelper(_IdHelper):
     """Feeds the embedding of the previous step's argmax id, from start_tokens on; a sequence
     finishes when it emits end_token. `embedding` is the params of embedding_lookup or a
     function of the ids."""
@@ -191,21 +200,8 @@ class GreedyEmbeddingHelper(Helper):
             raise ValueError("end_token must be a scalar")
         self._start_inputs = self._embedding_fn(self._start_tokens)
 
-    @property
-    def batch_size(self):
-        return self._batch_size
-
-    @property
-    def sample_ids_shape(self):
-        return TensorShape([])
-
-    @property
-    def sample_ids_dtype(self):
-        return int32
-
     def initialize(self, name=None):
-        finished = tile(convert_to_tensor([False], dtype=_bool), [self._batch_size])
-        return finished, self._start_inputs
+        return _none_finished(self._batch_size), self._start_inputs
 
     def sample(self, time, outputs, state, name=None):
         _check_single_tensor(outputs)
@@ -283,8 +279,7 @@ class InferenceHelper(Helper):
         return self._sample_dtype
 
     def initialize(self, name=None):
-        finished = tile(convert_to_tensor([False], dtype=_bool), [self._batch_size])
-        return finished, self._start_inputs
+        return _none_finished(self._batch_size), self._start_inputs
 
     def sample(self, time, outputs, state, name=None):
         return self._sample_fn(outputs)
