@@ -143,8 +143,27 @@ StatusOr<const Node*> Graph::add_node(NodeDef def) {
     }
     input_dtypes.push_back(actual);
     input_shapes.push_back(src.output_shape(index));
-    const AttrValue* value = src.op_name() == "Const" ? src.def().find_attr("value") : nullptr;
-    input_values.push_back(value != nullptr ? &value->get<Tensor>() : nullptr);
+    input_values.push_back(src.known_value());
+  }
+  // A Pack of known integer scalars has a known value too (at most 64 of them: a shape).
+  if (def.op == "Pack" && !input_values.empty() && input_values.size() <= 64) {
+    bool known = true;
+    for (const Tensor* value : input_values) {
+      known = known && value != nullptr && value->rank() == 0 &&
+              (value->dtype() == DataType::kInt32 || value->dtype() == DataType::kInt64);
+    }
+    if (known) {
+      Tensor packed(input_values[0]->dtype(),
+                    TensorShape({static_cast<int64_t>(input_values.size())}));
+      for (size_t i = 0; i < input_values.size(); ++i) {
+        if (packed.dtype() == DataType::kInt32) {
+          packed.data<int32_t>()[i] = input_values[i]->scalar<int32_t>();
+        } else {
+          packed.data<int64_t>()[i] = input_values[i]->scalar<int64_t>();
+        }
+      }
+      node->packed_value_ = std::move(packed);
+    }
   }
 
   InferenceContext context(def, std::move(input_dtypes), std::move(input_shapes),
@@ -159,6 +178,12 @@ StatusOr<const Node*> Graph::add_node(NodeDef def) {
   ids_by_name_.emplace(node->def_.name, node->id_);
   nodes_.push_back(std::move(node));
   return nodes_.back().get();
+}
+
+const Tensor* Node::known_value() const {
+  if (packed_value_) return &*packed_value_;
+  const AttrValue* value = op_name() == "Const" ? def_.find_attr("value") : nullptr;
+  return value != nullptr ? &value->get<Tensor>() : nullptr;
 }
 
 StatusOr<Graph> Graph::create(const GraphDef& def, const OpRegistry& registry) {

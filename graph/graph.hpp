@@ -70,6 +70,10 @@ class Node {
   DataType output_type(int i) const { return signature_.output_types[i]; }
   bool output_is_ref(int i) const { return signature_.output_is_ref[i]; }
   const PartialShape& output_shape(int i) const { return output_shapes_[i]; }
+  // Output 0's value when it is known before anything runs: a Const's, or a Pack's of known
+  // integer scalars (a shape written as a list, [batch, 2] with batch a constant), as
+  // TensorFlow's shape inference evaluates them. nullptr otherwise.
+  const Tensor* known_value() const;
 
  private:
   friend class Graph;
@@ -81,6 +85,7 @@ class Node {
   std::vector<Edge> inputs_;
   std::vector<int> control_inputs_;
   std::vector<PartialShape> output_shapes_;
+  std::optional<Tensor> packed_value_;  // a Pack's known value
 };
 
 class Graph {

@@ -31,6 +31,7 @@ void register_sequence_kernels(KernelRegistry& registry);
 void register_conv_kernels(KernelRegistry& registry);
 void register_pooling_kernels(KernelRegistry& registry);
 void register_scan_kernels(KernelRegistry& registry);
+void register_beam_search_kernels(KernelRegistry& registry);
 void register_control_flow_kernels(KernelRegistry& registry);
 void register_sparse_kernels(KernelRegistry& registry);
 void register_parsing_kernels(KernelRegistry& registry);
@@ -63,6 +64,7 @@ inline void register_cpu_kernels(KernelRegistry& registry) {
   register_conv_kernels(registry);
   register_pooling_kernels(registry);
   register_scan_kernels(registry);
+  register_beam_search_kernels(registry);
   register_control_flow_kernels(registry);
   register_sparse_kernels(registry);
   register_parsing_kernels(registry);

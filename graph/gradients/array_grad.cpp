@@ -119,7 +119,7 @@ void register_array_gradients(GradientRegistry& r) {
   must_register_gradient(r, "Select", select_grad);
   must_register_gradient(r, "Switch", switch_grad);
   for (const char* op : {"Const", "Placeholder", "NoOp", "Shape", "Size", "ZerosLike", "OnesLike",
-                         "BroadcastGradientArgs", "StopGradient"}) {
+                         "BroadcastGradientArgs", "StopGradient", "GatherTree"}) {
     must_declare_not_differentiable(r, op);
   }
 }

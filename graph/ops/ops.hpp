@@ -19,6 +19,7 @@
 #include "troupe/graph/ops/parsing_ops.hpp"
 #include "troupe/graph/ops/random_ops.hpp"
 #include "troupe/graph/ops/scatter_nd_ops.hpp"
+#include "troupe/graph/ops/beam_search_ops.hpp"
 #include "troupe/graph/ops/segment_ops.hpp"
 #include "troupe/graph/ops/selection_ops.hpp"
 #include "troupe/graph/ops/sparse_ops.hpp"

@@ -27,6 +27,7 @@ void register_script_ops(OpRegistry& registry);
 void register_segment_ops(OpRegistry& registry);
 void register_scatter_nd_ops(OpRegistry& registry);
 void register_io_ops(OpRegistry& registry);
+void register_beam_search_ops(OpRegistry& registry);
 
 inline void register_standard_ops(OpRegistry& registry) {
   register_array_ops(registry);
@@ -50,6 +51,7 @@ inline void register_standard_ops(OpRegistry& registry) {
   register_segment_ops(registry);
   register_scatter_nd_ops(registry);
   register_io_ops(registry);
+  register_beam_search_ops(registry);
 }
 
 // Registers `builder`; a failure here is a bug in troupe, so it ends the process

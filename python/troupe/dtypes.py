@@ -44,6 +44,23 @@ class DType:
         """Bytes per element (numpy's itemsize; 8 for string, a reference per element)."""
         return np.dtype(self._numpy_type).itemsize
 
+    @property
+    def min(self):
+        """The lowest finite value of the type (TypeError for bool and string, as TF's)."""
+        return self._limits("minimum").min
+
+    @property
+    def max(self):
+        """The highest finite value of the type."""
+        return self._limits("maximum").max
+
+    def _limits(self, which):
+        if self.is_floating:
+            return np.finfo(self._numpy_type)
+        if self.is_integer:
+            return np.iinfo(self._numpy_type)
+        raise TypeError("Cannot find %s value of %s." % (which, self))
+
     def __eq__(self, other):
         try:
             return self is as_dtype(other)

@@ -346,6 +346,23 @@ BOOST_AUTO_TEST_CASE(graph_def_round_trips_through_the_wire_with_every_attr_kind
   BOOST_TEST(rebuilt->find("Placeholder")->requested_device() == "/job:worker/task:1");
 }
 
+// A shape written as a list of constant scalars (TensorFlow's tf.fill([batch], 0) with batch a
+// constant) is known while building, as TensorFlow's shape inference evaluates such a Pack; one
+// scalar that is not constant leaves the shape unknown.
+BOOST_AUTO_TEST_CASE(a_shape_packed_from_constant_scalars_is_known_while_building) {
+  Scope root = Scope::new_root();
+  Output batch = ops::Const(root, int32_t{5});
+  Output packed = ops::Pack(root, {batch, ops::Const(root, int32_t{2})});
+  BOOST_REQUIRE(packed.node()->known_value() != nullptr);
+  BOOST_TEST(packed.node()->known_value()->debug_string() == "int32 [2] [5, 2]");
+  BOOST_TEST(ops::Fill(root, packed, 1.f).shape().to_string() == "[5,2]");
+  Output fed = ops::Placeholder(root, DataType::kInt32, PartialShape::scalar());
+  Output partly = ops::Pack(root, {batch, fed});
+  BOOST_TEST(partly.node()->known_value() == nullptr);
+  BOOST_TEST(ops::Fill(root, partly, 1.f).shape().to_string() == "[?,?]");
+  BOOST_TEST_REQUIRE(root.status().ok(), root.status().to_string());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe

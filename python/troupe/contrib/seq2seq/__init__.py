@@ -1,8 +1,11 @@
 """tf.contrib.seq2seq: sequence_loss; the Decoder interface, dynamic_decode and BasicDecoder;
-the helpers (Training, GreedyEmbedding, SampleEmbedding, Inference, Custom); tile_batch. (The
-attention wrappers, BeamSearchDecoder, gather_tree and the scheduled-sampling helpers are not
+the helpers (Training, GreedyEmbedding, SampleEmbedding, Inference, Custom); BeamSearchDecoder,
+gather_tree and tile_batch. (The attention wrappers and the scheduled-sampling helpers are not
 in troupe.)"""
 
+from .beam_search_decoder import (BeamSearchDecoder, BeamSearchDecoderOutput,  # noqa: F401
+                                  BeamSearchDecoderState, FinalBeamSearchDecoderOutput,
+                                  gather_tree)
 from .basic_decoder import BasicDecoder, BasicDecoderOutput  # noqa: F401
 from .decoder import Decoder, dynamic_decode  # noqa: F401
 from .helper import (CustomHelper, GreedyEmbeddingHelper, Helper, InferenceHelper,  # noqa: F401

@@ -19,6 +19,46 @@ class BasicDecoderOutput(collections.namedtuple("BasicDecoderOutput",
     pass
 
 
+class _CellCall:
+    """A decoder's cell inside dynamic_decode's loop. troupe makes no variable inside a loop's
+    body (as dynamic_rnn does for its cell): made before the loop, this makes the cell's and
+    the output layer's variables from the loop's first inputs and state; called in the loop,
+    it runs the cell under the scope the variables were made in."""
+
+    def __init__(self, cell, output_layer, inputs, state):
+        from ...ops import zeros
+        from ...rnn_cell import RNNCell
+        from ...variables import get_variable_scope
+        self._cell = cell
+        self._custom_call = not isinstance(cell, RNNCell) or \
+            type(cell).__call__ is not RNNCell.__call__
+        self._loop_scope = get_variable_scope()
+        outputs = None
+        if self._custom_call:
+            outputs, _ = cell(inputs, state)  # makes its variables; never run
+        else:
+            depth = inputs.shape.as_list()[-1] if inputs.shape.ndims else None
+            cell._ensure_built(depth, nest.flatten(state)[0].dtype)
+        if output_layer is not None and not output_layer.built:
+            if outputs is None:
+                outputs = zeros([1, cell.output_size], dtype=nest.flatten(state)[0].dtype)
+            output_layer(outputs)
+
+    @staticmethod
+    def run(decoder, inputs, state):
+        """`decoder`'s cell on (inputs, state): through the _CellCall its _before_loop made,
+        or directly when step() is called outside dynamic_decode."""
+        call = getattr(decoder, "_cell_call", None)
+        return call(inputs, state) if call is not None else decoder._cell(inputs, state)
+
+    def __call__(self, inputs, state):
+        if not self._custom_call:
+            return self._cell(inputs, state)
+        from ...variables import variable_scope
+        with variable_scope(self._loop_scope, reuse=True):
+            return self._cell(inputs, state)
+
+
 def _assert_like_rnncell(cell):
     """TypeError naming what `cell` lacks to be used as an RNNCell, as TensorFlow's."""
     problems = []
@@ -78,34 +118,12 @@ class BasicDecoder(Decoder):
         return self._helper.initialize() + (self._initial_state,)
 
     def _before_loop(self, inputs, state):
-        """Makes the cell's and the output layer's variables before dynamic_decode's loop:
-        troupe makes no variable inside a loop's body (as dynamic_rnn does for its cell)."""
-        from ...ops import zeros
-        from ...rnn_cell import RNNCell
-        from ...variables import get_variable_scope
-        self._custom_call = not isinstance(self._cell, RNNCell) or \
-            type(self._cell).__call__ is not RNNCell.__call__
-        self._loop_scope = get_variable_scope()
-        outputs = None
-        if self._custom_call:
-            outputs, _ = self._cell(inputs, state)  # makes its variables; never run
-        else:
-            depth = inputs.shape.as_list()[-1] if inputs.shape.ndims else None
-            self._cell._ensure_built(depth, nest.flatten(state)[0].dtype)
-        if self._output_layer is not None and not self._output_layer.built:
-            if outputs is None:
-                outputs = zeros([1, self._cell.output_size],
-                                dtype=nest.flatten(state)[0].dtype)
-            self._output_layer(outputs)
+        """Makes the cell's and the output layer's variables before dynamic_decode's loop."""
+        self._cell_call = _CellCall(self._cell, self._output_layer, inputs, state)
 
     def step(self, time, inputs, state, name=None):
         with name_scope(name, "BasicDecoderStep"):
-            if getattr(self, "_custom_call", False):
-                from ...variables import variable_scope
-                with variable_scope(self._loop_scope, reuse=True):
-                    cell_outputs, cell_state = self._cell(inputs, state)
-            else:
-                cell_outputs, cell_state = self._cell(inputs, state)
+            cell_outputs, cell_state = _CellCall.run(self, inputs, state)
             if self._output_layer is not None:
                 cell_outputs = self._output_layer(cell_outputs)
             sample_ids = self._helper.sample(time=time, outputs=cell_outputs, state=cell_state)
