@@ -412,6 +412,12 @@ class TensorShape:
         return len(self._dims)
 
     def __getitem__(self, key):
+        """A dimension (None when unknown) for an index; a TensorShape for a slice, as
+        TensorFlow's (unknown when the rank is)."""
+        if isinstance(key, slice):
+            return TensorShape(None if self._dims is None else self._dims[key])
+        if self._dims is None:
+            return None
         return self._dims[key]
 
     def __iter__(self):

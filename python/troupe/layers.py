@@ -413,7 +413,9 @@ class Layer:
         from .variables import (get_variable_scope, global_variables, local_variables,
                                 variable_scope)
         if not self.built:
-            self.name = self._given_name or _unique_scope(self._base_name)
+            # As TensorFlow's layer objects: a given name is a base too, made unique in the
+            # enclosing scope ("memory_layer", "memory_layer_1" for two attention mechanisms).
+            self.name = _unique_scope(self._given_name or self._base_name)
             before = set(id(v) for v in global_variables() + local_variables())
             self._outer_scope = get_variable_scope()
         elif get_variable_scope().name != self._outer_scope.name:

@@ -46,6 +46,15 @@ def _masked(alive, new, old):
     return where(alive, new, old)
 
 
+def _copy_through(alive, new, old):
+    """A state past a sequence's end keeps its old value, as TensorFlow's; a TensorArray or a
+    scalar (an AttentionWrapper's time) goes on as the step made it."""
+    from .tensor_array_ops import TensorArray
+    if isinstance(new, TensorArray) or (isinstance(new, Tensor) and new.shape.ndims == 0):
+        return new
+    return _masked(alive, new, old)
+
+
 def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None,
                 parallel_iterations=None, swap_memory=False, time_major=False, scope=None):
     """Runs `cell` over the time steps of `inputs` ([batch, time, depth], or [time, batch,
@@ -71,8 +80,11 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         time_steps = dims[0] if dims[0] is not None else shape(steps_first)[0]
         batch = dims[1] if dims[1] is not None else shape(steps_first)[1]
         state = _initial_state(cell, initial_state, batch, dtype, "dynamic_rnn")
-        flat_state = [s if isinstance(s, Tensor) else convert_to_tensor(s)
+        from .tensor_array_ops import TensorArray
+        # TensorArrays (an AttentionWrapper's alignment history) are loop variables as they are.
+        flat_state = [s if isinstance(s, (Tensor, TensorArray)) else convert_to_tensor(s)
                       for s in _flatten(state)]
+        state_dtype = next((s.dtype for s in flat_state if isinstance(s, Tensor)), None)
         # A cell that overrides __call__ makes its variables with get_variable when called: once
         # here (the result is never run), then reused inside the loop.
         custom_call = type(cell).__call__ is not RNNCell.__call__
@@ -80,8 +92,8 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         if custom_call:
             cell(gather(steps_first, 0), state)
         else:
-            cell._ensure_built(dims[2], flat_state[0].dtype)
-        out_dtype = flat_state[0].dtype
+            cell._ensure_built(dims[2], state_dtype)
+        out_dtype = state_dtype
         outputs = zeros([time_steps, batch, cell.output_size], dtype=out_dtype)
         prepared = _prepare_loop(cell, time_steps, batch, dims[2], out_dtype)
 
@@ -100,7 +112,7 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
             if length is not None:
                 alive = less(t, length)
                 out = _masked(alive, out, zeros_like(out))
-                new_flat = [_masked(alive, n, o) for n, o in zip(new_flat, flat)]
+                new_flat = [_copy_through(alive, n, o) for n, o in zip(new_flat, flat)]
             acc = tensor_scatter_update(acc, reshape(t, [1, 1]), expand_dims(out, 0))
             return [t + 1, acc] + list(new_flat)
 
@@ -114,7 +126,8 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         outputs = results[1]
         outputs.set_shape([dims[0], dims[1], cell.output_size])
         for result, initial in zip(results[2:], flat_state):
-            result.set_shape(initial.shape)
+            if isinstance(initial, Tensor):
+                result.set_shape(initial.shape)
         final_state = _pack_like(state, list(results[2:]))[0]
         if not time_major:
             outputs = transpose(outputs, [1, 0, 2])
@@ -147,7 +160,7 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
                 from .ops import less
                 alive = less(t, length)
                 out = _masked(alive, out, zeros_like(out))
-                new_state = _pack_like(state, [_masked(alive, n, o) for n, o in
+                new_state = _pack_like(state, [_copy_through(alive, n, o) for n, o in
                                                zip(_flatten(new_state), _flatten(state))])[0]
             outputs.append(out)
             state = new_state

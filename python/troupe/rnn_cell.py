@@ -37,8 +37,8 @@ def _pack_like(structure, flat):
         for part in structure:
             packed, flat = _pack_like(part, flat)
             parts.append(packed)
-        if isinstance(structure, LSTMStateTuple):
-            return LSTMStateTuple(*parts), flat
+        if hasattr(structure, "_fields"):  # a namedtuple: LSTMStateTuple, a wrapper's state
+            return type(structure)(*parts), flat
         return type(structure)(parts), flat
     return flat[0], flat[1:]
 
@@ -374,6 +374,11 @@ class MultiRNNCell(RNNCell):
 
     state_size = property(lambda self: tuple(c.state_size for c in self._cells))
     output_size = property(lambda self: self._cells[-1].output_size)
+
+    def zero_state(self, batch_size, dtype):
+        """Each cell's own zero state (an AttentionWrapper's included), as TensorFlow's."""
+        with name_scope(None, "MultiRNNCellZeroState"):
+            return tuple(cell.zero_state(batch_size, dtype) for cell in self._cells)
 
     def _build(self, depth, dtype):
         for i, cell in enumerate(self._cells):

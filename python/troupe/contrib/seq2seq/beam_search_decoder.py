@@ -3,10 +3,10 @@
 Each step runs the cell on every beam of every batch entry (a batch of batch_size * beam_width),
 adds the step's log-probabilities to each beam's, and keeps the beam_width best continuations
 of each entry (scored with the length penalty when length_penalty_weight is set); a finished
-beam only continues with end_token, at no cost. finalize() follows the chosen parents back
-(gather_tree) so predicted_ids holds whole beams, best first. The coverage penalty needs an
-attentional cell (AttentionWrapper), which troupe has not: a coverage_penalty_weight other than
-0.0 is the ValueError TensorFlow raises for a cell that is not attentional."""
+beam only continues with end_token, at no cost; with coverage_penalty_weight, an attentional
+cell's (AttentionWrapper's) alignments accumulated over the steps add GNMT's coverage penalty
+to finished beams. finalize() follows the chosen parents back (gather_tree) so predicted_ids
+holds whole beams, best first."""
 
 import collections
 
@@ -25,6 +25,7 @@ from ...ops import _make, cast, equal, fill, gather, logical_not, reshape, shape
 from ...ops import reduce_max, where, zeros
 from ...sparse_ops import gather_nd
 from ...tensor_array_ops import TensorArray
+from .attention_wrapper import AttentionWrapperState
 from .basic_decoder import _CellCall, _assert_like_rnncell
 from .decoder import Decoder, _static_value
 
@@ -58,11 +59,17 @@ def gather_tree(step_ids, parent_ids, max_sequence_lengths, end_token, name=None
     followed back from step max_sequence_lengths[b] - 1, end_token past a beam's first
     end_token and past its batch entry's length."""
     with name_scope(name, "GatherTree"):
-        step_ids = convert_to_tensor(step_ids, name="step_ids")
-        parent_ids = convert_to_tensor(parent_ids, name="parent_ids")
-        max_sequence_lengths = convert_to_tensor(max_sequence_lengths, dtype=int32,
-                                                 name="max_sequence_lengths")
-        end_token = convert_to_tensor(end_token, dtype=step_ids.dtype, name="end_token")
+        args = {}
+        for what, value in (("step_ids", step_ids), ("parent_ids", parent_ids),
+                            ("max_sequence_lengths", max_sequence_lengths),
+                            ("end_token", end_token)):
+            value = convert_to_tensor(value, name=what)
+            if value.dtype != int32:  # the op's T and lengths are int32 only, as TensorFlow's
+                raise TypeError("Value passed to parameter '%s' has DataType %s not in list of "
+                                "allowed values: int32" % (what, value.dtype.name))
+            args[what] = value
+        step_ids, parent_ids = args["step_ids"], args["parent_ids"]
+        max_sequence_lengths, end_token = args["max_sequence_lengths"], args["end_token"]
         return _make("GatherTree", [step_ids, parent_ids, max_sequence_lengths, end_token],
                      {}, None).outputs[0]
 
@@ -91,6 +98,15 @@ def gather_tree_from_array(t, parent_ids, sequence_length):
     gather_from = reshape(t, [max_time, batch_size, beam_width, -1])
     ordered = gather_nd(gather_from, indices)
     return reshape(ordered, final_shape)
+
+
+def _as_shape(s):
+    """A depth (an int, a TensorShape, or a tensor: a memory's length known only when running)
+    as a TensorShape, unknown for a tensor that is not a constant."""
+    if isinstance(s, Tensor):
+        value = _constant_value(s)
+        return TensorShape(None) if value is None else TensorShape(value.tolist())
+    return TensorShape(s)
 
 
 def _check_ndims(t):
@@ -185,7 +201,7 @@ class BeamSearchDecoder(Decoder):
             return size_
         with_batch = nest.map_structure(lambda s: TensorShape([None]).concatenate(s), size_)
         layer_shape = self._output_layer.compute_output_shape(with_batch)
-        return nest.map_structure(lambda s: TensorShape(s.as_list()[1:]), layer_shape)
+        return nest.map_structure(lambda s: s[1:], layer_shape)
 
     @property
     def tracks_own_finished(self):
@@ -210,18 +226,18 @@ class BeamSearchDecoder(Decoder):
         log_probs = one_hot(zeros([self._batch_size], dtype=int32), depth=self._beam_width,
                             on_value=convert_to_tensor(0.0, dtype=dtype),
                             off_value=convert_to_tensor(-np.inf, dtype=dtype), dtype=dtype)
-        if self._coverage_penalty_weight != 0.0:
-            raise ValueError("coverage_penalty_weight must be 0.0 if no cell is attentional.")
+        attention_probs = get_attention_probs(self._initial_cell_state,
+                                              self._coverage_penalty_weight)
         initial_state = BeamSearchDecoderState(
             cell_state=self._initial_cell_state, log_probs=log_probs, finished=self._finished,
             lengths=zeros([self._batch_size, self._beam_width], dtype=int64),
-            accumulated_attention_probs=())
+            accumulated_attention_probs=attention_probs if attention_probs is not None else ())
         return self._finished, self._start_inputs, initial_state
 
     def _before_loop(self, inputs, state):
         """Makes the cell's and the output layer's variables before dynamic_decode's loop."""
         merged_inputs = nest.map_structure(
-            lambda inp: self._merge_batch_beams(inp, s=inp.shape.as_list()[2:]), inputs)
+            lambda inp: self._merge_batch_beams(inp, s=inp.shape[2:]), inputs)
         cell_state = nest.map_structure(self._maybe_merge_batch_beams, state.cell_state,
                                         self._cell.state_size)
         self._cell_call = _CellCall(self._cell, self._output_layer, merged_inputs, cell_state)
@@ -244,7 +260,7 @@ class BeamSearchDecoder(Decoder):
 
     def _merge_batch_beams(self, t, s=None):
         """[batch, beam, s...] -> [batch * beam, s...]."""
-        s = TensorShape(s)
+        s = _as_shape(s)
         static_batch = _static_value(self._batch_size)
         merged = reshape(t, concat(([self._batch_size * self._beam_width], shape(t)[2:]), 0))
         merged.set_shape(TensorShape([None if static_batch is None
@@ -254,7 +270,7 @@ class BeamSearchDecoder(Decoder):
     def _split_batch_beams(self, t, s=None):
         """[batch * beam, s...] -> [batch, beam, s...]; ValueError with TensorFlow's hint when
         the shapes cannot match (a zero_state not made for batch_size * beam_width)."""
-        s = TensorShape(s)
+        s = _as_shape(s)
         split = reshape(t, concat(([self._batch_size, self._beam_width], shape(t)[1:]), 0))
         expected = TensorShape([_static_value(self._batch_size),
                                 self._beam_width]).concatenate(s)
@@ -288,7 +304,7 @@ class BeamSearchDecoder(Decoder):
             warning("The TensorArray %s in the cell state is not amenable to sorting based on "
                     "the beam search result. For a TensorArray to be sorted, its elements shape "
                     "must be defined and have at least a rank of 1, but saw shape: %s"
-                    % (t.handle.name, element_shape))
+                    % (t._name, element_shape))
             return t
         if not _check_static_batch_beam_maybe(element_shape, _static_value(self._batch_size),
                                               self._beam_width):
@@ -301,12 +317,12 @@ class BeamSearchDecoder(Decoder):
     def step(self, time, inputs, state, name=None):
         with name_scope(name, "BeamSearchDecoderStep"):
             inputs = nest.map_structure(
-                lambda inp: self._merge_batch_beams(inp, s=inp.shape.as_list()[2:]), inputs)
+                lambda inp: self._merge_batch_beams(inp, s=inp.shape[2:]), inputs)
             cell_state = nest.map_structure(self._maybe_merge_batch_beams, state.cell_state,
                                             self._cell.state_size)
             cell_outputs, next_cell_state = _CellCall.run(self, inputs, cell_state)
             cell_outputs = nest.map_structure(
-                lambda out: self._split_batch_beams(out, out.shape.as_list()[1:]), cell_outputs)
+                lambda out: self._split_batch_beams(out, out.shape[1:]), cell_outputs)
             next_cell_state = nest.map_structure(self._maybe_split_batch_beams,
                                                  next_cell_state, self._cell.state_size)
             if self._output_layer is not None:
@@ -348,10 +364,17 @@ def _beam_search_step(time, logits, next_cell_state, beam_state, batch_size, bea
     lengths_to_add *= expand_dims(add_mask, 2)
     new_prediction_lengths = lengths_to_add + expand_dims(prediction_lengths, 2)
 
-    if coverage_penalty_weight != 0.0:
-        raise ValueError("coverage_penalty_weight must be 0.0 if no cell is attentional.")
+    accumulated_attention_probs = None
+    attention_probs = get_attention_probs(next_cell_state, coverage_penalty_weight)
+    if attention_probs is not None:
+        from ...dtypes import float32
+        attention_probs *= expand_dims(cast(not_finished, float32), 2)
+        accumulated_attention_probs = beam_state.accumulated_attention_probs + attention_probs
     scores = _get_scores(log_probs=total_probs, sequence_lengths=new_prediction_lengths,
-                         length_penalty_weight=length_penalty_weight)
+                         length_penalty_weight=length_penalty_weight,
+                         coverage_penalty_weight=coverage_penalty_weight,
+                         finished=previously_finished,
+                         accumulated_attention_probs=accumulated_attention_probs)
 
     time = convert_to_tensor(time, name="time")
     scores_flat = reshape(scores, [batch_size, -1])
@@ -377,6 +400,12 @@ def _beam_search_step(time, logits, next_cell_state, beam_state, batch_size, bea
         gather_indices=next_beam_ids, gather_from=beam_state.lengths, batch_size=batch_size,
         range_size=beam_width, gather_shape=[-1])
     next_prediction_len += lengths_to_add
+    next_accumulated_attention_probs = ()
+    if accumulated_attention_probs is not None:
+        next_accumulated_attention_probs = _tensor_gather_helper(
+            gather_indices=next_beam_ids, gather_from=accumulated_attention_probs,
+            batch_size=batch_size, range_size=beam_width,
+            gather_shape=[batch_size * beam_width, -1], name="next_accumulated_attention_probs")
 
     next_cell_state = nest.map_structure(
         lambda gather_from: _maybe_tensor_gather_helper(
@@ -384,19 +413,71 @@ def _beam_search_step(time, logits, next_cell_state, beam_state, batch_size, bea
             range_size=beam_width, gather_shape=[batch_size * beam_width, -1]),
         next_cell_state)
 
-    next_state = BeamSearchDecoderState(cell_state=next_cell_state, log_probs=next_beam_probs,
-                                        lengths=next_prediction_len, finished=next_finished,
-                                        accumulated_attention_probs=())
+    next_state = BeamSearchDecoderState(
+        cell_state=next_cell_state, log_probs=next_beam_probs, lengths=next_prediction_len,
+        finished=next_finished, accumulated_attention_probs=next_accumulated_attention_probs)
     output = BeamSearchDecoderOutput(scores=next_beam_scores, predicted_ids=next_word_ids,
                                      parent_ids=next_beam_ids)
     return output, next_state
 
 
-def _get_scores(log_probs, sequence_lengths, length_penalty_weight):
-    """log_probs divided by the length penalty."""
+def get_attention_probs(next_cell_state, coverage_penalty_weight):
+    """The attention probabilities [batch, beam, memory time] of an attentional cell state (an
+    AttentionWrapperState, or one of a tuple; the mean over several), or None when
+    coverage_penalty_weight is 0.0; ValueError when there is a weight and no such state."""
+    if coverage_penalty_weight == 0.0:
+        return None
+    per_layer = []
+    if isinstance(next_cell_state, AttentionWrapperState):
+        per_layer = [attention_probs_from_attn_state(next_cell_state)]
+    elif isinstance(next_cell_state, tuple):
+        per_layer = [attention_probs_from_attn_state(state) for state in next_cell_state
+                     if isinstance(state, AttentionWrapperState)]
+    if not per_layer:
+        raise ValueError("coverage_penalty_weight must be 0.0 if no cell is attentional.")
+    if len(per_layer) == 1:
+        return per_layer[0]
+    from ...ops import reduce_mean
+    return reduce_mean(concat([expand_dims(p, -1) for p in per_layer], -1), -1)
+
+
+def attention_probs_from_attn_state(attention_state):
+    """The alignments of an AttentionWrapperState (their mean over several mechanisms)."""
+    probs = attention_state.alignments
+    if isinstance(probs, tuple):
+        from ...ops import reduce_mean
+        probs = reduce_mean(concat([expand_dims(p, -1) for p in probs], -1), -1)
+    return probs
+
+
+def _get_scores(log_probs, sequence_lengths, length_penalty_weight, coverage_penalty_weight=0.0,
+                finished=None, accumulated_attention_probs=None):
+    """log_probs divided by the length penalty, plus, with coverage_penalty_weight, the
+    weighted coverage penalty (sum over the memory of log(min(accumulated attention, 1))) of
+    the finished beams."""
+    from ...dtypes import float32
+    from ...ops import log, minimum, ones_like
     penalty = _length_penalty(sequence_lengths=sequence_lengths,
                               penalty_factor=length_penalty_weight)
-    return log_probs / cast(penalty, log_probs.dtype)
+    scores = log_probs / cast(penalty, log_probs.dtype)
+    coverage_penalty_weight = convert_to_tensor(coverage_penalty_weight,
+                                                name="coverage_penalty_weight")
+    if coverage_penalty_weight.shape.ndims != 0:
+        raise ValueError("coverage_penalty_weight should be a scalar, but saw shape: %s"
+                         % coverage_penalty_weight.shape)
+    static = _constant_value(coverage_penalty_weight)
+    if static is not None and static == 0.0:
+        return scores
+    if accumulated_attention_probs is None:
+        raise ValueError("accumulated_attention_probs can be None only if coverage penalty is "
+                         "disabled.")
+    accumulated = where(equal(accumulated_attention_probs, 0.0),
+                        ones_like(accumulated_attention_probs), accumulated_attention_probs)
+    from ...ops import reduce_sum
+    coverage_penalty = reduce_sum(log(minimum(accumulated, 1.0)), 2)
+    coverage_penalty *= cast(finished, float32)
+    weighted = expand_dims(coverage_penalty * coverage_penalty_weight, 2)
+    return scores + weighted
 
 
 def _length_penalty(sequence_lengths, penalty_factor):
