@@ -413,3 +413,84 @@ def test_an_inference_decoder_reuses_the_training_decoders_variables():
     got, _ = evaluate([train_outputs.rnn_output, infer_outputs.predicted_ids])
     assert got[0].shape == (BATCH, 3, vocab)
     assert got[1].shape[0] == BATCH and got[1].shape[2] == beam
+
+
+# --- monotonic attention ---
+
+def monotonic_reference(p, previous):
+    """q[i] = (1 - p[i - 1]) q[i - 1] + previous[i]; attention[i] = p[i] q[i]."""
+    attention = np.zeros_like(p)
+    for b in range(p.shape[0]):
+        q = 0.0
+        for i in range(p.shape[1]):
+            q = (1 - p[b, i - 1]) * q + previous[b, i] if i > 0 else previous[b, 0]
+            attention[b, i] = p[b, i] * q
+    return attention
+
+
+@pytest.mark.parametrize("mode", ["recursive", "parallel"])
+def test_monotonic_attention_follows_its_recurrence(mode):
+    rng = np.random.RandomState(0)
+    p = rng.rand(3, 6).astype(np.float32)
+    previous = softmax(rng.randn(3, 6)).astype(np.float32)
+    got, _ = evaluate(seq2seq.monotonic_attention(p, previous, mode))
+    np.testing.assert_allclose(got, monotonic_reference(p, previous), rtol=1e-4, atol=1e-6)
+
+
+def test_hard_monotonic_attention_picks_the_first_choice_at_or_after_the_last():
+    p = np.array([[0, 1, 0, 1, 1], [1, 0, 1, 1, 0]], np.float32)
+    previous = np.array([[0, 0, 1, 0, 0], [1, 0, 0, 0, 0]], np.float32)
+    got, _ = evaluate(seq2seq.monotonic_attention(p, previous, "hard"))
+    np.testing.assert_array_equal(got, [[0, 0, 0, 1, 0], [1, 0, 0, 0, 0]])
+    with pytest.raises(ValueError, match="mode must be 'recursive', 'parallel', or 'hard'"):
+        seq2seq.monotonic_attention(p, previous, "soft")
+
+
+def test_safe_cumprod_is_cumprod_computed_in_log_space():
+    x = np.array([[0.5, 0.25, 0.8, 0.1]], np.float32)
+    got, _ = evaluate([seq2seq.safe_cumprod(x, axis=1),
+                       seq2seq.safe_cumprod(x, axis=1, exclusive=True)])
+    np.testing.assert_allclose(got[0], np.cumprod(x, axis=1), rtol=1e-5)
+    np.testing.assert_allclose(got[1][0], [1.0, 0.5, 0.125, 0.1], rtol=1e-5)
+    # A zero is clipped to the smallest positive number: the gradient stays finite.
+    zero = tf.constant([[0.5, 0.0, 0.25]])
+    grad, _ = evaluate(tf.gradients(seq2seq.safe_cumprod(zero, axis=1), zero)[0])
+    assert np.isfinite(grad).all()
+
+
+@pytest.mark.parametrize("kind", ["luong", "bahdanau"])
+def test_monotonic_mechanisms_add_a_score_bias_and_start_on_the_first_entry(kind):
+    mem = memory()
+    query = np.random.RandomState(1).randn(BATCH, UNITS).astype(np.float32)
+    if kind == "luong":
+        mechanism = seq2seq.LuongMonotonicAttention(UNITS, mem, score_bias_init=-1.5)
+        scope = "luong_monotonic_attention"
+    else:
+        mechanism = seq2seq.BahdanauMonotonicAttention(UNITS, mem, score_bias_init=-1.5)
+        scope = "bahdanau_monotonic_attention"
+    initial = mechanism.initial_alignments(BATCH, tf.float32)
+    alignments, _ = mechanism(tf.constant(query), initial)
+    (first, got), values = evaluate([initial, alignments])
+    np.testing.assert_array_equal(first, np.eye(MEM_TIME)[[0, 0]])
+    np.testing.assert_allclose(values[scope + "/attention_score_bias"], -1.5)
+    keys = mem @ values["memory_layer/kernel"]
+    if kind == "luong":
+        score = np.einsum("bu,btu->bt", query, keys)
+    else:
+        processed = query @ values[scope + "/query_layer/kernel"]
+        score = (values[scope + "/attention_v"] * np.tanh(keys + processed[:, None])).sum(-1)
+    p = 1 / (1 + np.exp(-(score - 1.5)))
+    np.testing.assert_allclose(got, monotonic_reference(p, first), rtol=1e-4, atol=1e-6)
+
+
+def test_a_wrapper_over_monotonic_attention_moves_only_forward():
+    mechanism = seq2seq.BahdanauMonotonicAttention(UNITS, memory(), mode="hard")
+    wrapper = seq2seq.AttentionWrapper(tf.nn.rnn_cell.BasicRNNCell(UNITS), mechanism,
+                                       alignment_history=True)
+    inputs = tf.constant(np.random.RandomState(6).randn(BATCH, 4, 2).astype(np.float32))
+    _, state = tf.nn.dynamic_rnn(wrapper, inputs,
+                                 initial_state=wrapper.zero_state(BATCH, tf.float32))
+    history, _ = evaluate(state.alignment_history.stack())
+    for b in range(BATCH):
+        chosen = [np.argmax(step[b]) if step[b].sum() > 0 else MEM_TIME for step in history]
+        assert chosen == sorted(chosen), chosen  # never back to an earlier entry

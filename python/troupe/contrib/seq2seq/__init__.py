@@ -1,12 +1,14 @@
 """tf.contrib.seq2seq: sequence_loss; the Decoder interface, dynamic_decode and BasicDecoder;
 the helpers (Training, GreedyEmbedding, SampleEmbedding, Inference, Custom); BeamSearchDecoder,
-gather_tree and tile_batch; AttentionWrapper with LuongAttention and BahdanauAttention, and
-hardmax. (The monotonic attention mechanisms and the scheduled-sampling helpers are not in
-troupe.)"""
+gather_tree and tile_batch; AttentionWrapper with LuongAttention, BahdanauAttention and their
+monotonic forms, monotonic_attention, safe_cumprod and hardmax. (The scheduled-sampling
+helpers are not in troupe.)"""
 
 from .attention_wrapper import (AttentionMechanism, AttentionWrapper,  # noqa: F401
-                                AttentionWrapperState, BahdanauAttention, LuongAttention,
-                                hardmax)
+                                AttentionWrapperState, BahdanauAttention,
+                                BahdanauMonotonicAttention, LuongAttention,
+                                LuongMonotonicAttention, hardmax, monotonic_attention,
+                                safe_cumprod)
 from .beam_search_decoder import (BeamSearchDecoder, BeamSearchDecoderOutput,  # noqa: F401
                                   BeamSearchDecoderState, FinalBeamSearchDecoderOutput,
                                   gather_tree)

@@ -16,7 +16,9 @@ attention_b when normalized), attention_wrapper/luong_attention/attention_g (sca
 attention_wrapper/attention_layer/kernel. As troupe makes no variable inside a loop's body, the
 wrapper makes all of them when it is built (dynamic_rnn and the decoders build a cell before
 their loop), by tracing one step; its steps run in its variable scope, as TensorFlow's. The
-monotonic mechanisms and TensorFlow 2's V2 classes are not in troupe."""
+monotonic mechanisms (Raffel et al. 2017: a sigmoid of the score, plus a learned score
+bias, is the chance of stopping at each memory entry, moving only forward) are here too;
+TensorFlow 2's V2 classes are not in troupe."""
 
 import collections
 import math
@@ -39,7 +41,8 @@ from ...variables import (constant_initializer, get_variable, ones_initializer,
                           variable_scope, zeros_initializer)
 
 __all__ = ["AttentionMechanism", "AttentionWrapper", "AttentionWrapperState",
-           "LuongAttention", "BahdanauAttention", "hardmax"]
+           "LuongAttention", "BahdanauAttention", "hardmax", "safe_cumprod",
+           "monotonic_attention", "BahdanauMonotonicAttention", "LuongMonotonicAttention"]
 
 
 class AttentionMechanism:
@@ -282,6 +285,156 @@ class BahdanauAttention(_BaseAttentionMechanism):
         processed_query = self._query_layer(query) if self._query_layer else query
         return _bahdanau_score(processed_query, self._keys, self._attention_v,
                                attention_g=self._attention_g, attention_b=self._attention_b)
+
+
+def safe_cumprod(x, *args, **kwargs):
+    """cumprod of x (positive) as exp(cumsum(log(x))), x clipped to [tiny, 1]: no underflow
+    to 0 and no 0 in its gradient. Arguments after x are cumsum's (axis, exclusive,
+    reverse)."""
+    from ...math_ops import cumsum
+    from ...ops import clip_by_value, exp, log
+    with name_scope(None, "SafeCumprod"):
+        x = convert_to_tensor(x, name="x")
+        tiny = np.finfo(x.dtype.as_numpy_dtype).tiny
+        return exp(cumsum(log(clip_by_value(x, tiny, 1)), *args, **kwargs))
+
+
+def monotonic_attention(p_choose_i, previous_attention, mode):
+    """The monotonic attention distribution [batch, memory time] from the chances of stopping
+    at each entry (p_choose_i) and the previous step's distribution: 'recursive' (a scan,
+    exact), 'parallel' (cumulative sums and products, the closed form) or 'hard' (p_choose_i
+    all 0 or 1)."""
+    from ...math_ops import cumprod, cumsum
+    from ...array_ops import transpose
+    from ...ops import clip_by_value
+    p_choose_i = convert_to_tensor(p_choose_i, name="p_choose_i")
+    previous_attention = convert_to_tensor(previous_attention, name="previous_attention")
+    if mode == "recursive":
+        from ...functional_ops import scan
+        batch_size = p_choose_i.shape[0] if p_choose_i.shape.ndims and \
+            p_choose_i.shape[0] is not None else shape(p_choose_i)[0]
+        shifted_1mp_choose_i = concat([ones((batch_size, 1)), 1 - p_choose_i[:, :-1]], 1)
+        # q[i] = (1 - p_choose_i[i - 1]) * q[i - 1] + previous_attention[i];
+        # attention[i] = p_choose_i[i] * q[i].
+        q = scan(lambda x, yz: reshape(yz[0] * x + yz[1], (batch_size,)),
+                 [transpose(shifted_1mp_choose_i), transpose(previous_attention)],
+                 zeros((batch_size,)))
+        return p_choose_i * transpose(q)
+    if mode == "parallel":
+        cumprod_1mp_choose_i = safe_cumprod(1 - p_choose_i, axis=1, exclusive=True)
+        return p_choose_i * cumprod_1mp_choose_i * cumsum(
+            previous_attention / clip_by_value(cumprod_1mp_choose_i, 1e-10, 1.), axis=1)
+    if mode == "hard":
+        # Nothing before the entry chosen last, then only the first chosen after it.
+        p_choose_i = p_choose_i * cumsum(previous_attention, axis=1)
+        return p_choose_i * cumprod(1 - p_choose_i, axis=1, exclusive=True)
+    raise ValueError("mode must be 'recursive', 'parallel', or 'hard'.")
+
+
+def _monotonic_probability_fn(score, previous_alignments, sigmoid_noise, mode, seed=None):
+    """The scores, with pre-sigmoid noise of that standard deviation when it is above 0, as
+    the chances of stopping (a hard sigmoid in 'hard' mode), made into monotonic attention."""
+    from ...ops import cast, greater, sigmoid
+    if sigmoid_noise > 0:
+        from ...random_ops import random_normal
+        score += sigmoid_noise * random_normal(shape(score), dtype=score.dtype, seed=seed)
+    if mode == "hard":
+        p_choose_i = cast(greater(score, 0), score.dtype)
+    else:
+        p_choose_i = sigmoid(score)
+    return monotonic_attention(p_choose_i, previous_alignments, mode)
+
+
+class _BaseMonotonicAttentionMechanism(_BaseAttentionMechanism):
+    """A mechanism whose first alignments are all on the first memory entry, as monotonic
+    attention needs."""
+
+    def initial_alignments(self, batch_size, dtype):
+        alignments = one_hot(zeros((batch_size,), dtype=int32), self._alignments_size,
+                             dtype=dtype)
+        alignments.set_shape([_static(batch_size), _static(self._alignments_size)])
+        return alignments
+
+    def _make_score_bias(self, dtype):
+        self._score_bias = get_variable(
+            "attention_score_bias", dtype=dtype, shape=(),
+            initializer=constant_initializer(self._score_bias_init))
+
+
+class BahdanauMonotonicAttention(_BaseMonotonicAttentionMechanism):
+    """BahdanauAttention's score plus a learned scalar bias (attention_score_bias, starting at
+    score_bias_init), made into monotonic attention (mode 'parallel', 'recursive' or 'hard')
+    instead of a softmax."""
+
+    _scope_default = "bahdanau_monotonic_attention"
+
+    def __init__(self, num_units, memory, memory_sequence_length=None, normalize=False,
+                 score_mask_value=None, sigmoid_noise=0., sigmoid_noise_seed=None,
+                 score_bias_init=0., mode="parallel", dtype=None,
+                 name="BahdanauMonotonicAttention"):
+        import functools
+        dtype = dtype or float32
+        probability_fn = functools.partial(_monotonic_probability_fn,
+                                           sigmoid_noise=sigmoid_noise, mode=mode,
+                                           seed=sigmoid_noise_seed)
+        super().__init__(
+            query_layer=Dense(num_units, name="query_layer", use_bias=False),
+            memory_layer=Dense(num_units, name="memory_layer", use_bias=False),
+            memory=memory, probability_fn=probability_fn,
+            memory_sequence_length=memory_sequence_length, score_mask_value=score_mask_value,
+            name=name)
+        self.dtype = dtype
+        self._num_units = num_units
+        self._normalize = normalize
+        self._name = name
+        self._score_bias_init = score_bias_init
+        self._attention_g = self._attention_b = None
+
+    _make_bahdanau_variables = BahdanauAttention._make_variables
+
+    def _make_variables(self, dtype):
+        self._make_bahdanau_variables(dtype)
+        self._make_score_bias(dtype)
+
+    def _score(self, query):
+        return BahdanauAttention._score(self, query) + self._score_bias
+
+
+class LuongMonotonicAttention(_BaseMonotonicAttentionMechanism):
+    """LuongAttention's score plus a learned scalar bias, made into monotonic attention."""
+
+    _scope_default = "luong_monotonic_attention"
+
+    def __init__(self, num_units, memory, memory_sequence_length=None, scale=False,
+                 score_mask_value=None, sigmoid_noise=0., sigmoid_noise_seed=None,
+                 score_bias_init=0., mode="parallel", dtype=None,
+                 name="LuongMonotonicAttention"):
+        import functools
+        dtype = dtype or float32
+        probability_fn = functools.partial(_monotonic_probability_fn,
+                                           sigmoid_noise=sigmoid_noise, mode=mode,
+                                           seed=sigmoid_noise_seed)
+        super().__init__(
+            query_layer=None,
+            memory_layer=Dense(num_units, name="memory_layer", use_bias=False),
+            memory=memory, probability_fn=probability_fn,
+            memory_sequence_length=memory_sequence_length, score_mask_value=score_mask_value,
+            name=name)
+        self.dtype = dtype
+        self._num_units = num_units
+        self._scale = scale
+        self._score_bias_init = score_bias_init
+        self._name = name
+        self._attention_g = None
+
+    _make_luong_variables = LuongAttention._make_variables
+
+    def _make_variables(self, dtype):
+        self._make_luong_variables(dtype)
+        self._make_score_bias(dtype)
+
+    def _score(self, query):
+        return _luong_score(query, self._keys, self._attention_g) + self._score_bias
 
 
 class AttentionWrapperState(
