@@ -2,8 +2,12 @@
 cell at each step, and how it picks the step's sample ids. TrainingHelper reads the given
 inputs (teacher forcing); GreedyEmbeddingHelper and SampleEmbeddingHelper feed the embedding of
 the previous step's argmax or sampled id and finish a sequence at end_token; InferenceHelper and
-CustomHelper take the user's functions. (ScheduledEmbeddingTrainingHelper and
-ScheduledOutputTrainingHelper are not in troupe.)"""
+CustomHelper take the user's functions; ScheduledEmbeddingTrainingHelper and
+ScheduledOutputTrainingHelper read the inputs but, for each batch entry with
+sampling_probability, feed the embedding of an id sampled from the outputs (or the outputs
+themselves) instead (scheduled sampling). Their draws, like any random op in a loop's step, are
+made anew when the loop's gradient reruns the step, so the gradient sees other choices than the
+forward pass did."""
 
 from ... import nest
 from ...control_flow_ops import cond
@@ -15,7 +19,8 @@ from ...ops import argmax, cast, equal, reshape, shape, size, zeros_like
 from ...tensor_array_ops import TensorArray
 
 __all__ = ["Helper", "CustomHelper", "TrainingHelper", "GreedyEmbeddingHelper",
-           "SampleEmbeddingHelper", "InferenceHelper"]
+           "SampleEmbeddingHelper", "InferenceHelper", "ScheduledEmbeddingTrainingHelper",
+           "ScheduledOutputTrainingHelper"]
 
 
 def _transpose_batch_time(x):
@@ -235,6 +240,22 @@ def categorical_sample(logits, dtype=int32, sample_shape=(), seed=None):
     return cast(draws, dtype)
 
 
+def bernoulli_sample(probs=None, logits=None, dtype=int32, sample_shape=(), seed=None):
+    """Draws of 1 with probability probs (or sigmoid(logits)), of shape sample_shape + probs'
+    shape, as TensorFlow 1.15's helper draws them."""
+    from ...array_ops import concat
+    from ...ops import less, reduce_prod, sigmoid
+    from ...random_ops import random_uniform
+    probs = sigmoid(logits, name="probs") if probs is None else \
+        convert_to_tensor(probs, name="probs")
+    sample_shape = reshape(convert_to_tensor(sample_shape, dtype=int32, name="sample_shape"),
+                           [-1])
+    uniform = random_uniform(concat([[reduce_prod(sample_shape)], shape(probs)], 0), seed=seed,
+                             dtype=probs.dtype)
+    samples = cast(less(uniform, probs), dtype)
+    return reshape(samples, concat([sample_shape, shape(samples)[1:]], 0))
+
+
 class SampleEmbeddingHelper(GreedyEmbeddingHelper):
     """GreedyEmbeddingHelper that draws each step's id from the softmax of the outputs (divided
     by softmax_temperature when given) instead of taking the argmax."""
@@ -289,3 +310,105 @@ class InferenceHelper(Helper):
         next_inputs = sample_ids if self._next_inputs_fn is None else \
             self._next_inputs_fn(sample_ids)
         return finished, next_inputs, state
+
+
+def _sampling_probability(value):
+    probability = convert_to_tensor(value, name="sampling_probability")
+    if probability.shape.ndims not in (0, 1):
+        raise ValueError("sampling_probability must be either a scalar or a vector. saw shape: "
+                         "%s" % probability.shape)
+    return probability
+
+
+class ScheduledEmbeddingTrainingHelper(TrainingHelper):
+    """TrainingHelper with scheduled sampling: each step, each batch entry with probability
+    sampling_probability (a scalar, or one per entry) is fed the embedding of an id drawn from
+    its outputs instead of its next input. Sample ids are the drawn ids, -1 where none was
+    drawn."""
+
+    def __init__(self, inputs, sequence_length, embedding, sampling_probability,
+                 time_major=False, seed=None, scheduling_seed=None, name=None):
+        with name_scope(name, "ScheduledEmbeddingSamplingWrapper"):
+            if callable(embedding):
+                self._embedding_fn = embedding
+            else:
+                from ...nn import embedding_lookup
+                self._embedding_fn = lambda ids: embedding_lookup(embedding, ids)
+            self._sampling_probability = _sampling_probability(sampling_probability)
+            self._seed = seed
+            self._scheduling_seed = scheduling_seed
+            super().__init__(inputs=inputs, sequence_length=sequence_length,
+                             time_major=time_major, name=name)
+
+    def sample(self, time, outputs, state, name=None):
+        from ...ops import fill, where
+        with name_scope(name, "ScheduledEmbeddingTrainingHelperSample"):
+            select_sample = bernoulli_sample(probs=self._sampling_probability, dtype=_bool,
+                                             sample_shape=self.batch_size,
+                                             seed=self._scheduling_seed)
+            return where(select_sample, categorical_sample(logits=outputs, seed=self._seed),
+                         fill([self.batch_size], -1))
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        from ...ops import greater, maximum, where
+        with name_scope(name, "ScheduledEmbeddingTrainingHelperNextInputs"):
+            finished, base_next_inputs, state = super().next_inputs(
+                time=time, outputs=outputs, state=state, sample_ids=sample_ids, name=name)
+
+            def maybe_sample():
+                # Rows that sampled take their id's embedding; the others keep their input.
+                sampled = self._embedding_fn(maximum(sample_ids, 0))
+                return where(greater(sample_ids, -1), sampled, base_next_inputs)
+            next_inputs = cond(reduce_all(finished), lambda: base_next_inputs, maybe_sample)
+            return finished, next_inputs, state
+
+
+class ScheduledOutputTrainingHelper(TrainingHelper):
+    """TrainingHelper with scheduled sampling on the outputs: each step, each batch entry with
+    probability sampling_probability is fed its outputs (through next_inputs_fn when given,
+    with the step's auxiliary_inputs appended) instead of its next input. Sample ids are 1
+    where that happened, 0 elsewhere."""
+
+    def __init__(self, inputs, sequence_length, sampling_probability, time_major=False,
+                 seed=None, next_inputs_fn=None, auxiliary_inputs=None, name=None):
+        from ...array_ops import concat
+        with name_scope(name, "ScheduledOutputTrainingHelper"):
+            self._sampling_probability = _sampling_probability(sampling_probability)
+            if auxiliary_inputs is None:
+                maybe_concatenated_inputs = inputs
+            else:
+                inputs = convert_to_tensor(inputs, name="inputs")
+                auxiliary_inputs = convert_to_tensor(auxiliary_inputs, name="auxiliary_inputs")
+                maybe_concatenated_inputs = concat((inputs, auxiliary_inputs), -1)
+                if not time_major:
+                    auxiliary_inputs = _transpose_batch_time(auxiliary_inputs)
+            self._auxiliary_input_tas = (_unstack_ta(auxiliary_inputs)
+                                         if auxiliary_inputs is not None else None)
+            self._seed = seed
+            self._next_inputs_fn = next_inputs_fn
+            super().__init__(inputs=maybe_concatenated_inputs, sequence_length=sequence_length,
+                             time_major=time_major, name=name)
+
+    def sample(self, time, outputs, state, name=None):
+        with name_scope(name, "ScheduledOutputTrainingHelperSample"):
+            return bernoulli_sample(probs=self._sampling_probability,
+                                    sample_shape=self.batch_size, seed=self._seed)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        from ...array_ops import concat
+        from ...math_ops import logical_or, reduce_any
+        from ...ops import logical_not, where
+        with name_scope(name, "ScheduledOutputTrainingHelperNextInputs"):
+            finished, base_next_inputs, state = super().next_inputs(
+                time=time, outputs=outputs, state=state, sample_ids=sample_ids, name=name)
+            chosen = cast(sample_ids, _bool)
+
+            def maybe_sample():
+                fed = outputs if self._next_inputs_fn is None else self._next_inputs_fn(outputs)
+                if self._auxiliary_input_tas is not None:
+                    fed = concat((fed, self._auxiliary_input_tas.read(time + 1)), -1)
+                return where(chosen, fed, base_next_inputs)
+            no_samples = logical_not(reduce_any(chosen))
+            next_inputs = cond(logical_or(reduce_all(finished), no_samples),
+                               lambda: base_next_inputs, maybe_sample)
+            return finished, next_inputs, state
