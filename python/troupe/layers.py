@@ -463,8 +463,11 @@ class Layer:
     non_trainable_weights = non_trainable_variables
 
     def _variable(self, suffix):
+        """The layer's variable `suffix` ("kernel"), wherever its scope was (a layer built
+        inside a variable scope has outer/.../name/kernel)."""
+        own = "%s/%s" % (self.name, suffix)
         for v in self._variables:
-            if v.op.name == "%s/%s" % (self.name, suffix):
+            if v.op.name == own or v.op.name.endswith("/" + own):
                 return v
         return None
 

@@ -509,8 +509,8 @@ def where(condition, x=None, y=None, name=None):
     g = _graph_of(condition, x, y)
     xi = _input(x, g, "where x", _like(x, y) if not isinstance(x, Tensor) else None)
     yi = _input(y, g, "where y", _like(y, x) if not isinstance(y, Tensor) else None)
-    return _t(_troupe.make_op(_scope(g, name or "Select"), "Select",
-                              [_input(condition, g, "where condition"), xi, yi], {}).output(0), g)
+    return _t(_by_type("Select")(_scope(g, name or "Select"),
+                                 _input(condition, g, "where condition"), xi, yi), g)
 
 
 def logical_not(x, name=None):

@@ -267,6 +267,16 @@ def test_conv2d_transpose_gradients(name, build, shape):
     check_gradient(build, shape)
 
 
+def test_a_layer_built_inside_a_variable_scope_finds_its_kernel_and_bias():
+    with tf.variable_scope("outer"):
+        fc = tf.layers.Dense(3, name="fc")
+        fc(tf.ones([2, 4]))
+        again = tf.layers.Dense(3, name="fc")  # a second object of that name: fc_1
+        again(tf.ones([2, 4]))
+    assert fc.kernel.op.name == "outer/fc/kernel" and fc.bias.op.name == "outer/fc/bias"
+    assert again.kernel.op.name == "outer/fc_1/kernel"
+
+
 def test_layer_classes_build_once_and_share_their_variables():
     x = tf.placeholder(tf.float32, [None, 8, 8, 1])
     conv = tf.layers.Conv2D(4, 3, padding="same", activation=tf.nn.relu)

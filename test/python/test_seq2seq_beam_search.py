@@ -476,3 +476,13 @@ def test_bad_arguments_are_tensorflows_errors():
     with pytest.raises(ValueError, match="coverage_penalty_weight must be 0.0 if no cell is "
                                          "attentional"):
         seq2seq.dynamic_decode(decoder, maximum_iterations=3)
+
+
+def test_impute_finished_with_a_beam_search_is_tensorflows_value_error():
+    # Its finished flags are [batch, beam] and its outputs [batch, beam]: TensorFlow's Select
+    # refuses the pair while building (a ValueError), as troupe's does.
+    cell = EmbeddingIsLogits()
+    decoder = seq2seq.BeamSearchDecoder(cell, np.zeros([V, V], np.float32), tf.constant([0, 1]),
+                                        END, cell.zero_state(4, tf.float32), 2)
+    with pytest.raises(ValueError):
+        seq2seq.dynamic_decode(decoder, impute_finished=True, maximum_iterations=3)
