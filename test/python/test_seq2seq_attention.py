@@ -494,3 +494,36 @@ def test_a_wrapper_over_monotonic_attention_moves_only_forward():
     for b in range(BATCH):
         chosen = [np.argmax(step[b]) if step[b].sum() > 0 else MEM_TIME for step in history]
         assert chosen == sorted(chosen), chosen  # never back to an earlier entry
+
+
+def test_monotonic_attention_in_a_wrapper_masks_the_memory_and_names_its_variables():
+    mechanism = seq2seq.LuongMonotonicAttention(UNITS, memory(), memory_sequence_length=[5, 2],
+                                                scale=True, score_bias_init=2.0)
+    wrapper = seq2seq.AttentionWrapper(tf.nn.rnn_cell.BasicRNNCell(UNITS), mechanism,
+                                       alignment_history=True)
+    inputs = tf.constant(np.random.RandomState(9).randn(BATCH, 3, 2).astype(np.float32))
+    _, state = tf.nn.dynamic_rnn(wrapper, inputs,
+                                 initial_state=wrapper.zero_state(BATCH, tf.float32))
+    history, values = evaluate(state.alignment_history.stack())
+    assert "rnn/attention_wrapper/luong_monotonic_attention/attention_score_bias" in values
+    assert "rnn/attention_wrapper/luong_monotonic_attention/attention_g" in values
+    np.testing.assert_array_equal(history[:, 1, 2:], 0)  # past the second entry's length
+    assert (history.sum(-1) <= 1 + 1e-6).all()
+
+
+def test_seeded_pre_sigmoid_noise_draws_the_same_in_every_graph():
+    def draw(noise=1.0):
+        with tf.Graph().as_default():
+            mechanism = seq2seq.BahdanauMonotonicAttention(
+                UNITS, memory(), sigmoid_noise=noise, sigmoid_noise_seed=5)
+            alignments, _ = mechanism(tf.ones([BATCH, UNITS]),
+                                      mechanism.initial_alignments(BATCH, tf.float32))
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                variables = by_name(tf.global_variables())
+                for name, v in variables.items():  # the same weights in both graphs
+                    sess.run(tf.assign(v, np.full(v.shape.as_list(), 0.1, np.float32)))
+                return sess.run(alignments)
+    first, second = draw(), draw()
+    np.testing.assert_array_equal(first, second)
+    assert not np.allclose(first, draw(noise=0.0))  # the noise is there

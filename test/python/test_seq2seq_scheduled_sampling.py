@@ -149,3 +149,60 @@ def test_a_decoder_trains_with_scheduled_sampling():
             sess.run(train)
         last = sess.run(loss)
     assert last < 0.3 * first, (first, last)
+
+
+class Echo(tf.nn.rnn_cell.RNNCell):
+    """Outputs its input (DEPTH + 2 wide): each step's output shows what the step was fed."""
+
+    state_size = property(lambda self: 1)
+    output_size = property(lambda self: DEPTH + 2)
+
+    def call(self, inputs, state):
+        return inputs, state
+
+
+def test_scheduled_output_mixes_rows_by_their_draws_with_a_projection_and_auxiliary_inputs():
+    inputs = teacher_inputs()
+    rng = np.random.RandomState(8)
+    auxiliary = rng.randn(BATCH, TIME, 2).astype(np.float32)  # different at every step
+    projection = tf.layers.Dense(DEPTH, name="proj")  # makes variables: before the loop
+    helper = seq2seq.ScheduledOutputTrainingHelper(
+        inputs, [TIME] * BATCH, sampling_probability=0.5, next_inputs_fn=projection,
+        auxiliary_inputs=auxiliary, seed=11)
+    cell = Echo()
+    decoder = seq2seq.BasicDecoder(cell, helper, cell.zero_state(BATCH, tf.float32))
+    outputs = seq2seq.dynamic_decode(decoder)[0]
+    got = run({"out": outputs, "kernel": projection.kernel, "bias": projection.bias})
+    assert projection.kernel.op.name == "decoder/proj/kernel"
+    out, ids = got["out"].rnn_output, got["out"].sample_id
+    teacher = np.concatenate([inputs, auxiliary], -1)
+    np.testing.assert_allclose(out[:, 0], teacher[:, 0], rtol=1e-6)
+    mixed = set()
+    for t in range(1, TIME):
+        for b in range(BATCH):
+            if ids[b, t - 1]:
+                fed = np.concatenate([out[b, t - 1] @ got["kernel"] + got["bias"],
+                                      auxiliary[b, t]])
+            else:
+                fed = teacher[b, t]
+            mixed.add(int(ids[b, t - 1]))
+            np.testing.assert_allclose(out[b, t], fed, rtol=1e-5, atol=1e-6)
+    assert mixed == {0, 1}  # both kinds of rows were checked
+
+
+def test_scheduled_embedding_mixes_rows_by_their_draws():
+    inputs = teacher_inputs()
+    helper = seq2seq.ScheduledEmbeddingTrainingHelper(
+        inputs, [TIME] * BATCH, peaked_embedding(), sampling_probability=0.5, seed=12,
+        scheduling_seed=13)
+    outputs = run(decode(helper))
+    out, ids = outputs.rnn_output, outputs.sample_id
+    kinds = set()
+    for t in range(1, TIME):
+        for b in range(BATCH):
+            sampled = ids[b, t - 1] > -1
+            kinds.add(bool(sampled))
+            want = peaked_embedding()[ids[b, t - 1]] if sampled else inputs[b, t]
+            np.testing.assert_allclose(out[b, t], want, rtol=1e-6)
+    assert kinds == {True, False}
+

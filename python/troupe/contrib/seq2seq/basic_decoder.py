@@ -118,15 +118,36 @@ class BasicDecoder(Decoder):
         return self._helper.initialize() + (self._initial_state,)
 
     def _before_loop(self, inputs, state):
-        """Makes the cell's and the output layer's variables before dynamic_decode's loop."""
+        """Makes the cell's and the output layer's variables before dynamic_decode's loop, and
+        those of the helper's functions (a scheduled helper's embedding or next_inputs_fn)."""
         self._cell_call = _CellCall(self._cell, self._output_layer, inputs, state)
+        if hasattr(self._helper, "_before_loop"):
+            from ...ops import zeros
+            from ...variables import get_variable_scope
+            depth = TensorShape(self._rnn_output_size()).as_list()[-1]
+            outputs = zeros([self._helper.batch_size, depth],
+                            dtype=nest.flatten(state)[0].dtype)  # never run
+            self._helper._before_loop(outputs)
+            self._helper_scope = get_variable_scope()
+
+    def _helper_call(self, method, **kwargs):
+        """The helper's sample or next_inputs; in the loop, where its functions' variables
+        were made before it, reused."""
+        scope = getattr(self, "_helper_scope", None)
+        if scope is None:
+            return method(**kwargs)
+        from ...variables import variable_scope
+        with variable_scope(scope, reuse=True):
+            return method(**kwargs)
 
     def step(self, time, inputs, state, name=None):
         with name_scope(name, "BasicDecoderStep"):
             cell_outputs, cell_state = _CellCall.run(self, inputs, state)
             if self._output_layer is not None:
                 cell_outputs = self._output_layer(cell_outputs)
-            sample_ids = self._helper.sample(time=time, outputs=cell_outputs, state=cell_state)
-            finished, next_inputs, next_state = self._helper.next_inputs(
-                time=time, outputs=cell_outputs, state=cell_state, sample_ids=sample_ids)
+            sample_ids = self._helper_call(self._helper.sample, time=time, outputs=cell_outputs,
+                                           state=cell_state)
+            finished, next_inputs, next_state = self._helper_call(
+                self._helper.next_inputs, time=time, outputs=cell_outputs, state=cell_state,
+                sample_ids=sample_ids)
         return BasicDecoderOutput(cell_outputs, sample_ids), next_state, next_inputs, finished

@@ -5,9 +5,10 @@ the previous step's argmax or sampled id and finish a sequence at end_token; Inf
 CustomHelper take the user's functions; ScheduledEmbeddingTrainingHelper and
 ScheduledOutputTrainingHelper read the inputs but, for each batch entry with
 sampling_probability, feed the embedding of an id sampled from the outputs (or the outputs
-themselves) instead (scheduled sampling). Their draws, like any random op in a loop's step, are
-made anew when the loop's gradient reruns the step, so the gradient sees other choices than the
-forward pass did."""
+themselves) instead (scheduled sampling), applying embedding or next_inputs_fn to the sampled
+rows only, as TensorFlow's. Their draws, like any random op in a loop's step, are made anew
+when the loop's gradient reruns the step, so the gradient sees other choices than the forward
+pass did."""
 
 from ... import nest
 from ...control_flow_ops import cond
@@ -312,6 +313,21 @@ class InferenceHelper(Helper):
         return finished, next_inputs, state
 
 
+def _merge_rows(chosen, fed_fn, base):
+    """base with the rows where `chosen` ([batch] bool) holds replaced by fed_fn(indices)
+    ([rows, ...], for the indices [rows, 1] of those rows), as TensorFlow's scheduled helpers
+    gather and scatter them: fed_fn only sees (and only differentiates) the chosen rows."""
+    from ...math_ops import logical_not
+    from ...sparse_ops import gather_nd, scatter_nd
+    from ...ops import where
+    where_sampling = cast(where(chosen), int32)
+    where_not_sampling = cast(where(logical_not(chosen)), int32)
+    base_shape = shape(base)
+    return (scatter_nd(indices=where_sampling, updates=fed_fn(where_sampling), shape=base_shape)
+            + scatter_nd(indices=where_not_sampling,
+                         updates=gather_nd(base, where_not_sampling), shape=base_shape))
+
+
 def _sampling_probability(value):
     probability = convert_to_tensor(value, name="sampling_probability")
     if probability.shape.ndims not in (0, 1):
@@ -329,6 +345,7 @@ class ScheduledEmbeddingTrainingHelper(TrainingHelper):
     def __init__(self, inputs, sequence_length, embedding, sampling_probability,
                  time_major=False, seed=None, scheduling_seed=None, name=None):
         with name_scope(name, "ScheduledEmbeddingSamplingWrapper"):
+            self._embedding_is_callable = callable(embedding)
             if callable(embedding):
                 self._embedding_fn = embedding
             else:
@@ -350,17 +367,24 @@ class ScheduledEmbeddingTrainingHelper(TrainingHelper):
                          fill([self.batch_size], -1))
 
     def next_inputs(self, time, outputs, state, sample_ids, name=None):
-        from ...ops import greater, maximum, where
+        from ...ops import greater
         with name_scope(name, "ScheduledEmbeddingTrainingHelperNextInputs"):
             finished, base_next_inputs, state = super().next_inputs(
                 time=time, outputs=outputs, state=state, sample_ids=sample_ids, name=name)
 
             def maybe_sample():
                 # Rows that sampled take their id's embedding; the others keep their input.
-                sampled = self._embedding_fn(maximum(sample_ids, 0))
-                return where(greater(sample_ids, -1), sampled, base_next_inputs)
+                from ...sparse_ops import gather_nd
+                return _merge_rows(greater(sample_ids, -1),
+                                   lambda rows: self._embedding_fn(gather_nd(sample_ids, rows)),
+                                   base_next_inputs)
             next_inputs = cond(reduce_all(finished), lambda: base_next_inputs, maybe_sample)
             return finished, next_inputs, state
+
+    def _before_loop(self, outputs):
+        """Makes the variables a callable embedding makes, before dynamic_decode's loop."""
+        if self._embedding_is_callable:
+            self._embedding_fn(zeros_like(cast(outputs[:, 0], int32)))  # never run
 
 
 class ScheduledOutputTrainingHelper(TrainingHelper):
@@ -403,12 +427,31 @@ class ScheduledOutputTrainingHelper(TrainingHelper):
                 time=time, outputs=outputs, state=state, sample_ids=sample_ids, name=name)
             chosen = cast(sample_ids, _bool)
 
+            def with_auxiliary(fed, rows=None):
+                if self._auxiliary_input_tas is None:
+                    return fed
+                from ...sparse_ops import gather_nd
+                auxiliary = self._auxiliary_input_tas.read(time + 1)
+                if rows is not None:
+                    auxiliary = gather_nd(auxiliary, rows)
+                return concat((fed, auxiliary), -1)
+
             def maybe_sample():
-                fed = outputs if self._next_inputs_fn is None else self._next_inputs_fn(outputs)
-                if self._auxiliary_input_tas is not None:
-                    fed = concat((fed, self._auxiliary_input_tas.read(time + 1)), -1)
-                return where(chosen, fed, base_next_inputs)
+                if self._next_inputs_fn is None:
+                    return where(chosen, with_auxiliary(outputs), base_next_inputs)
+                from ...sparse_ops import gather_nd
+                return _merge_rows(
+                    chosen,
+                    lambda rows: with_auxiliary(self._next_inputs_fn(gather_nd(outputs, rows)),
+                                                rows),
+                    base_next_inputs)
             no_samples = logical_not(reduce_any(chosen))
             next_inputs = cond(logical_or(reduce_all(finished), no_samples),
                                lambda: base_next_inputs, maybe_sample)
             return finished, next_inputs, state
+
+    def _before_loop(self, outputs):
+        """Makes the variables next_inputs_fn makes (a projection layer, a prenet), before
+        dynamic_decode's loop."""
+        if self._next_inputs_fn is not None:
+            self._next_inputs_fn(outputs)  # never run
