@@ -8,6 +8,7 @@
 
 #include "troupe/graph/ops/array_manipulation_ops.hpp"
 #include "troupe/graph/ops/array_ops.hpp"
+#include "troupe/graph/ops/beam_search_ops.hpp"
 #include "troupe/graph/ops/control_flow_ops.hpp"
 #include "troupe/graph/ops/conv_ops.hpp"
 #include "troupe/graph/ops/data_flow_ops.hpp"
@@ -19,7 +20,6 @@
 #include "troupe/graph/ops/parsing_ops.hpp"
 #include "troupe/graph/ops/random_ops.hpp"
 #include "troupe/graph/ops/scatter_nd_ops.hpp"
-#include "troupe/graph/ops/beam_search_ops.hpp"
 #include "troupe/graph/ops/segment_ops.hpp"
 #include "troupe/graph/ops/selection_ops.hpp"
 #include "troupe/graph/ops/sparse_ops.hpp"

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import troupe as tf
+from seq2seq_cells import EchoCell
 
 seq2seq = tf.contrib.seq2seq
 from troupe.contrib.seq2seq import beam_search_decoder as bsd  # noqa: E402
@@ -306,22 +307,6 @@ V = 6
 END = 5
 
 
-class EmbeddingIsLogits(tf.nn.rnn_cell.RNNCell):
-    """Outputs its input (the embedding of the last token, which holds the next token's
-    logits)."""
-
-    @property
-    def state_size(self):
-        return 1
-
-    @property
-    def output_size(self):
-        return V
-
-    def call(self, inputs, state):
-        return inputs, state
-
-
 def test_the_beam_finds_the_sequence_greedy_decoding_misses():
     # From the start token 0: token 1 at 0.5, token 2 at 0.4, token 3 at 0.1. After 1, three
     # tokens at a third
@@ -333,7 +318,7 @@ def test_the_beam_finds_the_sequence_greedy_decoding_misses():
     probs[2, END] = 1.0
     probs[3, END] = probs[4, END] = probs[END, END] = 1.0
     embedding = np.log(probs / probs.sum(axis=1, keepdims=True)).astype(np.float32)
-    cell = EmbeddingIsLogits()
+    cell = EchoCell(V)
     decoder = seq2seq.BeamSearchDecoder(
         cell=cell, embedding=embedding, start_tokens=tf.constant([0]), end_token=END,
         initial_state=cell.zero_state(2, tf.float32), beam_width=2)
@@ -415,7 +400,7 @@ def test_a_decode_of_several_entries_equals_tensorflows_beam_search_in_numpy(len
     rng = np.random.RandomState(5)
     embedding = (rng.randn(V, V) * 2).astype(np.float32)
     start = [0, 3, 1]
-    cell = EmbeddingIsLogits()
+    cell = EchoCell(V)
     decoder = seq2seq.BeamSearchDecoder(
         cell=cell, embedding=embedding, start_tokens=tf.constant(start), end_token=END,
         initial_state=cell.zero_state(len(start) * 3, tf.float32), beam_width=3,
@@ -428,7 +413,7 @@ def test_a_decode_of_several_entries_equals_tensorflows_beam_search_in_numpy(len
 
 
 class CountingCell(tf.nn.rnn_cell.RNNCell):
-    """EmbeddingIsLogits with a TensorArray of scalars in its state: TensorFlow warns that
+    """EchoCell with a TensorArray of scalars in its state: TensorFlow warns that
     such an array cannot be reordered along the beams, and returns it as it is."""
 
     @property
@@ -454,7 +439,7 @@ def test_a_tensor_array_of_scalars_in_the_state_is_left_as_it_is():
 
 
 def test_bad_arguments_are_tensorflows_errors():
-    cell = EmbeddingIsLogits()
+    cell = EchoCell(V)
     embedding = np.zeros([V, V], np.float32)
     state = cell.zero_state(2, tf.float32)
     with pytest.raises(ValueError, match="start_tokens must be a vector"):
@@ -481,7 +466,7 @@ def test_bad_arguments_are_tensorflows_errors():
 def test_impute_finished_with_a_beam_search_is_tensorflows_value_error():
     # Its finished flags are [batch, beam] and its outputs [batch, beam]: TensorFlow's Select
     # refuses the pair while building (a ValueError), as troupe's does.
-    cell = EmbeddingIsLogits()
+    cell = EchoCell(V)
     decoder = seq2seq.BeamSearchDecoder(cell, np.zeros([V, V], np.float32), tf.constant([0, 1]),
                                         END, cell.zero_state(4, tf.float32), 2)
     with pytest.raises(ValueError):

@@ -8,24 +8,10 @@ import numpy as np
 import pytest
 
 import troupe as tf
+from seq2seq_cells import EchoCell
 
 seq2seq = tf.contrib.seq2seq
 BATCH, TIME, DEPTH, VOCAB = 3, 4, 5, 5
-
-
-class IdentityCell(tf.nn.rnn_cell.RNNCell):
-    """Outputs its input: each step's logits are what it was fed."""
-
-    @property
-    def state_size(self):
-        return 1
-
-    @property
-    def output_size(self):
-        return DEPTH
-
-    def call(self, inputs, state):
-        return inputs, state
 
 
 def teacher_inputs():
@@ -48,7 +34,7 @@ def peaked_embedding():
 
 
 def decode(helper):
-    cell = IdentityCell()
+    cell = EchoCell(DEPTH)
     decoder = seq2seq.BasicDecoder(cell, helper, cell.zero_state(BATCH, tf.float32))
     outputs, _, _ = seq2seq.dynamic_decode(decoder)
     return outputs
@@ -151,16 +137,6 @@ def test_a_decoder_trains_with_scheduled_sampling():
     assert last < 0.3 * first, (first, last)
 
 
-class Echo(tf.nn.rnn_cell.RNNCell):
-    """Outputs its input (DEPTH + 2 wide): each step's output shows what the step was fed."""
-
-    state_size = property(lambda self: 1)
-    output_size = property(lambda self: DEPTH + 2)
-
-    def call(self, inputs, state):
-        return inputs, state
-
-
 def test_scheduled_output_mixes_rows_by_their_draws_with_a_projection_and_auxiliary_inputs():
     inputs = teacher_inputs()
     rng = np.random.RandomState(8)
@@ -169,7 +145,7 @@ def test_scheduled_output_mixes_rows_by_their_draws_with_a_projection_and_auxili
     helper = seq2seq.ScheduledOutputTrainingHelper(
         inputs, [TIME] * BATCH, sampling_probability=0.5, next_inputs_fn=projection,
         auxiliary_inputs=auxiliary, seed=11)
-    cell = Echo()
+    cell = EchoCell(DEPTH + 2)  # shows what each step was fed
     decoder = seq2seq.BasicDecoder(cell, helper, cell.zero_state(BATCH, tf.float32))
     outputs = seq2seq.dynamic_decode(decoder)[0]
     got = run({"out": outputs, "kernel": projection.kernel, "bias": projection.bias})

@@ -355,6 +355,12 @@ class _BaseMonotonicAttentionMechanism(_BaseAttentionMechanism):
         alignments.set_shape([_static(batch_size), _static(self._alignments_size)])
         return alignments
 
+    @staticmethod
+    def _probability_fn_for(sigmoid_noise, mode, seed):
+        """_monotonic_probability_fn with the mechanism's noise, mode and seed."""
+        return lambda score, previous: _monotonic_probability_fn(score, previous, sigmoid_noise,
+                                                                 mode, seed)
+
     def _make_score_bias(self, dtype):
         self._score_bias = get_variable(
             "attention_score_bias", dtype=dtype, shape=(),
@@ -372,11 +378,8 @@ class BahdanauMonotonicAttention(_BaseMonotonicAttentionMechanism):
                  score_mask_value=None, sigmoid_noise=0., sigmoid_noise_seed=None,
                  score_bias_init=0., mode="parallel", dtype=None,
                  name="BahdanauMonotonicAttention"):
-        import functools
         dtype = dtype or float32
-        probability_fn = functools.partial(_monotonic_probability_fn,
-                                           sigmoid_noise=sigmoid_noise, mode=mode,
-                                           seed=sigmoid_noise_seed)
+        probability_fn = self._probability_fn_for(sigmoid_noise, mode, sigmoid_noise_seed)
         super().__init__(
             query_layer=Dense(num_units, name="query_layer", use_bias=False),
             memory_layer=Dense(num_units, name="memory_layer", use_bias=False),
@@ -409,11 +412,8 @@ class LuongMonotonicAttention(_BaseMonotonicAttentionMechanism):
                  score_mask_value=None, sigmoid_noise=0., sigmoid_noise_seed=None,
                  score_bias_init=0., mode="parallel", dtype=None,
                  name="LuongMonotonicAttention"):
-        import functools
         dtype = dtype or float32
-        probability_fn = functools.partial(_monotonic_probability_fn,
-                                           sigmoid_noise=sigmoid_noise, mode=mode,
-                                           seed=sigmoid_noise_seed)
+        probability_fn = self._probability_fn_for(sigmoid_noise, mode, sigmoid_noise_seed)
         super().__init__(
             query_layer=None,
             memory_layer=Dense(num_units, name="memory_layer", use_bias=False),
