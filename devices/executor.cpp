@@ -444,7 +444,10 @@ StatusOr<std::unique_ptr<Executor>> Executor::create(std::shared_ptr<const Graph
     item.node = &node;
     item.id = id;
     item.is_merge = node.op_name() == "Merge";
-    item.must_be_live = node.op_name() == "_Retval";
+    if (node.op_name() == "_Retval") {
+      const AttrValue* allow_dead = node.def().find_attr("allow_dead");
+      item.must_be_live = allow_dead == nullptr || !allow_dead->get<bool>();
+    }
     item.sends_deadness = node.op_name() == "_Send";
     // A _Recv may give a dead value (its _Send was downstream of a Switch on another device).
     if (node.op_name() == "Switch" || node.op_name() == "_Recv") ex->has_control_flow_ = true;

@@ -158,6 +158,9 @@ std::optional<AttrValue> parse_default(AttrType type, std::string_view s) {
     case AttrType::kListFloat:
       if (s == "[]") return AttrValue(std::vector<float>{});
       return std::nullopt;
+    case AttrType::kListString:
+      if (s == "[]") return AttrValue(std::vector<std::string>{});
+      return std::nullopt;
     default:
       return std::nullopt;
   }

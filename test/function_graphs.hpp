@@ -21,12 +21,14 @@ inline Output function_arg(const Scope& function, const char* name, int index, D
                 0);
 }
 
-// Result `index` of a function graph.
-inline void function_result(const Scope& function, const Output& value, int index, DataType dtype) {
+// Result `index` of a function graph (allow_dead: it may come from a cond's untaken branch).
+inline void function_result(const Scope& function, const Output& value, int index, DataType dtype,
+                            bool allow_dead = false) {
   NodeBuilder(function.with_op_name("result_" + std::to_string(index)), "_Retval")
       .input(value)
       .attr("T", dtype)
       .attr("index", index)
+      .attr("allow_dead", allow_dead)
       .finalize();
 }
 

@@ -213,11 +213,19 @@ class WhileKernel : public AsyncOpKernel {
           history.back()[i] = Tensor();  // not kept: the gradient does not read it
       }
       args = vars;
+      if (kernel.body_takes_iteration_) args.push_back(Tensor::scalar<int32_t>(iterations));
       args.insert(args.end(), body_captured.begin(), body_captured.end());
       TROUPE_ASSIGN_OR_RETURN(auto next, kernel.body_->call(std::move(args), ctx.step().container));
       const int n = static_cast<int>(vars.size());
-      if (static_cast<int>(next.size()) != n) {
-        return kernel.invalid("body returned {} values for {} loop variables", next.size(), n);
+      const size_t num_drawn = kernel.drawn_types_.size();
+      if (next.size() != n + num_drawn) {
+        return kernel.invalid("body returned {} values for {} loop variables and {} draws",
+                              next.size(), n, num_drawn);
+      }
+      if (num_drawn > 0) {
+        draws.emplace_back(std::make_move_iterator(next.begin() + n),
+                           std::make_move_iterator(next.end()));
+        next.resize(n);
       }
       for (int i = 0; i < n; ++i) {
         const Tensor& value = next[i];
@@ -249,6 +257,9 @@ class WhileKernel : public AsyncOpKernel {
         for (int i = 0; i < n; ++i) {
           if (Status s = stack(i); !s.ok()) return fail(s);
         }
+      }
+      for (size_t j = 0; j < kernel.drawn_types_.size(); ++j) {
+        if (Status s = stack_draw(j); !s.ok()) return fail(s);
       }
       ctx.set_output(ctx.num_outputs() - 1, Tensor::scalar<int32_t>(iterations));
       done();
@@ -284,6 +295,47 @@ class WhileKernel : public AsyncOpKernel {
       return Status::OK();
     }
 
+    // Output `drawn` j: draw j of every iteration on a new first axis; zeros in the iterations
+    // where it was not drawn (its branch of a cond was not taken: the replay is not either).
+    Status stack_draw(size_t j) {
+      const Tensor* first = nullptr;
+      int32_t first_iteration = 0;
+      for (int32_t k = 0; k < iterations; ++k) {
+        const Tensor& value = draws[k][j];
+        if (!value.is_initialized()) continue;
+        if (first == nullptr) {
+          first = &value;
+          first_iteration = k;
+        } else if (value.shape() != first->shape()) {
+          return kernel.invalid(
+              "random op '{}' in its body drew shape {} in iteration {} and {} in iteration {}: "
+              "the loop's gradient replays each draw and needs one shape in every iteration "
+              "(build the loop with back_prop=False if it needs no gradient)",
+              kernel.drawn_from_[j], value.shape().to_string(), k + 1, first->shape().to_string(),
+              first_iteration + 1);
+        }
+      }
+      std::vector<int64_t> dims = first != nullptr ? first->shape().dims() : std::vector<int64_t>{};
+      dims.insert(dims.begin(), first != nullptr ? iterations : 0);
+      const int n = static_cast<int>(vars.size());
+      const int index = n + (kernel.record_ ? n : 0) + static_cast<int>(j);
+      Tensor& stacked = ctx.allocate_output(index, TensorShape(dims));
+      if (first == nullptr) return Status::OK();
+      const int64_t each = first->num_elements();
+      TROUPE_SWITCH_ALL(kernel.drawn_types_[j], T, {
+        for (int32_t k = 0; k < iterations; ++k) {
+          const Tensor& value = draws[k][j];
+          T* into = stacked.data<T>() + k * each;
+          if (value.is_initialized()) {
+            std::copy_n(value.data<T>(), each, into);
+          } else {
+            std::fill_n(into, each, T());
+          }
+        }
+      });
+      return Status::OK();
+    }
+
     void fail(Status status) {
       ctx.set_status(std::move(status));
       done();
@@ -294,6 +346,7 @@ class WhileKernel : public AsyncOpKernel {
     DoneCallback done;
     std::vector<Tensor> vars, cond_captured, body_captured;
     std::vector<std::vector<Tensor>> history;  // the variables entering each iteration
+    std::vector<std::vector<Tensor>> draws;    // each iteration's draws (Tdrawn)
     int32_t iterations = 0;
   };
 
@@ -305,6 +358,9 @@ class WhileKernel : public AsyncOpKernel {
         shapes_(c.attr<std::vector<PartialShape>>("output_shapes")),
         record_(!c.attr<std::vector<DataType>>("Tstacked").empty()),
         unstacked_(c.attr<std::vector<int64_t>>("unstacked")),
+        drawn_types_(c.attr<std::vector<DataType>>("Tdrawn")),
+        drawn_from_(c.attr<std::vector<std::string>>("drawn_from")),
+        body_takes_iteration_(c.attr<bool>("body_takes_iteration")),
         cond_(std::move(cond)),
         body_(std::move(body)) {}
 
@@ -319,7 +375,10 @@ class WhileKernel : public AsyncOpKernel {
   std::vector<DataType> cond_types_;
   std::vector<PartialShape> shapes_;
   bool record_;
-  std::vector<int64_t> unstacked_;  // loop variables whose history is not kept
+  std::vector<int64_t> unstacked_;       // loop variables whose history is not kept
+  std::vector<DataType> drawn_types_;    // the body's random draws, recorded for the gradient
+  std::vector<std::string> drawn_from_;  // the random op of each draw
+  bool body_takes_iteration_;
   std::shared_ptr<GraphFunction> cond_;
   std::shared_ptr<GraphFunction> body_;
 };

@@ -59,6 +59,15 @@ Status while_shape(InferenceContext& c) {
     }
     c.set_output(i, std::move(shape));
   }
+  const auto& drawn = c.attr<std::vector<DataType>>("Tdrawn");
+  const auto& drawn_from = c.attr<std::vector<std::string>>("drawn_from");
+  if (drawn_from.size() != drawn.size()) {
+    return c.invalid("drawn_from names {} ops for {} drawn values", drawn_from.size(),
+                     drawn.size());
+  }
+  const int first_drawn = n + static_cast<int>(recorded.size());
+  for (int j = 0; j < static_cast<int>(drawn.size()); ++j)
+    c.set_output(first_drawn + j, PartialShape::unknown());
   c.set_output(c.num_outputs() - 1, PartialShape::scalar());
   return Status::OK();
 }
@@ -73,18 +82,27 @@ void register_control_flow_ops(OpRegistry& r) {
   // value entering every iteration, stacked on a new first axis, for the gradient; the
   // variables listed in `unstacked` (whose values the body's gradient does not read, as an
   // accumulator written with TensorScatterUpdate) are not kept: their stacks are empty.
+  // With Tdrawn, body returns one more value per random draw it makes (the outputs of its
+  // random ops, named by drawn_from), and `drawn` holds each draw of every iteration, stacked
+  // on a new first axis (zeros where the draw's cond branch was not taken), so that the
+  // gradient replays the draws instead of drawing again. With body_takes_iteration, body gets
+  // the iteration's number (int32, from 0) as one more argument, after the loop variables.
   must_register(r, OpDefBuilder("While")
                        .input("input: T")
                        .input("cond_captured: Tcond")
                        .input("body_captured: Tbody")
                        .output("output: T")
                        .output("stacked: Tstacked")
+                       .output("drawn: Tdrawn")
                        .output("iterations: int32")
                        .attr("T: list(type)")
                        .attr("Tcond: list(type) = []")
                        .attr("Tbody: list(type) = []")
                        .attr("Tstacked: list(type) = []")
                        .attr("unstacked: list(int) = []")
+                       .attr("Tdrawn: list(type) = []")
+                       .attr("drawn_from: list(string) = []")
+                       .attr("body_takes_iteration: bool = false")
                        .attr("cond: string")
                        .attr("body: string")
                        .attr("output_shapes: list(shape) = []")

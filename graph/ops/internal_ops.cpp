@@ -18,10 +18,14 @@ void register_internal_ops(OpRegistry& r) {
                          c.set_output(0, c.attr<PartialShape>("shape"));
                          return Status::OK();
                        }));
+  // A function body's result. With allow_dead, the result may come from the branch of a cond
+  // that was not taken: the caller then finds an uninitialized tensor in its place (a while
+  // loop's record of a random op drawn in a branch); otherwise that fails the call.
   must_register(r, OpDefBuilder("_Retval")
                        .input("input: T")
                        .attr("T: type")
                        .attr("index: int >= 0")
+                       .attr("allow_dead: bool = false")
                        .shape_fn(shapes::no_outputs));
   // A function body's result that is a reference (tf.data's flat_map and interleave return a
   // dataset); shares _Retval's indices.

@@ -9,9 +9,9 @@ to them as dead values (devices/executor.hpp), so its ops never run. And tf.whil
 
 from . import _troupe
 from . import dtypes as _dtypes
-from .framework import (Operation, Tensor, control_dependencies, convert_to_tensor,
-                        get_default_graph, name_scope)
-from .ops import _make, group, identity, no_op
+from .framework import (Operation, Tensor, TensorShape, control_dependencies,
+                        convert_to_tensor, get_default_graph, name_scope)
+from .ops import _RANDOM_OPS, _make, group, identity, no_op
 
 
 def _switch(data, pred):
@@ -308,6 +308,59 @@ class _Loop:
         # Loop variables that are the elements of a dynamic_size TensorArray the body reads:
         # their gradient cannot be taken (set by while_loop).
         self.growing_read = []
+        # The body's random ops, in the order the body makes them: (op type, indices of
+        # their outputs in `drawn`); `drawn` are the While's outputs recording each draw of
+        # every iteration, which the gradient replays (set by _build_while).
+        self.draw_ops = []
+        self.drawn = []
+        # A loop in the body that records draws of its own: the gradient cannot replay them.
+        self.nested_draws = None
+        self.types = []
+        self.invariants = []
+
+
+class _DrawReplay:
+    """The random draws of a loop's first run, standing for the random ops its body makes
+    when traced again for the gradient: the i-th random op made gets the i-th op's draws in
+    iteration `iteration` (a tensor of the graph being traced)."""
+
+    def __init__(self, loop, loop_name, iteration):
+        self.loop = loop
+        self.loop_name = loop_name
+        self.iteration = iteration
+        self.position = 0
+
+    def next(self, op_type, name):
+        from .ops import gather
+        ops = self.loop.draw_ops
+        if self.position >= len(ops) or ops[self.position][0] != op_type:
+            raise ValueError(
+                "the gradient of %s: its body, traced again for the gradient, made the random "
+                "op %s (%s) where its first tracing made %s; a loop body must make the same "
+                "ops each time it is called" % (
+                    self.loop_name, self.position + 1, op_type,
+                    ops[self.position][0] if self.position < len(ops) else "no more"))
+        indices = ops[self.position][1]
+        self.position += 1
+        with name_scope(name or op_type):
+            return _ReplayedDraw(op_type, [gather(self.loop.drawn[i], self.iteration)
+                                           for i in indices])
+
+    def finish(self):
+        if self.position != len(self.loop.draw_ops):
+            raise ValueError(
+                "the gradient of %s: its body, traced again for the gradient, made %d random "
+                "ops where its first tracing made %d; a loop body must make the same ops each "
+                "time it is called" % (self.loop_name, self.position, len(self.loop.draw_ops)))
+
+
+class _ReplayedDraw:
+    """What a random op's maker gets back in a replayed body: its outputs, first drawn."""
+
+    def __init__(self, op_type, outputs):
+        self.type = op_type
+        self.outputs = outputs
+        self.name = outputs[0].op.name
 
 
 def _trace_function(fn, outer, types, shapes):
@@ -359,6 +412,13 @@ def _build_while(cond_fn, body_fn, flat_vars, invariants, parallel_iterations, l
         cond_graph.retval(verdict, 0)
 
     body_graph, results = _trace_function(body_fn, outer, types, invariants)
+    # Its random draws, recorded for the gradient (which replays them: _DrawReplay).
+    draws = [] if loop is None else [
+        body_op for body_op in body_graph.get_operations() if body_op.type in _RANDOM_OPS]
+    if loop is not None:
+        loop.nested_draws = next((body_op.name for body_op in body_graph.get_operations()
+                                  if body_op.type == "While" and body_op.get_attr("Tdrawn")),
+                                 None)
     with body_graph.as_default():
         tensors = []
         for i, (value, var, invariant) in enumerate(zip(results, flat_vars, invariants)):
@@ -375,6 +435,9 @@ def _build_while(cond_fn, body_fn, flat_vars, invariants, parallel_iterations, l
             tensors.append(tensor)
         for i, tensor in enumerate(tensors):
             body_graph.retval(tensor, i)
+        drawn = [out for body_op in draws for out in body_op.outputs]
+        for j, tensor in enumerate(drawn):
+            body_graph.retval(tensor, len(tensors) + j, allow_dead=True)
 
     attrs = {"T": [t.as_datatype_enum for t in types],
              "Tcond": [t.dtype.as_datatype_enum for t in cond_graph._captures],
@@ -382,11 +445,25 @@ def _build_while(cond_fn, body_fn, flat_vars, invariants, parallel_iterations, l
              "cond": cond_graph.serialize(), "body": body_graph.serialize(),
              "output_shapes": [shape_attr(s) for s in invariants],
              "parallel_iterations": int(parallel_iterations)}
+    if drawn:
+        attrs["Tdrawn"] = [t.dtype.as_datatype_enum for t in drawn]
+        attrs["drawn_from"] = [body_op.name for body_op in draws for _ in body_op.outputs]
     op = _make("While", [list(flat_vars), list(cond_graph._captures),
                          list(body_graph._captures)], attrs, name="While")
     if loop is not None:
         loop.attrs = attrs
         loop.captures = list(body_graph._captures)
+        loop.types = types
+        loop.invariants = list(invariants)
+        n = len(flat_vars)
+        loop.drawn = op.outputs[n:n + len(drawn)]
+        for record, tensor in zip(loop.drawn, drawn):
+            record.set_shape(TensorShape([None]).concatenate(tensor.shape))
+        first = 0
+        for body_op in draws:
+            count = len(body_op.outputs)
+            loop.draw_ops.append((body_op.type, list(range(first, first + count))))
+            first += count
         outer._while_loops[op.name] = loop
     return op
 
@@ -699,6 +776,11 @@ def _while_grad(native_op, native_grads):
                          "one iteration to the next; troupe cannot record them for the "
                          "gradient: give the TensorArray a fixed size"
                          % (op.name, loop.growing_read[0]))
+    if loop.nested_draws:
+        raise NotImplementedError(
+            "the gradient of %s: the loop %s in its body draws random numbers; troupe replays "
+            "the draws of a loop's own body for its gradient, not those of a loop nested in it"
+            % (op.name, loop.nested_draws))
     grads = [None if g is None else _t(g, graph) for g in native_grads]
     inputs = list(op.inputs)
     num_cond = len(loop.attrs["Tcond"])
@@ -710,8 +792,12 @@ def _while_grad(native_op, native_grads):
         return [None if r is None else r._output for r in result]
     with name_scope(op.name + "_grad"):
         attrs = dict(loop.attrs, Tstacked=loop.attrs["T"], unstacked=loop.unstacked)
-        recorded = _make("While", [variables, inputs[n:n + num_cond], body_captured], attrs,
-                         name="forward")
+        if loop.draw_ops:
+            recorded = _replaying_forward(loop, op.name, attrs, variables,
+                                          inputs[n:n + num_cond])
+        else:
+            recorded = _make("While", [variables, inputs[n:n + num_cond], body_captured],
+                             attrs, name="forward")
         stacked = recorded.outputs[n:2 * n]
         iterations = recorded.outputs[2 * n]
         dvars = [grads[j] if grads[j] is not None else zeros_like(op.outputs[j])
@@ -728,8 +814,13 @@ def _while_grad(native_op, native_grads):
             xs = [here._capture(stand_ins[j]) if j in stand_ins else gather(stacked[j], k)
                   for j in range(n)]
             from .variables import variable_scope
+            if loop.draw_ops:
+                here._replay = _DrawReplay(loop, op.name, k)
             with variable_scope(loop.variable_scope, reuse=True):
                 ys = loop.flat_body(xs)
+            if loop.draw_ops:
+                here._replay.finish()
+                here._replay = None
             ys = [_as_tensor_in(here, ys[j], "loop variable %d" % j) for j in floating]
             captured = [here._capture(loop.captures[c]) for c in floating_captured]
             partial = gradients(ys, [xs[j] for j in floating] + captured,
@@ -748,6 +839,32 @@ def _while_grad(native_op, native_grads):
     for c, d in zip(floating_captured, dcaptured):
         result[n + num_cond + c] = d
     return [None if r is None else r._output for r in result]
+
+
+def _replaying_forward(loop, loop_name, attrs, variables, cond_captured):
+    """The loop run again for its gradient, recording its variables, with a body that takes
+    each random draw from the first run's record instead of drawing again (the While gives
+    the body its iteration's number: body_takes_iteration)."""
+    from .function_graph import FunctionGraph
+    from .variables import variable_scope
+    n = loop.num_vars
+    graph = FunctionGraph(get_default_graph(), n + 1)
+    with graph.as_default():
+        args = [graph.arg(i, t, s, "loop_var_%d" % i)
+                for i, (t, s) in enumerate(zip(loop.types, loop.invariants))]
+        iteration = graph.arg(n, _dtypes.int32, TensorShape([]), "iteration")
+        graph._replay = _DrawReplay(loop, loop_name, iteration)
+        with variable_scope(loop.variable_scope, reuse=True):
+            results = loop.flat_body(args)
+        graph._replay.finish()
+        graph._replay = None
+        for i, value in enumerate(results):
+            graph.retval(_as_tensor_in(graph, value, "loop variable %d" % i), i)
+    attrs = dict(attrs, body=graph.serialize(), Tdrawn=[], drawn_from=[],
+                 Tbody=[t.dtype.as_datatype_enum for t in graph._captures],
+                 body_takes_iteration=True)
+    return _make("While", [variables, cond_captured, list(graph._captures)], attrs,
+                 name="forward")
 
 
 def _accumulate(total, gradient):

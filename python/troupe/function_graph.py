@@ -18,6 +18,9 @@ def shape_attr(shape):
 
 class FunctionGraph(Graph):
     _is_function = True
+    # While a loop's body is traced again for its gradient: the record of the first run's
+    # random draws, which take the place of the random ops the body makes (control_flow_ops).
+    _replay = None
 
     def __init__(self, outer, first_capture_index):
         super().__init__()
@@ -33,9 +36,16 @@ class FunctionGraph(Graph):
                                        "shape": shape_attr(shape)},
                           name=name, graph=self).outputs[0]
 
-    def retval(self, tensor, index):
-        """Makes `tensor` the function's result `index`."""
-        _ops._make("_Retval", [tensor], {"index": index}, name="result_%d" % index, graph=self)
+    def retval(self, tensor, index, allow_dead=False):
+        """Makes `tensor` the function's result `index` (allow_dead: it may be in the branch of
+        a cond not taken; the caller then gets no value there)."""
+        attrs = {"index": index, "allow_dead": True} if allow_dead else {"index": index}
+        _ops._make("_Retval", [tensor], attrs, name="result_%d" % index, graph=self)
+
+    def _replayed_draw(self, op_type, name):
+        """The first run's draw standing for the random op `op_type` being made here, while a
+        loop body is traced again for its gradient; None when no body is being replayed."""
+        return None if self._replay is None else self._replay.next(op_type, name)
 
     def serialize(self):
         return _troupe.serialize_graph(self._root)

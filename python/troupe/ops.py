@@ -89,10 +89,22 @@ def _scope(graph, name, default=None):
     return graph._op_scope(name)
 
 
+# Ops that draw random numbers (a kernel with a generator of its own): a while_loop records
+# their draws in its body for its gradient, which replays them (control_flow_ops.py).
+_RANDOM_OPS = frozenset([
+    "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
+    "RandomShuffle", "Multinomial", "UniformCandidateSampler", "LogUniformCandidateSampler",
+    "FixedUnigramCandidateSampler", "LearnedUnigramCandidateSampler", "AllCandidateSampler"])
+
+
 def _make(op_type, inputs, attrs=None, name=None, graph=None):
     """Builds one `op_type` node: `inputs` in its definition's order (Tensors, values, or lists
     of them for a list argument), `attrs` by name. Returns the Operation."""
     g = graph or _graph_of(*[i for i in inputs if not isinstance(i, (list, tuple))])
+    if op_type in _RANDOM_OPS and getattr(g, "_is_function", False):
+        replayed = g._replayed_draw(op_type, name)
+        if replayed is not None:
+            return replayed
     converted = []
     for i, value in enumerate(inputs):
         what = "%s input %d" % (op_type, i)
