@@ -39,11 +39,13 @@ const std::vector<CommandHelp>& all_command_help() {
        {"troupe sim --ps=1 --workers=2 --insecure --check    # one step on every task, then exit",
         "troupe sim --deterministic --seed=7 --workers=4 --faults=2    # a replayable run"}},
       {"train",
-       "train the Fashion-MNIST classifier: a ps or worker task, or all in one process",
+       "train the Fashion-MNIST classifier (or a click-through model): a ps or worker task, or "
+       "all in one process",
        "troupe train [flags]",
        {"troupe train --epochs=1    # in one process",
         "troupe launch --workers=2 -- troupe train    # 1 ps and 2 workers, as processes",
-        "troupe launch --workers=2 -- troupe train --model=cnn --epochs=4    # a CNN"}},
+        "troupe launch --workers=2 -- troupe train --model=cnn --epochs=4    # a CNN",
+        "troupe launch --ps=2 --workers=2 -- troupe train --model=wide_deep    # tables on 2 ps"}},
   };
   return table;
 }

@@ -26,12 +26,14 @@
 #include "troupe/apps/cli/commands.hpp"
 #include "troupe/apps/cli/exit_code.hpp"
 #include "troupe/apps/cli/exit_now.hpp"
-#include "troupe/apps/data/fashion_mnist.hpp"
-#include "troupe/apps/data/fashion_mnist_records.hpp"
 #include "troupe/apps/cli/health_port.hpp"
 #include "troupe/apps/cli/log_level_flag.hpp"
 #include "troupe/apps/cli/runtime_flags.hpp"
 #include "troupe/apps/cli/stop_signals.hpp"
+#include "troupe/apps/cli/training_problem.hpp"
+#include "troupe/apps/cli/wide_deep_model.hpp"
+#include "troupe/apps/data/fashion_mnist.hpp"
+#include "troupe/apps/data/fashion_mnist_records.hpp"
 #include "troupe/apps/training/monitored_session.hpp"
 #include "troupe/apps/training/sync_replicas_hook.hpp"
 #include "troupe/graph/core/logging.hpp"
@@ -57,7 +59,8 @@ struct Model {
   ModelVariable global_step;
 };
 
-StatusOr<std::vector<int64_t>> parse_hidden(const std::string& text) {
+// Layer sizes from flag `flag`'s value "256,256".
+StatusOr<std::vector<int64_t>> parse_layer_sizes(const std::string& flag, const std::string& text) {
   std::vector<int64_t> sizes;
   std::stringstream in(text);
   std::string item;
@@ -65,7 +68,7 @@ StatusOr<std::vector<int64_t>> parse_hidden(const std::string& text) {
     int64_t size = 0;
     auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), size);
     if (error != std::errc() || end != item.data() + item.size() || size < 1) {
-      return errors::InvalidArgument("--hidden={}: '{}' is not a layer size >= 1", text, item);
+      return errors::InvalidArgument("--{}={}: '{}' is not a layer size >= 1", flag, text, item);
     }
     sizes.push_back(size);
   }
@@ -277,23 +280,35 @@ FlagSet train_flags() {
   add_health_port_flag(flags);
   flags.add_string("data_dir", kDefaultFashionMnistDir, "where the Fashion-MNIST .gz files are");
   flags.add_string("checkpoint_dir", "train_logs", "checkpoints and TensorBoard logs");
-  flags.add_string("model", "mlp", "mlp (--hidden) or cnn (--filters, --dense_units, --dropout)");
+  flags.add_string("model", "mlp",
+                   "mlp (--hidden) or cnn (--filters, --dense_units, --dropout) on Fashion-MNIST, "
+                   "or wide_deep (--table_rows, --embedding_dim, --deep_units) on a synthetic "
+                   "click-through task");
   flags.add_string("hidden", "256,256", "hidden layer sizes");
   flags.add_int("filters", 32, "cnn: filters of the first convolution (the second has twice)");
   flags.add_int("dense_units", 1024, "cnn: units of the dense layer");
   flags.add_string("dropout", "0.4", "cnn: the dense layer's dropout rate while training");
-  flags.add_string("optimizer", "adam", "adam, sgd, momentum or adagrad");
-  flags.add_string("learning_rate", "0.0005", "the optimizer's learning rate");
+  flags.add_int("table_rows", 1000000, "wide_deep: rows of the embedding tables (26 features)");
+  flags.add_int("embedding_dim", 16, "wide_deep: width of each embedding");
+  flags.add_string("deep_units", "400,400", "wide_deep: sizes of the MLP's hidden layers");
+  flags.add_string("zipf", "2.0", "wide_deep: the Zipf exponent of the ids (> 1)");
+  flags.add_int("test_examples", 20000, "wide_deep: examples of the test sample");
+  flags.add_int("train_steps", 0,
+                "global steps to train (0: --epochs passes over the training set; wide_deep: "
+                "3000)");
+  flags.add_string("optimizer", "adam", "adam, sgd, momentum or adagrad (wide_deep: adagrad)");
+  flags.add_string("learning_rate", "0.0005", "the optimizer's learning rate (wide_deep: 0.2)");
   flags.add_string("data", "idx",
                    "where the examples come from: idx (the IDX files of --data_dir, fed from "
                    "memory) or tfrecord:DIR (the TFRecord files `troupe data fashion-mnist` "
                    "wrote, read by a tf.data pipeline on the worker)");
-  flags.add_int("batch_size", 128, "examples per step and worker");
+  flags.add_int("batch_size", 128, "examples per step and worker (wide_deep: 512)");
   flags.add_int("epochs", 15, "passes over the training set (all workers together)");
   flags.add_int("save_checkpoint_steps", 200, "global steps between checkpoints");
   flags.add_int("log_every", 200, "steps between loss/accuracy lines of the chief");
   flags.add_int("eval_every_steps", 0,
-                "global steps between the chief's evaluations on the test set (0: one per epoch)");
+                "global steps between the chief's evaluations on the test set (0: one per epoch; "
+                "wide_deep: 1000)");
   flags.add_bool("sync_replicas", false, "train synchronously (SyncReplicasOptimizer)");
   flags.add_int("replicas_to_aggregate", 0, "gradients per synchronous step (0: every worker)");
   flags.add_int("seed", 42, "seed of the initial weights and the data order");
@@ -375,19 +390,71 @@ static int run_train(const Args& args) {
   };
   auto configured = server_def_from_flags(flags);
   if (!configured.ok()) return fail(configured.status(), 2);
-  auto hidden = parse_hidden(flags.get_string("hidden"));
+  auto hidden = parse_layer_sizes("hidden", flags.get_string("hidden"));
   if (!hidden.ok()) return fail(hidden.status(), 2);
+  const std::string model_name = flags.get_string("model");
+  if (model_name != "mlp" && model_name != "cnn" && model_name != "wide_deep") {
+    return fail(errors::InvalidArgument("--model={}: expected mlp, cnn or wide_deep", model_name),
+                2);
+  }
+  // The click-through model has defaults of its own (examples/python/wide_deep.py's).
+  const bool wide_deep = model_name == "wide_deep";
+  auto model_default = [&](const std::string& flag, std::string value) {
+    return wide_deep && !flags.was_set(flag) ? value : flags.get_string(flag);
+  };
   double learning_rate = 0;
   try {
-    learning_rate = std::stod(flags.get_string("learning_rate"));
+    learning_rate = std::stod(model_default("learning_rate", "0.2"));
   } catch (const std::exception&) {
     return fail(errors::InvalidArgument("--learning_rate={} is not a number",
                                         flags.get_string("learning_rate")),
                 2);
   }
-  const std::string model_name = flags.get_string("model");
-  if (model_name != "mlp" && model_name != "cnn") {
-    return fail(errors::InvalidArgument("--model={}: expected mlp or cnn", model_name), 2);
+  auto deep_units = parse_layer_sizes("deep_units", flags.get_string("deep_units"));
+  if (!deep_units.ok()) return fail(deep_units.status(), 2);
+  double zipf = 0;
+  try {
+    zipf = std::stod(flags.get_string("zipf"));
+  } catch (const std::exception&) {
+    zipf = 0;
+  }
+  if (wide_deep) {
+    if (flags.get_int("table_rows") < kCtrCategorical) {
+      return fail(errors::InvalidArgument("--table_rows={}: expected at least {} (a row per "
+                                          "categorical feature)",
+                                          flags.get_int("table_rows"), kCtrCategorical),
+                  2);
+    }
+    if (!(zipf > 1)) {
+      return fail(errors::InvalidArgument("--zipf={}: expected a Zipf exponent above 1",
+                                          flags.get_string("zipf")),
+                  2);
+    }
+    if (flags.get_int("embedding_dim") < 1 || flags.get_int("test_examples") < 2) {
+      return fail(
+          errors::InvalidArgument("--embedding_dim={} must be >= 1 and --test_examples={} "
+                                  ">= 2",
+                                  flags.get_int("embedding_dim"), flags.get_int("test_examples")),
+          2);
+    }
+    if (flags.was_set("data")) {
+      return fail(errors::InvalidArgument("--data={}: --model=wide_deep draws its own examples "
+                                          "(a synthetic click-through task)",
+                                          flags.get_string("data")),
+                  2);
+    }
+    if (flags.get_int("towers") > 1) {
+      return fail(errors::Unimplemented("--towers={} with --model=wide_deep: not supported (towers "
+                                        "are built for the Fashion-MNIST models)",
+                                        flags.get_int("towers")),
+                  2);
+    }
+  }
+  if (flags.get_int("train_steps") < 0) {
+    return fail(errors::InvalidArgument("--train_steps={} is negative (expected steps >= 0; 0 "
+                                        "trains for --epochs)",
+                                        flags.get_int("train_steps")),
+                2);
   }
   double dropout = 0;
   try {
@@ -405,9 +472,11 @@ static int run_train(const Args& args) {
                                         flags.get_int("filters"), flags.get_int("dense_units")),
                 2);
   }
-  auto optimizer = make_optimizer(flags.get_string("optimizer"), learning_rate);
+  auto optimizer = make_optimizer(model_default("optimizer", "adagrad"), learning_rate);
   if (!optimizer.ok()) return fail(optimizer.status(), 2);
-  int64_t batch_size = flags.get_int("batch_size"), epochs = flags.get_int("epochs");
+  int64_t batch_size =
+      wide_deep && !flags.was_set("batch_size") ? 512 : flags.get_int("batch_size");
+  int64_t epochs = flags.get_int("epochs");
   if (batch_size < 1 || epochs < 1) {
     return fail(errors::InvalidArgument("--batch_size and --epochs must be >= 1"), 2);
   }
@@ -471,8 +540,13 @@ static int run_train(const Args& args) {
   std::string records_dir;
   std::vector<std::string> record_files;
   StatusOr<Dataset> train = Status::OK(), test = Status::OK();
+  std::optional<PlantedCtr> ctr;
   int64_t train_size = 0;
-  if (flags.get_string("data").starts_with("tfrecord:")) {
+  if (wide_deep) {
+    auto created = PlantedCtr::create(flags.get_int("table_rows"), zipf, /*seed=*/0);
+    if (!created.ok()) return fail(created.status(), 2);
+    ctr = std::move(created).value();
+  } else if (flags.get_string("data").starts_with("tfrecord:")) {
     records_dir = flags.get_string("data").substr(std::string("tfrecord:").size());
     auto files = fashion_mnist_record_files(records_dir, "train");
     if (!files.ok()) return fail(files.status());
@@ -521,39 +595,83 @@ static int run_train(const Args& args) {
     placed = root.with_device_function(*setter);
   }
   const uint64_t seed = static_cast<uint64_t>(flags.get_int("seed"));
-  Forward forward = model_name == "cnn" ? build_cnn(placed, flags.get_int("filters"),
-                                                    flags.get_int("dense_units"), dropout, seed)
-                                        : build_mlp(placed, *hidden, seed);
-  std::vector<std::string> tower_devices;
-  for (int64_t i = 0; i < towers; ++i) {
-    tower_devices.push_back(
-        fmt::format("{}/device:{}:{}", worker_device, tower_device == "gpu" ? "GPU" : "CPU", i));
+  TrainingProblem problem;
+  std::optional<Model> fashion_model;  // the mlp's or cnn's tensors
+  if (wide_deep) {
+    const int num_ps = def && def->cluster.num_tasks("ps").ok() ? *def->cluster.num_tasks("ps") : 0;
+    auto built = build_wide_deep(placed, *ctr,
+                                 WideDeepOptions{.embedding_dim = flags.get_int("embedding_dim"),
+                                                 .deep_units = *deep_units,
+                                                 .num_shards = std::max(1, num_ps),
+                                                 .batch_size = batch_size,
+                                                 .test_examples = flags.get_int("test_examples"),
+                                                 .seed = seed,
+                                                 .task_index = task_index});
+    if (!built.ok()) return fail(built.status());
+    problem = std::move(built).value();
+  } else {
+    Forward forward = model_name == "cnn" ? build_cnn(placed, flags.get_int("filters"),
+                                                      flags.get_int("dense_units"), dropout, seed)
+                                          : build_mlp(placed, *hidden, seed);
+    std::vector<std::string> tower_devices;
+    for (int64_t i = 0; i < towers; ++i) {
+      tower_devices.push_back(
+          fmt::format("{}/device:{}:{}", worker_device, tower_device == "gpu" ? "GPU" : "CPU", i));
+    }
+    std::optional<RecordBatches> input;
+    if (!records_dir.empty()) {
+      input = fashion_mnist_record_batches(placed, record_files, task_index, num_workers,
+                                           batch_size, seed);
+    }
+    const Model& m = fashion_model.emplace(
+        build_model(placed, forward, tower_devices, input ? &*input : nullptr));
+    problem = TrainingProblem{
+        .loss = m.loss,
+        .accuracy = m.accuracy,
+        .training = m.training,
+        .global_step = m.global_step,
+        .next_batch = nullptr,
+        .evaluate = [&m, &test](Session& session) { return evaluate(session, m, *test); },
+        .describe =
+            [&test](const EvaluationHook::Results& results) {
+              return fmt::format("test accuracy {:.4f}, test loss {:.4f} ({} examples)",
+                                 results.at(0).second, results.at(1).second, test->size());
+            }};
+    if (records_dir.empty()) {  // the examples are fed from memory
+      auto sharded = ShardedBatches::create(*train, task_index, num_workers,
+                                            static_cast<int>(batch_size), seed);
+      if (!sharded.ok()) return fail(sharded.status());
+      auto batches = std::make_shared<ShardedBatches>(std::move(sharded).value());
+      problem.next_batch = [batches, images = m.images, labels = m.labels](FeedDict& feeds) {
+        Tensor image_batch, label_batch;
+        batches->next(&image_batch, &label_batch);
+        feeds.push_back({images, image_batch});
+        feeds.push_back({labels, label_batch});
+      };
+    }
   }
-  std::optional<RecordBatches> input;
-  if (!records_dir.empty()) {
-    input = fashion_mnist_record_batches(placed, record_files, task_index, num_workers, batch_size,
-                                         seed);
-  }
-  Model m = build_model(placed, forward, tower_devices, input ? &*input : nullptr);
   bool sync = flags.get_bool("sync_replicas");
   int replicas = flags.get_int("replicas_to_aggregate") > 0
                      ? static_cast<int>(flags.get_int("replicas_to_aggregate"))
                      : num_workers;
   int64_t examples_per_step = sync ? batch_size * replicas : batch_size;
-  int64_t last_step = std::max<int64_t>(1, epochs * train_size / examples_per_step);
+  int64_t last_step = flags.get_int("train_steps") > 0 ? flags.get_int("train_steps")
+                      : wide_deep                      ? 3000
+                                  : std::max<int64_t>(1, epochs * train_size / examples_per_step);
   std::unique_ptr<SyncReplicasOptimizer> sync_optimizer;
   Operation train_op;
   if (sync) {
     sync_optimizer = std::make_unique<SyncReplicasOptimizer>(*optimizer, replicas, num_workers);
-    Status built = sync_optimizer->minimize(placed, m.loss, m.global_step, worker_device);
+    Status built =
+        sync_optimizer->minimize(placed, problem.loss, problem.global_step, worker_device);
     if (!built.ok()) return fail(built);
     train_op = sync_optimizer->train_op();
   } else if (towers > 1) {
-    auto built = train_towers(placed, **optimizer, m);
+    auto built = train_towers(placed, **optimizer, *fashion_model);
     if (!built.ok()) return fail(built.status());
     train_op = *built;
   } else {
-    auto built = (*optimizer)->minimize(placed, m.loss, m.global_step.ref);
+    auto built = (*optimizer)->minimize(placed, problem.loss, problem.global_step.ref);
     if (!built.ok()) return fail(built.status());
     train_op = *built;
   }
@@ -574,28 +692,29 @@ static int run_train(const Args& args) {
   // TensorBoard: the batch's loss and accuracy, the learning rate, and (from the session)
   // global_step/sec and examples/sec; evaluations on the test set go to <checkpoint_dir>/eval
   // under the same tags, so TensorBoard draws them on the same charts.
-  options.summaries = {{"loss", m.loss},
-                       {"accuracy", m.accuracy},
+  options.summaries = {{"loss", problem.loss},
+                       {"accuracy", problem.accuracy},
                        {"learning_rate", ops::Const(placed.with_op_name("learning_rate"),
                                                     static_cast<float>(learning_rate))}};
   options.examples_per_step = examples_per_step;
-  int64_t steps_per_epoch = std::max<int64_t>(1, train_size / examples_per_step);
+  // The synthetic task has no epochs: it is evaluated every 1000 steps by default.
+  int64_t steps_per_epoch = wide_deep ? 1000 : std::max<int64_t>(1, train_size / examples_per_step);
   auto evaluation = std::make_shared<EvaluationHook>(
       options.checkpoint_dir.empty() ? std::string() : options.checkpoint_dir + "/eval",
-      m.global_step.ref,
+      problem.global_step.ref,
       flags.get_int("eval_every_steps") > 0 ? flags.get_int("eval_every_steps") : steps_per_epoch,
-      [&m, &test](Session& session) { return evaluate(session, m, *test); },
-      "troupe train: test set ");
-  options.hooks = {std::make_shared<StopAtStepHook>(m.global_step.ref, last_step),
-                   std::make_shared<NanTensorHook>(m.loss)};
+      problem.evaluate, "troupe train: test set ");
+  options.hooks = {std::make_shared<StopAtStepHook>(problem.global_step.ref, last_step),
+                   std::make_shared<NanTensorHook>(problem.loss)};
   options.chief_only_hooks = {
       std::make_shared<LoggingTensorHook>(
-          std::vector<std::pair<std::string, Output>>{
-              {"step", m.global_step.ref}, {"loss", m.loss}, {"accuracy", m.accuracy}},
+          std::vector<std::pair<std::string, Output>>{{"step", problem.global_step.ref},
+                                                      {"loss", problem.loss},
+                                                      {"accuracy", problem.accuracy}},
           flags.get_int("log_every")),
       std::make_shared<ProgressHook>(
-          m.global_step.ref, last_step,
-          std::vector<std::pair<std::string, Output>>{{"loss", m.loss}},
+          problem.global_step.ref, last_step,
+          std::vector<std::pair<std::string, Output>>{{"loss", problem.loss}},
           ProgressHook::Options{.style = ProgressHook::style_from_environment(),
                                 .every_secs = 0.5,
                                 .examples_per_step = examples_per_step,
@@ -618,7 +737,7 @@ static int run_train(const Args& args) {
   }
   if (!session.ok()) return fail(session.status());
   MonitoredTrainingSession& mts = **session;
-  auto global_step = mts.session().run(m.global_step.ref);
+  auto global_step = mts.session().run(problem.global_step.ref);
   if (!global_step.ok()) return fail(global_step.status());
   int64_t start_step = global_step->scalar<int64_t>();
   std::string restored =
@@ -635,23 +754,10 @@ static int run_train(const Args& args) {
               << std::endl;
   }
 
-  std::optional<ShardedBatches> batches;
-  if (records_dir.empty()) {
-    auto sharded =
-        ShardedBatches::create(*train, task_index, num_workers, static_cast<int>(batch_size),
-                               static_cast<uint64_t>(flags.get_int("seed")));
-    if (!sharded.ok()) return fail(sharded.status());
-    batches = std::move(sharded).value();
-  }
-  Tensor images, labels;
   int64_t steps_run = 0;
   while (start_step < last_step && !mts.should_stop() && stop_signal.load() == 0) {
-    FeedDict feeds{{m.training, Tensor(true)}};
-    if (batches) {
-      batches->next(&images, &labels);
-      feeds.push_back({m.images, images});
-      feeds.push_back({m.labels, labels});
-    }
+    FeedDict feeds{{problem.training, Tensor(true)}};
+    if (problem.next_batch) problem.next_batch(feeds);
     auto ran = mts.run({}, feeds, {train_op});
     if (ran.ok()) ++steps_run;
     if (!ran.ok() && stop_signal.load() != 0) break;  // reported below as the stop it is
@@ -665,7 +771,7 @@ static int run_train(const Args& args) {
       // The token queue this step waited on is closed (by a chief whose update failed, which the
       // chief reports): training is over only if the last step was reached.
       if (sync && ran.status().code() == Code::kOutOfRange) {
-        auto reached = mts.session().run(m.global_step.ref);
+        auto reached = mts.session().run(problem.global_step.ref);
         if (!reached.ok()) return fail(ran.status());
         int64_t step = reached->scalar<int64_t>();
         if (step < last_step) {
@@ -690,7 +796,7 @@ static int run_train(const Args& args) {
     // the line says so, and which checkpoint a restart would resume from.
     std::string at_step;
     (void)mts.run_step_fn([&](Session& session) -> Status {
-      TROUPE_ASSIGN_OR_RETURN(Tensor reached, session.run(m.global_step.ref));
+      TROUPE_ASSIGN_OR_RETURN(Tensor reached, session.run(problem.global_step.ref));
       at_step = " at step " + std::to_string(reached.scalar<int64_t>());
       return Status::OK();
     });
@@ -726,14 +832,12 @@ static int run_train(const Args& args) {
     // The final evaluation survives a lost ps as the training steps do.
     StatusOr<std::vector<std::pair<std::string, double>>> results = Status::OK();
     Status evaluated = mts.run_step_fn([&](Session& session) -> Status {
-      TROUPE_ASSIGN_OR_RETURN(Tensor reached, session.run(m.global_step.ref));
+      TROUPE_ASSIGN_OR_RETURN(Tensor reached, session.run(problem.global_step.ref));
       results = evaluation->evaluate_now(session, reached.scalar<int64_t>(), /*print_line=*/false);
       return results.status();
     });
     if (!evaluated.ok()) return fail(evaluated);
-    std::cout << fmt::format("troupe train: test accuracy {:.4f}, test loss {:.4f} ({} examples)",
-                             results->at(0).second, results->at(1).second, test->size())
-              << std::endl;
+    std::cout << "troupe train: " << problem.describe(*results) << std::endl;
   }
   Status closed = mts.close();
   if (!closed.ok()) return fail(closed);
