@@ -295,44 +295,44 @@ class WhileKernel : public AsyncOpKernel {
       return Status::OK();
     }
 
-    // Output `drawn` j: draw j of every iteration on a new first axis; zeros in the iterations
-    // where it was not drawn (its branch of a cond was not taken: the replay is not either).
+    // Outputs `drawn` j and `drawn_shapes` j: draw j of every iteration, flattened one after
+    // the other, and in row k its number of elements in iteration k, then its shape (zeros
+    // where it was not drawn: its branch of a cond was not taken, and the replay's is not
+    // either). Its rank must not change.
     Status stack_draw(size_t j) {
-      const Tensor* first = nullptr;
-      int32_t first_iteration = 0;
+      int rank = -1;
+      int64_t total = 0;
       for (int32_t k = 0; k < iterations; ++k) {
         const Tensor& value = draws[k][j];
         if (!value.is_initialized()) continue;
-        if (first == nullptr) {
-          first = &value;
-          first_iteration = k;
-        } else if (value.shape() != first->shape()) {
+        if (rank < 0) rank = value.shape().rank();
+        if (value.shape().rank() != rank) {
           return kernel.invalid(
-              "random op '{}' in its body drew shape {} in iteration {} and {} in iteration {}: "
-              "the loop's gradient replays each draw and needs one shape in every iteration "
-              "(build the loop with back_prop=False if it needs no gradient)",
-              kernel.drawn_from_[j], value.shape().to_string(), k + 1, first->shape().to_string(),
-              first_iteration + 1);
+              "random op '{}' in its body drew a tensor of rank {} in iteration {} and of rank "
+              "{} before: the loop's gradient replays each draw and needs one rank (build the "
+              "loop with back_prop=False if it needs no gradient)",
+              kernel.drawn_from_[j], value.shape().rank(), k + 1, rank);
         }
+        total += value.num_elements();
       }
-      std::vector<int64_t> dims = first != nullptr ? first->shape().dims() : std::vector<int64_t>{};
-      dims.insert(dims.begin(), first != nullptr ? iterations : 0);
       const int n = static_cast<int>(vars.size());
+      const int num_drawn = static_cast<int>(kernel.drawn_types_.size());
       const int index = n + (kernel.record_ ? n : 0) + static_cast<int>(j);
-      Tensor& stacked = ctx.allocate_output(index, TensorShape(dims));
-      if (first == nullptr) return Status::OK();
-      const int64_t each = first->num_elements();
-      TROUPE_SWITCH_ALL(kernel.drawn_types_[j], T, {
-        for (int32_t k = 0; k < iterations; ++k) {
-          const Tensor& value = draws[k][j];
-          T* into = stacked.data<T>() + k * each;
-          if (value.is_initialized()) {
-            std::copy_n(value.data<T>(), each, into);
-          } else {
-            std::fill_n(into, each, T());
-          }
-        }
-      });
+      Tensor& flat = ctx.allocate_output(index, TensorShape{total});
+      const int64_t columns = 1 + std::max(rank, 0);
+      Tensor& shapes = ctx.allocate_output(index + num_drawn, TensorShape{iterations, columns});
+      int64_t* shape_rows = shapes.data<int64_t>();
+      std::fill_n(shape_rows, shapes.num_elements(), int64_t{0});
+      int64_t at = 0;
+      for (int32_t k = 0; k < iterations; ++k) {
+        const Tensor& value = draws[k][j];
+        if (!value.is_initialized()) continue;
+        shape_rows[k * columns] = value.num_elements();
+        std::copy_n(value.shape().dims().begin(), rank, shape_rows + k * columns + 1);
+        TROUPE_SWITCH_ALL(kernel.drawn_types_[j], T,
+                          std::copy_n(value.data<T>(), value.num_elements(), flat.data<T>() + at));
+        at += value.num_elements();
+      }
       return Status::OK();
     }
 

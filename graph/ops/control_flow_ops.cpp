@@ -65,9 +65,15 @@ Status while_shape(InferenceContext& c) {
     return c.invalid("drawn_from names {} ops for {} drawn values", drawn_from.size(),
                      drawn.size());
   }
+  if (c.attr<int64_t>("Ndrawn") != static_cast<int64_t>(drawn.size())) {
+    return c.invalid("Ndrawn is {} for {} drawn values", c.attr<int64_t>("Ndrawn"), drawn.size());
+  }
   const int first_drawn = n + static_cast<int>(recorded.size());
-  for (int j = 0; j < static_cast<int>(drawn.size()); ++j)
-    c.set_output(first_drawn + j, PartialShape::unknown());
+  const int num_drawn = static_cast<int>(drawn.size());
+  for (int j = 0; j < num_drawn; ++j) {
+    c.set_output(first_drawn + j, PartialShape({-1}));
+    c.set_output(first_drawn + num_drawn + j, PartialShape({-1, -1}));
+  }
   c.set_output(c.num_outputs() - 1, PartialShape::scalar());
   return Status::OK();
 }
@@ -83,9 +89,10 @@ void register_control_flow_ops(OpRegistry& r) {
   // variables listed in `unstacked` (whose values the body's gradient does not read, as an
   // accumulator written with TensorScatterUpdate) are not kept: their stacks are empty.
   // With Tdrawn, body returns one more value per random draw it makes (the outputs of its
-  // random ops, named by drawn_from), and `drawn` holds each draw of every iteration, stacked
-  // on a new first axis (zeros where the draw's cond branch was not taken), so that the
-  // gradient replays the draws instead of drawing again. With body_takes_iteration, body gets
+  // random ops, named by drawn_from), and `drawn` j holds draw j of every iteration, flattened
+  // and concatenated; row k of `drawn_shapes` j is its number of elements in iteration k, then
+  // its shape (zeros where the draw's cond branch was not taken), so that the gradient replays
+  // the draws instead of drawing again. With body_takes_iteration, body gets
   // the iteration's number (int32, from 0) as one more argument, after the loop variables.
   must_register(r, OpDefBuilder("While")
                        .input("input: T")
@@ -94,6 +101,7 @@ void register_control_flow_ops(OpRegistry& r) {
                        .output("output: T")
                        .output("stacked: Tstacked")
                        .output("drawn: Tdrawn")
+                       .output("drawn_shapes: Ndrawn * int64")
                        .output("iterations: int32")
                        .attr("T: list(type)")
                        .attr("Tcond: list(type) = []")
@@ -101,6 +109,7 @@ void register_control_flow_ops(OpRegistry& r) {
                        .attr("Tstacked: list(type) = []")
                        .attr("unstacked: list(int) = []")
                        .attr("Tdrawn: list(type) = []")
+                       .attr("Ndrawn: int >= 0 = 0")
                        .attr("drawn_from: list(string) = []")
                        .attr("body_takes_iteration: bool = false")
                        .attr("cond: string")

@@ -309,12 +309,17 @@ class _Loop:
         # their gradient cannot be taken (set by while_loop).
         self.growing_read = []
         # The body's random ops, in the order the body makes them: (op type, indices of
-        # their outputs in `drawn`); `drawn` are the While's outputs recording each draw of
-        # every iteration, which the gradient replays (set by _build_while).
+        # their outputs in `drawn`); `drawn` and `drawn_shapes` are the While's outputs
+        # recording each draw of every iteration (flat, and its size and shape in each), which
+        # the gradient replays; `drawn_static` their static shapes (set by _build_while).
         self.draw_ops = []
         self.drawn = []
-        # A loop in the body that records draws of its own: the gradient cannot replay them.
+        self.drawn_shapes = []
+        self.drawn_static = []
+        # What the gradient cannot replay: random ops in a function nested in the body (a
+        # loop's), or in the condition (the number of iterations would be drawn again).
         self.nested_draws = None
+        self.cond_draws = None
         self.types = []
         self.invariants = []
 
@@ -324,14 +329,32 @@ class _DrawReplay:
     when traced again for the gradient: the i-th random op made gets the i-th op's draws in
     iteration `iteration` (a tensor of the graph being traced)."""
 
-    def __init__(self, loop, loop_name, iteration):
+    def __init__(self, loop, loop_name, records, iteration):
         self.loop = loop
         self.loop_name = loop_name
+        self.records = records  # per draw: (flat values, [size, shape...] rows, offsets)
         self.iteration = iteration
         self.position = 0
 
+    @staticmethod
+    def records_of(loop):
+        """Per draw of the loop's record: its values, sizes and shapes, and where each
+        iteration's values start (built where the gradient is, once for every iteration)."""
+        from .math_ops import cumsum
+        return [(flat, shapes, cumsum(shapes[:, 0], exclusive=True))
+                for flat, shapes in zip(loop.drawn, loop.drawn_shapes)]
+
+    def _draw(self, i):
+        from .ops import gather, reshape
+        from .array_ops import slice as slice_
+        flat, shapes, offsets = self.records[i]
+        row = gather(shapes, self.iteration)
+        begin = reshape(gather(offsets, self.iteration), [1])
+        value = reshape(slice_(flat, begin, row[0:1]), row[1:])
+        value.set_shape(self.loop.drawn_static[i])
+        return value
+
     def next(self, op_type, name):
-        from .ops import gather
         ops = self.loop.draw_ops
         if self.position >= len(ops) or ops[self.position][0] != op_type:
             raise ValueError(
@@ -343,8 +366,7 @@ class _DrawReplay:
         indices = ops[self.position][1]
         self.position += 1
         with name_scope(name or op_type):
-            return _ReplayedDraw(op_type, [gather(self.loop.drawn[i], self.iteration)
-                                           for i in indices])
+            return _ReplayedDraw(op_type, [self._draw(i) for i in indices])
 
     def finish(self):
         if self.position != len(self.loop.draw_ops):
@@ -416,9 +438,10 @@ def _build_while(cond_fn, body_fn, flat_vars, invariants, parallel_iterations, l
     draws = [] if loop is None else [
         body_op for body_op in body_graph.get_operations() if body_op.type in _RANDOM_OPS]
     if loop is not None:
-        loop.nested_draws = next((body_op.name for body_op in body_graph.get_operations()
-                                  if body_op.type == "While" and body_op.get_attr("Tdrawn")),
-                                 None)
+        loop.nested_draws = body_graph._nested_draws
+        loop.cond_draws = cond_graph._nested_draws or next(
+            (cond_op.type for cond_op in cond_graph.get_operations()
+             if cond_op.type in _RANDOM_OPS), None)
     with body_graph.as_default():
         tensors = []
         for i, (value, var, invariant) in enumerate(zip(results, flat_vars, invariants)):
@@ -447,6 +470,7 @@ def _build_while(cond_fn, body_fn, flat_vars, invariants, parallel_iterations, l
              "parallel_iterations": int(parallel_iterations)}
     if drawn:
         attrs["Tdrawn"] = [t.dtype.as_datatype_enum for t in drawn]
+        attrs["Ndrawn"] = len(drawn)
         attrs["drawn_from"] = [body_op.name for body_op in draws for _ in body_op.outputs]
     op = _make("While", [list(flat_vars), list(cond_graph._captures),
                          list(body_graph._captures)], attrs, name="While")
@@ -457,8 +481,8 @@ def _build_while(cond_fn, body_fn, flat_vars, invariants, parallel_iterations, l
         loop.invariants = list(invariants)
         n = len(flat_vars)
         loop.drawn = op.outputs[n:n + len(drawn)]
-        for record, tensor in zip(loop.drawn, drawn):
-            record.set_shape(TensorShape([None]).concatenate(tensor.shape))
+        loop.drawn_shapes = op.outputs[n + len(drawn):n + 2 * len(drawn)]
+        loop.drawn_static = [tensor.shape for tensor in drawn]
         first = 0
         for body_op in draws:
             count = len(body_op.outputs)
@@ -776,11 +800,14 @@ def _while_grad(native_op, native_grads):
                          "one iteration to the next; troupe cannot record them for the "
                          "gradient: give the TensorArray a fixed size"
                          % (op.name, loop.growing_read[0]))
-    if loop.nested_draws:
+    if loop.nested_draws or loop.cond_draws:
+        where = ("a function nested in its body (a loop's) makes the random op %s"
+                 % loop.nested_draws) if loop.nested_draws else \
+            "its condition makes the random op %s" % loop.cond_draws
         raise NotImplementedError(
-            "the gradient of %s: the loop %s in its body draws random numbers; troupe replays "
-            "the draws of a loop's own body for its gradient, not those of a loop nested in it"
-            % (op.name, loop.nested_draws))
+            "the gradient of %s: %s; troupe replays the draws of a loop's own body for its "
+            "gradient, not those of a loop nested in it or of its condition, which it would "
+            "draw again" % (op.name, where))
     grads = [None if g is None else _t(g, graph) for g in native_grads]
     inputs = list(op.inputs)
     num_cond = len(loop.attrs["Tcond"])
@@ -793,7 +820,8 @@ def _while_grad(native_op, native_grads):
     with name_scope(op.name + "_grad"):
         attrs = dict(loop.attrs, Tstacked=loop.attrs["T"], unstacked=loop.unstacked)
         if loop.draw_ops:
-            recorded = _replaying_forward(loop, op.name, attrs, variables,
+            records = _DrawReplay.records_of(loop)
+            recorded = _replaying_forward(loop, op.name, records, attrs, variables,
                                           inputs[n:n + num_cond])
         else:
             recorded = _make("While", [variables, inputs[n:n + num_cond], body_captured],
@@ -815,7 +843,7 @@ def _while_grad(native_op, native_grads):
                   for j in range(n)]
             from .variables import variable_scope
             if loop.draw_ops:
-                here._replay = _DrawReplay(loop, op.name, k)
+                here._replay = _DrawReplay(loop, op.name, records, k)
             with variable_scope(loop.variable_scope, reuse=True):
                 ys = loop.flat_body(xs)
             if loop.draw_ops:
@@ -841,7 +869,7 @@ def _while_grad(native_op, native_grads):
     return [None if r is None else r._output for r in result]
 
 
-def _replaying_forward(loop, loop_name, attrs, variables, cond_captured):
+def _replaying_forward(loop, loop_name, records, attrs, variables, cond_captured):
     """The loop run again for its gradient, recording its variables, with a body that takes
     each random draw from the first run's record instead of drawing again (the While gives
     the body its iteration's number: body_takes_iteration)."""
@@ -853,14 +881,14 @@ def _replaying_forward(loop, loop_name, attrs, variables, cond_captured):
         args = [graph.arg(i, t, s, "loop_var_%d" % i)
                 for i, (t, s) in enumerate(zip(loop.types, loop.invariants))]
         iteration = graph.arg(n, _dtypes.int32, TensorShape([]), "iteration")
-        graph._replay = _DrawReplay(loop, loop_name, iteration)
+        graph._replay = _DrawReplay(loop, loop_name, records, iteration)
         with variable_scope(loop.variable_scope, reuse=True):
             results = loop.flat_body(args)
         graph._replay.finish()
         graph._replay = None
         for i, value in enumerate(results):
             graph.retval(_as_tensor_in(graph, value, "loop variable %d" % i), i)
-    attrs = dict(attrs, body=graph.serialize(), Tdrawn=[], drawn_from=[],
+    attrs = dict(attrs, body=graph.serialize(), Tdrawn=[], Ndrawn=0, drawn_from=[],
                  Tbody=[t.dtype.as_datatype_enum for t in graph._captures],
                  body_takes_iteration=True)
     return _make("While", [variables, cond_captured, list(graph._captures)], attrs,

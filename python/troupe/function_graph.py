@@ -21,6 +21,9 @@ class FunctionGraph(Graph):
     # While a loop's body is traced again for its gradient: the record of the first run's
     # random draws, which take the place of the random ops the body makes (control_flow_ops).
     _replay = None
+    # The first random op a function nested in this one made (a loop's body in this body):
+    # this function's loop cannot replay it for its gradient.
+    _nested_draws = None
 
     def __init__(self, outer, first_capture_index):
         super().__init__()
@@ -45,7 +48,14 @@ class FunctionGraph(Graph):
     def _replayed_draw(self, op_type, name):
         """The first run's draw standing for the random op `op_type` being made here, while a
         loop body is traced again for its gradient; None when no body is being replayed."""
-        return None if self._replay is None else self._replay.next(op_type, name)
+        if self._replay is not None:
+            return self._replay.next(op_type, name)
+        outer = self._outer
+        while getattr(outer, "_is_function", False):
+            if outer._nested_draws is None:
+                outer._nested_draws = op_type
+            outer = outer._outer
+        return None
 
     def serialize(self):
         return _troupe.serialize_graph(self._root)

@@ -151,8 +151,9 @@ BOOST_AUTO_TEST_CASE(while_runs_its_body_until_its_condition_fails) {
 }
 
 // A body that records draws (Tdrawn) for the gradient gets its iteration's number with
-// body_takes_iteration; a draw from a branch not taken is stacked as zeros.
-BOOST_AUTO_TEST_CASE(while_stacks_the_draws_of_its_body_with_zeros_where_none_was_drawn) {
+// body_takes_iteration; the draws of every iteration are concatenated, with the number of
+// elements and the shape of each (zeros in an iteration whose branch drew nothing).
+BOOST_AUTO_TEST_CASE(while_records_the_draws_of_its_body_and_their_shapes) {
   Scope s = Scope::new_root();
   Scope cond = Scope::new_root();
   function_arg(cond, "x", 1, DataType::kFloat);
@@ -164,26 +165,30 @@ BOOST_AUTO_TEST_CASE(while_stacks_the_draws_of_its_body_with_zeros_where_none_wa
   Output iteration = function_arg(body, "iteration", 2, DataType::kInt32);
   function_result(body, ops::Add(body, i, 1), 0, DataType::kInt32);
   function_result(body, ops::Add(body, x, 1.f), 1, DataType::kFloat);
-  // The "draw": x * 10, in the branch taken in even iterations only.
+  // The "draw": iteration + 1 copies of x * 10, in the branch taken in even iterations only.
   auto even = ops::Equal(body, ops::FloorMod(body, iteration, 2), 0);
   auto [odd_x, even_x] = ops::Switch(body, x, even);
-  function_result(body, ops::Mul(body, even_x, 10.f), 2, DataType::kFloat, /*allow_dead=*/true);
+  auto copies = ops::Fill(body, ops::Reshape(body, ops::Add(body, iteration, 1), {1}),
+                          ops::Mul(body, even_x, 10.f));
+  function_result(body, copies, 2, DataType::kFloat, /*allow_dead=*/true);
   Operation loop = NodeBuilder(s.with_op_name("loop"), "While")
                        .input_list({Input(ops::Const(s, 0)), Input(ops::Const(s, 0.5f))})
                        .input_list({})
                        .input_list({})
                        .attr("T", std::vector<DataType>{DataType::kInt32, DataType::kFloat})
                        .attr("Tdrawn", std::vector<DataType>{DataType::kFloat})
+                       .attr("Ndrawn", 1)
                        .attr("drawn_from", std::vector<std::string>{"draw"})
                        .attr("body_takes_iteration", true)
                        .attr("cond", serialized(cond))
                        .attr("body", serialized(body))
                        .finalize();
-  auto result = run_graph(s, {Output(loop, 1), Output(loop, 2), Output(loop, 3)});
+  auto result = run_graph(s, {Output(loop, 1), Output(loop, 2), Output(loop, 3), Output(loop, 4)});
   BOOST_REQUIRE_MESSAGE(result.ok(), result.status().to_string());
   BOOST_TEST(result->at(0).scalar<float>() == 3.5f);
-  check_tensor<float>(result->at(1), {3}, {5.f, 0.f, 25.f});
-  BOOST_TEST(result->at(2).scalar<int32_t>() == 3);
+  check_tensor<float>(result->at(1), {4}, {5.f, 25.f, 25.f, 25.f});
+  check_tensor<int64_t>(result->at(2), {3, 2}, {1, 1, 0, 0, 3, 3});
+  BOOST_TEST(result->at(3).scalar<int32_t>() == 3);
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_condition_or_function_fails_naming_the_node) {

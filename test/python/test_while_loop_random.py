@@ -113,20 +113,26 @@ def test_sampled_ids_reach_the_embedding_gradient():
             np.testing.assert_allclose(g, np.stack([counts, counts], 1))
 
 
-def test_a_draw_whose_shape_changes_is_an_error_unless_the_loop_has_no_gradient():
+def test_draws_whose_shape_changes_from_one_iteration_to_the_next():
+    # v += x * sum(r) with r of i + 1 values: dv/dx is the sum of every draw, which the loop
+    # also adds up in `total`.
+    tf.set_random_seed(5)
+    x = tf.Variable(1.5)
     size = tf.placeholder(tf.int32, [])
 
-    def body(i, v):
-        return i + 1, v + tf.reduce_sum(tf.random_uniform([i + 1], name="noise"))
+    def body(i, v, total):
+        r = tf.reduce_sum(tf.random_uniform([i + 1], name="noise"))
+        return i + 1, v + x * r, total + r
 
-    _, v = tf.while_loop(lambda i, v: i < size, body, (0, tf.constant(0.0)), name="grow")
+    _, v, total = tf.while_loop(lambda i, v, t: i < size, body,
+                                (0, tf.constant(0.0), tf.constant(0.0)))
+    grad, = tf.gradients(v, [x])
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.InvalidArgumentError, match="noise.*iteration 2"):
-            sess.run(v, {size: 3})
-        assert sess.run(v, {size: 1}) > 0.0  # one iteration: one shape
-    _, w = tf.while_loop(lambda i, v: i < size, body, (0, tf.constant(0.0)), back_prop=False)
-    with tf.Session() as sess:
-        assert 0.0 < sess.run(w, {size: 3}) < 6.0
+        sess.run(tf.global_variables_initializer())
+        for n in (4, 1, 0):
+            value, t, g = sess.run([v, total, grad], {size: n})
+            assert value == pytest.approx(1.5 * t, rel=1e-5)
+            assert g == pytest.approx(t, rel=1e-5)
 
 
 def test_draws_in_a_nested_loop_are_refused_by_the_outer_gradient():
@@ -142,3 +148,27 @@ def test_draws_in_a_nested_loop_are_refused_by_the_outer_gradient():
     _, v = tf.while_loop(lambda i, v: i < 2, outer, (0, tf.constant(0.0)), name="outer")
     with pytest.raises(NotImplementedError, match="outer.*nested"):
         tf.gradients(v, [x])
+
+
+def test_draws_in_a_loop_without_gradient_nested_in_the_body_are_refused_too():
+    x = tf.Variable(1.0)
+
+    def outer(i, v):
+        _, r = tf.while_loop(lambda j, r: j < 1, lambda j, r: (j + 1, r + tf.random_uniform([])),
+                             (0, tf.constant(0.0)), back_prop=False)
+        return i + 1, v + x * r
+
+    _, v = tf.while_loop(lambda i, v: i < 3, outer, (0, tf.constant(0.0)), name="outer")
+    with pytest.raises(NotImplementedError, match="outer.*nested in its body.*RandomUniform"):
+        tf.gradients(v, [x])
+
+
+def test_a_random_condition_is_refused_by_the_gradient():
+    x = tf.Variable(1.0)
+    _, v = tf.while_loop(lambda i, v: tf.logical_and(i < 50, tf.random_uniform([]) < 0.7),
+                         lambda i, v: (i + 1, v + x), (0, tf.constant(0.0)), name="coin")
+    with pytest.raises(NotImplementedError, match="coin.*its condition makes the random op"):
+        tf.gradients(v, [x])
+    with tf.Session() as sess:  # the loop itself runs
+        sess.run(tf.global_variables_initializer())
+        assert 0.0 <= sess.run(v) <= 50.0

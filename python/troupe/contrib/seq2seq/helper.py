@@ -6,9 +6,9 @@ CustomHelper take the user's functions; ScheduledEmbeddingTrainingHelper and
 ScheduledOutputTrainingHelper read the inputs but, for each batch entry with
 sampling_probability, feed the embedding of an id sampled from the outputs (or the outputs
 themselves) instead (scheduled sampling), applying embedding or next_inputs_fn to the sampled
-rows only, as TensorFlow's. Their draws, like any random op in a loop's step, are made anew
-when the loop's gradient reruns the step, so the gradient sees other choices than the forward
-pass did."""
+rows only, as TensorFlow's. Their draws, like any random op in a loop's step, are recorded by
+the loop and replayed when its gradient reruns the step, so the gradient sees the choices the
+forward pass made."""
 
 from ... import nest
 from ...control_flow_ops import cond
