@@ -79,11 +79,19 @@ Output Optimizer::apply_sparse(const Scope& scope, const IndexedSlices& grad, co
 }
 
 Output Optimizer::make_slot(const Scope& scope, const Output& var, const std::string& slot_name,
-                            const Tensor& initial_value) {
+                            double initial_value) {
   std::string name = var.node()->name() + "/" + slot_name;
   // Slots live with their variable: colocation overrides the scope's device function.
   Scope at_var = scope.root().colocate_with(var.op());
-  ModelVariable slot = make_variable(at_var, name, initial_value, /*trainable=*/false);
+  // Filled where the slot lives when it is initialised: no constant of the variable's size in
+  // the graph (a 500,000 x 16 table's would be 31 MiB in every task's graph, and held by the
+  // variable's task for the session).
+  Scope init = at_var.sub_scope(name + "_initial_value");
+  Tensor value(var.dtype(), TensorShape{});
+  TROUPE_SWITCH_FLOATING(value.dtype(), T, *value.data<T>() = static_cast<T>(initial_value));
+  Output filled = ops::Fill(init, ops::Const(init, Tensor::from_vector(var.shape().dims())),
+                            ops::Const(init, value));
+  ModelVariable slot = make_variable(at_var, name, filled, /*trainable=*/false);
   // The slot of a shard is a shard of the whole variable's slot, as TensorFlow's slot_creator
   // makes it: checkpoints hold "<whole>/<slot>" whole.
   const VariableRecord* record = scope.graph().variable_record(var.node()->name());
@@ -110,18 +118,6 @@ Output Optimizer::scalar_like(const Scope& scope, const Output& var, const Hyper
   return value.as_scalar(scope, var.dtype(), what);
 }
 
-namespace {
-
-// `var`'s shape filled with `value`, in its dtype.
-Tensor filled_like(const Output& var, double value) {
-  Tensor init = zeros(var.dtype(), var.shape().to_shape());
-  TROUPE_SWITCH_FLOATING(init.dtype(), T,
-                         std::fill_n(init.data<T>(), init.num_elements(), static_cast<T>(value)));
-  return init;
-}
-
-}  // namespace
-
 Output GradientDescentOptimizer::apply_update(const Scope& scope, const Output& grad,
                                               const Output& indices, const Output& var) {
   const Output lr = scalar_like(scope, var, learning_rate_, "learning_rate");
@@ -138,7 +134,7 @@ Output GradientDescentOptimizer::apply_sparse(const Scope& scope, const IndexedS
 Status MomentumOptimizer::prepare(const Scope& scope,
                                   const std::vector<GradientAndVariable>& updates) {
   for (const auto& gv : updates)
-    make_slot(scope, gv.variable, name(), filled_like(gv.variable, 0));
+    make_slot(scope, gv.variable, name(), 0);
   return scope.status();
 }
 
@@ -154,7 +150,7 @@ Output MomentumOptimizer::apply_update(const Scope& scope, const Output& grad,
 Status AdagradOptimizer::prepare(const Scope& scope,
                                  const std::vector<GradientAndVariable>& updates) {
   for (const auto& gv : updates)
-    make_slot(scope, gv.variable, name(), filled_like(gv.variable, initial_accumulator_value_));
+    make_slot(scope, gv.variable, name(), initial_accumulator_value_);
   return scope.status();
 }
 
@@ -168,8 +164,8 @@ Output AdagradOptimizer::apply_update(const Scope& scope, const Output& grad, co
 
 Status AdamOptimizer::prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) {
   for (const auto& gv : updates) {
-    make_slot(scope, gv.variable, "Adam", filled_like(gv.variable, 0));
-    make_slot(scope, gv.variable, "Adam_1", filled_like(gv.variable, 0));
+    make_slot(scope, gv.variable, "Adam", 0);
+    make_slot(scope, gv.variable, "Adam_1", 0);
   }
   // The beta powers live with the first variable, as in TensorFlow.
   const Output& first = updates.front().variable;
@@ -225,9 +221,9 @@ std::vector<Operation> AdamOptimizer::finish(const Scope& scope,
 Status RMSPropOptimizer::prepare(const Scope& scope,
                                  const std::vector<GradientAndVariable>& updates) {
   for (const auto& gv : updates) {
-    make_slot(scope, gv.variable, "RMSProp", filled_like(gv.variable, 1));
-    make_slot(scope, gv.variable, "RMSProp_1", filled_like(gv.variable, 0));
-    if (options_.centered) make_slot(scope, gv.variable, "RMSProp_2", filled_like(gv.variable, 0));
+    make_slot(scope, gv.variable, "RMSProp", 1);
+    make_slot(scope, gv.variable, "RMSProp_1", 0);
+    if (options_.centered) make_slot(scope, gv.variable, "RMSProp_2", 0);
   }
   return scope.status();
 }
@@ -253,8 +249,8 @@ Output RMSPropOptimizer::apply_update(const Scope& scope, const Output& grad, co
 Status AdadeltaOptimizer::prepare(const Scope& scope,
                                   const std::vector<GradientAndVariable>& updates) {
   for (const auto& gv : updates) {
-    make_slot(scope, gv.variable, "Adadelta", filled_like(gv.variable, 0));
-    make_slot(scope, gv.variable, "Adadelta_1", filled_like(gv.variable, 0));
+    make_slot(scope, gv.variable, "Adadelta", 0);
+    make_slot(scope, gv.variable, "Adadelta_1", 0);
   }
   return scope.status();
 }
@@ -270,9 +266,8 @@ Output AdadeltaOptimizer::apply_update(const Scope& scope, const Output& grad,
 
 Status FtrlOptimizer::prepare(const Scope& scope, const std::vector<GradientAndVariable>& updates) {
   for (const auto& gv : updates) {
-    make_slot(scope, gv.variable, "Ftrl",
-              filled_like(gv.variable, options_.initial_accumulator_value));
-    make_slot(scope, gv.variable, "Ftrl_1", filled_like(gv.variable, 0));
+    make_slot(scope, gv.variable, "Ftrl", options_.initial_accumulator_value);
+    make_slot(scope, gv.variable, "Ftrl_1", 0);
   }
   return scope.status();
 }
@@ -300,8 +295,7 @@ Output ProximalGradientDescentOptimizer::apply_update(const Scope& scope, const 
 Status ProximalAdagradOptimizer::prepare(const Scope& scope,
                                          const std::vector<GradientAndVariable>& updates) {
   for (const auto& gv : updates) {
-    make_slot(scope, gv.variable, "ProximalAdagrad",
-              filled_like(gv.variable, initial_accumulator_value_));
+    make_slot(scope, gv.variable, "ProximalAdagrad", initial_accumulator_value_);
   }
   return scope.status();
 }

@@ -73,9 +73,10 @@ class Optimizer {
     return updates;
   }
 
-  // A zero-initialised, non-trainable slot variable for `var`, on its device.
+  // A non-trainable slot variable for `var` of its shape and dtype, every element
+  // `initial_value`, on its device.
   Output make_slot(const Scope& scope, const Output& var, const std::string& slot_name,
-                   const Tensor& initial_value);
+                   double initial_value);
   // The slot made for `var` under `slot_name`.
   Output slot(const Output& var, const std::string& slot_name) const;
   // A scalar of `var`'s dtype: a constant, or `value`'s tensor (cast if needed); `what` names it

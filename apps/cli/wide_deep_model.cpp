@@ -44,11 +44,11 @@ StatusOr<TrainingProblem> build_wide_deep(const Scope& scope, const PlantedCtr& 
 
   TROUPE_ASSIGN_OR_RETURN(
       PartitionedVariable wide_table,
-      make_partitioned_variable(scope.sub_scope("wide"), "weights", TensorShape{rows, 1},
-                                options.num_shards,
-                                [](const Scope& s, const TensorShape& shape, int) {
-                                  return ops::Const(s, zeros(DataType::kFloat, shape));
-                                }));
+      make_partitioned_variable(
+          scope.sub_scope("wide"), "weights", TensorShape{rows, 1}, options.num_shards,
+          [](const Scope& s, const TensorShape& shape, int) {
+            return ops::Fill(s, ops::Const(s, Tensor::from_vector(shape.dims())), 0.0f);
+          }));
   const int64_t seed = static_cast<int64_t>(options.seed);
   TROUPE_ASSIGN_OR_RETURN(
       PartitionedVariable deep_table,

@@ -156,6 +156,37 @@ BOOST_AUTO_TEST_CASE(errors) {
   (void)v;
 }
 
+// Slots are filled where they live when initialised: the graph holds no constant of the
+// variable's size (it held one per slot, which a ps kept for the session: 31 MiB for a shard
+// of an embedding table).
+BOOST_AUTO_TEST_CASE(slots_are_filled_at_initialisation_not_built_as_constants) {
+  Scope s = Scope::new_root();
+  ModelVariable table = make_variable(
+      s, "table", ops::Fill(s, ops::Const(s, Tensor::from_vector<int64_t>({1000, 8})), 1.0f));
+  Output loss =
+      ops::Sum(s, ops::GatherV2(s, table.ref, Tensor::from_vector<int64_t>({3, 3}), 0), {0, 1});
+  AdagradOptimizer adagrad(0.5, /*initial_accumulator_value=*/0.25);
+  auto train = adagrad.minimize(s, loss);
+  BOOST_REQUIRE_MESSAGE(train.ok(), train.status().to_string());
+  for (int id = 0; id < s.graph().num_nodes(); ++id) {
+    const Tensor* value = s.graph().node(id).known_value();
+    if (s.graph().node(id).op_name() == "Const" && value != nullptr) {
+      BOOST_TEST(value->num_elements() < 1000, s.graph().node(id).name());
+    }
+  }
+  Device device("/job:localhost/replica:0/task:0/device:CPU:0", "CPU", 1);
+  BOOST_REQUIRE(run_graph(s, {}, {}, {global_variables_initializer(s)}, &device).ok());
+  Output accumulator = value_or_throw(find_variable(s.graph(), "table/Adagrad")).ref;
+  Tensor before = value_or_throw(run_graph(s, {accumulator}, {}, {}, &device))[0];
+  BOOST_TEST(before.shape().to_string() == "[1000,8]");
+  BOOST_TEST(before.data<float>()[7999] == 0.25f);
+  BOOST_REQUIRE(run_graph(s, {}, {}, {*train}, &device).ok());
+  // Row 3's gradient is 2 (looked up twice): 0.25 + 4.
+  Tensor after = value_or_throw(run_graph(s, {accumulator}, {}, {}, &device))[0];
+  BOOST_TEST(after.data<float>()[3 * 8] == 4.25f);
+  BOOST_TEST(after.data<float>()[4 * 8] == 0.25f);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace troupe
