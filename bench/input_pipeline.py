@@ -3,7 +3,8 @@ tf.train.Example, as `troupe data fashion-mnist` writes them) read and parsed in
 images and int64 labels in batches of 256, by
 
   - troupe's tf.data pipeline (TFRecordDataset -> batch -> map(parse_example, / 255) ->
-    prefetch), fetched by a Python session as a TF1 program would;
+    prefetch), fetched by a Python session as a TF1 program would, with the map's calls one at
+    a time and two at once (num_parallel_calls=2);
   - PyTorch's DataLoader over an IterableDataset that reads the same files and parses each
     record with protobuf's own Example class (python3-protobuf, compiled by protoc from
     test/python/protos/example_records.proto), in one process (num_workers=0) and with one
@@ -30,7 +31,7 @@ import numpy as np
 BATCH = 256
 
 
-def troupe_pass(files):
+def troupe_pass(files, parallel_calls=None):
     import troupe as tf
     tf.reset_default_graph()
 
@@ -39,7 +40,7 @@ def troupe_pass(files):
                                           "label": tf.FixedLenFeature([], tf.int64)})
         return tf.cast(f["image"], tf.float32) / 255.0, f["label"]
 
-    d = tf.data.TFRecordDataset(files).batch(BATCH).map(parse).prefetch(2)
+    d = tf.data.TFRecordDataset(files).batch(BATCH).map(parse, parallel_calls).prefetch(2)
     nxt = d.make_one_shot_iterator().get_next()
     count = 0
     with tf.Session() as sess:
@@ -105,6 +106,7 @@ def main():
         sys.exit("no train-*.tfrecord in %s (troupe data fashion-mnist --to=%s)"
                  % (args.records_dir, args.records_dir))
     systems = [("troupe tf.data", lambda: troupe_pass(files)),
+               ("troupe tf.data, map on 2 calls", lambda: troupe_pass(files, 2)),
                ("PyTorch DataLoader, num_workers=0", lambda: torch_pass(files, 0)),
                ("PyTorch DataLoader, num_workers=1", lambda: torch_pass(files, 1))]
     rates = {name: [] for name, _ in systems}

@@ -33,13 +33,13 @@ StatusOr<std::shared_ptr<GraphFunction>> GraphFunction::instantiate(std::string_
   auto graph = Graph::create(*def);
   if (!graph.ok()) return errors::InvalidArgument("{}: {}", what, graph.status().message());
   auto shared = std::make_shared<const Graph>(std::move(graph).value());
-  auto executor = Executor::create(std::move(shared), device);
+  auto executor = Executor::create(shared, device);
   if (!executor.ok()) {
     return Status(executor.status().code(),
                   fmt::format("{}: {}", what, executor.status().message()));
   }
   return std::shared_ptr<GraphFunction>(
-      new GraphFunction(std::move(executor).value(), std::move(what)));
+      new GraphFunction(shared, device, std::move(executor).value(), std::move(what)));
 }
 
 Status GraphFunction::run(StepContext& step, std::vector<Tensor> args,
@@ -53,8 +53,21 @@ Status GraphFunction::run(StepContext& step, std::vector<Tensor> args,
   step.step_id = next_step_id.fetch_add(1, std::memory_order_relaxed);
   step.container = container;
   step.args = std::move(args);
+  std::unique_ptr<Executor> executor;
+  {
+    std::lock_guard lock(mutex_);
+    if (!idle_.empty()) {
+      executor = std::move(idle_.back());
+      idle_.pop_back();
+    }
+  }
+  if (executor == nullptr) {  // another call runs on each idle one: one more
+    TROUPE_ASSIGN_OR_RETURN(executor, Executor::create(graph_, device_));
+  }
+  Status status = executor->run(step);
   std::lock_guard lock(mutex_);
-  return executor_->run(step);
+  idle_.push_back(std::move(executor));
+  return status;
 }
 
 StatusOr<std::vector<Tensor>> GraphFunction::call(std::vector<Tensor> args,

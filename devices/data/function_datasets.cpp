@@ -11,9 +11,16 @@
 //                      until it fails with OutOfRange (the end); finalize_func(state) runs at
 //                      the end or when the iterator is dropped (Dataset.from_generator)
 // The function is instantiated once per node, when its kernel is built, and runs on the thread
-// that asks for the element. num_parallel_calls is accepted; calls run one at a time.
+// that asks for the element; but MapDataset's with num_parallel_calls n > 1 (-1, AUTOTUNE: one
+// per core) runs up to n calls at once, on n threads of its iterator, ahead of the elements
+// asked for, and gives the results in the input's order (an error in its element's place).
+// flat_map and interleave read their datasets one at a time.
 #include <array>
+#include <condition_variable>
+#include <deque>
+#include <functional>
 #include <limits>
+#include <mutex>
 #include <thread>
 
 #include "troupe/devices/data/dataset_kernel.hpp"
@@ -72,13 +79,18 @@ StatusOr<Body> element_body(OpKernelContext& ctx, const std::shared_ptr<GraphFun
 class FunctionDataset : public DatasetBase {
  public:
   FunctionDataset(std::string node, std::vector<DataType> types,
-                  std::shared_ptr<const DatasetBase> input, Body body, bool filter)
+                  std::shared_ptr<const DatasetBase> input, Body body, bool filter,
+                  int64_t parallel_calls)
       : DatasetBase(std::move(node), std::move(types)),
         input_(std::move(input)),
         body_(std::move(body)),
-        filter_(filter) {}
+        filter_(filter),
+        parallel_calls_(parallel_calls) {}
 
   std::unique_ptr<IteratorBase> make_iterator() const override {
+    if (!filter_ && parallel_calls_ > 1) {
+      return std::make_unique<ParallelIterator>(self<FunctionDataset>());
+    }
     return std::make_unique<Iterator>(self<FunctionDataset>());
   }
 
@@ -109,6 +121,102 @@ class FunctionDataset : public DatasetBase {
     std::unique_ptr<IteratorBase> input_;
   };
 
+  // A map's iterator with parallel_calls_ calls in flight: the calling thread reads the input
+  // and queues a call per element; the iterator's threads run them; results leave in order.
+  class ParallelIterator : public IteratorBase {
+   public:
+    explicit ParallelIterator(std::shared_ptr<const FunctionDataset> dataset)
+        : dataset_(std::move(dataset)), input_(dataset_->input_->make_iterator()) {}
+
+    ~ParallelIterator() override {
+      {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+      }
+      changed_.notify_all();
+      for (std::thread& thread : threads_)
+        thread.join();
+    }
+
+    Status get_next(Element* out, bool* end) override {
+      fill();
+      if (pending_.empty()) {
+        *end = true;
+        return Status::OK();
+      }
+      std::shared_ptr<Call> call = pending_.front();
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return call->done; });
+      }
+      pending_.pop_front();
+      fill();  // the call just finished makes room for the next element's
+      *end = false;
+      if (!call->result.ok()) return call->result.status();
+      return dataset_->check_results(std::move(call->result).value(), out);
+    }
+
+   private:
+    struct Call {
+      Element element;
+      StatusOr<Element> result = Status::OK();
+      bool done = false;  // under mutex_
+    };
+
+    // Reads input elements and queues their calls until parallel_calls_ are pending.
+    void fill() {
+      const size_t limit = static_cast<size_t>(dataset_->parallel_calls_);
+      while (!input_end_ && pending_.size() < limit) {
+        auto call = std::make_shared<Call>();
+        Status read = input_->get_next(&call->element, &input_end_);
+        if (read.ok() && input_end_) return;
+        if (!read.ok()) {  // delivered in its element's place
+          call->result = read;
+          call->done = true;
+          pending_.push_back(std::move(call));
+          return;
+        }
+        pending_.push_back(call);
+        {
+          std::lock_guard lock(mutex_);
+          queued_.push_back(std::move(call));
+          if (threads_.size() < limit) threads_.emplace_back([this] { work(); });
+        }
+        changed_.notify_all();
+      }
+    }
+
+    void work() {
+      for (;;) {
+        std::shared_ptr<Call> call;
+        {
+          std::unique_lock lock(mutex_);
+          changed_.wait(lock, [&] { return stopping_ || !queued_.empty(); });
+          if (stopping_) return;
+          call = std::move(queued_.front());
+          queued_.pop_front();
+        }
+        StatusOr<Element> result = dataset_->body_.call(call->element);
+        {
+          std::lock_guard lock(mutex_);
+          call->result = std::move(result);
+          call->done = true;
+        }
+        changed_.notify_all();
+      }
+    }
+
+    std::shared_ptr<const FunctionDataset> dataset_;
+    std::unique_ptr<IteratorBase> input_;        // read by the calling thread only
+    std::deque<std::shared_ptr<Call>> pending_;  // in the input's order (calling thread)
+    bool input_end_ = false;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<std::shared_ptr<Call>> queued_;  // calls no thread has taken yet
+    std::vector<std::thread> threads_;
+    bool stopping_ = false;
+  };
+
   Status check_results(Element results, Element* out) const {
     bool match = results.size() == output_types().size();
     for (size_t i = 0; match && i < results.size(); ++i)
@@ -127,6 +235,7 @@ class FunctionDataset : public DatasetBase {
   std::shared_ptr<const DatasetBase> input_;
   Body body_;
   bool filter_;
+  int64_t parallel_calls_;
 };
 
 class FunctionDatasetKernel : public DatasetOpKernel {
@@ -150,8 +259,19 @@ class FunctionDatasetKernel : public DatasetOpKernel {
     std::vector<DataType> types =
         filter_ ? input->output_types()
                 : node().def().find_attr("output_types")->get<std::vector<DataType>>();
+    int64_t parallel_calls = 1;
+    if (const AttrValue* calls = node().def().find_attr("num_parallel_calls")) {
+      parallel_calls = calls->get<int64_t>();
+    }
+    if (parallel_calls == -1) {  // AUTOTUNE: a call per core
+      parallel_calls = std::max<int64_t>(1, std::thread::hardware_concurrency());
+    }
+    if (parallel_calls < 1) {
+      return invalid(ctx, "num_parallel_calls must be positive or -1 (AUTOTUNE), got {}",
+                     parallel_calls);
+    }
     return new_dataset<FunctionDataset>(node().name(), std::move(types), std::move(input),
-                                        std::move(body), filter_);
+                                        std::move(body), filter_, parallel_calls);
   }
 
  private:

@@ -352,6 +352,47 @@ def test_map_with_an_outer_constant_and_parallel_calls():
         tf.data.Dataset.range(5).map(lambda x: x, num_parallel_calls=0)
 
 
+def test_parallel_calls_run_at_once_and_give_the_input_order():
+    # A py_func that sleeps 20 ms and counts how many of its calls are running: with 4
+    # parallel calls, several run at once; the elements still come in the input's order.
+    import threading
+    lock, running, most = threading.Lock(), [0], [0]
+
+    def slow(x):
+        import time
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.02)
+        with lock:
+            running[0] -= 1
+        return x * 2
+
+    d = tf.data.Dataset.range(24).map(
+        lambda x: tf.py_func(slow, [x], tf.int64, stateful=False), num_parallel_calls=4)
+    assert values(d) == [2 * i for i in range(24)]
+    assert 2 <= most[0] <= 4
+    # AUTOTUNE, and an error comes in its element's place, the later elements after it.
+    d = tf.data.Dataset.from_tensor_slices([1.0, 4.0, -1.0, 9.0]).map(
+        lambda x: tf.debugging.check_numerics(tf.sqrt(x), "root"),
+        num_parallel_calls=tf.data.experimental.AUTOTUNE)
+    with tf.Session() as sess:
+        get = d.make_one_shot_iterator().get_next()
+        assert sess.run(get) == 1.0 and sess.run(get) == 2.0
+        with pytest.raises(tf.errors.InvalidArgumentError, match="root"):
+            sess.run(get)
+        assert sess.run(get) == 3.0
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(get)
+
+
+def test_parallel_calls_draw_from_one_stream_per_random_op():
+    tf.set_random_seed(3)
+    d = tf.data.Dataset.range(200).map(lambda x: tf.random_uniform([]), num_parallel_calls=4)
+    drawn = values(d)
+    assert len(set(drawn)) == 200  # no element repeats another's draw
+
+
 def test_map_errors_name_the_node_in_the_function():
     rows = tf.placeholder(tf.float32, shape=[None, None])
     d = tf.data.Dataset.from_tensor_slices(rows).map(lambda x: tf.reshape(x, [3]))
