@@ -63,7 +63,9 @@ class _CondContext:
             graph = self.graph
             graph._cond_context = self.outer  # the Switch's own inputs enter the outer branch
             try:
-                with graph._push(self.entry_scope):
+                # The Switch (and a variable's read) lives with the tensor, as TensorFlow's:
+                # only the branch that takes it moves it to the branch's device.
+                with graph._push(self.entry_scope), graph.colocate_with(tensor.op):
                     value = identity(tensor) if key.is_ref else tensor
                     switch = _make("Switch", [value, self.pred], {})
                 self.entered[key] = switch.outputs[self.branch]

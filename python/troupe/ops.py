@@ -408,7 +408,9 @@ def _reduce(fn, input_tensor, axis, keepdims, name, reduction_indices, keep_dims
             raise ValueError("%s: axis=None needs an input of known rank (%s)" % (what, x.name))
         axis = list(range(rank))
     axes = _input(axis, g, what + " axis", None if isinstance(axis, Tensor) else _dtypes.int32)
-    return _t(fn(_scope(g, name), x._output, axes, bool(keepdims)), g)
+    # Through _input, as every op's input: inside a cond's branch, a tensor from outside it
+    # enters through a Switch; inside a traced function, an outer one is captured.
+    return _t(fn(_scope(g, name), _input(x, g, what), axes, bool(keepdims)), g)
 
 
 def _reduce_op(native, what):

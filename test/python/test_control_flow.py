@@ -202,6 +202,27 @@ def test_a_branch_returning_an_outside_tensor_and_other_references():
         assert sess.run([z, gw], {p: True}) == [8.0, 12.0]
 
 
+def test_the_switch_of_an_outside_tensor_lives_with_the_tensor():
+    # As TensorFlow's: a tensor (or variable) from outside a branch is switched on its own
+    # device, so it moves to the branch's device only in the steps that take the branch.
+    with tf.device("/job:ps/task:0"):
+        w = tf.Variable(tf.zeros([4]), name="w")
+    with tf.device("/job:worker/task:0"):
+        pred = tf.placeholder(tf.bool, [], name="pred")
+        x = tf.constant(1.0, name="x")
+        tf.cond(pred, lambda: tf.reduce_sum(w) * x, lambda: x)
+    switched = {}
+    for op in tf.get_default_graph().get_operations():
+        if op.type == "Switch":
+            source = op.inputs[0].op
+            if source.type == "Identity":  # a variable's read, made beside the variable
+                assert source.device == "/job:ps/task:0"
+                source = source.inputs[0].op
+            switched[source.name] = op.device
+    assert switched["w"] == "/job:ps/task:0"
+    assert switched["x"] == "/job:worker/task:0"
+
+
 def test_a_conds_branches_run_on_another_process(insecure, tmp_path):
     """As TensorFlow's: a branch placed on a ps task in another process runs only when taken
     (the untaken side's value crosses as a dead value), its gradient included."""
