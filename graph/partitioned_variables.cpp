@@ -25,14 +25,26 @@ StatusOr<PartitionedVariable> make_partitioned_variable(const Scope& scope, cons
   }
   PartitionedVariable table{name, shape, {}};
   Scope s = scope.sub_scope(name);
+  int64_t first_row = 0;
   for (int i = 0; i < num_shards; ++i) {
     std::vector<int64_t> dims = shape.dims();
     dims[0] = rows / num_shards + (i < rows % num_shards ? 1 : 0);
     const std::string part = "part_" + std::to_string(i);
     Output value = initial_value(s.sub_scope(part + "_initial_value"), TensorShape(dims), i);
-    table.shards.push_back(make_variable(s, part, value));
+    ModelVariable shard = make_variable(s, part, value);
+    TROUPE_RETURN_IF_ERROR(scope.status());
+    // Each shard records its slice of the whole: checkpoints hold the table whole under its
+    // name (and its optimizer slots under "<name>/<slot>"), so they restore into any number of
+    // shards, as TensorFlow's.
+    const std::string& shard_name = shard.ref.node()->name();
+    std::vector<int64_t> offset(shape.rank(), 0);
+    offset[0] = first_row;
+    TROUPE_RETURN_IF_ERROR(scope.graph().set_variable_slice(
+        shard_name,
+        {shard_name.substr(0, shard_name.rfind('/')), shape.dims(), std::move(offset)}));
+    table.shards.push_back(shard);
+    first_row += dims[0];
   }
-  TROUPE_RETURN_IF_ERROR(scope.status());
   return table;
 }
 

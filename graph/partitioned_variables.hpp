@@ -1,7 +1,9 @@
 // Partitioned variables and embedding lookups, as TensorFlow 1.x's
 // tf.get_variable(..., partitioner=tf.fixed_size_partitioner(n)) and
 // tf.nn.embedding_lookup(params, ids, partition_strategy="div"): a [rows, width] table held as
-// n variables ("<name>/part_<i>") of consecutive rows, which a device function such as
+// n variables ("<name>/part_<i>", each recording its slice of "<name>": a checkpoint holds the
+// table whole and restores into any number of shards) of consecutive rows, which a device
+// function such as
 // replica_device_setter places one per ps task, round-robin; a lookup gathers each shard's
 // rows where the shard lives, so only the rows looked up move, and its gradient reaches each
 // shard as IndexedSlices of those rows (the optimizers' sparse updates).

@@ -26,6 +26,7 @@
 #include "troupe/graph/device_setter.hpp"
 #include "troupe/graph/formats/npz.hpp"
 #include "troupe/graph/ops/ops.hpp"
+#include "troupe/graph/partitioned_variables.hpp"
 #include "troupe/graph/sync_replicas_optimizer.hpp"
 
 namespace troupe {
@@ -198,6 +199,44 @@ BOOST_AUTO_TEST_CASE(a_partitioned_variable_is_saved_whole_and_restores_into_oth
   BOOST_TEST(values_of(session, three.shards[0]) == (std::vector<double>{0, 1}));
   BOOST_TEST(values_of(session, three.shards[1]) == (std::vector<double>{2, 3}));
   BOOST_TEST(values_of(session, three.shards[2]) == (std::vector<double>{4, 5, 6, 7, 8, 9}));
+}
+
+// make_partitioned_variable's shards and their Adagrad slots are saved whole; a model with
+// its table in 2 shards restores into 3, and its lookups are the same.
+BOOST_AUTO_TEST_CASE(an_embedding_table_in_two_shards_restores_into_three_with_the_same_lookups) {
+  TempDir dir;
+  auto build = [](const Scope& root, int shards) {
+    auto table = value_or_throw(make_partitioned_variable(
+        root, "emb", {10, 3}, shards, [](const Scope& s, const TensorShape& shape, int index) {
+          return ops::Mul(s,
+                          ops::RandomUniform(s, Tensor::from_vector(shape.dims()), DataType::kFloat,
+                                             {.seed = 7, .seed2 = index}),
+                          10.0f);
+        }));
+    Output ids = ops::Const(root, Tensor::from_vector<int64_t>({9, 0, 4, 5, 4}));
+    Output rows = embedding_lookup(root, table, ids);
+    BOOST_REQUIRE(AdagradOptimizer(0.5).minimize(root, ops::Sum(root, rows, {0, 1})).ok());
+    return rows;
+  };
+  auto server = value_or_throw(Server::create_local_server());
+  Scope two = Scope::new_root();
+  Output two_rows = build(two, 2);
+  auto saver = value_or_throw(Saver::create(two));
+  BOOST_TEST(saver.variable_names() == (std::vector<std::string>{"emb", "emb/Adagrad"}),
+             boost::test_tools::per_element());
+  Session session = value_or_throw(Session::create(server->target()));
+  throw_if_error(session.run_targets({global_variables_initializer(two)}));
+  std::vector<float> looked_up = value_or_throw(session.run(two_rows)).to_vector<float>();
+  std::string path = value_or_throw(saver.save(session, (dir.path() / "model").string(), 1));
+
+  auto other = value_or_throw(Server::create_local_server());
+  Scope three = Scope::new_root();
+  Output three_rows = build(three, 3);
+  auto restorer = value_or_throw(Saver::create(three));
+  Session restored = value_or_throw(Session::create(other->target()));
+  BOOST_REQUIRE(restorer.restore(restored, path).ok());
+  BOOST_TEST(value_or_throw(restored.run(three_rows)).to_vector<float>() == looked_up,
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(shards_that_do_not_tile_their_variable_are_refused) {
