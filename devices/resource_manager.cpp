@@ -24,6 +24,7 @@ StatusOr<std::shared_ptr<Variable>> ResourceManager::lookup_or_create_variable(
 
 std::shared_ptr<Resource> ResourceManager::find(const std::string& container,
                                                 const std::string& name) const {
+  std::lock_guard lock(mutex_);
   auto resources = containers_.find(container);
   if (resources == containers_.end()) return nullptr;
   auto it = resources->second.find(name);
@@ -31,10 +32,19 @@ std::shared_ptr<Resource> ResourceManager::find(const std::string& container,
 }
 
 void ResourceManager::clear(const std::string& container) {
-  containers_.erase(container);
+  Resources dropped;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = containers_.find(container);
+    if (it == containers_.end()) return;
+    dropped = std::move(it->second);
+    containers_.erase(it);
+  }
+  // `dropped` goes here, unlocked: a resource's destructor may wait for threads that look up.
 }
 
 size_t ResourceManager::size() const {
+  std::lock_guard lock(mutex_);
   size_t n = 0;
   for (const auto& [container, resources] : containers_)
     n += resources.size();

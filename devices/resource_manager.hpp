@@ -2,12 +2,16 @@
 // container and name.
 //
 // A container is a namespace: sessions that share state use the same one (""), a session with
-// isolated state uses its own, and clearing a container drops its resources. Used only from
-// the owning device's thread.
+// isolated state uses its own, and clearing a container drops its resources. Used from the
+// owning device's thread and from threads its kernels start (a parallel map's calls, a
+// prefetch's producer): every access holds one lock, so two threads making the same resource
+// get one (a random op's generator: one stream); a cleared container's resources are destroyed
+// outside it (an iterator's destructor joins threads that look resources up).
 #pragma once
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "troupe/devices/resource.hpp"
@@ -25,7 +29,9 @@ class ResourceManager {
   StatusOr<std::shared_ptr<T>> lookup_or_create(const std::string& container,
                                                 const std::string& name, const Create& create,
                                                 const Check& check) {
-    // Found without copying either name: variable reads look up every step.
+    // Found without copying either name: variable reads look up every step. `create` runs
+    // under the lock (recursive: it may look other resources up).
+    std::lock_guard lock(mutex_);
     auto& resources = containers_[container];
     auto it = resources.find(name);
     if (it == resources.end()) {
@@ -57,6 +63,7 @@ class ResourceManager {
 
  private:
   using Resources = std::map<std::string, std::shared_ptr<Resource>, std::less<>>;
+  mutable std::recursive_mutex mutex_;
   std::map<std::string, Resources, std::less<>> containers_;
 };
 

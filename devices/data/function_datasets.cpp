@@ -12,8 +12,9 @@
 //                      the end or when the iterator is dropped (Dataset.from_generator)
 // The function is instantiated once per node, when its kernel is built, and runs on the thread
 // that asks for the element; but MapDataset's with num_parallel_calls n > 1 (-1, AUTOTUNE: one
-// per core) runs up to n calls at once, on n threads of its iterator, ahead of the elements
-// asked for, and gives the results in the input's order (an error in its element's place).
+// per core) reads its input on a thread of its own and runs up to n calls at once on threads
+// of its iterator (at most 64), ahead of the elements asked for, giving the results in the
+// input's order (an error in its element's place).
 // flat_map and interleave read their datasets one at a time.
 #include <array>
 #include <condition_variable>
@@ -121,8 +122,9 @@ class FunctionDataset : public DatasetBase {
     std::unique_ptr<IteratorBase> input_;
   };
 
-  // A map's iterator with parallel_calls_ calls in flight: the calling thread reads the input
-  // and queues a call per element; the iterator's threads run them; results leave in order.
+  // A map's iterator with parallel_calls_ calls in flight: a reader thread takes the input's
+  // elements and queues a call for each while fewer than parallel_calls_ results wait; worker
+  // threads run the calls; get_next waits for the oldest one only, so results leave in order.
   class ParallelIterator : public IteratorBase {
    public:
     explicit ParallelIterator(std::shared_ptr<const FunctionDataset> dataset)
@@ -134,55 +136,72 @@ class FunctionDataset : public DatasetBase {
         stopping_ = true;
       }
       changed_.notify_all();
-      for (std::thread& thread : threads_)
+      if (reader_.joinable()) reader_.join();
+      for (std::thread& thread : workers_)
         thread.join();
     }
 
     Status get_next(Element* out, bool* end) override {
-      fill();
-      if (pending_.empty()) {
+      std::unique_lock lock(mutex_);
+      if (!reader_.joinable()) start();
+      changed_.wait(lock, [&] { return !pending_.empty() && pending_.front()->done; });
+      std::shared_ptr<Call> call = pending_.front();
+      if (call->end) {  // stays at the front: the end is returned to every later call too
         *end = true;
         return Status::OK();
       }
-      std::shared_ptr<Call> call = pending_.front();
-      {
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return call->done; });
-      }
       pending_.pop_front();
-      fill();  // the call just finished makes room for the next element's
+      lock.unlock();
+      changed_.notify_all();  // room for the reader
       *end = false;
       if (!call->result.ok()) return call->result.status();
       return dataset_->check_results(std::move(call->result).value(), out);
     }
 
    private:
+    // At most this many threads run calls, whatever num_parallel_calls asks.
+    static constexpr int64_t kMaxWorkers = 64;
+
     struct Call {
       Element element;
       StatusOr<Element> result = Status::OK();
-      bool done = false;  // under mutex_
+      bool done = false;  // the result is there (or the end, or the input's error)
+      bool end = false;
     };
 
-    // Reads input elements and queues their calls until parallel_calls_ are pending.
-    void fill() {
+    void start() {
+      reader_ = std::thread([this] { read(); });
+      const int64_t workers = std::min(dataset_->parallel_calls_, kMaxWorkers);
+      for (int64_t i = 0; i < workers; ++i)
+        workers_.emplace_back([this] { work(); });
+    }
+
+    // The reader: the input is read on this thread only.
+    void read() {
       const size_t limit = static_cast<size_t>(dataset_->parallel_calls_);
-      while (!input_end_ && pending_.size() < limit) {
-        auto call = std::make_shared<Call>();
-        Status read = input_->get_next(&call->element, &input_end_);
-        if (read.ok() && input_end_) return;
-        if (!read.ok()) {  // delivered in its element's place
-          call->result = read;
-          call->done = true;
-          pending_.push_back(std::move(call));
-          return;
+      for (;;) {
+        {
+          std::unique_lock lock(mutex_);
+          changed_.wait(lock, [&] { return stopping_ || pending_.size() < limit; });
+          if (stopping_) return;
         }
-        pending_.push_back(call);
+        auto call = std::make_shared<Call>();
+        Status read = input_->get_next(&call->element, &call->end);
         {
           std::lock_guard lock(mutex_);
-          queued_.push_back(std::move(call));
-          if (threads_.size() < limit) threads_.emplace_back([this] { work(); });
+          if (!read.ok()) {  // delivered in its element's place; reading goes on
+            call->end = false;
+            call->result = read;
+            call->done = true;
+          } else if (call->end) {
+            call->done = true;
+          } else {
+            queued_.push_back(call);
+          }
+          pending_.push_back(call);
         }
         changed_.notify_all();
+        if (read.ok() && call->end) return;
       }
     }
 
@@ -196,7 +215,12 @@ class FunctionDataset : public DatasetBase {
           call = std::move(queued_.front());
           queued_.pop_front();
         }
-        StatusOr<Element> result = dataset_->body_.call(call->element);
+        StatusOr<Element> result = Status::OK();
+        try {
+          result = dataset_->body_.call(call->element);
+        } catch (const std::exception& e) {
+          result = errors::Internal("{}: the map function threw: {}", dataset_->node(), e.what());
+        }
         {
           std::lock_guard lock(mutex_);
           call->result = std::move(result);
@@ -207,14 +231,14 @@ class FunctionDataset : public DatasetBase {
     }
 
     std::shared_ptr<const FunctionDataset> dataset_;
-    std::unique_ptr<IteratorBase> input_;        // read by the calling thread only
-    std::deque<std::shared_ptr<Call>> pending_;  // in the input's order (calling thread)
-    bool input_end_ = false;
+    std::unique_ptr<IteratorBase> input_;  // read by the reader thread only
     std::mutex mutex_;
     std::condition_variable changed_;
-    std::deque<std::shared_ptr<Call>> queued_;  // calls no thread has taken yet
-    std::vector<std::thread> threads_;
+    std::deque<std::shared_ptr<Call>> pending_;  // in the input's order, results to give
+    std::deque<std::shared_ptr<Call>> queued_;   // calls no worker has taken yet
     bool stopping_ = false;
+    std::thread reader_;
+    std::vector<std::thread> workers_;
   };
 
   Status check_results(Element results, Element* out) const {
@@ -263,8 +287,8 @@ class FunctionDatasetKernel : public DatasetOpKernel {
     if (const AttrValue* calls = node().def().find_attr("num_parallel_calls")) {
       parallel_calls = calls->get<int64_t>();
     }
-    if (parallel_calls == -1) {  // AUTOTUNE: a call per core
-      parallel_calls = std::max<int64_t>(1, std::thread::hardware_concurrency());
+    if (parallel_calls == -1) {  // AUTOTUNE: a call per core this process may use
+      parallel_calls = std::max(1, Device::available_cores());
     }
     if (parallel_calls < 1) {
       return invalid(ctx, "num_parallel_calls must be positive or -1 (AUTOTUNE), got {}",

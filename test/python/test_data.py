@@ -386,6 +386,29 @@ def test_parallel_calls_run_at_once_and_give_the_input_order():
             sess.run(get)
 
 
+def test_closing_a_session_while_parallel_calls_run_is_clean():
+    # Closing an isolated session clears its container while two calls sleep in a py_func and
+    # are about to make a random op's generator: the iterator waits for them, nothing crashes.
+    import time
+
+    def slow(x):
+        time.sleep(0.1 if x > 0 else 0)
+        return x
+
+    def fn(x):
+        y = tf.py_func(slow, [x], tf.int64, stateful=False)
+        with tf.control_dependencies([y]):
+            return y, tf.random_uniform([])
+
+    get = tf.data.Dataset.range(100).map(fn, num_parallel_calls=2) \
+        .make_one_shot_iterator().get_next()
+    for _ in range(2):
+        sess = tf.Session(config=tf.ConfigProto(isolate_session_state=True))
+        assert sess.run(get)[0] == 0
+        sess.close()
+        time.sleep(0.2)
+
+
 def test_parallel_calls_draw_from_one_stream_per_random_op():
     tf.set_random_seed(3)
     d = tf.data.Dataset.range(200).map(lambda x: tf.random_uniform([]), num_parallel_calls=4)
