@@ -114,16 +114,23 @@ def mlp_forward(params, x):
     return F.linear(x, params[-2], params[-1]).squeeze(1)
 
 
-class _Adagrad:
-    """Adagrad on rows of tensors held here (accumulators from 0.1, as TensorFlow's)."""
+def _adagrad_rows(param, accumulator, rows, gradient):
+    """Adagrad on rows of tensors held here, duplicate rows' gradients summed first."""
+    import torch
+    unique, inverse = torch.unique(rows, return_inverse=True)
+    summed = torch.zeros(len(unique), gradient.shape[1]).index_add_(0, inverse, gradient)
+    accumulator[unique] += summed * summed
+    param[unique] -= LR * summed / accumulator[unique].sqrt()
 
-    @staticmethod
-    def apply_rows(param, accumulator, rows, gradient):
-        import torch
-        unique, inverse = torch.unique(rows, return_inverse=True)
-        summed = torch.zeros(len(unique), gradient.shape[1]).index_add_(0, inverse, gradient)
-        accumulator[unique] += summed * summed
-        param[unique] -= LR * summed / accumulator[unique].sqrt()
+
+def _examples_per_second(step, steps):
+    """A worker's rate: WARMUP unmeasured steps, then `steps` measured ones of BATCH."""
+    for i in range(WARMUP):
+        step(i)
+    start = time.perf_counter()
+    for i in range(steps):
+        step(i)
+    return steps * BATCH / (time.perf_counter() - start)
 
 
 class _Shard:
@@ -149,8 +156,8 @@ def _lookup(rows):
 
 def _apply_rows(rows, deep_grad, wide_grad):
     with _shard.lock:
-        _Adagrad.apply_rows(_shard.deep, _shard.deep_acc, rows, deep_grad)
-        _Adagrad.apply_rows(_shard.wide, _shard.wide_acc, rows, wide_grad)
+        _adagrad_rows(_shard.deep, _shard.deep_acc, rows, deep_grad)
+        _adagrad_rows(_shard.wide, _shard.wide_acc, rows, wide_grad)
 
 
 def _get_mlp():
@@ -212,36 +219,29 @@ def _rpc_process(rank, port, steps, results):
         for future in sent:
             future.wait()
 
-    for i in range(WARMUP):
-        step(i)
-    start = time.perf_counter()
-    for i in range(steps):
-        step(i)
-    results.put(steps * BATCH / (time.perf_counter() - start))
+    results.put(_examples_per_second(step, steps))
     rpc.shutdown()
 
 
-class _Replica:
-    """The whole model as one module, for DDP."""
+def _replica():
+    """The whole model as one module, for DDP (torch is imported in the worker process only)."""
+    import torch
 
-    def __new__(cls):
-        import torch
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(1)
+            self.deep = torch.nn.Embedding(ROWS, DIM, sparse=True)
+            torch.nn.init.normal_(self.deep.weight, 0.0, 0.05)
+            self.wide = torch.nn.Embedding(ROWS, 1, sparse=True)
+            torch.nn.init.zeros_(self.wide.weight)
+            self.mlp = torch.nn.ParameterList(
+                [torch.nn.Parameter(p) for p in mlp_parameters()])
 
-        class Model(torch.nn.Module):
-            def __init__(self):
-                super().__init__()
-                torch.manual_seed(1)
-                self.deep = torch.nn.Embedding(ROWS, DIM, sparse=True)
-                torch.nn.init.normal_(self.deep.weight, 0.0, 0.05)
-                self.wide = torch.nn.Embedding(ROWS, 1, sparse=True)
-                torch.nn.init.zeros_(self.wide.weight)
-                self.mlp = torch.nn.ParameterList(
-                    [torch.nn.Parameter(p) for p in mlp_parameters()])
-
-            def forward(self, ids, dense):
-                x = torch.cat([self.deep(ids).view(-1, FEATURES * DIM), dense], 1)
-                return self.wide(ids).view(-1, FEATURES).sum(1) + mlp_forward(list(self.mlp), x)
-        return Model()
+        def forward(self, ids, dense):
+            x = torch.cat([self.deep(ids).view(-1, FEATURES * DIM), dense], 1)
+            return self.wide(ids).view(-1, FEATURES).sum(1) + mlp_forward(list(self.mlp), x)
+    return Model()
 
 
 def _ddp_process(rank, port, steps, results):
@@ -251,7 +251,7 @@ def _ddp_process(rank, port, steps, results):
     set_threads((1, 1))  # 2 processes on 2 cores: one torch and one OpenBLAS thread each
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
                             world_size=NUM_WORKERS)
-    model = torch.nn.parallel.DistributedDataParallel(_Replica())
+    model = torch.nn.parallel.DistributedDataParallel(_replica())
     optimizer = torch.optim.Adagrad(model.parameters(), lr=LR, initial_accumulator_value=0.1)
     loss_fn = torch.nn.BCEWithLogitsLoss()
     batches = planted_batches(1000 + rank)
@@ -262,12 +262,7 @@ def _ddp_process(rank, port, steps, results):
         loss_fn(model(ids, dense), labels).backward()
         optimizer.step()
 
-    for i in range(WARMUP):
-        step(i)
-    start = time.perf_counter()
-    for i in range(steps):
-        step(i)
-    results.put(steps * BATCH / (time.perf_counter() - start))
+    results.put(_examples_per_second(step, steps))
     dist.destroy_process_group()
 
 
