@@ -89,6 +89,21 @@ void kill_task_mid_training(ChildProcess& job, const fs::path& dir, const std::s
   BOOST_REQUIRE(::kill(std::stoi(match[1]), SIGKILL) == 0);
 }
 
+// The launched job ended well after task `task_name` was killed: the launcher restarted it and
+// the chief's session recovered from a checkpoint.
+void check_recovered_from_killed_task(const testing::ProcessResult& result,
+                                      const std::string& task_name) {
+  BOOST_TEST(result.exit_code == 0, result.out);
+  BOOST_TEST(
+      result.out.find("task " + task_name +
+                      " failed: killed by signal 9; restarting it (1 of 2)") != std::string::npos,
+      result.out);
+  BOOST_TEST(
+      std::regex_search(result.out, std::regex(R"(\[worker0\] \S+ \S+ info troupe: training )"
+                                               R"(session recovered from)")),
+      result.out);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(train)
@@ -325,14 +340,7 @@ BOOST_AUTO_TEST_CASE(recovers_from_a_killed_ps) {
   // The launcher restarts the ps (empty); the workers' sessions recover, the chief restores
   // the last checkpoint, and training finishes.
   auto result = job.stop(0, kTimeoutMs);
-  BOOST_TEST(result.exit_code == 0, result.out);
-  BOOST_TEST(result.out.find("task /job:ps/replica:0/task:0 failed: killed by signal 9; "
-                             "restarting it (1 of 2)") != std::string::npos,
-             result.out);
-  BOOST_TEST(
-      std::regex_search(result.out, std::regex(R"(\[worker0\] \S+ \S+ info troupe: training )"
-                                               R"(session recovered from)")),
-      result.out);
+  check_recovered_from_killed_task(result, "/job:ps/replica:0/task:0");
   BOOST_TEST(accuracy_in(result.out) > 0.75, result.out);
   BOOST_TEST(result.out.find("troupe launch: done") != std::string::npos, result.out);
 }
@@ -348,14 +356,7 @@ BOOST_AUTO_TEST_CASE(wide_deep_on_two_ps_recovers_from_a_killed_ps_and_reaches_t
                     "--log_every=100000", "--checkpoint_dir=" + dir.path().string()});
   kill_task_mid_training(job, dir.path(), "/job:ps/replica:0/task:1");
   auto result = job.stop(0, kTimeoutMs);
-  BOOST_TEST(result.exit_code == 0, result.out);
-  BOOST_TEST(result.out.find("task /job:ps/replica:0/task:1 failed: killed by signal 9; "
-                             "restarting it (1 of 2)") != std::string::npos,
-             result.out);
-  BOOST_TEST(
-      std::regex_search(result.out, std::regex(R"(\[worker0\] \S+ \S+ info troupe: training )"
-                                               R"(session recovered from)")),
-      result.out);
+  check_recovered_from_killed_task(result, "/job:ps/replica:0/task:1");
   std::smatch match;
   BOOST_REQUIRE_MESSAGE(
       std::regex_search(result.out, match,
