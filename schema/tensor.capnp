@@ -14,6 +14,7 @@ enum DataType {
   int64 @4;
   bool @5;
   string @6;
+  uint8 @7;
 }
 
 # A shape that may be partly unknown (used by placeholders and shape inference).

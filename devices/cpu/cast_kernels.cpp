@@ -1,7 +1,8 @@
 // CPU kernels for Cast (element-wise dtype conversion) and ArgMax (index of the largest element
 // along an axis).
 //
-// Cast follows C++ conversion rules, as TensorFlow does: float to integer truncates toward zero,
+// Cast follows C++ conversion rules, as TensorFlow does: float to integer truncates toward zero
+// (to uint8: the low byte of the integer part, convert_element),
 // anything to bool is `value != 0`, bool to a number is 0 or 1. A cast to the same dtype
 // forwards the input's buffer.
 #include <algorithm>
@@ -28,7 +29,7 @@ class CastKernel : public OpKernel {
       Dst* out = ctx.allocate_output(0, x.shape()).template data<Dst>();
       parallel_for(ctx.device(), x.num_elements(), 1, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i)
-          out[i] = static_cast<Dst>(in[i]);
+          out[i] = convert_element<Dst>(in[i]);
       });
     }
   }

@@ -717,6 +717,8 @@ void register_parsing_kernels(KernelRegistry& r) {
                         return std::unique_ptr<OpKernel>(new DecodeRawKernel<int32_t>(c));
                       case DataType::kInt64:
                         return std::unique_ptr<OpKernel>(new DecodeRawKernel<int64_t>(c));
+                      case DataType::kUint8:
+                        return std::unique_ptr<OpKernel>(new DecodeRawKernel<uint8_t>(c));
                       default:
                         return errors::Unimplemented("node '{}' (DecodeRaw): no kernel for {}",
                                                      c.name(), dtype_name(t));

@@ -113,7 +113,7 @@ StatusOr<Tensor> Tensor::cast_to(DataType dtype) const {
     TROUPE_SWITCH_NUMERIC_OR_BOOL(dtype, To, {
       To* dst = out.data<To>();
       for (int64_t i = 0; i < num_elements_; ++i)
-        dst[i] = static_cast<To>(src[i]);
+        dst[i] = convert_element<To>(src[i]);
     });
   });
   return out;

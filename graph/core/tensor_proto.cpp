@@ -19,6 +19,8 @@ int tensorflow_dtype_number(DataType dtype) {
       return 9;
     case DataType::kBool:
       return 10;
+    case DataType::kUint8:
+      return 4;
     case DataType::kInvalid:
       break;
   }

@@ -14,8 +14,8 @@
 
 namespace troupe {
 
-// TensorFlow's DataType enum number: DT_FLOAT 1, DT_DOUBLE 2, DT_INT32 3, DT_STRING 7,
-// DT_INT64 9, DT_BOOL 10 (0 for kInvalid).
+// TensorFlow's DataType enum number: DT_FLOAT 1, DT_DOUBLE 2, DT_INT32 3, DT_UINT8 4,
+// DT_STRING 7, DT_INT64 9, DT_BOOL 10 (0 for kInvalid).
 int tensorflow_dtype_number(DataType dtype);
 
 std::string encode_tensor_shape_proto(const PartialShape& shape);

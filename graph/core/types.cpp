@@ -17,6 +17,8 @@ std::string_view dtype_name(DataType dtype) {
       return "bool";
     case DataType::kString:
       return "string";
+    case DataType::kUint8:
+      return "uint8";
     case DataType::kInvalid:
       break;
   }
@@ -30,8 +32,10 @@ StatusOr<DataType> parse_dtype(std::string_view name) {
   if (name == "int64") return DataType::kInt64;
   if (name == "bool") return DataType::kBool;
   if (name == "string") return DataType::kString;
+  if (name == "uint8") return DataType::kUint8;
   return errors::InvalidArgument(
-      "unknown dtype '{}': expected one of float32, float64, int32, int64, bool, string", name);
+      "unknown dtype '{}': expected one of float32, float64, int32, int64, bool, string, uint8",
+      name);
 }
 
 size_t dtype_size(DataType dtype) {
@@ -46,6 +50,8 @@ size_t dtype_size(DataType dtype) {
       return sizeof(int64_t);
     case DataType::kBool:
       return sizeof(bool);
+    case DataType::kUint8:
+      return sizeof(uint8_t);
     case DataType::kString:
     case DataType::kInvalid:
       break;
@@ -58,7 +64,7 @@ bool dtype_is_floating(DataType dtype) {
 }
 
 bool dtype_is_integer(DataType dtype) {
-  return dtype == DataType::kInt32 || dtype == DataType::kInt64;
+  return dtype == DataType::kInt32 || dtype == DataType::kInt64 || dtype == DataType::kUint8;
 }
 
 bool dtype_is_numeric(DataType dtype) {

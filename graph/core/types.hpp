@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "troupe/graph/core/status.hpp"
 
@@ -19,11 +20,12 @@ enum class DataType : uint8_t {
   kInt64 = 4,
   kBool = 5,
   kString = 6,
+  kUint8 = 7,  // images and raw bytes: fed, decoded, moved, stored and cast; no arithmetic
 };
 
-inline constexpr int kNumDataTypes = 7;
+inline constexpr int kNumDataTypes = 8;
 
-// "float32", "float64", "int32", "int64", "bool", "string" (TensorFlow's Python names).
+// "float32", "float64", "int32", "int64", "bool", "string", "uint8" (TensorFlow's Python names).
 std::string_view dtype_name(DataType dtype);
 
 // Parses a name as above; also accepts "float" and "double".
@@ -32,9 +34,9 @@ StatusOr<DataType> parse_dtype(std::string_view name);
 // Bytes per element; 0 for string (elements are std::string objects) and invalid.
 size_t dtype_size(DataType dtype);
 
-bool dtype_is_numeric(DataType dtype);   // float, double, int32, int64
+bool dtype_is_numeric(DataType dtype);   // float, double, int32, int64, uint8
 bool dtype_is_floating(DataType dtype);  // float, double
-bool dtype_is_integer(DataType dtype);   // int32, int64
+bool dtype_is_integer(DataType dtype);   // int32, int64, uint8
 
 // The C++ type for a DataType and back: DataTypeOf<float>::value == DataType::kFloat.
 template <class T>
@@ -60,12 +62,30 @@ struct DataTypeOf<bool> {
   static constexpr DataType value = DataType::kBool;
 };
 template <>
+struct DataTypeOf<uint8_t> {
+  static constexpr DataType value = DataType::kUint8;
+};
+template <>
 struct DataTypeOf<std::string> {
   static constexpr DataType value = DataType::kString;
 };
 
 template <class T>
 inline constexpr DataType dtype_of = DataTypeOf<T>::value;
+
+// One element converted as a cast converts it: static_cast, except that a float becomes a
+// uint8 through int64 (the low byte of its integer part, as TensorFlow's x86 kernels give,
+// 0 for NaN and values beyond int64), where a plain static_cast out of 0..255 is undefined.
+template <class To, class From>
+To convert_element(From value) {
+  if constexpr (std::is_same_v<To, uint8_t> && std::is_floating_point_v<From>) {
+    constexpr From kLimit = static_cast<From>(9223372036854775807.0);
+    if (!(value > -kLimit && value < kLimit)) return 0;
+    return static_cast<uint8_t>(static_cast<int64_t>(value));
+  } else {
+    return static_cast<To>(value);
+  }
+}
 
 }  // namespace troupe
 
@@ -104,6 +124,7 @@ inline constexpr DataType dtype_of = DataTypeOf<T>::value;
     TROUPE_CASE_DTYPE(::troupe::DataType::kInt32, int32_t, T, __VA_ARGS__) \
     TROUPE_CASE_DTYPE(::troupe::DataType::kInt64, int64_t, T, __VA_ARGS__) \
     TROUPE_CASE_DTYPE(::troupe::DataType::kBool, bool, T, __VA_ARGS__)     \
+    TROUPE_CASE_DTYPE(::troupe::DataType::kUint8, uint8_t, T, __VA_ARGS__) \
     default:                                                               \
       break;                                                               \
   }
@@ -116,6 +137,7 @@ inline constexpr DataType dtype_of = DataTypeOf<T>::value;
     TROUPE_CASE_DTYPE(::troupe::DataType::kInt64, int64_t, T, __VA_ARGS__)      \
     TROUPE_CASE_DTYPE(::troupe::DataType::kBool, bool, T, __VA_ARGS__)          \
     TROUPE_CASE_DTYPE(::troupe::DataType::kString, std::string, T, __VA_ARGS__) \
+    TROUPE_CASE_DTYPE(::troupe::DataType::kUint8, uint8_t, T, __VA_ARGS__)      \
     default:                                                                    \
       break;                                                                    \
   }

@@ -32,9 +32,12 @@ StatusOr<std::string> npy_descr(DataType dtype) {
       return std::string("<i8");
     case DataType::kBool:
       return std::string("|b1");
+    case DataType::kUint8:
+      return std::string("|u1");
     default:
       return errors::InvalidArgument(
-          "dtype {} cannot be stored in .npy; expected float32, float64, int32, int64 or bool",
+          "dtype {} cannot be stored in .npy; expected float32, float64, int32, int64, bool or "
+          "uint8",
           dtype_name(dtype));
   }
 }
@@ -43,7 +46,7 @@ StatusOr<std::string> npy_descr(DataType dtype) {
 StatusOr<DataType> dtype_from_descr(const std::string& descr, const std::string& what, bool* swap) {
   auto unsupported = [&] {
     return errors::InvalidArgument(
-        "{}: dtype '{}' is not supported; expected one of <f4 <f8 <i4 <i8 |b1", what, descr);
+        "{}: dtype '{}' is not supported; expected one of <f4 <f8 <i4 <i8 |b1 |u1", what, descr);
   };
   if (descr.size() != 3) return unsupported();
   char order = descr[0];
@@ -60,11 +63,14 @@ StatusOr<DataType> dtype_from_descr(const std::string& descr, const std::string&
     dtype = DataType::kInt64;
   } else if (kind == "b1") {
     dtype = DataType::kBool;
+  } else if (kind == "u1") {
+    dtype = DataType::kUint8;
   } else {
     return unsupported();
   }
-  if (order == '|' && dtype != DataType::kBool) return unsupported();
-  *swap = order == '>' && dtype != DataType::kBool;
+  const bool one_byte = dtype == DataType::kBool || dtype == DataType::kUint8;
+  if (order == '|' && !one_byte) return unsupported();
+  *swap = order == '>' && !one_byte;
   return dtype;
 }
 

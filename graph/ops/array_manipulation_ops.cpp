@@ -662,7 +662,7 @@ void register_array_manipulation_ops(OpRegistry& r) {
                        .input("input: T")
                        .input("paddings: Tpaddings")
                        .output("output: T")
-                       .attr("T: type")
+                       .attr("T: {float32, float64, int32, int64}")
                        .attr("Tpaddings: {int32, int64} = int32")
                        .attr("mode: string")
                        .shape_fn([](InferenceContext& c) {

@@ -344,8 +344,8 @@ void register_math_ops(OpRegistry& r) {
   must_register(r, OpDefBuilder("Cast")
                        .input("x: SrcT")
                        .output("y: DstT")
-                       .attr("SrcT: {float32, float64, int32, int64, bool}")
-                       .attr("DstT: {float32, float64, int32, int64, bool}")
+                       .attr("SrcT: {float32, float64, int32, int64, bool, uint8}")
+                       .attr("DstT: {float32, float64, int32, int64, bool, uint8}")
                        .shape_fn(shapes::unchanged));
   must_register(r, OpDefBuilder("ArgMax")
                        .input("input: T")

@@ -90,7 +90,7 @@ void register_summary_ops(OpRegistry& r) {
                        .input("tensor: T")
                        .output("summary: string")
                        .attr("max_images: int >= 1 = 3")
-                       .attr("T: {float32, float64} = float32")
+                       .attr("T: {float32, float64, uint8} = float32")
                        .shape_fn(image_summary_shape));
   must_register(r, OpDefBuilder("AudioSummaryV2")
                        .input("tag: string")

@@ -38,6 +38,8 @@ py::dtype numpy_dtype(DataType dtype) {
       return py::dtype::of<int64_t>();
     case DataType::kBool:
       return py::dtype::of<bool>();
+    case DataType::kUint8:
+      return py::dtype::of<uint8_t>();
     default:
       return py::dtype("O");
   }
@@ -65,10 +67,12 @@ Tensor tensor_from_numpy(const py::array& array, const char* what) {
     dtype = DataType::kInt64;
   else if (array.dtype().is(py::dtype::of<bool>()))
     dtype = DataType::kBool;
+  else if (array.dtype().is(py::dtype::of<uint8_t>()))
+    dtype = DataType::kUint8;
   if (dtype == DataType::kInvalid) {
     throw py::type_error(std::string(what) + ": troupe has no tensors of numpy dtype " +
                          py::str(array.dtype()).cast<std::string>() +
-                         " (float32, float64, int32, int64, bool and strings)");
+                         " (float32, float64, int32, int64, bool, uint8 and strings)");
   }
   auto contiguous = py::array::ensure(array, py::array::c_style);
   Tensor tensor(dtype, shape_of(contiguous));

@@ -6,7 +6,7 @@ from . import errors  # first: the extension raises its classes
 from . import _troupe  # noqa: F401
 from . import dtypes
 from .dtypes import (DType, as_dtype, bool, double, float32, float64, int32, int64,  # noqa: A004
-                     string)
+                     string, uint8)
 from .framework import (Graph, GraphKeys, IndexedSlices, IndexedSlicesValue, Operation, Tensor,
                         TensorShape, add_to_collection,
                         add_to_collections, colocate_with, control_dependencies,

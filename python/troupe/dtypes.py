@@ -1,4 +1,4 @@
-"""Data types, as tf.DType: float32, float64, int32, int64, bool and string."""
+"""Data types, as tf.DType: float32, float64, int32, int64, uint8, bool and string."""
 
 import numpy as np
 
@@ -29,7 +29,7 @@ class DType:
 
     @property
     def is_integer(self):
-        return self._name in ("int32", "int64")
+        return self._name in ("int32", "int64", "uint8")
 
     @property
     def is_bool(self):
@@ -87,9 +87,10 @@ int32 = DType(3, "int32", np.int32)
 int64 = DType(4, "int64", np.int64)
 bool = DType(5, "bool", np.bool_)  # noqa: A001 - TensorFlow's name
 string = DType(6, "string", np.object_)
+uint8 = DType(7, "uint8", np.uint8)
 double = float64
 
-_ALL = (float32, float64, int32, int64, bool, string)
+_ALL = (float32, float64, int32, int64, bool, uint8, string)
 _BY_ENUM = {d.as_datatype_enum: d for d in _ALL}
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME["double"] = float64
@@ -116,5 +117,5 @@ def as_dtype(value):
         if np_dtype == np.dtype(d.as_numpy_dtype):
             return d
     raise TypeError("Cannot convert value %r to a troupe DType: troupe has no tensors of numpy "
-                    "dtype %s (float32, float64, int32, int64, bool and strings)"
+                    "dtype %s (float32, float64, int32, int64, uint8, bool and strings)"
                     % (value, np_dtype))

@@ -6,8 +6,8 @@ from .protobuf import Message
 from .summary_pb import TensorProto, TensorShapeProto
 
 
-DATA_TYPE_NAMES = {0: "DT_INVALID", 1: "DT_FLOAT", 2: "DT_DOUBLE", 3: "DT_INT32", 7: "DT_STRING",
-                   9: "DT_INT64", 10: "DT_BOOL"}
+DATA_TYPE_NAMES = {0: "DT_INVALID", 1: "DT_FLOAT", 2: "DT_DOUBLE", 3: "DT_INT32", 4: "DT_UINT8",
+                   7: "DT_STRING", 9: "DT_INT64", 10: "DT_BOOL"}
 
 
 class AttrValue(Message):

@@ -334,11 +334,13 @@ def _division_operands(x, y, what):
 
 
 def truediv(x, y, name=None):
-    """x / y as Python 3 divides: integers are cast to float64 first, as TensorFlow's truediv
-    does (so tf.constant(7) / 2 is 3.5); x and y of one dtype (TypeError otherwise)."""
+    """x / y as Python 3 divides: integers are cast to a float first, as TensorFlow's truediv
+    does (uint8 to float32, int32 and int64 to float64, so tf.constant(7) / 2 is 3.5); x and y
+    of one dtype (TypeError otherwise)."""
     x, y = _division_operands(x, y, "truediv")
     if x.dtype.is_integer:
-        x, y = cast(x, _dtypes.float64), cast(y, _dtypes.float64)
+        to = _dtypes.float32 if x.dtype == _dtypes.uint8 else _dtypes.float64
+        x, y = cast(x, to), cast(y, to)
     return _div(x, y, name=name)
 
 

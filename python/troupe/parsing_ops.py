@@ -319,9 +319,10 @@ def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type=
 def decode_raw(bytes, out_type, little_endian=True, name=None):  # noqa: A002 - TF's name
     """The bytes of each string as numbers of `out_type`: a shape of bytes.shape + [n]."""
     out_type = _dtypes.as_dtype(out_type)
-    if out_type not in (_dtypes.float32, _dtypes.float64, _dtypes.int32, _dtypes.int64):
+    if out_type not in (_dtypes.float32, _dtypes.float64, _dtypes.int32, _dtypes.int64,
+                        _dtypes.uint8):
         raise TypeError("decode_raw: out_type %s is not supported by troupe (float32, float64, "
-                        "int32, int64; troupe has no 8- or 16-bit tensors)" % out_type.name)
+                        "int32, int64, uint8)" % out_type.name)
     if not isinstance(bytes, Tensor):
         bytes = convert_to_tensor(bytes, dtype=_dtypes.string)
     return _ops._make("DecodeRaw", [bytes],

@@ -93,8 +93,9 @@ def histogram(name, values, collections=None, family=None):
 
 
 def image(name, tensor, max_outputs=3, collections=None, family=None):
-    """Up to `max_outputs` images of a [batch, height, width, 1|3|4] float tensor, as PNGs
-    (non-negative images scaled to [0, 255], others centred on 128)."""
+    """Up to `max_outputs` images of a [batch, height, width, 1|3|4] tensor, as PNGs: uint8
+    pixels as they are, floats mapped as TensorFlow maps them (non-negative images scaled to
+    [0, 255], others centred on 128)."""
     tensor = convert_to_tensor(tensor)
     if not isinstance(max_outputs, int) or max_outputs < 1:
         raise ValueError("tf.summary.image(%r): max_outputs must be an int >= 1, got %r"

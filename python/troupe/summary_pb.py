@@ -14,7 +14,7 @@ class TensorShapeProto(Message):
 
 class TensorProto(Message):
     _ENUMS = {"dtype": {0: "DT_INVALID", 1: "DT_FLOAT", 2: "DT_DOUBLE", 3: "DT_INT32",
-                        7: "DT_STRING", 9: "DT_INT64", 10: "DT_BOOL"}}
+                        4: "DT_UINT8", 7: "DT_STRING", 9: "DT_INT64", 10: "DT_BOOL"}}
     FIELDS = {
         "dtype": (1, "enum", "optional"),
         "tensor_shape": (2, TensorShapeProto, "optional"),

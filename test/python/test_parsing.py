@@ -166,8 +166,8 @@ def test_decode_raw():
             sess.run(tf.decode_raw(tf.constant([b"1234", b"12"]), tf.int32))
     with pytest.raises(TypeError, match="out_type bool is not supported"):
         tf.decode_raw(raw, tf.bool)
-    with pytest.raises(TypeError, match="Cannot convert value 'uint8' to a troupe DType"):
-        tf.decode_raw(raw, "uint8")  # troupe has no 8- or 16-bit tensors yet
+    with pytest.raises(TypeError, match="Cannot convert value 'uint16' to a troupe DType"):
+        tf.decode_raw(raw, "uint16")  # troupe has no 16-bit tensors
 
 
 def test_tfrecord_pipeline_of_examples(tmp_path):

@@ -164,6 +164,10 @@ class ImageSummaryKernel : public OpKernel {
     std::vector<std::string> out;
     for (int64_t i = 0; i < std::min(shape.dim(0), max_images_); ++i) {
       std::vector<uint8_t> pixels;
+      if (images.dtype() == DataType::kUint8) {  // as they are, as TensorFlow's
+        const uint8_t* image = images.data<uint8_t>() + i * per_image;
+        pixels.assign(image, image + per_image);
+      }
       TROUPE_SWITCH_FLOATING(
           images.dtype(), T,
           pixels = image_to_uint8(images.data<T>() + i * per_image, height * width, channels));

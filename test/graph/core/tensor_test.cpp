@@ -41,6 +41,21 @@ BOOST_AUTO_TEST_CASE(cast_converts_elements) {
   BOOST_REQUIRE(ints.ok());
   BOOST_TEST(ints->to_vector<int32_t>() == (std::vector<int32_t>{1, -2, 0}));
   BOOST_TEST(!Tensor("x").cast_to(DataType::kFloat).ok());
+  auto bytes = Tensor::from_vector<float>({0.f, 255.f, 3.9f}).cast_to(DataType::kUint8);
+  BOOST_REQUIRE(bytes.ok());
+  BOOST_TEST(bytes->to_vector<uint8_t>() == (std::vector<uint8_t>{0, 255, 3}));
+  BOOST_TEST(bytes->debug_string() == "uint8 [3] [0, 255, 3]");
+}
+
+BOOST_AUTO_TEST_CASE(uint8_is_named_sized_and_parsed_as_tensorflow_names_it) {
+  BOOST_TEST(dtype_name(DataType::kUint8) == "uint8");
+  BOOST_TEST(dtype_size(DataType::kUint8) == 1u);
+  BOOST_TEST(dtype_is_integer(DataType::kUint8));
+  BOOST_TEST(!dtype_is_floating(DataType::kUint8));
+  auto parsed = parse_dtype("uint8");
+  BOOST_REQUIRE(parsed.ok());
+  BOOST_TEST((*parsed == DataType::kUint8));
+  BOOST_TEST(parse_dtype("uint16").status().message().find("uint8") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(wire_round_trip_reads_in_place) {
@@ -56,7 +71,8 @@ BOOST_AUTO_TEST_CASE(wire_round_trip_reads_in_place) {
 
 BOOST_AUTO_TEST_CASE(wire_round_trip_strings_and_scalars) {
   for (const Tensor& t : {Tensor("hello"), Tensor(3.5f), Tensor(int64_t{-7}), Tensor(true),
-                          Tensor::from_vector<std::string>({"a", "", "ccc"})}) {
+                          Tensor::from_vector<std::string>({"a", "", "ccc"}),
+                          Tensor::from_vector<uint8_t>({0, 255, 9})}) {
     auto back = parse_tensor(std::make_shared<const kj::Array<capnp::word>>(serialize_tensor(t)));
     BOOST_REQUIRE(back.ok());
     BOOST_TEST(back->equals(t), t.debug_string());

@@ -73,6 +73,7 @@ std::vector<std::pair<std::string, Tensor>> sample_tensors() {
       {"lr", Tensor::scalar<float>(0.01f)},
       {"ids", Tensor::from_vector<int64_t>({-1, 0, int64_t{1} << 62})},
       {"empty/rows", Tensor(DataType::kFloat, TensorShape{0, 3})},
+      {"pixels", value_or_throw(Tensor::from_vector<uint8_t>({0, 1, 127, 128, 255, 7}, {3, 2}))},
   };
 }
 
@@ -154,6 +155,8 @@ std::string python_descr(DataType dtype) {
       return "<i4";
     case DataType::kInt64:
       return "<i8";
+    case DataType::kUint8:
+      return "|u1";
     default:
       return "|b1";
   }
@@ -393,7 +396,8 @@ BOOST_AUTO_TEST_CASE(we_read_what_numpy_writes) {
   TempDir dir;
   const std::string stored = dir.file("stored.npz");
   const std::string compressed = dir.file("compressed.npz");
-  const std::string unsupported = dir.file("uint8.npz");
+  const std::string unsupported = dir.file("uint16.npz");
+  const std::string pixels = dir.file("uint8.npz");
   const std::string fortran = dir.file("fortran.npz");
   std::string script = fmt::format(R"(import numpy as np
 arrays = {{
@@ -407,10 +411,11 @@ arrays = {{
 }}
 np.savez('{}', **arrays)
 np.savez_compressed('{}', **arrays)
-np.savez('{}', pixels=np.zeros(3, dtype=np.uint8))
+np.savez('{}', pixels=np.zeros(3, dtype=np.uint16))
+np.savez('{}', pixels=np.array([[0, 200], [255, 3]], dtype=np.uint8))
 np.savez('{}', f=np.asfortranarray(np.ones((2, 3), dtype=np.float32)))
 )",
-                                   stored, compressed, unsupported, fortran);
+                                   stored, compressed, unsupported, pixels, fortran);
   std::string output;
   BOOST_REQUIRE_MESSAGE(run_python(python, dir, script, &output) == 0, output);
 
@@ -437,7 +442,11 @@ np.savez('{}', f=np.asfortranarray(np.ones((2, 3), dtype=np.float32)))
       check_same(*back, expected);
     }
   }
-  check_error(read_npz(unsupported).status(), Code::kInvalidArgument, "'|u1'");
+  check_error(read_npz(unsupported).status(), Code::kInvalidArgument, "'<u2'");
+  auto read_pixels = read_npz(pixels);
+  BOOST_REQUIRE_MESSAGE(read_pixels.ok(), read_pixels.status().to_string());
+  check_same(*read_pixels,
+             {{"pixels", value_or_throw(Tensor::from_vector<uint8_t>({0, 200, 255, 3}, {2, 2}))}});
   check_error(read_npz(fortran).status(), Code::kInvalidArgument, "fortran_order");
 
   // A flipped bit in the deflate stream is caught (by inflate or the CRC).
