@@ -36,9 +36,10 @@ def troupe_pass(files, parallel_calls=None):
     tf.reset_default_graph()
 
     def parse(serialized):
-        f = tf.parse_example(serialized, {"image": tf.FixedLenFeature([784], tf.int64),
+        f = tf.parse_example(serialized, {"image_raw": tf.FixedLenFeature([], tf.string),
                                           "label": tf.FixedLenFeature([], tf.int64)})
-        return tf.cast(f["image"], tf.float32) / 255.0, f["label"]
+        pixels = tf.reshape(tf.decode_raw(f["image_raw"], tf.uint8), [-1, 784])
+        return tf.cast(pixels, tf.float32) / 255.0, f["label"]
 
     d = tf.data.TFRecordDataset(files).batch(BATCH).map(parse, parallel_calls).prefetch(2)
     nxt = d.make_one_shot_iterator().get_next()
@@ -83,8 +84,8 @@ def torch_pass(files, workers):
                         f.read(4)
                         example.ParseFromString(data)
                         feature = example.features.feature
-                        image = np.asarray(feature["image"].int64_list.value,
-                                           dtype=np.float32) / 255.0
+                        image = np.frombuffer(feature["image_raw"].bytes_list.value[0],
+                                              dtype=np.uint8).astype(np.float32) / 255.0
                         yield image, feature["label"].int64_list.value[0]
 
     loader = DataLoader(Records(), batch_size=BATCH, num_workers=workers)

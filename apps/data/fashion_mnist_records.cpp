@@ -28,24 +28,34 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Features.feature entry `key` holding an Int64List of `values`.
-void put_int64_feature(std::string& features, std::string_view key,
-                       const std::vector<int64_t>& values) {
-  std::string list, feature, entry;
-  proto::put_packed_ints(list, 1, values);
-  proto::put_bytes(feature, 3, list);
+// Features.feature entry `key` holding `list` (a BytesList, 1, or an Int64List, 3).
+void put_feature(std::string& features, std::string_view key, uint32_t kind,
+                 const std::string& list) {
+  std::string feature, entry;
+  proto::put_bytes(feature, kind, list);
   proto::put_bytes(entry, 1, key);
   proto::put_bytes(entry, 2, feature);
   proto::put_bytes(features, 1, entry);
 }
 
+void put_int64_feature(std::string& features, std::string_view key, int64_t value) {
+  std::string list;
+  proto::put_packed_ints(list, 1, {value});
+  put_feature(features, key, 3, list);
+}
+
+// The Example of TensorFlow's convert_to_records.py (its keys in its order).
 std::string encode_example(const float* pixels, int64_t label) {
-  std::vector<int64_t> values(kFashionMnistPixels);
+  std::string image_raw(kFashionMnistPixels, '\0');
   for (int i = 0; i < kFashionMnistPixels; ++i)
-    values[i] = std::lround(pixels[i] * 255.0f);
-  std::string features, example;
-  put_int64_feature(features, "image", values);
-  put_int64_feature(features, "label", {label});
+    image_raw[i] = static_cast<char>(std::lround(pixels[i] * 255.0f));
+  std::string features, example, bytes_list;
+  put_int64_feature(features, "height", kFashionMnistImageSize);
+  put_int64_feature(features, "width", kFashionMnistImageSize);
+  put_int64_feature(features, "depth", 1);
+  put_int64_feature(features, "label", label);
+  proto::put_bytes(bytes_list, 1, image_raw);
+  put_feature(features, "image_raw", 1, bytes_list);
   proto::put_bytes(example, 1, features);
   return example;
 }
@@ -55,12 +65,50 @@ Status check_split(const std::string& split) {
   return errors::InvalidArgument("split '{}': expected train or test", split);
 }
 
+// OK for an Example as encode_example writes it; FailedPrecondition for one of the int64
+// "image" feature that troupe wrote before it wrote TensorFlow's format; DataLoss otherwise.
+Status check_example(const std::map<std::string, ExampleFeature, std::less<>>& features,
+                     const std::string& what) {
+  auto image = features.find("image_raw");
+  auto label = features.find("label");
+  if (image == features.end() && features.count("image") != 0) {
+    return errors::FailedPrecondition(
+        "{}: an Example of the int64 feature 'image' that earlier versions of troupe wrote; "
+        "troupe now reads TensorFlow's format (bytes 'image_raw', int64 'label'): write the "
+        "records again with `troupe data fashion-mnist --to=DIR`",
+        what);
+  }
+  if (image == features.end() || image->second.bytes.size() != 1 ||
+      image->second.bytes[0].size() != kFashionMnistPixels || label == features.end() ||
+      label->second.ints.size() != 1 || label->second.ints[0] < 0 ||
+      label->second.ints[0] >= kFashionMnistClasses) {
+    return errors::DataLoss(
+        "{}: not a Fashion-MNIST Example (expected the bytes feature image_raw, of {} pixels, "
+        "and the int64 feature label, in 0..9)",
+        what, kFashionMnistPixels);
+  }
+  return Status::OK();
+}
+
+// Checks the first record of `file` with check_example: records of another kind are found
+// before a pipeline is built on them.
+Status check_first_record(const std::string& file) {
+  TROUPE_ASSIGN_OR_RETURN(TFRecordReader reader, TFRecordReader::open(file));
+  std::string record;
+  bool end = false;
+  TROUPE_RETURN_IF_ERROR(reader.read(&record, &end));
+  if (end) return Status::OK();
+  std::string what = fmt::format("'{}' record 0", file);
+  TROUPE_ASSIGN_OR_RETURN(auto features, decode_example(record, what));
+  return check_example(features, what);
+}
+
 std::string shard_name(const std::string& split, int i, int n) {
   return fmt::format("{}-{:05d}-of-{:05d}.tfrecord", split, i, n);
 }
 
 // The serialized function the pipeline maps over batches of records: ParseExample, then the
-// pixels as floats in [0, 1] (as load_fashion_mnist scales them).
+// pixels decoded as uint8 and scaled to floats in [0, 1] (as load_fashion_mnist scales them).
 std::string parse_batch_function() {
   Scope f = Scope::new_root();
   Output records = NodeBuilder(f.with_op_name("records"), "_Arg")
@@ -68,11 +116,13 @@ std::string parse_batch_function() {
                        .attr("index", 0)
                        .attr("shape", PartialShape{-1})
                        .finalize();
-  auto parsed = ops::ParseExample(f, records, {}, {}, {"image", "label"},
-                                  {Input(Tensor(DataType::kInt64, TensorShape{0})),
+  auto parsed = ops::ParseExample(f, records, {}, {}, {"image_raw", "label"},
+                                  {Input(Tensor(DataType::kString, TensorShape{0})),
                                    Input(Tensor(DataType::kInt64, TensorShape{0}))},
-                                  {PartialShape{kFashionMnistPixels}, PartialShape::scalar()});
-  auto images = ops::Div(f, ops::Cast(f, parsed.dense_values[0], DataType::kFloat), 255.0f);
+                                  {PartialShape::scalar(), PartialShape::scalar()});
+  auto pixels = ops::Reshape(f, ops::DecodeRaw(f, parsed.dense_values[0], DataType::kUint8),
+                             Tensor::from_vector<int32_t>({-1, kFashionMnistPixels}));
+  auto images = ops::Div(f, ops::Cast(f, pixels, DataType::kFloat), 255.0f);
   NodeBuilder(f.with_op_name("images"), "_Retval")
       .input(images)
       .attr("T", DataType::kFloat)
@@ -178,6 +228,7 @@ StatusOr<std::vector<std::string>> fashion_mnist_record_files(const std::string&
   std::vector<std::string> files;
   for (auto& [index, file] : found)
     files.push_back(file);
+  TROUPE_RETURN_IF_ERROR(check_first_record(files.front()));
   return files;
 }
 
@@ -209,19 +260,12 @@ StatusOr<Dataset> read_fashion_mnist_records(const std::string& dir, const std::
       if (end) break;
       std::string what = fmt::format("'{}' record {}", file, reader.records_read() - 1);
       TROUPE_ASSIGN_OR_RETURN(auto features, decode_example(record, what));
-      auto image = features.find("image");
+      TROUPE_RETURN_IF_ERROR(check_example(features, what));
+      const std::string& image = features.find("image_raw")->second.bytes[0];
       auto label = features.find("label");
-      if (image == features.end() || image->second.ints.size() != kFashionMnistPixels ||
-          label == features.end() || label->second.ints.size() != 1 || label->second.ints[0] < 0 ||
-          label->second.ints[0] >= kFashionMnistClasses) {
-        return errors::DataLoss(
-            "{}: not a Fashion-MNIST Example (expected int64 features image, of {} pixels, and "
-            "label, in 0..9)",
-            what, kFashionMnistPixels);
-      }
       std::vector<float> pixels(kFashionMnistPixels);
       for (int i = 0; i < kFashionMnistPixels; ++i)
-        pixels[i] = static_cast<float>(image->second.ints[i]) / 255.0f;
+        pixels[i] = static_cast<float>(static_cast<uint8_t>(image[i])) / 255.0f;
       examples.emplace_back(std::move(pixels), label->second.ints[0]);
       ++total;
     }

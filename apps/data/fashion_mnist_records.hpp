@@ -3,10 +3,12 @@
 // --data=tfrecord:DIR` trains from them through a tf.data pipeline of graph ops.
 //
 // Files: DIR/<split>-<i>-of-<n>.tfrecord for split "train" and "test", i in 00000..n-1;
-// example j of the split is in shard j % n. Each record is an Example with
-//   "image": Int64List, the 784 pixels row by row, 0..255 (troupe has no uint8 tensors to
-//            decode raw bytes into: as integers, most pixels take one byte of varint)
-//   "label": Int64List, one value in 0..9.
+// example j of the split is in shard j % n. Each record is the Example TensorFlow's
+// convert_to_records.py writes (and its fully_connected_reader.py reads):
+//   "height", "width", "depth": Int64List, 28, 28 and 1
+//   "label": Int64List, one value in 0..9
+//   "image_raw": BytesList, one value: the 784 pixels row by row, one byte each (decode_raw
+//                as uint8).
 #pragma once
 
 #include <string>
@@ -27,7 +29,8 @@ StatusOr<std::vector<std::string>> write_fashion_mnist_records(const Dataset& da
 
 // The files of `split` in `dir`, in shard order. NotFound naming the directory and the
 // command that makes them when there are none; FailedPrecondition when the shard count of
-// the names disagrees or a shard is missing.
+// the names disagrees, a shard is missing, or the first record is of the int64 "image"
+// format troupe wrote before; DataLoss when it is no Fashion-MNIST Example.
 StatusOr<std::vector<std::string>> fashion_mnist_record_files(const std::string& dir,
                                                               const std::string& split);
 
@@ -46,7 +49,8 @@ struct RecordBatches {
 // The training input as graph ops under `scope` (so on the device its device function gives):
 // TFRecordDataset(files) -> ShardDataset(num_shards, shard_index) -> ShuffleDataset(seeded)
 // -> RepeatDataset(forever) -> BatchDataset(batch_size, drop_remainder) -> MapDataset(parse
-// the batch: ParseExample, then pixels / 255) -> PrefetchDataset(2) -> OneShotIterator ->
+// the batch: ParseExample, DecodeRaw as uint8, then pixels / 255) -> PrefetchDataset(2) ->
+// OneShotIterator ->
 // IteratorGetNext.
 RecordBatches fashion_mnist_record_batches(const Scope& scope,
                                            const std::vector<std::string>& files, int shard_index,

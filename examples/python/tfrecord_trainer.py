@@ -2,8 +2,9 @@
 # TFRecord files of tf.train.Example records, each worker reading its own shard, with the
 # Fashion-MNIST MLP of trainer.py and variables on the ps tasks (between-graph replication).
 #
-# The records are those `troupe data fashion-mnist --to=DIR` writes (features "image": 784
-# int64 pixels 0..255, "label": int64). Run it as TensorFlow's trainers run:
+# The records are those `troupe data fashion-mnist --to=DIR` writes, in the format of
+# TensorFlow's convert_to_records.py (features "image_raw": the 784 pixels as bytes, "label":
+# int64; also "height", "width", "depth"). Run it as TensorFlow's trainers run:
 #   troupe data fashion-mnist --to=/tmp/fashion-records
 #   python3 tfrecord_trainer.py --ps_hosts=localhost:2222 --worker_hosts=localhost:2223,... \
 #       --job_name=worker --task_index=0 --records_dir=/tmp/fashion-records [--insecure]
@@ -40,11 +41,13 @@ def records(split):
 
 
 def parse(serialized):
-    """A batch of serialized Examples -> (images float32 [n, 784] in [0, 1], labels int64)."""
+    """A batch of serialized Examples -> (images float32 [n, 784] in [0, 1], labels int64),
+    decoded as TensorFlow's fully_connected_reader.py decodes them."""
     features = tf.parse_example(serialized, {
-        "image": tf.FixedLenFeature([784], tf.int64),
+        "image_raw": tf.FixedLenFeature([], tf.string),
         "label": tf.FixedLenFeature([], tf.int64)})
-    return tf.cast(features["image"], tf.float32) / 255.0, features["label"]
+    pixels = tf.reshape(tf.decode_raw(features["image_raw"], tf.uint8), [-1, 784])
+    return tf.cast(pixels, tf.float32) / 255.0, features["label"]
 
 
 def model(images, labels):

@@ -840,6 +840,49 @@ def test_tfrecord_trainer_example_on_one_ps_and_two_workers(tmp_path):
     assert tf.train.latest_checkpoint(str(tmp_path / "task0")) is not None
 
 
+def test_troupe_data_writes_the_records_of_tensorflows_convert_to_records(tmp_path,
+                                                                           example_pb2):
+    """Each record is convert_to_records.py's Example (checked with protobuf's own decoder),
+    and fully_connected_reader.py's decoding gives the pixels of the IDX files."""
+    import gzip
+    import struct
+    import subprocess
+    from conftest import TROUPE_CLI
+    data = "/usr/share/datasets/fashion-mnist"
+    if not os.path.isdir(data):
+        pytest.skip("no %s (apt-get install dataset-fashion-mnist)" % data)
+    records = str(tmp_path / "records")
+    subprocess.run([TROUPE_CLI, "data", "fashion-mnist", "--to=" + records, "--shards=2"],
+                   check=True, capture_output=True, timeout=120)
+    with gzip.open(os.path.join(data, "t10k-images-idx3-ubyte.gz")) as f:
+        pixels = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 784)
+    with gzip.open(os.path.join(data, "t10k-labels-idx1-ubyte.gz")) as f:
+        labels = np.frombuffer(f.read(), np.uint8, offset=8)
+    with open(os.path.join(records, "test-00001-of-00002.tfrecord"), "rb") as f:
+        (length,) = struct.unpack("<Q", f.read(12)[:8])  # length, its CRC, then the record
+        first = example_pb2.Example.FromString(f.read(length)).features.feature
+    assert sorted(first) == ["depth", "height", "image_raw", "label", "width"]
+    assert [first[k].int64_list.value[0] for k in ("height", "width", "depth")] == [28, 28, 1]
+    assert first["image_raw"].bytes_list.value[0] == pixels[1].tobytes()  # example 1: shard 1
+    assert first["label"].int64_list.value[0] == labels[1]
+
+    def decode(serialized):
+        features = tf.parse_single_example(serialized, features={
+            "image_raw": tf.FixedLenFeature([], tf.string),
+            "label": tf.FixedLenFeature([], tf.int64)})
+        image = tf.decode_raw(features["image_raw"], tf.uint8)
+        image.set_shape((784,))
+        return image, features["label"]
+
+    images, got_labels = tf.data.TFRecordDataset(
+        [os.path.join(records, "test-00000-of-00002.tfrecord")]).map(decode).batch(5000) \
+        .make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        got_images, got_labels = sess.run([images, got_labels])
+    assert got_images.dtype == np.uint8
+    assert np.array_equal(got_images, pixels[0::2]) and np.array_equal(got_labels, labels[0::2])
+
+
 def test_experimental_fused_transformations_equal_the_plain_ones():
     d = tf.data.Dataset.range(10)
     fused = d.apply(tf.data.experimental.map_and_batch(lambda x: x * 2, 4,

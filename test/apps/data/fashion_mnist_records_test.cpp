@@ -1,7 +1,8 @@
 // Tests of Fashion-MNIST as TFRecord files (apps/data/fashion_mnist_records.hpp): a round trip
-// of a small data set through sharded files, the errors for missing or mixed shards and foreign
-// records, and, where Debian's dataset-fashion-mnist is installed, `troupe data` then `troupe
-// train --data=tfrecord:DIR` as a user runs them.
+// of a small data set through sharded files, the records' format (TensorFlow's
+// convert_to_records.py), the errors for missing or mixed shards and foreign or older records, and,
+// where Debian's dataset-fashion-mnist is installed, `troupe data` then `troupe train
+// --data=tfrecord:DIR` as a user runs them.
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
@@ -11,6 +12,8 @@
 #include "status_checks.hpp"
 #include "temp_files.hpp"
 #include "troupe/apps/data/fashion_mnist_records.hpp"
+#include "troupe/devices/cpu/example_proto.hpp"
+#include "troupe/graph/core/protobuf_wire.hpp"
 #include "troupe/graph/core/tfrecord.hpp"
 
 namespace troupe {
@@ -79,6 +82,53 @@ BOOST_AUTO_TEST_CASE(missing_mixed_and_foreign_files_are_errors) {
   }
   check_error(read_fashion_mnist_records(other.path().string(), "test").status(), Code::kDataLoss,
               "test-00000-of-00001.tfrecord' record 0");
+  check_error(fashion_mnist_record_files(other.path().string(), "test").status(), Code::kDataLoss,
+              "test-00000-of-00001.tfrecord' record 0");
+
+  // Records of the int64 "image" feature troupe wrote before are refused, saying what to do.
+  TempDir older;
+  {
+    std::string list, feature, entry, features, example;
+    proto::put_packed_ints(list, 1, std::vector<int64_t>(kFashionMnistPixels, 7));
+    proto::put_bytes(feature, 3, list);
+    proto::put_bytes(entry, 1, "image");
+    proto::put_bytes(entry, 2, feature);
+    proto::put_bytes(features, 1, entry);
+    proto::put_bytes(example, 1, features);
+    std::ofstream out(fs::path(older.path().string()) / "train-00000-of-00001.tfrecord",
+                      std::ios::binary);
+    out << tfrecord_frame(example);
+  }
+  check_error(fashion_mnist_record_files(older.path().string(), "train").status(),
+              Code::kFailedPrecondition, "troupe data fashion-mnist --to=DIR");
+}
+
+BOOST_AUTO_TEST_CASE(records_are_those_of_tensorflows_convert_to_records) {
+  TempDir dir;
+  Dataset data = small_dataset(2);
+  auto files = write_fashion_mnist_records(data, dir.path().string(), "train", 1);
+  BOOST_REQUIRE(files.ok());
+  auto reader = TFRecordReader::open(files->front());
+  BOOST_REQUIRE(reader.ok());
+  std::string record;
+  bool end = false;
+  BOOST_REQUIRE(reader->read(&record, &end).ok());
+  BOOST_REQUIRE(reader->read(&record, &end).ok());  // example 1
+  auto features = decode_example(record, "example 1");
+  BOOST_REQUIRE_MESSAGE(features.ok(), features.status().to_string());
+  BOOST_TEST(features->size() == 5u);
+  for (auto [key, value] :
+       {std::pair<std::string, int64_t>{"height", 28}, {"width", 28}, {"depth", 1}, {"label", 1}}) {
+    BOOST_TEST_CONTEXT(key) {
+      BOOST_REQUIRE(features->count(key) == 1u);
+      BOOST_TEST(features->at(key).ints == std::vector<int64_t>{value});
+    }
+  }
+  const auto& image = features->at("image_raw").bytes;
+  BOOST_REQUIRE(image.size() == 1u);
+  BOOST_REQUIRE(image[0].size() == size_t{kFashionMnistPixels});
+  for (int j = 0; j < kFashionMnistPixels; ++j)
+    BOOST_TEST(static_cast<uint8_t>(image[0][j]) == (7 + j) % 256);
 }
 
 BOOST_AUTO_TEST_CASE(troupe_trains_from_the_records_troupe_data_writes) {
