@@ -9,7 +9,8 @@ namespace troupe {
 
 StatusOr<PartitionedVariable> make_partitioned_variable(const Scope& scope, const std::string& name,
                                                         const TensorShape& shape, int num_shards,
-                                                        const ShardInitializer& initial_value) {
+                                                        const ShardInitializer& initial_value,
+                                                        DataType dtype) {
   if (shape.rank() < 1) {
     return errors::InvalidArgument(
         "partitioned variable '{}': a shape of rank >= 1 is needed to "
@@ -30,8 +31,10 @@ StatusOr<PartitionedVariable> make_partitioned_variable(const Scope& scope, cons
     std::vector<int64_t> dims = shape.dims();
     dims[0] = rows / num_shards + (i < rows % num_shards ? 1 : 0);
     const std::string part = "part_" + std::to_string(i);
-    Output value = initial_value(s.sub_scope(part + "_initial_value"), TensorShape(dims), i);
-    ModelVariable shard = make_variable(s, part, value);
+    const TensorShape shard_shape(dims);
+    ModelVariable shard = make_variable(s, part, shard_shape, dtype, [&](const Scope& beside) {
+      return initial_value(beside.sub_scope(part + "_initial_value"), shard_shape, i);
+    });
     TROUPE_RETURN_IF_ERROR(scope.status());
     // Each shard records its slice of the whole: checkpoints hold the table whole under its
     // name (and its optimizer slots under "<name>/<slot>"), so they restore into any number of

@@ -29,17 +29,20 @@ struct PartitionedVariable {
   std::vector<ModelVariable> shards;  // consecutive rows, the first rows % n shards one longer
 };
 
-// The initial value of shard `index`, of `shape`, built in `scope`.
+// The initial value of shard `index`, of `shape`, built in `scope` (colocated with the shard:
+// its ops run on the shard's device, as make_variable with an InitialValueFn builds them).
 using ShardInitializer =
     std::function<Output(const Scope& scope, const TensorShape& shape, int index)>;
 
 // A table of `shape` (rank >= 1, fully known) in `num_shards` variables, split along the first
 // dimension as fixed_size_partitioner splits it (TensorFlow's: rows / n each, the first
 // rows % n shards one more). InvalidArgument naming the variable for a rank-0 shape or a
-// number of shards outside [1, rows].
+// number of shards outside [1, rows]; the scope's error for an initial value not of `dtype`
+// and the shard's shape.
 StatusOr<PartitionedVariable> make_partitioned_variable(const Scope& scope, const std::string& name,
                                                         const TensorShape& shape, int num_shards,
-                                                        const ShardInitializer& initial_value);
+                                                        const ShardInitializer& initial_value,
+                                                        DataType dtype = DataType::kFloat);
 
 // The rows `ids` (int32 or int64, any shape) of `table`: ids.shape + table.shape[1:]. Row r
 // lives in shard p = max(r / (rows / n + 1), (r - rows % n) / (rows / n)) ("div"), gathered

@@ -8,6 +8,24 @@
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
+namespace {
+
+// `ref` with an Assign of `init` beside it as its initializer, recorded in the graph.
+ModelVariable initialized(const Scope& scope, const std::string& name, Output ref, Output init,
+                          bool trainable, VariableCollection collection, bool validate_shape) {
+  ModelVariable var;
+  var.ref = ref;
+  var.initializer = ops::Assign(scope.colocate_with(ref.op()).with_op_name(name + "/Assign"), ref,
+                                init, {.validate_shape = validate_shape})
+                        .op();
+  if (!var.initializer.valid()) return {};
+  scope.graph().add_variable_record(VariableRecord{ref.node()->name(), var.initializer.name(),
+                                                   trainable,
+                                                   collection == VariableCollection::kLocal});
+  return var;
+}
+
+}  // namespace
 
 ModelVariable make_variable(const Scope& scope, const std::string& name, const Input& initial_value,
                             bool trainable, VariableCollection collection, bool validate_shape) {
@@ -26,14 +44,24 @@ ModelVariable make_variable(const Scope& scope, const std::string& name, const I
   var.ref = ops::Variable(scope.with_op_name(name),
                           validate_shape ? init.shape() : PartialShape::unknown(), init.dtype());
   if (!var.ref.valid()) return {};
-  var.initializer = ops::Assign(scope.colocate_with(var.ref.op()).with_op_name(name + "/Assign"),
-                                var.ref, init, {.validate_shape = validate_shape})
-                        .op();
-  if (!var.initializer.valid()) return {};
-  scope.graph().add_variable_record(VariableRecord{var.ref.node()->name(), var.initializer.name(),
-                                                   trainable,
-                                                   collection == VariableCollection::kLocal});
-  return var;
+  return initialized(scope, name, var.ref, init, trainable, collection, validate_shape);
+}
+
+ModelVariable make_variable(const Scope& scope, const std::string& name, const TensorShape& shape,
+                            DataType dtype, const InitialValueFn& initial_value, bool trainable,
+                            VariableCollection collection) {
+  if (!scope.ok()) return {};
+  Output ref = ops::Variable(scope.with_op_name(name), PartialShape(shape), dtype);
+  if (!ref.valid()) return {};
+  Output init = initial_value(scope.colocate_with(ref.op()));
+  if (!scope.ok() || !init.valid()) return {};
+  if (init.dtype() != dtype || init.shape().to_string() != PartialShape(shape).to_string()) {
+    scope.update_status(errors::InvalidArgument(
+        "variable '{}': the initial value is {} {}, expected {} {}", ref.node()->name(),
+        dtype_name(init.dtype()), init.shape().to_string(), dtype_name(dtype), shape.to_string()));
+    return {};
+  }
+  return initialized(scope, name, ref, init, trainable, collection, /*validate_shape=*/true);
 }
 
 namespace {

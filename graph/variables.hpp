@@ -6,6 +6,7 @@
 //   auto step = get_or_create_global_step(root);
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,21 @@ ModelVariable make_variable(const Scope& scope, const std::string& name, const I
                             bool trainable = true,
                             VariableCollection collection = VariableCollection::kGlobal,
                             bool validate_shape = true);
+
+// Builds the initial value of a variable in the scope it is given.
+using InitialValueFn = std::function<Output(const Scope& scope)>;
+
+// A variable named `name` of `shape` and `dtype`, whose initial value `initial_value` builds
+// in `scope` colocated with the variable (on its device, whatever device functions the scope
+// has; the function names its ops, e.g. with a sub_scope), as
+// TensorFlow's get_variable builds an initializer's ops: a ps task draws a table's random
+// initial value itself, where a value built beside the caller would be computed on the worker
+// and sent whole. InvalidArgument in the scope, naming the variable, when the value is not of
+// `dtype` and `shape`.
+ModelVariable make_variable(const Scope& scope, const std::string& name, const TensorShape& shape,
+                            DataType dtype, const InitialValueFn& initial_value,
+                            bool trainable = true,
+                            VariableCollection collection = VariableCollection::kGlobal);
 
 // The recorded variables (the global ones, the local ones, or the trainable ones of either),
 // in creation order.

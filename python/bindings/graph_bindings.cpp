@@ -567,6 +567,18 @@ void bind_graph(py::module_& m) {
     raise_if_failed(s);
     return std::pair(v.ref, v.initializer);
   });
+  // get_variable's variable whose initializer builds its initial value beside it: `build` is
+  // called with the variable's colocated scope and returns the value's Output.
+  m.def("make_variable_built_beside",
+        [](const Scope& s, const std::string& name, const std::vector<int64_t>& shape, int dtype,
+           const py::function& build, bool trainable, bool local) {
+          ModelVariable v = make_variable(
+              s, name, TensorShape(shape), dtype_from_int(dtype),
+              [&](const Scope& beside) { return build(beside).cast<Output>(); }, trainable,
+              local ? VariableCollection::kLocal : VariableCollection::kGlobal);
+          raise_if_failed(s);
+          return std::pair(v.ref, v.initializer);
+        });
   // tf.train.init_from_checkpoint for one variable: its new initializer.
   m.def("initialize_from_checkpoint",
         [](const Scope& s, const std::string& variable, const std::string& checkpoint,

@@ -317,6 +317,13 @@ class Operation:
             return _dtypes.as_dtype(value)
         return value
 
+    def colocation_groups(self):
+        """The op's colocation groups as TensorFlow's: its "loc:@<name>" entries of _class as
+        bytes, else [b"loc:@<its own name>"]."""
+        groups = [g.encode() for g in (self._op.attr("_class") if "_class" in
+                                       self._op.attr_names() else []) if g.startswith("loc:@")]
+        return groups or [("loc:@" + self.name).encode()]
+
     @property
     def node_def(self):
         return {"name": self.name, "op": self.type, "device": self.device,

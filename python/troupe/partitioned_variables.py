@@ -105,7 +105,7 @@ def _slices(full_shape, num, axis):
 def _create_partitioned(graph, full_name, name, shape, dtype, initializer, regularizer,
                         trainable, collections, partitioner, scope_names):
     from .framework import GraphKeys, name_scope
-    from .variables import Variable
+    from .variables import _variable_built_beside
     if shape is None:
         raise ValueError("Shape of a new partitioned variable (%s) must be fully defined, but "
                          "instead was None." % full_name)
@@ -131,11 +131,9 @@ def _create_partitioned(graph, full_name, name, shape, dtype, initializer, regul
     parts = []
     for i, (offset, part_shape) in enumerate(_slices(full_shape, partitions[axis], axis)):
         part_name = "%s/part_%d" % (name, i)
-        with name_scope(part_name + "/Initializer"):
-            value = initializer(part_shape, dtype=dtype,
-                                partition_info=_PartitionInfo(full_shape, offset))
-        v = Variable(value, trainable=True if trainable is None else trainable,
-                     collections=collections, name=part_name, dtype=dtype, _name_prefix=prefix)
+        v = _variable_built_beside(graph, prefix, part_name, list(part_shape), dtype, initializer,
+                                   trainable, collections,
+                                   partition_info=_PartitionInfo(full_shape, offset))
         v._save_slice_info = (full_name, full_shape, offset, part_shape)
         _troupe.set_variable_slice(graph._scope, v.op.name, full_name, full_shape, offset)
         parts.append(v)

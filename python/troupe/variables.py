@@ -662,6 +662,28 @@ def _reenter(scope, initializer, regularizer, partitioner, reuse, dtype):
             getattr(state, stack).pop()
 
 
+def _variable_built_beside(g, prefix, name, shape, dtype, initializer, trainable, collections,
+                           **initializer_args):
+    """The Variable "<prefix><name>" of `shape` and `dtype`, whose initializer's ops are built
+    after it, colocated with it, as TensorFlow's get_variable builds them: on the variable's
+    device whatever the device functions (a ps task draws a table's random initial value
+    itself rather than receiving it from the worker), named "<prefix><name>/Initializer/..."."""
+    from .framework import convert_to_tensor, name_scope
+
+    def build(beside):
+        with g._push(beside), name_scope(name + "/Initializer"):
+            value = initializer(shape, dtype=dtype, **initializer_args)
+            return convert_to_tensor(value, dtype=dtype)._output
+
+    g._check_not_finalized()
+    local = collections is not None and GLOBAL_VARIABLES not in collections
+    trainable = True if trainable is None else trainable
+    ref, init = _troupe.make_variable_built_beside(
+        g._scope.with_name_prefix(prefix), name, shape, dtype.as_datatype_enum, build,
+        bool(trainable), local)
+    return Variable(trainable=trainable, collections=collections, _existing=(ref, init))
+
+
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
                  trainable=None, collections=None, caching_device=None, partitioner=None,
                  validate_shape=True, use_resource=None, custom_getter=None, constraint=None):
@@ -707,21 +729,27 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
                                 trainable, collections, partitioner, state.names)
         state.store[full_name] = v
         return v
+    prefix = "/".join(state.names) + "/" if state.names else ""
     if callable(initializer):
         if shape is None:
             raise ValueError("Shape of a new variable (%s) must be fully defined, but instead "
                              "was None." % full_name)
-        from .framework import name_scope
-        with name_scope(name + "/Initializer"):  # TensorFlow's names, not reserving `name`
-            value = initializer([int(d) for d in shape], dtype=dtype)
+        shape = [int(d) for d in shape]
+        if validate_shape:
+            v = _variable_built_beside(g, prefix, name, shape, dtype, initializer, trainable,
+                                       collections)
+        else:
+            from .framework import name_scope
+            with name_scope(name + "/Initializer"):  # TensorFlow's names, not reserving `name`
+                value = initializer(shape, dtype=dtype)
     else:
         value = initializer
         if shape is not None:
             raise ValueError("If initializer is a constant, do not specify shape.")
-    prefix = "/".join(state.names) + "/" if state.names else ""
-    v = Variable(value, trainable=True if trainable is None else trainable,
-                 collections=collections, name=name, dtype=dtype, _name_prefix=prefix,
-                 validate_shape=validate_shape)
+    if not callable(initializer) or not validate_shape:
+        v = Variable(value, trainable=True if trainable is None else trainable,
+                     collections=collections, name=name, dtype=dtype, _name_prefix=prefix,
+                     validate_shape=validate_shape)
     state.store[full_name] = v
     if regularizer is not None:  # as TensorFlow: its loss joins REGULARIZATION_LOSSES
         from .framework import GraphKeys, name_scope

@@ -58,6 +58,36 @@ BOOST_AUTO_TEST_CASE(shards_go_round_robin_to_the_ps_tasks_and_gathers_beside_th
   BOOST_TEST(gathers == 2);
 }
 
+BOOST_AUTO_TEST_CASE(initial_values_are_built_beside_their_shards) {
+  // As TensorFlow's get_variable: a shard's initial value is drawn on its ps, not computed on
+  // the worker and sent whole.
+  auto cluster = value_or_throw(
+      ClusterSpec::create({{"ps", {"ps0:2222", "ps1:2222"}}, {"worker", {"worker0:2222"}}}));
+  auto setter = value_or_throw(replica_device_setter(cluster, "/job:worker/task:0"));
+  Scope placed = Scope::new_root().with_device_function(setter);
+  auto table = value_or_throw(make_partitioned_variable(
+      placed, "emb", {100, 8}, 2, [](const Scope& s, const TensorShape& shape, int) {
+        return ops::RandomStandardNormal(s, ops::Const(s, Tensor::from_vector(shape.dims())),
+                                         DataType::kFloat);
+      }));
+  int initial_value_nodes = 0;
+  for (int id = 0; id < placed.graph().num_nodes(); ++id) {
+    const Node& node = placed.graph().node(id);
+    for (int shard = 0; shard < 2; ++shard) {
+      const std::string part = "emb/part_" + std::to_string(shard);
+      if (!node.name().starts_with(part + "_initial_value/")) continue;
+      BOOST_TEST(node.requested_device() == "/job:ps/task:" + std::to_string(shard), node.name());
+      const AttrValue* groups = node.def().find_attr("_class");
+      BOOST_REQUIRE_MESSAGE(groups != nullptr, node.name());
+      BOOST_TEST(groups->get<std::vector<std::string>>() ==
+                 std::vector<std::string>{"loc:@" + part});
+      ++initial_value_nodes;
+    }
+  }
+  BOOST_TEST(initial_value_nodes == 4);  // a Const shape and a RandomStandardNormal per shard
+  BOOST_TEST(table.shards[1].ref.node()->requested_device() == "/job:ps/task:1");
+}
+
 BOOST_AUTO_TEST_CASE(bad_shapes_and_shard_counts_are_errors_naming_the_variable) {
   Scope root = Scope::new_root();
   check_error(make_partitioned_variable(root, "emb", TensorShape{}, 1, zeros_of).status(),
@@ -66,6 +96,16 @@ BOOST_AUTO_TEST_CASE(bad_shapes_and_shard_counts_are_errors_naming_the_variable)
               Code::kInvalidArgument, "'emb': 4 shards of 3 rows (expected 1 to 3 shards)");
   check_error(make_partitioned_variable(root, "emb", {3, 2}, 0, zeros_of).status(),
               Code::kInvalidArgument, "0 shards of 3 rows");
+  auto wrong_shape = [](const Scope& s, const TensorShape&, int) {
+    return ops::Const(s, zeros(DataType::kFloat, TensorShape{5}));
+  };
+  check_error(make_partitioned_variable(root, "rows", {3, 2}, 1, wrong_shape).status(),
+              Code::kInvalidArgument,
+              "variable 'rows/part_0': the initial value is float32 [5], expected float32 [3,2]");
+  Scope other = Scope::new_root();
+  check_error(
+      make_partitioned_variable(other, "ids", {3, 2}, 1, zeros_of, DataType::kInt64).status(),
+      Code::kInvalidArgument, "the initial value is float32 [3,2], expected int64 [3,2]");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -353,6 +353,30 @@ def test_variable_scope_partitioner_and_placement_on_ps_tasks():
     assert [v.device for v in emb] == ["/job:ps/task:0", "/job:ps/task:1", "/job:ps/task:0"]
 
 
+def test_initializers_are_built_beside_their_variables_as_tensorflows():
+    """get_variable builds an initializer's ops colocated with the variable, under the
+    variable's name ("<scopes>/<name>/Initializer/..."), whatever the name scope and device
+    functions: a ps task draws a table's initial value itself instead of receiving it."""
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2)):
+        with tf.name_scope("ns"), tf.variable_scope("vs"):
+            w = tf.get_variable("w", [3, 4])
+            emb = tf.get_variable("emb", [10, 4], initializer=tf.random_normal_initializer(),
+                                  partitioner=tf.fixed_size_partitioner(2))
+    ops = tf.get_default_graph().get_operations()
+    for v in [w] + list(emb):
+        built = [op for op in ops if op.name.startswith(v.op.name + "/Initializer/")]
+        assert built and {op.device for op in built} == {v.device}, v.op.name
+        assert all(op.colocation_groups() == [b"loc:@" + v.op.name.encode()] for op in built)
+    assert [v.device for v in emb] == ["/job:ps/task:1", "/job:ps/task:0"]
+    draws = [op for op in ops if op.type == "RandomStandardNormal"]
+    assert [op.name for op in draws] == [
+        "vs/emb/part_0/Initializer/random_normal/RandomStandardNormal",
+        "vs/emb/part_1/Initializer/random_normal/RandomStandardNormal"]
+    with pytest.raises(ValueError):  # an initializer of another dtype, as TensorFlow's
+        tf.get_variable("ints", [2], tf.float32,
+                        initializer=lambda shape, dtype: tf.zeros(shape, tf.int32))
+
+
 def test_partitioners_follow_tensorflow_rules():
     shape = tf.TensorShape([100, 8])
     assert tf.fixed_size_partitioner(4)(shape=shape, dtype=tf.float32) == [4, 1]
