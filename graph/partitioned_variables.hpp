@@ -29,8 +29,8 @@ struct PartitionedVariable {
   std::vector<ModelVariable> shards;  // consecutive rows, the first rows % n shards one longer
 };
 
-// The initial value of shard `index`, of `shape`, built in `scope` (colocated with the shard:
-// its ops run on the shard's device, as make_variable with an InitialValueFn builds them).
+// The initial value of shard `index`, of `shape`, built in `scope` (on the shard's device, as
+// make_variable with an InitialValueFn builds it).
 using ShardInitializer =
     std::function<Output(const Scope& scope, const TensorShape& shape, int index)>;
 

@@ -54,6 +54,18 @@ Scope Scope::with_device_function(DeviceFunction fn) const {
   return child;
 }
 
+Scope Scope::on_device_of(Operation op) const {
+  Scope child = *this;
+  if (!op.valid()) {
+    update_status(errors::InvalidArgument(
+        "Scope::on_device_of: the operation is not valid (expected a node built in this graph)"));
+    return child;
+  }
+  child.device_layers_.clear();
+  child.colocation_device_ = op.node()->requested_device();
+  return child;
+}
+
 Scope Scope::colocate_with(Operation op) const {
   Scope child = *this;
   if (!op.valid()) {

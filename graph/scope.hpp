@@ -72,6 +72,12 @@ class Scope {
   // enclosing colocate_with), and only device layers pushed on the result apply on top of it.
   // An invalid `op` is InvalidArgument in status().
   Scope colocate_with(Operation op) const;
+  // Nodes built in the result start from op's requested device, as under colocate_with (the
+  // device layers are reset), but join no colocation group of op's: a node without a kernel
+  // on op's device type (a random op beside a GPU variable) may still be placed on another
+  // device of op's task. Variable initializers are built so. An invalid `op` is
+  // InvalidArgument in status().
+  Scope on_device_of(Operation op) const;
   // Nodes built in the result run after `ops` (control dependencies), besides any already set.
   Scope with_control_dependencies(const std::vector<Operation>& ops) const;
   // Nodes built in the result have none of this scope's control dependencies

@@ -53,9 +53,14 @@ ModelVariable make_variable(const Scope& scope, const std::string& name, const T
   if (!scope.ok()) return {};
   Output ref = ops::Variable(scope.with_op_name(name), PartialShape(shape), dtype);
   if (!ref.valid()) return {};
-  Output init = initial_value(scope.colocate_with(ref.op()));
-  if (!scope.ok() || !init.valid()) return {};
-  if (init.dtype() != dtype || init.shape().to_string() != PartialShape(shape).to_string()) {
+  Output init = initial_value(scope.on_device_of(ref.op()));
+  if (!scope.ok()) return {};
+  if (!init.valid()) {
+    scope.update_status(errors::InvalidArgument(
+        "variable '{}': the initial value function built no output", ref.node()->name()));
+    return {};
+  }
+  if (init.dtype() != dtype || init.shape() != PartialShape(shape)) {
     scope.update_status(errors::InvalidArgument(
         "variable '{}': the initial value is {} {}, expected {} {}", ref.node()->name(),
         dtype_name(init.dtype()), init.shape().to_string(), dtype_name(dtype), shape.to_string()));

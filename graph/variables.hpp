@@ -38,12 +38,12 @@ ModelVariable make_variable(const Scope& scope, const std::string& name, const I
 using InitialValueFn = std::function<Output(const Scope& scope)>;
 
 // A variable named `name` of `shape` and `dtype`, whose initial value `initial_value` builds
-// in `scope` colocated with the variable (on its device, whatever device functions the scope
-// has; the function names its ops, e.g. with a sub_scope), as
-// TensorFlow's get_variable builds an initializer's ops: a ps task draws a table's random
-// initial value itself, where a value built beside the caller would be computed on the worker
-// and sent whole. InvalidArgument in the scope, naming the variable, when the value is not of
-// `dtype` and `shape`.
+// in `scope` on the variable's device (Scope::on_device_of: whatever device functions the
+// scope has; the function names its ops, e.g. with a sub_scope), as TensorFlow's get_variable
+// builds an initializer's ops beside the variable: a ps task draws a table's random initial
+// value itself, where a value built beside the caller would be computed on the worker and
+// sent whole. InvalidArgument in the scope, naming the variable, when the function builds no
+// output or one not of `dtype` and `shape`.
 ModelVariable make_variable(const Scope& scope, const std::string& name, const TensorShape& shape,
                             DataType dtype, const InitialValueFn& initial_value,
                             bool trainable = true,

@@ -665,22 +665,28 @@ def _reenter(scope, initializer, regularizer, partitioner, reuse, dtype):
 def _variable_built_beside(g, prefix, name, shape, dtype, initializer, trainable, collections,
                            **initializer_args):
     """The Variable "<prefix><name>" of `shape` and `dtype`, whose initializer's ops are built
-    after it, colocated with it, as TensorFlow's get_variable builds them: on the variable's
-    device whatever the device functions (a ps task draws a table's random initial value
-    itself rather than receiving it from the worker), named "<prefix><name>/Initializer/..."."""
+    after it on its device, as TensorFlow's get_variable builds them beside the variable
+    whatever the device functions (a ps task draws a table's random initial value itself
+    rather than receiving it from the worker), named "<prefix><name>/Initializer/...", and
+    outside any control dependencies or cond branch (TensorFlow's init_scope)."""
     from .framework import convert_to_tensor, name_scope
 
     def build(beside):
         with g._push(beside), name_scope(name + "/Initializer"):
-            value = initializer(shape, dtype=dtype, **initializer_args)
-            return convert_to_tensor(value, dtype=dtype)._output
+            value = convert_to_tensor(initializer(shape, dtype=dtype, **initializer_args),
+                                      dtype=dtype)
+        if value.shape.ndims is None or value.shape.as_list() != list(shape):
+            raise ValueError("Variable %s%s: the initializer gave a value of shape %s where the "
+                             "variable's is %s" % (prefix, name, value.shape, list(shape)))
+        return value._output
 
     g._check_not_finalized()
     local = collections is not None and GLOBAL_VARIABLES not in collections
     trainable = True if trainable is None else trainable
-    ref, init = _troupe.make_variable_built_beside(
-        g._scope.with_name_prefix(prefix), name, shape, dtype.as_datatype_enum, build,
-        bool(trainable), local)
+    with g.control_dependencies(None):
+        ref, init = _troupe.make_variable_built_beside(
+            g._scope.with_name_prefix(prefix), name, shape, dtype.as_datatype_enum, build,
+            bool(trainable), local)
     return Variable(trainable=trainable, collections=collections, _existing=(ref, init))
 
 

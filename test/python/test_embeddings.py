@@ -366,7 +366,9 @@ def test_initializers_are_built_beside_their_variables_as_tensorflows():
     for v in [w] + list(emb):
         built = [op for op in ops if op.name.startswith(v.op.name + "/Initializer/")]
         assert built and {op.device for op in built} == {v.device}, v.op.name
-        assert all(op.colocation_groups() == [b"loc:@" + v.op.name.encode()] for op in built)
+        # On the variable's device, not in its colocation group: a random op without a GPU
+        # kernel may then run on the CPU of a GPU variable's task.
+        assert all(op.colocation_groups() == [b"loc:@" + op.name.encode()] for op in built)
     assert [v.device for v in emb] == ["/job:ps/task:1", "/job:ps/task:0"]
     draws = [op for op in ops if op.type == "RandomStandardNormal"]
     assert [op.name for op in draws] == [
@@ -375,6 +377,16 @@ def test_initializers_are_built_beside_their_variables_as_tensorflows():
     with pytest.raises(ValueError):  # an initializer of another dtype, as TensorFlow's
         tf.get_variable("ints", [2], tf.float32,
                         initializer=lambda shape, dtype: tf.zeros(shape, tf.int32))
+    with pytest.raises(ValueError, match="shape"):  # TensorFlow would take the value's shape
+        tf.get_variable("five", [2], initializer=lambda shape, dtype: tf.zeros([5]))
+    # As TensorFlow's init_scope: the initializer depends on nothing the caller waits for.
+    counter = tf.Variable(0, name="counter")
+    with tf.control_dependencies([tf.assign_add(counter, 1)]):
+        later = tf.get_variable("later", [2], initializer=tf.ones_initializer())
+    with tf.Session() as sess:
+        sess.run(counter.initializer)
+        sess.run(later.initializer)
+        assert sess.run(counter) == 0 and sess.run(later).tolist() == [1.0, 1.0]
 
 
 def test_partitioners_follow_tensorflow_rules():
