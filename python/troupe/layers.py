@@ -400,7 +400,7 @@ class Layer:
 
     def __init__(self, name=None, trainable=True, **kwargs):
         self._given_name = name
-        self.name = name
+        self._scope_name = None  # where its variables are: made unique at the first call
         self.trainable = trainable
         self._kwargs = kwargs
         self.built = False
@@ -414,8 +414,9 @@ class Layer:
                                 variable_scope)
         if not self.built:
             # As TensorFlow's layer objects: a given name is a base too, made unique in the
-            # enclosing scope ("memory_layer", "memory_layer_1" for two attention mechanisms).
-            self.name = _unique_scope(self._given_name or self._base_name)
+            # enclosing scope for the variables ("memory_layer", "memory_layer_1" for two
+            # attention mechanisms), while the layer's name stays the one given.
+            self._scope_name = _unique_scope(self._given_name or self._base_name)
             before = set(id(v) for v in global_variables() + local_variables())
             self._outer_scope = get_variable_scope()
         elif get_variable_scope().name != self._outer_scope.name:
@@ -442,6 +443,12 @@ class Layer:
     apply = __call__
 
     @property
+    def name(self):
+        """The name given, as TensorFlow's (two Dense(name="fc") are both "fc", their variables
+        under "fc/" and "fc_1/"); unnamed, the unique one of its first call ("dense_1")."""
+        return self._given_name or self._scope_name
+
+    @property
     def variables(self):
         return list(self._variables)
 
@@ -465,7 +472,7 @@ class Layer:
     def _variable(self, suffix):
         """The layer's variable `suffix` ("kernel"), wherever its scope was (a layer built
         inside a variable scope has outer/.../name/kernel)."""
-        own = "%s/%s" % (self.name, suffix)
+        own = "%s/%s" % (self._scope_name, suffix)
         for v in self._variables:
             if v.op.name == own or v.op.name.endswith("/" + own):
                 return v
@@ -481,7 +488,7 @@ class Dense(Layer):
         self.units, self.activation, self.use_bias = units, activation, use_bias
 
     def _apply(self, inputs, reuse):
-        return dense(inputs, self.units, self.activation, self.use_bias, name=self.name,
+        return dense(inputs, self.units, self.activation, self.use_bias, name=self._scope_name,
                      reuse=reuse or None, trainable=self.trainable, **self._kwargs)
 
     kernel = property(lambda self: self._variable("kernel"))
@@ -511,7 +518,7 @@ class Conv2D(Layer):
 
     def _apply(self, inputs, reuse):
         return conv2d(inputs, self.filters, self.kernel_size, self.strides, self.padding,
-                      name=self.name, reuse=reuse or None, trainable=self.trainable,
+                      name=self._scope_name, reuse=reuse or None, trainable=self.trainable,
                       **self._kwargs)
 
     kernel = property(lambda self: self._variable("kernel"))
@@ -523,7 +530,7 @@ class Conv2DTranspose(Conv2D):
 
     def _apply(self, inputs, reuse):
         return conv2d_transpose(inputs, self.filters, self.kernel_size, self.strides,
-                                self.padding, name=self.name, reuse=reuse or None,
+                                self.padding, name=self._scope_name, reuse=reuse or None,
                                 trainable=self.trainable, **self._kwargs)
 
 
@@ -532,7 +539,7 @@ class SeparableConv2D(Conv2D):
 
     def _apply(self, inputs, reuse):
         return separable_conv2d(inputs, self.filters, self.kernel_size, self.strides,
-                                self.padding, name=self.name, reuse=reuse or None,
+                                self.padding, name=self._scope_name, reuse=reuse or None,
                                 trainable=self.trainable, **self._kwargs)
 
     depthwise_kernel = property(lambda self: self._variable("depthwise_kernel"))
@@ -550,7 +557,7 @@ class _Pooling2D(Layer):
 
     def _apply(self, inputs, reuse):
         return type(self)._function(inputs, self.pool_size, self.strides, self.padding,
-                                    self.data_format, name=self.name if not reuse else None)
+                                    self.data_format, name=self._scope_name if not reuse else None)
 
 
 class MaxPooling2D(_Pooling2D):
@@ -567,7 +574,7 @@ class Flatten(Layer):
     _base_name = "flatten"
 
     def _apply(self, inputs, reuse):
-        return flatten(inputs, name=self.name if not reuse else None, **self._kwargs)
+        return flatten(inputs, name=self._scope_name if not reuse else None, **self._kwargs)
 
 
 class Dropout(Layer):
@@ -579,7 +586,7 @@ class Dropout(Layer):
 
     def _apply(self, inputs, reuse, training=False):
         return dropout(inputs, self.rate, self.noise_shape, self.seed, training=training,
-                       name=self.name if not reuse else None)
+                       name=self._scope_name if not reuse else None)
 
 
 class BatchNormalization(Layer):
@@ -592,7 +599,7 @@ class BatchNormalization(Layer):
 
     def _apply(self, inputs, reuse, training=False):
         return batch_normalization(inputs, self.axis, self.momentum, self.epsilon,
-                                   training=training, trainable=self.trainable, name=self.name,
+                                   training=training, trainable=self.trainable, name=self._scope_name,
                                    reuse=reuse or None, **self._kwargs)
 
 

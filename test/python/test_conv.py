@@ -271,10 +271,11 @@ def test_a_layer_built_inside_a_variable_scope_finds_its_kernel_and_bias():
     with tf.variable_scope("outer"):
         fc = tf.layers.Dense(3, name="fc")
         fc(tf.ones([2, 4]))
-        again = tf.layers.Dense(3, name="fc")  # a second object of that name: fc_1
+        again = tf.layers.Dense(3, name="fc")  # a second object of that name: under fc_1
         again(tf.ones([2, 4]))
     assert fc.kernel.op.name == "outer/fc/kernel" and fc.bias.op.name == "outer/fc/bias"
     assert again.kernel.op.name == "outer/fc_1/kernel"
+    assert fc.name == again.name == "fc"  # as TensorFlow's: the name given stays
 
 
 def test_layer_classes_build_once_and_share_their_variables():
