@@ -15,7 +15,10 @@
 // per core) reads its input on a thread of its own and runs up to n calls at once on threads
 // of its iterator (at most 64), ahead of the elements asked for, giving the results in the
 // input's order (an error in its element's place).
-// flat_map and interleave read their datasets one at a time.
+// flat_map reads its datasets one at a time, as does interleave, but for one with
+// num_parallel_calls n > 1 (-1: one per core): each of the first n datasets open at a time is
+// read ahead on a thread of its own (a PrefetchIterator of block_length + 1 elements, at most
+// 9), so files are read at once while the elements keep interleave's deterministic order.
 #include <array>
 #include <condition_variable>
 #include <deque>
@@ -25,6 +28,7 @@
 #include <thread>
 
 #include "troupe/devices/data/dataset_kernel.hpp"
+#include "troupe/devices/data/prefetch_iterator.hpp"
 #include "troupe/devices/graph_function.hpp"
 
 namespace troupe::data {
@@ -308,12 +312,13 @@ class NestedDataset : public DatasetBase {
  public:
   NestedDataset(std::string node, std::vector<DataType> types,
                 std::shared_ptr<const DatasetBase> input, Body body, int64_t cycle_length,
-                int64_t block_length)
+                int64_t block_length, int64_t read_ahead)
       : DatasetBase(std::move(node), std::move(types)),
         input_(std::move(input)),
         body_(std::move(body)),
         cycle_length_(cycle_length),
-        block_length_(block_length) {}
+        block_length_(block_length),
+        read_ahead_(read_ahead) {}
 
   std::unique_ptr<IteratorBase> make_iterator() const override {
     return std::make_unique<Iterator>(self<NestedDataset>());
@@ -325,10 +330,19 @@ class NestedDataset : public DatasetBase {
     explicit Iterator(std::shared_ptr<const NestedDataset> dataset)
         : dataset_(std::move(dataset)),
           input_(dataset_->input_->make_iterator()),
-          cycle_(static_cast<size_t>(dataset_->cycle_length_)) {}
+          cycle_(static_cast<size_t>(dataset_->cycle_length_)),
+          reading_ahead_(cycle_.size(), false) {}
 
     Status get_next(Element* out, bool* end) override {
       const NestedDataset& d = *dataset_;
+      // Reading ahead, every slot is filled as soon as it is free (all of them at first), so
+      // its reader starts at once; a slot is freed and refilled in the order the plain
+      // interleave visits it again, so each takes the same input element as there.
+      if (d.read_ahead_ > 0 && !filled_) {
+        filled_ = true;
+        for (size_t slot = 0; slot < cycle_.size() && !end_of_input_; ++slot)
+          TROUPE_RETURN_IF_ERROR(open_into(slot));
+      }
       while (!end_of_input_ || open_ > 0) {
         auto& current = cycle_[index_];
         if (current != nullptr) {
@@ -342,14 +356,13 @@ class NestedDataset : public DatasetBase {
             }
             current.reset();
             --open_;
+            if (reading_ahead_[index_]) --read_ahead_;
+            reading_ahead_[index_] = false;
+            if (d.read_ahead_ > 0 && !end_of_input_) TROUPE_RETURN_IF_ERROR(open_into(index_));
           }
           advance();
         } else if (!end_of_input_) {
-          Element element;
-          TROUPE_RETURN_IF_ERROR(input_->get_next(&element, &end_of_input_));
-          if (end_of_input_) continue;
-          TROUPE_ASSIGN_OR_RETURN(current, d.open(element));
-          ++open_;
+          TROUPE_RETURN_IF_ERROR(open_into(index_));
         } else {
           advance();
         }
@@ -359,6 +372,24 @@ class NestedDataset : public DatasetBase {
     }
 
    private:
+    // Opens the dataset of the next input element in `slot` (read ahead on a thread of its
+    // own while fewer than read_ahead_ are); at the input's end, sets end_of_input_.
+    Status open_into(size_t slot) {
+      const NestedDataset& d = *dataset_;
+      Element element;
+      TROUPE_RETURN_IF_ERROR(input_->get_next(&element, &end_of_input_));
+      if (end_of_input_) return Status::OK();
+      TROUPE_ASSIGN_OR_RETURN(cycle_[slot], d.open(element));
+      ++open_;
+      if (read_ahead_ < d.read_ahead_) {
+        const auto capacity = static_cast<size_t>(std::min<int64_t>(d.block_length_, 8) + 1);
+        cycle_[slot] = std::make_unique<PrefetchIterator>(std::move(cycle_[slot]), capacity);
+        reading_ahead_[slot] = true;
+        ++read_ahead_;
+      }
+      return Status::OK();
+    }
+
     void advance() {
       block_ = 0;
       index_ = (index_ + 1) % cycle_.size();
@@ -367,10 +398,13 @@ class NestedDataset : public DatasetBase {
     std::shared_ptr<const NestedDataset> dataset_;
     std::unique_ptr<IteratorBase> input_;
     std::vector<std::unique_ptr<IteratorBase>> cycle_;
+    std::vector<bool> reading_ahead_;  // which of cycle_ are PrefetchIterators
+    int64_t read_ahead_ = 0;           // how many
     size_t index_ = 0;
     int64_t block_ = 0;
     int64_t open_ = 0;
     bool end_of_input_ = false;
+    bool filled_ = false;  // reading ahead: the slots were filled at the first call
   };
 
   // An iterator over the dataset `f` returns for `element`.
@@ -392,6 +426,7 @@ class NestedDataset : public DatasetBase {
   std::shared_ptr<const DatasetBase> input_;
   Body body_;
   int64_t cycle_length_, block_length_;
+  int64_t read_ahead_;  // how many open datasets may be read ahead at once (0: none)
 };
 
 class NestedDatasetKernel : public DatasetOpKernel {
@@ -433,9 +468,20 @@ class NestedDatasetKernel : public DatasetOpKernel {
         return invalid(ctx, "block_length must be greater than zero, got {}", block_length);
       }
     }
+    int64_t read_ahead = 0;
+    if (const AttrValue* calls = node().def().find_attr("num_parallel_calls")) {
+      read_ahead = calls->get<int64_t>();
+      if (read_ahead == kAutotune) read_ahead = std::max(1, Device::available_cores());
+      if (read_ahead < 0) {
+        return invalid(ctx, "num_parallel_calls must be positive or -1 (AUTOTUNE), got {}",
+                       read_ahead);
+      }
+      if (read_ahead == 1) read_ahead = 0;  // one call: the datasets one at a time
+    }
     auto types = node().def().find_attr("output_types")->get<std::vector<DataType>>();
     return new_dataset<NestedDataset>(node().name(), std::move(types), std::move(input),
-                                      std::move(body), cycle_length, block_length);
+                                      std::move(body), cycle_length, block_length,
+                                      std::min<int64_t>(read_ahead, cycle_length));
   }
 
  private:

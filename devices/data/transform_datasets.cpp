@@ -26,6 +26,7 @@
 #include "troupe/devices/cpu/random/philox.hpp"
 #include "troupe/devices/data/dataset_kernel.hpp"
 #include "troupe/devices/data/file_cache.hpp"
+#include "troupe/devices/data/prefetch_iterator.hpp"
 
 namespace troupe::data {
 namespace {
@@ -649,80 +650,11 @@ class PrefetchDataset : public UnaryDataset {
       : UnaryDataset(std::move(node), std::move(input)), buffer_size_(buffer_size) {}
 
   std::unique_ptr<IteratorBase> make_iterator() const override {
-    return std::make_unique<Iterator>(self<PrefetchDataset>());
+    return std::make_unique<PrefetchIterator>(input_->make_iterator(),
+                                              static_cast<size_t>(buffer_size_));
   }
 
  private:
-  // One produced item: an element, the end, or an error (delivered in order).
-  struct Item {
-    Element element;
-    bool end = false;
-    Status status;
-  };
-
-  class Iterator : public IteratorBase {
-   public:
-    explicit Iterator(std::shared_ptr<const PrefetchDataset> dataset)
-        : dataset_(std::move(dataset)), input_(dataset_->input_->make_iterator()) {
-      producer_ = std::thread([this] { produce(); });
-    }
-    ~Iterator() override {
-      {
-        std::lock_guard lock(mutex_);
-        stopping_ = true;
-      }
-      changed_.notify_all();
-      producer_.join();
-    }
-
-    Status get_next(Element* out, bool* end) override {
-      std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] { return !items_.empty(); });
-      Item item = std::move(items_.front());
-      if (item.end) {  // stays at the front: the end is returned to every later call too
-        *end = true;
-        return Status::OK();
-      }
-      items_.pop_front();
-      lock.unlock();
-      changed_.notify_all();
-      if (!item.status.ok()) return item.status;
-      *out = std::move(item.element);
-      *end = false;
-      return Status::OK();
-    }
-
-   private:
-    void produce() {
-      for (;;) {
-        {
-          std::unique_lock lock(mutex_);
-          changed_.wait(lock, [&] { return stopping_ || items_.size() < capacity(); });
-          if (stopping_) return;
-        }
-        Item item;
-        item.status = input_->get_next(&item.element, &item.end);
-        bool end = item.end && item.status.ok();
-        {
-          std::lock_guard lock(mutex_);
-          items_.push_back(std::move(item));
-        }
-        changed_.notify_all();
-        if (end) return;
-      }
-    }
-
-    size_t capacity() const { return static_cast<size_t>(dataset_->buffer_size_); }
-
-    std::shared_ptr<const PrefetchDataset> dataset_;
-    std::unique_ptr<IteratorBase> input_;  // used by the producer thread only
-    std::mutex mutex_;
-    std::condition_variable changed_;
-    std::deque<Item> items_;
-    bool stopping_ = false;
-    std::thread producer_;
-  };
-
   int64_t buffer_size_;
 };
 

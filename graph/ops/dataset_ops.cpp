@@ -191,6 +191,7 @@ void register_dataset_ops(OpRegistry& r) {
                        .input("block_length: int64")
                        .attr("f: string")
                        .attr("Targuments: list(type) = []")
+                       .attr("num_parallel_calls: int = 1")
                        .shape_fn([](InferenceContext& c) -> Status {
                          // The two scalars are the last inputs.
                          for (int i = c.num_inputs() - 2; i < c.num_inputs(); ++i) {

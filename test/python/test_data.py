@@ -509,6 +509,61 @@ def test_interleave_with_uneven_datasets_and_fed_lengths():
             sess.run(iterator.initializer, feed_dict={cycle: 0, block: 1})
 
 
+def test_a_parallel_interleave_reads_its_datasets_at_once_in_the_same_order(tmp_path):
+    """num_parallel_calls n reads n open datasets at once (each first element below waits
+    until the other dataset's reader has started: read one at a time, it would time out), and
+    the elements come in the order of the plain interleave, errors in their place."""
+    import threading
+    both_reading = threading.Barrier(2, timeout=20)
+
+    def first_waits_for_the_other(x):
+        if x % 10 == 0:
+            both_reading.wait()
+        return x
+
+    def dataset_of(x):
+        return tf.data.Dataset.range(4).map(lambda i: tf.py_func(
+            first_waits_for_the_other, [x * 10 + i], tf.int64))
+
+    sources = tf.data.Dataset.range(1, 3)
+    parallel = sources.interleave(dataset_of, cycle_length=2, block_length=2,
+                                  num_parallel_calls=2)
+    plain = [10, 11, 20, 21, 12, 13, 22, 23]
+    assert values(parallel) == plain
+    # Uneven datasets (interleave_dataset_op_test's): slots refill as the plain order has it.
+    uneven = tf.data.Dataset.from_tensor_slices(np.array([4, 5, 6, 1, 3], dtype=np.int64))
+    for cycle_length, block_length, calls in [(2, 1, 2), (2, 3, 2), (3, 2, 2), (3, 2, 3),
+                                              (7, 2, -1)]:
+        def repeated(x):
+            return tf.data.Dataset.from_tensors(x).repeat(x)
+        assert values(uneven.interleave(repeated, cycle_length, block_length,
+                                        num_parallel_calls=calls)) == \
+            values(uneven.interleave(repeated, cycle_length, block_length)), \
+            (cycle_length, block_length, calls)
+    for shard in range(3):
+        with tf.python_io.TFRecordWriter(str(tmp_path / ("part-%d.tfrecord" % shard))) as w:
+            for i in range(5):
+                w.write(b"%d-%d" % (shard, i))
+    files = tf.data.Dataset.list_files(str(tmp_path / "part-*.tfrecord"), shuffle=False)
+    expected = values(files.interleave(tf.data.TFRecordDataset, cycle_length=2))
+    for calls in (2, tf.data.experimental.AUTOTUNE):
+        assert values(files.interleave(tf.data.TFRecordDataset, cycle_length=2,
+                                       num_parallel_calls=calls)) == expected
+    assert values(files.apply(tf.data.experimental.parallel_interleave(
+        tf.data.TFRecordDataset, cycle_length=2))) == expected
+    # A corrupt file fails the step at its element's place, naming the file.
+    with open(str(tmp_path / "part-1.tfrecord"), "r+b") as f:
+        f.seek(20)
+        f.write(b"\xff")
+    broken = files.interleave(tf.data.TFRecordDataset, cycle_length=2, num_parallel_calls=2)
+    nxt = broken.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert sess.run(nxt) == b"0-0"
+        with pytest.raises(tf.errors.DataLossError, match="part-1.tfrecord"):
+            for _ in range(20):
+                sess.run(nxt)
+
+
 def test_interleave_and_flat_map_bad_input():
     dataset = tf.data.Dataset.range(3)
     with pytest.raises(TypeError, match="must return a `Dataset` object"):

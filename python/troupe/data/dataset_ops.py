@@ -215,13 +215,17 @@ class Dataset(_Element):
                    num_parallel_calls=None):
         """The elements of the datasets `map_func` returns, `cycle_length` of them open at a
         time (AUTOTUNE: as many as the worker has cores), `block_length` elements from each in
-        turn. num_parallel_calls is accepted; the datasets are read one at a time, in the order
-        TensorFlow's interleave documents."""
+        turn, in the order TensorFlow's interleave documents. With num_parallel_calls n > 1
+        (AUTOTUNE: one per core), n of the open datasets are read ahead at once, each on a
+        thread of its own (a tensor n reads them one at a time)."""
         if num_parallel_calls is not None and not isinstance(num_parallel_calls, Tensor) and \
                 (num_parallel_calls == 0 or num_parallel_calls < -1):
             raise ValueError("num_parallel_calls must be positive or AUTOTUNE (-1), got %r"
                              % (num_parallel_calls,))
-        return _NestedDataset(self, map_func, "Dataset.interleave", cycle_length, block_length)
+        parallel = 1 if num_parallel_calls is None or isinstance(num_parallel_calls, Tensor) \
+            else int(num_parallel_calls)
+        return _NestedDataset(self, map_func, "Dataset.interleave", cycle_length, block_length,
+                              parallel)
 
     def unbatch(self):
         """The rows of each element (every component split along its first dimension, which
@@ -551,8 +555,10 @@ class _FilterDataset(Dataset):
 class _NestedDataset(Dataset):
     """flat_map (no cycle_length) and interleave: map_func returns a dataset per element."""
 
-    def __init__(self, input_dataset, map_func, what, cycle_length=None, block_length=None):
+    def __init__(self, input_dataset, map_func, what, cycle_length=None, block_length=None,
+                 parallel=1):
         self._input = input_dataset
+        self._parallel = parallel
         self._body, nested, _, self._captured = _trace(map_func, input_dataset, what,
                                                        returns_dataset=True)
         self._set_element(nested._structure, nested._types, nested._shapes)
@@ -572,6 +578,8 @@ class _NestedDataset(Dataset):
         attrs.update({"f": self._body,
                       "Targuments": [t.dtype.as_datatype_enum for t in self._captured]})
         op = "InterleaveDataset" if self._interleave else "FlatMapDataset"
+        if self._interleave:
+            attrs["num_parallel_calls"] = self._parallel
         return _ops._make(op, [self._input._variant(), list(self._captured)] + self._scalars,
                           attrs)
 

@@ -30,11 +30,12 @@ def shuffle_and_repeat(buffer_size, count=None, seed=None):
 
 def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
                         buffer_output_elements=None, prefetch_input_elements=None):
-    """dataset.interleave(map_func, cycle_length, block_length), in TensorFlow's deterministic
-    order whatever `sloppy` says (troupe reads the datasets one at a time)."""
+    """dataset.interleave(map_func, cycle_length, block_length), its `cycle_length` datasets
+    read at once, each on a thread of its own, in TensorFlow's deterministic order whatever
+    `sloppy` says; the buffer sizes are troupe's (block_length + 1 elements per dataset)."""
     def apply(dataset):
         return dataset.interleave(map_func, cycle_length=cycle_length,
-                                  block_length=block_length)
+                                  block_length=block_length, num_parallel_calls=cycle_length)
     return apply
 
 
