@@ -18,7 +18,9 @@
 // flat_map reads its datasets one at a time, as does interleave, but for one with
 // num_parallel_calls n > 1 (-1: one per core): each of the first n datasets open at a time is
 // read ahead on a thread of its own (a PrefetchIterator of block_length + 1 elements, at most
-// 9), so files are read at once while the elements keep interleave's deterministic order.
+// 9; at most 64 threads), so files are read at once while the elements keep interleave's
+// deterministic order (errors included); random ops in the datasets' functions then draw in
+// the order the threads reach them.
 #include <array>
 #include <condition_variable>
 #include <deque>
@@ -26,6 +28,7 @@
 #include <limits>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "troupe/devices/data/dataset_kernel.hpp"
 #include "troupe/devices/data/prefetch_iterator.hpp"
@@ -331,20 +334,28 @@ class NestedDataset : public DatasetBase {
         : dataset_(std::move(dataset)),
           input_(dataset_->input_->make_iterator()),
           cycle_(static_cast<size_t>(dataset_->cycle_length_)),
-          reading_ahead_(cycle_.size(), false) {}
+          reading_ahead_(cycle_.size(), false),
+          pending_(cycle_.size()),
+          eager_(dataset_->read_ahead_ > 0) {}
 
     Status get_next(Element* out, bool* end) override {
       const NestedDataset& d = *dataset_;
       // Reading ahead, every slot is filled as soon as it is free (all of them at first), so
       // its reader starts at once; a slot is freed and refilled in the order the plain
-      // interleave visits it again, so each takes the same input element as there.
-      if (d.read_ahead_ > 0 && !filled_) {
+      // interleave visits it again, so each takes the same input element as there. A failed
+      // early opening waits in its slot for the visit where the plain interleave would have
+      // failed, and slots are filled at their visits from then on, as there.
+      if (eager_ && !filled_) {
         filled_ = true;
-        for (size_t slot = 0; slot < cycle_.size() && !end_of_input_; ++slot)
-          TROUPE_RETURN_IF_ERROR(open_into(slot));
+        for (size_t slot = 0; slot < cycle_.size() && eager_ && !end_of_input_; ++slot)
+          open_early(slot);
       }
-      while (!end_of_input_ || open_ > 0) {
+      while (!end_of_input_ || open_ > 0 || failed_ > 0) {
         auto& current = cycle_[index_];
+        if (!pending_[index_].ok()) {
+          --failed_;
+          return std::exchange(pending_[index_], Status::OK());  // retried at this visit
+        }
         if (current != nullptr) {
           if (block_ < d.block_length_) {
             bool done = false;
@@ -358,7 +369,7 @@ class NestedDataset : public DatasetBase {
             --open_;
             if (reading_ahead_[index_]) --read_ahead_;
             reading_ahead_[index_] = false;
-            if (d.read_ahead_ > 0 && !end_of_input_) TROUPE_RETURN_IF_ERROR(open_into(index_));
+            if (eager_ && !end_of_input_) open_early(index_);
           }
           advance();
         } else if (!end_of_input_) {
@@ -372,6 +383,16 @@ class NestedDataset : public DatasetBase {
     }
 
    private:
+    // open_into(slot) ahead of the slot's visit; a failure is kept for that visit, and ends
+    // the early openings.
+    void open_early(size_t slot) {
+      Status status = open_into(slot);
+      if (status.ok()) return;
+      pending_[slot] = std::move(status);
+      ++failed_;
+      eager_ = false;
+    }
+
     // Opens the dataset of the next input element in `slot` (read ahead on a thread of its
     // own while fewer than read_ahead_ are); at the input's end, sets end_of_input_.
     Status open_into(size_t slot) {
@@ -404,7 +425,10 @@ class NestedDataset : public DatasetBase {
     int64_t block_ = 0;
     int64_t open_ = 0;
     bool end_of_input_ = false;
-    bool filled_ = false;  // reading ahead: the slots were filled at the first call
+    std::vector<Status> pending_;  // a failed early opening, returned at its slot's visit
+    int64_t failed_ = 0;           // how many of pending_ are errors
+    bool eager_;                   // slots are filled early (until an early opening fails)
+    bool filled_ = false;          // reading ahead: the slots were filled at the first call
   };
 
   // An iterator over the dataset `f` returns for `element`.
@@ -472,11 +496,12 @@ class NestedDatasetKernel : public DatasetOpKernel {
     if (const AttrValue* calls = node().def().find_attr("num_parallel_calls")) {
       read_ahead = calls->get<int64_t>();
       if (read_ahead == kAutotune) read_ahead = std::max(1, Device::available_cores());
-      if (read_ahead < 0) {
+      if (read_ahead < 1) {
         return invalid(ctx, "num_parallel_calls must be positive or -1 (AUTOTUNE), got {}",
                        read_ahead);
       }
       if (read_ahead == 1) read_ahead = 0;  // one call: the datasets one at a time
+      read_ahead = std::min<int64_t>(read_ahead, kMaxReadAhead);
     }
     auto types = node().def().find_attr("output_types")->get<std::vector<DataType>>();
     return new_dataset<NestedDataset>(node().name(), std::move(types), std::move(input),
@@ -485,7 +510,8 @@ class NestedDatasetKernel : public DatasetOpKernel {
   }
 
  private:
-  static constexpr int64_t kAutotune = -1;  // tf.data.experimental.AUTOTUNE
+  static constexpr int64_t kAutotune = -1;      // tf.data.experimental.AUTOTUNE
+  static constexpr int64_t kMaxReadAhead = 64;  // threads of one iterator, as parallel map's
   // TensorFlow's cycle_length for AUTOTUNE: the cores this process may run on.
   static int64_t default_cycle_length() {
     const unsigned cores = std::thread::hardware_concurrency();

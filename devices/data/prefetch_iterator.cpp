@@ -23,7 +23,7 @@ Status PrefetchIterator::get_next(Element* out, bool* end) {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return !items_.empty(); });
   Item item = std::move(items_.front());
-  if (item.end) {  // stays at the front: the end is returned to every later call too
+  if (item.end && item.status.ok()) {  // stays at the front: returned to every later call
     *end = true;
     return Status::OK();
   }

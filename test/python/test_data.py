@@ -540,6 +540,37 @@ def test_a_parallel_interleave_reads_its_datasets_at_once_in_the_same_order(tmp_
                                         num_parallel_calls=calls)) == \
             values(uneven.interleave(repeated, cycle_length, block_length)), \
             (cycle_length, block_length, calls)
+
+    # A function failing for one element: the error comes where the plain interleave gives it,
+    # and the elements after it too (each run goes on after the error, as TensorFlow's).
+    def checked(x):
+        if x == 3:
+            raise ValueError("no dataset for 3")
+        return x
+
+    def failing(x):
+        return tf.data.Dataset.from_tensors(x).repeat(tf.py_func(checked, [x], tf.int64))
+
+    def run_through(dataset):
+        nxt = dataset.make_one_shot_iterator().get_next()
+        out = []
+        with tf.Session() as sess:
+            while True:
+                try:
+                    out.append(int(sess.run(nxt)))
+                except tf.errors.OutOfRangeError:
+                    return out
+                except tf.errors.InvalidArgumentError as e:
+                    assert "no dataset for 3" in str(e)
+                    out.append("error")
+
+    inputs = tf.data.Dataset.from_tensor_slices(np.array([3, 4, 2, 3, 1, 5], dtype=np.int64))
+    for cycle_length, block_length in [(1, 1), (2, 1), (2, 2), (3, 2), (4, 3)]:
+        plain = run_through(inputs.interleave(failing, cycle_length, block_length))
+        assert plain.count("error") == 2
+        assert run_through(inputs.interleave(failing, cycle_length, block_length,
+                                             num_parallel_calls=cycle_length)) == plain, \
+            (cycle_length, block_length, plain)
     for shard in range(3):
         with tf.python_io.TFRecordWriter(str(tmp_path / ("part-%d.tfrecord" % shard))) as w:
             for i in range(5):

@@ -578,7 +578,7 @@ class _NestedDataset(Dataset):
         attrs.update({"f": self._body,
                       "Targuments": [t.dtype.as_datatype_enum for t in self._captured]})
         op = "InterleaveDataset" if self._interleave else "FlatMapDataset"
-        if self._interleave:
+        if self._interleave and self._parallel != 1:
             attrs["num_parallel_calls"] = self._parallel
         return _ops._make(op, [self._input._variant(), list(self._captured)] + self._scalars,
                           attrs)
