@@ -1,5 +1,6 @@
 // PrefetchIterator: an iterator whose input is read ahead on a thread of its own, up to
 // `capacity` elements, and handed out in the input's order (errors and the end included).
+// The reader refills a full buffer once it is down to half, so threads hand over in bursts.
 // PrefetchDataset is one; a parallel interleave wraps each dataset it has open in one, so the
 // datasets are read at once while their elements still come in the deterministic order.
 //
@@ -37,9 +38,11 @@ class PrefetchIterator : public IteratorBase {
 
   std::unique_ptr<IteratorBase> input_;  // used by the producer thread only
   const size_t capacity_;
+  const size_t refill_at_;  // a full buffer is refilled once down to this many
   std::mutex mutex_;
-  std::condition_variable changed_;
+  std::condition_variable has_items_, has_room_;
   std::deque<Item> items_;
+  bool consumer_waiting_ = false, producer_waiting_ = false;
   bool stopping_ = false;
   std::thread producer_;
 };

@@ -32,7 +32,7 @@ def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
                         buffer_output_elements=None, prefetch_input_elements=None):
     """dataset.interleave(map_func, cycle_length, block_length), its `cycle_length` datasets
     read at once, each on a thread of its own, in TensorFlow's deterministic order whatever
-    `sloppy` says; the buffer sizes are troupe's (block_length + 1 elements per dataset)."""
+    `sloppy` says; the buffer sizes are troupe's (64 elements per dataset)."""
     def apply(dataset):
         return dataset.interleave(map_func, cycle_length=cycle_length,
                                   block_length=block_length, num_parallel_calls=cycle_length)
