@@ -305,6 +305,10 @@ FlagSet train_flags() {
   flags.add_int("batch_size", 128, "examples per step and worker (wide_deep: 512)");
   flags.add_int("epochs", 15, "passes over the training set (all workers together)");
   flags.add_int("save_checkpoint_steps", 200, "global steps between checkpoints");
+  flags.add_bool("sharded_checkpoints", true,
+                 "each task holding variables (the ps) writes its own part of each checkpoint to "
+                 "--checkpoint_dir, which every task must see (a shared volume); false: the chief "
+                 "fetches every variable and writes one file");
   flags.add_int("log_every", 200, "steps between loss/accuracy lines of the chief");
   flags.add_int("eval_every_steps", 0,
                 "global steps between the chief's evaluations on the test set (0: one per epoch; "
@@ -689,6 +693,7 @@ static int run_train(const Args& args) {
   }
   options.checkpoint_dir = flags.get_string("checkpoint_dir");
   options.save_checkpoint_steps = flags.get_int("save_checkpoint_steps");
+  options.sharded_checkpoints = flags.get_bool("sharded_checkpoints");
   // TensorBoard: the batch's loss and accuracy, the learning rate, and (from the session)
   // global_step/sec and examples/sec; evaluations on the test set go to <checkpoint_dir>/eval
   // under the same tags, so TensorBoard draws them on the same charts.

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <regex>
 
 #include "troupe/graph/core/logging.hpp"
+#include "troupe/graph/formats/checkpoint_files.hpp"
 #include "troupe/graph/formats/durable_file.hpp"
 #include "troupe/graph/formats/file_io.hpp"
 #include "troupe/graph/formats/npz.hpp"
@@ -127,18 +129,30 @@ Status write_checkpoint_index(const std::string& dir, const CheckpointState& sta
 }
 
 StatusOr<std::vector<std::string>> checkpoint_files_on_disk(const std::string& dir) {
-  static const std::regex checkpoint_name(R"(^(.+)-([0-9]{1,18})\.npz$)");
-  std::vector<std::pair<int64_t, std::string>> found;
+  static const std::regex shard_name(R"(^(.+)\.shard-[0-9]{5}-of-[0-9]{5}\.npz$)");
+  static const std::regex one_file_name(R"(^(.+)\.npz$)");
+  static const std::regex with_step(R"(^.+-([0-9]{1,18})$)");
+  std::map<std::string, int64_t> steps;  // by checkpoint prefix: one entry per checkpoint
   std::error_code ec;
   fs::directory_iterator entries(dir, ec);
   if (ec == std::errc::no_such_file_or_directory) return std::vector<std::string>();
   if (ec) return errors::Unavailable("cannot list checkpoint directory {}: {}", dir, ec.message());
   for (const auto& entry : entries) {
     std::string name = entry.path().filename().string();
-    std::smatch match;
-    if (!std::regex_match(name, match, checkpoint_name)) continue;
-    if (!entry.is_regular_file(ec)) continue;
-    found.emplace_back(std::stoll(match[2].str()), name);
+    std::smatch match, step;
+    if (!std::regex_match(name, match, shard_name) && !std::regex_match(name, match, one_file_name))
+      continue;
+    const std::string prefix = match[1].str();
+    if (std::regex_match(prefix, step, with_step)) steps.emplace(prefix, std::stoll(step[1].str()));
+  }
+  std::vector<std::pair<int64_t, std::string>> found;
+  for (const auto& [prefix, step] : steps) {
+    // Complete checkpoints only, listed as the layout they are read in: "<prefix>.npz" for
+    // one file, the prefix for a set of shards.
+    auto files = checkpoint_data_files((fs::path(dir) / prefix).string());
+    if (!files.ok()) continue;
+    const bool one_file = fs::path(files->front()).filename().string() == prefix + ".npz";
+    found.emplace_back(step, one_file ? prefix + ".npz" : prefix);
   }
   std::sort(found.begin(), found.end());
   std::vector<std::string> names;
@@ -157,8 +171,7 @@ StatusOr<std::optional<CheckpointState>> recover_checkpoint_state(const std::str
     problem = index.status().message();
   } else if (index->has_value()) {
     const std::string newest = checkpoint_path_in(dir, (*index)->model_checkpoint_path);
-    std::error_code ec;
-    if (fs::is_regular_file(newest, ec)) return index;
+    if (checkpoint_data_files(newest).ok()) return index;
     problem =
         fmt::format("checkpoint index {} names {}, which is missing", index_path(dir), newest);
   }
@@ -167,7 +180,7 @@ StatusOr<std::optional<CheckpointState>> recover_checkpoint_state(const std::str
   if (problem.empty()) problem = fmt::format("{} is missing", index_path(dir));
   // The newest file that reads as a whole checkpoint is the newest checkpoint.
   while (!files.empty()) {
-    Status readable = read_npz(checkpoint_path_in(dir, files.back())).status();
+    Status readable = check_checkpoint_readable(checkpoint_path_in(dir, files.back()));
     if (readable.ok()) break;
     log_warning("checkpoint {} is not usable ({}); an older one is used", files.back(),
                 readable.message());

@@ -5,12 +5,15 @@
 //   all_model_checkpoint_paths: "model.ckpt-6800.npz"
 //   all_model_checkpoint_paths: "model.ckpt-7031.npz"
 //
+// A sharded checkpoint (graph/formats/checkpoint_files.hpp) is listed by its prefix
+// ("model.ckpt-7031", its files being "model.ckpt-7031.shard-00000-of-00002.npz", ...).
 // Paths are written relative to the directory; absolute ones (as TensorFlow writes) are read.
 // The index is written durably (durable_file.hpp) and only after the checkpoint it names is.
 // A missing, empty, unparseable index, or one naming a file that is not there, does not lose
 // the checkpoints on disk: recover_checkpoint_state() rebuilds the list from the complete
-// checkpoint files in the directory ("<prefix>-<step>.npz"; complete files are the only ones
-// under their real name, as checkpoints are renamed into place once written and synced).
+// checkpoint files in the directory ("<prefix>-<step>.npz", or a complete set of shards;
+// complete files are the only ones under their real name, as checkpoints are renamed into place
+// once written and synced).
 #pragma once
 
 #include <optional>
@@ -37,7 +40,8 @@ StatusOr<std::optional<CheckpointState>> read_checkpoint_index(const std::string
 // Writes the index of `dir` durably; `state` must name at least one checkpoint.
 Status write_checkpoint_index(const std::string& dir, const CheckpointState& state);
 
-// The checkpoint files of `dir` ("<prefix>-<step>.npz"), by step, oldest first: names relative
+// The checkpoints of `dir` ("<prefix>-<step>.npz", or "<prefix>-<step>" for a complete set of
+// shards), by step, oldest first: names relative
 // to `dir`. OK and empty when `dir` does not exist.
 StatusOr<std::vector<std::string>> checkpoint_files_on_disk(const std::string& dir);
 

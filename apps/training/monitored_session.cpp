@@ -70,8 +70,10 @@ StatusOr<std::unique_ptr<MonitoredTrainingSession>> MonitoredTrainingSession::cr
       if (opt.scaffold.saver) {
         mts->saver_ = opt.scaffold.saver;
       } else {
-        TROUPE_ASSIGN_OR_RETURN(Saver saver,
-                                Saver::create(root, {.max_to_keep = opt.max_checkpoints_to_keep}));
+        SaverOptions saver_options;
+        saver_options.max_to_keep = opt.max_checkpoints_to_keep;
+        saver_options.sharded = opt.sharded_checkpoints;
+        TROUPE_ASSIGN_OR_RETURN(Saver saver, Saver::create(root, saver_options));
         mts->saver_ = std::make_shared<Saver>(std::move(saver));
       }
     }

@@ -55,6 +55,10 @@ struct MonitoredTrainingSessionOptions {
   int64_t save_summaries_steps = 100;
   double save_summaries_secs = 0;
   int max_checkpoints_to_keep = 5;
+  // The chief's own saver (when the scaffold gives none) is sharded, as TensorFlow's
+  // Scaffold's is: each task holding variables writes them to checkpoint_dir itself, which every
+  // task must therefore see (a shared volume); false: the chief fetches and writes them all.
+  bool sharded_checkpoints = true;
   // Scalars written to TensorBoard (tag, scalar tensor).
   std::vector<std::pair<std::string, Output>> summaries;
   // A string scalar holding a serialized tf.Summary (merged summary ops), written as it is.

@@ -10,21 +10,44 @@
 #include "troupe/apps/training/checkpoint_index.hpp"
 #include "troupe/devices/cpu/array_layout.hpp"
 #include "troupe/graph/core/logging.hpp"
+#include "troupe/graph/formats/checkpoint_files.hpp"
 #include "troupe/graph/formats/npz.hpp"
+#include "troupe/graph/ops/io_ops.hpp"
 #include "troupe/graph/ops/ops.hpp"
 
 namespace troupe {
 namespace fs = std::filesystem;
 namespace {
 
-// The checkpoint files `state` no longer keeps: removed once the new index is durable, so an
-// index never names a file that is gone. A file that cannot be removed is only a warning.
+// The checkpoints `state` no longer keeps (each one file or a set of shards): removed once the
+// new index is durable, so an index never names a file that is gone. A file that cannot be
+// removed is only a warning.
 void remove_checkpoints(const std::string& dir, const std::vector<std::string>& paths) {
   for (const std::string& path : paths) {
-    std::error_code ec;
-    fs::remove(checkpoint_path_in(dir, path), ec);
-    if (ec) log_warning("cannot remove old checkpoint {}: {}", path, ec.message());
+    for (const std::string& file : checkpoint_files_present(checkpoint_path_in(dir, path))) {
+      std::error_code ec;
+      fs::remove(file, ec);
+      if (ec) log_warning("cannot remove old checkpoint file {}: {}", file, ec.message());
+    }
   }
+}
+
+// Removes the data files of checkpoint `path` other than `keep`: what an earlier save under
+// the same name left in the other layout.
+void remove_files_of(const std::string& path, const std::vector<std::string>& keep) {
+  for (const std::string& file : checkpoint_files_present(path)) {
+    if (std::ranges::find(keep, file) != keep.end()) continue;
+    std::error_code ec;
+    fs::remove(file, ec);
+    if (ec) log_warning("cannot remove stale checkpoint file {}: {}", file, ec.message());
+  }
+}
+
+Tensor string_vector(const std::vector<std::string>& values) {
+  Tensor t(DataType::kString, TensorShape{static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i)
+    t.data<std::string>()[i] = values[i];
+  return t;
 }
 
 // The block of a tensor of dimensions `whole` that starts at `offset`, as a strided view.
@@ -63,6 +86,12 @@ StatusOr<Saver> Saver::create(const Scope& scope, SaverOptions options) {
     const VariableRecord* record = scope.graph().variable_record(variable);
     const std::string& name =
         given == variable && record != nullptr && record->slice ? record->slice->full_name : given;
+    if (name.empty() || name.find('@') != std::string::npos) {
+      return errors::InvalidArgument(
+          "Saver: the checkpoint name '{}' of variable '{}' is empty or has an '@' (a checkpoint "
+          "file stores a variable's slices as '<name>@<slice>')",
+          name, variable);
+    }
     const size_t index = std::ranges::find(saver.names_, name) - saver.names_.begin();
     if (index == saver.names_.size()) {
       saver.names_.push_back(name);
@@ -84,8 +113,96 @@ StatusOr<Saver> Saver::create(const Scope& scope, SaverOptions options) {
   }
   saver.restore_all_ =
       ops::NoOp(save.with_op_name("restore_all").with_control_dependencies(assigns));
+  if (saver.options_.sharded) TROUPE_RETURN_IF_ERROR(saver.build_sharded(save));
   TROUPE_RETURN_IF_ERROR(scope.status());
   return saver;
+}
+
+// One SaveV2 and one RestoreV2 per device holding variables (by the device each variable
+// asks for, as TensorFlow's sharded saver groups them), colocated with that device's first
+// variable; a shard of a partitioned variable is saved as its slice of the whole.
+Status Saver::build_sharded(const Scope& save) {
+  std::vector<std::string> devices;
+  std::vector<std::vector<const Part*>> parts_of;
+  std::vector<std::vector<std::string>> names_of, specs_of;
+  for (const Entry& entry : entries_) {
+    for (const Part& part : entry.parts) {
+      const std::string& device = part.variable.node()->requested_device();
+      size_t d = std::ranges::find(devices, device) - devices.begin();
+      if (d == devices.size()) {
+        devices.push_back(device);
+        parts_of.emplace_back();
+        names_of.emplace_back();
+        specs_of.emplace_back();
+      }
+      parts_of[d].push_back(&part);
+      names_of[d].push_back(entry.name);
+      specs_of[d].push_back(
+          part.offset.empty() ? std::string()
+                              : tensor_slice_spec_string(entry.full_shape, part.offset,
+                                                         part.variable.shape().to_shape().dims()));
+    }
+  }
+  std::vector<Operation> assigns;
+  for (size_t d = 0; d < devices.size(); ++d) {
+    const Scope at =
+        save.sub_scope(fmt::format("shard_{}", d)).colocate_with(parts_of[d][0]->variable.op());
+    DeviceShard shard;
+    shard.prefix =
+        ops::Placeholder(at.with_op_name("prefix"), DataType::kString, PartialShape::scalar());
+    Output names = ops::Const(at.with_op_name("tensor_names"), string_vector(names_of[d]));
+    Output specs = ops::Const(at.with_op_name("shape_and_slices"), string_vector(specs_of[d]));
+    std::vector<Input> tensors;
+    std::vector<DataType> dtypes;
+    for (const Part* part : parts_of[d]) {
+      tensors.emplace_back(part->variable);
+      dtypes.push_back(part->variable.dtype());
+    }
+    shard.save = ops::SaveV2(at.with_op_name("SaveV2"), shard.prefix, names, specs, tensors);
+    std::vector<Output> restored =
+        ops::RestoreV2(at.with_op_name("RestoreV2"), shard.prefix, names, specs, dtypes);
+    TROUPE_RETURN_IF_ERROR(save.status());
+    for (size_t k = 0; k < parts_of[d].size(); ++k) {
+      const Output& variable = parts_of[d][k]->variable;
+      assigns.push_back(ops::Assign(save.colocate_with(variable.op()).with_op_name("restore_shard"),
+                                    variable, restored[k],
+                                    {.validate_shape = variable.shape().is_fully_defined()})
+                            .op());
+    }
+    shards_.push_back(shard);
+  }
+  restore_shards_ =
+      ops::NoOp(save.with_op_name("restore_shards").with_control_dependencies(assigns));
+  return save.status();
+}
+
+// Runs every device's SaveV2 at once, writing `files` (the shards of `prefix`); then checks
+// that this task sees every shard (a directory every task shares).
+Status Saver::write_shards(Session& session, const std::string& prefix,
+                           const std::vector<std::string>& files) {
+  const int n = static_cast<int>(shards_.size());
+  FeedDict feeds;
+  std::vector<Operation> targets;
+  for (int i = 0; i < n; ++i) {
+    // SaveV2 writes "<its prefix>.npz"; absolute, as the tasks' working directories may differ.
+    const std::string shard = fs::absolute(files[i]).string();
+    feeds.emplace_back(shards_[i].prefix, Tensor(shard.substr(0, shard.size() - 4)));
+    targets.push_back(shards_[i].save);
+  }
+  TROUPE_RETURN_IF_ERROR(session.run_targets(targets, feeds).with_context("saving " + prefix));
+  size_t seen = 0;
+  for (const std::string& file : files) {
+    std::error_code ec;
+    seen += fs::is_regular_file(file, ec) ? 1 : 0;
+  }
+  if (seen != files.size()) {
+    return errors::FailedPrecondition(
+        "saving {}: the tasks holding the variables wrote its {} shard(s), but this task sees "
+        "{} of them: a sharded checkpoint needs a directory every task shares, as TensorFlow's "
+        "sharded saver does (or save without sharded)",
+        prefix, files.size(), seen);
+  }
+  return Status::OK();
 }
 
 Status Saver::add_part(Entry& entry, const Output& variable, const VariableRecord* record) {
@@ -175,6 +292,17 @@ StatusOr<std::string> Saver::save(Session& session, const std::string& save_path
   fs::create_directories(dir, ec);
   if (ec)
     return errors::Unavailable("cannot create checkpoint directory {}: {}", dir, ec.message());
+  const std::string name = prefix.filename().string() +
+                           (global_step ? "-" + std::to_string(*global_step) : std::string());
+  if (options_.sharded) {
+    TROUPE_ASSIGN_OR_RETURN(std::optional<CheckpointState> previous, recover_checkpoint_state(dir));
+    const std::string path = (fs::path(dir) / name).string();
+    std::vector<std::string> files;
+    for (int i = 0; i < static_cast<int>(shards_.size()); ++i)
+      files.push_back(checkpoint_shard_file(path, i, static_cast<int>(shards_.size())));
+    Status written = write_shards(session, path, files);
+    return index_checkpoint(dir, name, files, std::move(previous), written);
+  }
   std::vector<Output> variables;
   for (const Entry& entry : entries_) {
     for (const Part& part : entry.parts)
@@ -206,16 +334,30 @@ StatusOr<std::string> Saver::save(Session& session, const std::string& save_path
     }
     named.emplace_back(entry.name, std::move(whole));
   }
-  std::string file = prefix.filename().string() +
-                     (global_step ? "-" + std::to_string(*global_step) : std::string()) + ".npz";
-  std::string path = (fs::path(dir) / file).string();
+  const std::string file = name + ".npz";
   // The data first, durably; then the index that names it; then what the index dropped.
   TROUPE_ASSIGN_OR_RETURN(std::optional<CheckpointState> previous, recover_checkpoint_state(dir));
+  const std::string path = (fs::path(dir) / file).string();
   Status saved = write_npz(path, named).with_context("saving a checkpoint");
+  return index_checkpoint(dir, file, {path}, std::move(previous), saved);
+}
+
+// Names the checkpoint `file` (relative to `dir`: a file, or the prefix of a set of shards)
+// newest in the index once its data (`data_files`) is durable (`saved`), then removes what the
+// index drops and what an earlier save of the same name left in another layout; on failure
+// removes `data_files` (never another layout's files), unless the index names `file` itself.
+StatusOr<std::string> Saver::index_checkpoint(const std::string& dir, const std::string& file,
+                                              const std::vector<std::string>& data_files,
+                                              std::optional<CheckpointState> previous,
+                                              Status saved) {
+  const std::string path = (fs::path(dir) / file).string();
   const auto now = std::chrono::system_clock::now();
   CheckpointState state;
   if (previous) state.all_model_checkpoint_paths = std::move(previous->all_model_checkpoint_paths);
-  std::erase(state.all_model_checkpoint_paths, file);
+  // The same checkpoint saved before (as one file or as shards) is now this one.
+  std::erase_if(state.all_model_checkpoint_paths, [&](const std::string& kept) {
+    return checkpoint_prefix_of(kept) == checkpoint_prefix_of(file);
+  });
   state.all_model_checkpoint_paths.push_back(file);
   std::vector<std::string> dropped;
   while (options_.max_to_keep > 0 &&
@@ -245,11 +387,16 @@ StatusOr<std::string> Saver::save(Session& session, const std::string& save_path
     if (!index.ok() || !index->has_value() ||
         std::ranges::find((*index)->all_model_checkpoint_paths, file) ==
             (*index)->all_model_checkpoint_paths.end()) {
-      std::error_code ec;
-      if (fs::exists(path, ec)) remove_checkpoints(dir, {file});
+      for (const std::string& data : data_files) {
+        std::error_code ec;
+        fs::remove(data, ec);
+      }
     }
     return saved;
   }
+  // What an earlier save of this name left in the other layout (or another number of shards)
+  // is not this checkpoint's data: gone once the index names this one.
+  remove_files_of(path, data_files);
   saved_at_[file] = now;
   for (const std::string& gone : dropped)
     saved_at_.erase(gone);
@@ -258,34 +405,43 @@ StatusOr<std::string> Saver::save(Session& session, const std::string& save_path
 }
 
 Status Saver::restore(Session& session, const std::string& given) const {
-  std::error_code ec;
-  const std::string path =
-      given.ends_with(".npz") || !fs::exists(given + ".npz", ec) ? given : given + ".npz";
-  TROUPE_ASSIGN_OR_RETURN(auto arrays, read_npz(path));
+  const std::string prefix = checkpoint_prefix_of(given);
+  TROUPE_ASSIGN_OR_RETURN(std::vector<std::string> files, checkpoint_data_files(given));
+  const std::string path = checkpoint_shown(files, prefix);
+  if (options_.sharded) {
+    // Read on each device: the values never pass through this task.
+    FeedDict feeds;
+    for (const DeviceShard& shard : shards_)
+      feeds.emplace_back(shard.prefix, Tensor(fs::absolute(prefix).string()));
+    return session.run_targets({restore_shards_}, feeds).with_context("restoring " + path);
+  }
+  std::vector<std::string> names;
+  for (const Entry& entry : entries_)
+    names.push_back(entry.name);
+  TROUPE_ASSIGN_OR_RETURN(
+      std::vector<Tensor> arrays,
+      read_checkpoint_tensors(given, names, std::vector<TensorSliceSpec>(names.size())));
   FeedDict feeds;
-  for (const Entry& entry : entries_) {
-    auto it = std::find_if(arrays.begin(), arrays.end(),
-                           [&](const auto& a) { return a.first == entry.name; });
-    if (it == arrays.end()) {
-      return errors::NotFound("checkpoint {} has no value for variable '{}'", path, entry.name);
-    }
+  for (size_t e = 0; e < entries_.size(); ++e) {
+    const Entry& entry = entries_[e];
+    const Tensor& value = arrays[e];
     const Output& var = entry.parts[0].variable;
     const bool sharded = !entry.parts[0].offset.empty();
-    const bool shape_ok = sharded ? it->second.shape() == TensorShape(entry.full_shape)
-                                  : var.shape().matches(it->second.shape());
-    if (it->second.dtype() != var.dtype() || !shape_ok) {
+    const bool shape_ok = sharded ? value.shape() == TensorShape(entry.full_shape)
+                                  : var.shape().matches(value.shape());
+    if (value.dtype() != var.dtype() || !shape_ok) {
       return errors::InvalidArgument(
           "checkpoint {} holds variable '{}' as {} {}, the model has {} {}", path, entry.name,
-          dtype_name(it->second.dtype()), it->second.shape().to_string(), dtype_name(var.dtype()),
+          dtype_name(value.dtype()), value.shape().to_string(), dtype_name(var.dtype()),
           sharded ? TensorShape(entry.full_shape).to_string() : var.shape().to_string());
     }
     for (const Part& part : entry.parts) {
       if (!sharded) {
-        feeds.emplace_back(part.placeholder, it->second);
+        feeds.emplace_back(part.placeholder, value);
         continue;
       }
       Tensor slice(var.dtype(), part.variable.shape().to_shape());
-      strided_copy(it->second, block_of(entry.full_shape, part.offset), slice,
+      strided_copy(value, block_of(entry.full_shape, part.offset), slice,
                    dense_view(slice.shape().dims()), slice.shape().dims());
       feeds.emplace_back(part.placeholder, std::move(slice));
     }
@@ -298,7 +454,8 @@ Status prepare_checkpoint_directory(const std::string& dir) {
   fs::directory_iterator entries(dir, ec);
   if (ec == std::errc::no_such_file_or_directory) return Status::OK();
   if (ec) return errors::Unavailable("cannot list checkpoint directory {}: {}", dir, ec.message());
-  static const std::regex unfinished(R"(^(.+-[0-9]+\.npz|checkpoint)\.tmp(\.[0-9]+\.[0-9]+)?$)");
+  static const std::regex unfinished(
+      R"(^(.+-[0-9]+(\.shard-[0-9]{5}-of-[0-9]{5})?\.npz|checkpoint)\.tmp(\.[0-9]+\.[0-9]+)?$)");
   for (const auto& entry : entries) {
     if (!std::regex_match(entry.path().filename().string(), unfinished)) continue;
     fs::remove(entry.path(), ec);

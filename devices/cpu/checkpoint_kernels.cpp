@@ -1,22 +1,81 @@
-// RestoreV2: tensors (or slices of them) read from a .npz checkpoint on this device's task
-// (graph/ops/io_ops.hpp). The archive is read once per run and only the named arrays are
-// decoded.
+// SaveV2 and RestoreV2: tensors (or slices of them) written to and read from a checkpoint on
+// this device's task (graph/ops/io_ops.hpp, graph/formats/checkpoint_files.hpp). A read
+// decodes only the arrays it needs.
+#include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "troupe/devices/cpu/cpu_kernels.hpp"
 #include "troupe/devices/kernel_registry.hpp"
+#include "troupe/graph/formats/checkpoint_files.hpp"
 #include "troupe/graph/formats/npz.hpp"
 #include "troupe/graph/formats/tensor_slice.hpp"
 
 namespace troupe {
 namespace {
 
-// Where the checkpoint `prefix` lies: "<prefix>.npz", or the prefix itself when it names the
-// .npz file.
-std::string checkpoint_file(const std::string& prefix) {
-  return prefix.ends_with(".npz") ? prefix : prefix + ".npz";
-}
+class SaveV2Kernel : public OpKernel {
+ public:
+  explicit SaveV2Kernel(const OpKernelConstruction& c) : OpKernel(c) {}
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& prefix = ctx.input(0);
+    const Tensor& names = ctx.input(1);
+    const Tensor& specs = ctx.input(2);
+    const int64_t count = ctx.num_inputs() - 3;
+    if (prefix.num_elements() != 1) {
+      ctx.fail_invalid("prefix must be one string, got shape {}", prefix.shape().to_string());
+      return;
+    }
+    if (names.rank() != 1 || names.dim(0) != count || specs.rank() != 1 || specs.dim(0) != count) {
+      ctx.fail_invalid(
+          "tensor_names (shape {}) and shape_and_slices (shape {}) must be vectors of {} strings, "
+          "one per tensor",
+          names.shape().to_string(), specs.shape().to_string(), count);
+      return;
+    }
+    NamedTensors named;
+    std::set<std::string> seen;
+    for (int64_t i = 0; i < count; ++i) {
+      const std::string& name = names.flat<std::string>()[i];
+      const std::string& spec_text = specs.flat<std::string>()[i];
+      const Tensor& value = ctx.input(static_cast<int>(3 + i));
+      if (name.empty() || name.find('@') != std::string::npos) {
+        ctx.fail_invalid("tensor_names[{}] is '{}': expected a non-empty name without '@'", i,
+                         name);
+        return;
+      }
+      StatusOr<TensorSliceSpec> spec = parse_tensor_slice_spec(spec_text);
+      if (!spec.ok()) {
+        ctx.fail_invalid("shape_and_slices[{}] of '{}': {}", i, name, spec.status().message());
+        return;
+      }
+      if (!spec->whole && value.shape() != TensorShape(spec->length)) {
+        ctx.fail_invalid("tensor '{}' has shape {}, its slice '{}' is {}", name,
+                         value.shape().to_string(), spec_text,
+                         TensorShape(spec->length).to_string());
+        return;
+      }
+      std::string key = spec->whole ? name : checkpoint_slice_key(name, spec_text);
+      if (!seen.insert(key).second) {
+        ctx.fail_invalid("tensor '{}' is given twice", key);
+        return;
+      }
+      named.emplace_back(std::move(key), value);
+    }
+    const std::string file = prefix.flat<std::string>()[0] + ".npz";
+    // As TensorFlow's SaveV2, the directory is made if need be (on this task's file system:
+    // the saver then checks that its own task sees the file).
+    std::error_code ec;
+    const std::filesystem::path dir = std::filesystem::path(file).parent_path();
+    if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+    Status written = write_npz(file, named);
+    if (!written.ok()) {
+      ctx.set_status(written.with_context(fmt::format("node '{}' (SaveV2)", node().name())));
+    }
+  }
+};
 
 class RestoreV2Kernel : public OpKernel {
  public:
@@ -39,36 +98,37 @@ class RestoreV2Kernel : public OpKernel {
           names.shape().to_string(), specs.shape().to_string(), count);
       return;
     }
-    const std::string file = checkpoint_file(prefix.flat<std::string>()[0]);
+    const std::string file = prefix.flat<std::string>()[0];
     const std::vector<std::string> wanted(names.flat<std::string>().begin(),
                                           names.flat<std::string>().end());
     const std::string where = fmt::format("node '{}' (RestoreV2)", node().name());
-    StatusOr<std::vector<Tensor>> tensors = read_npz_tensors(file, wanted);
+    std::vector<TensorSliceSpec> slices;
+    for (int64_t i = 0; i < count; ++i) {
+      StatusOr<TensorSliceSpec> spec = parse_tensor_slice_spec(specs.flat<std::string>()[i]);
+      if (!spec.ok()) {
+        ctx.set_status(spec.status().with_context(
+            fmt::format("{}: tensor '{}' of checkpoint '{}'", where, wanted[i], file)));
+        return;
+      }
+      slices.push_back(*std::move(spec));
+    }
+    StatusOr<std::vector<std::string>> files = checkpoint_data_files(file);
+    StatusOr<std::vector<Tensor>> tensors =
+        files.ok() ? read_checkpoint_tensors(file, wanted, slices) : files.status();
     if (!tensors.ok()) {
       ctx.set_status(tensors.status().with_context(where));
       return;
     }
+    const std::string shown = checkpoint_shown(*files, checkpoint_prefix_of(file));
     for (int64_t i = 0; i < count; ++i) {
-      const Tensor& whole = (*tensors)[i];
-      const std::string what =
-          fmt::format("{}: tensor '{}' of checkpoint '{}'", where, wanted[i], file);
-      if (whole.dtype() != dtypes_[i]) {
-        ctx.set_status(errors::InvalidArgument("{} is {}, expected {} (dtypes[{}])", what,
-                                               dtype_name(whole.dtype()), dtype_name(dtypes_[i]),
-                                               i));
+      Tensor& value = (*tensors)[i];
+      if (value.dtype() != dtypes_[i]) {
+        ctx.set_status(errors::InvalidArgument(
+            "{}: tensor '{}' of checkpoint '{}' is {}, expected {} (dtypes[{}])", where, wanted[i],
+            shown, dtype_name(value.dtype()), dtype_name(dtypes_[i]), i));
         return;
       }
-      StatusOr<TensorSliceSpec> spec = parse_tensor_slice_spec(specs.flat<std::string>()[i]);
-      if (!spec.ok()) {
-        ctx.set_status(spec.status().with_context(what));
-        return;
-      }
-      StatusOr<Tensor> slice = slice_of(whole, *spec, what);
-      if (!slice.ok()) {
-        ctx.set_status(slice.status());
-        return;
-      }
-      ctx.set_output(static_cast<int>(i), *std::move(slice));
+      ctx.set_output(static_cast<int>(i), std::move(value));
     }
   }
 
@@ -80,6 +140,7 @@ class RestoreV2Kernel : public OpKernel {
 
 void register_checkpoint_kernels(KernelRegistry& r) {
   must_add_kernel(r, "RestoreV2", kCpu, simple_kernel<RestoreV2Kernel>());
+  must_add_kernel(r, "SaveV2", kCpu, simple_kernel<SaveV2Kernel>());
 }
 
 }  // namespace troupe

@@ -2,6 +2,7 @@
 // the slice out of the whole tensor.
 #include "troupe/graph/formats/tensor_slice.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -119,6 +120,62 @@ StatusOr<Tensor> slice_of(const Tensor& whole, const TensorSliceSpec& spec, std:
       index[d] = 0;
     }
     if (d < 0) return out;
+  }
+}
+
+std::string tensor_slice_spec_string(const std::vector<int64_t>& full_shape,
+                                     const std::vector<int64_t>& start,
+                                     const std::vector<int64_t>& length) {
+  std::vector<std::string> per_dim;
+  for (size_t d = 0; d < full_shape.size(); ++d) {
+    per_dim.push_back(start[d] == 0 && length[d] == full_shape[d]
+                          ? std::string("-")
+                          : fmt::format("{},{}", start[d], length[d]));
+  }
+  return fmt::format("{} {}", fmt::join(full_shape, " "), fmt::join(per_dim, ":"));
+}
+
+int64_t copy_overlap(const Tensor& src, const std::vector<int64_t>& src_start, Tensor& dst,
+                     const std::vector<int64_t>& dst_start) {
+  const int rank = dst.rank();
+  if (rank == 0) {
+    std::memcpy(dst.raw_data(), src.raw_data(), dst.total_bytes());
+    return 1;
+  }
+  // The overlap, [lo, hi) in the whole tensor's coordinates.
+  std::vector<int64_t> lo(rank), hi(rank);
+  for (int d = 0; d < rank; ++d) {
+    lo[d] = std::max(src_start[d], dst_start[d]);
+    hi[d] = std::min(src_start[d] + src.dim(d), dst_start[d] + dst.dim(d));
+    if (lo[d] >= hi[d]) return 0;
+  }
+  auto strides = [rank](const Tensor& t) {
+    std::vector<int64_t> stride(rank, 1);
+    for (int d = rank - 2; d >= 0; --d)
+      stride[d] = stride[d + 1] * t.dim(d + 1);
+    return stride;
+  };
+  const std::vector<int64_t> src_stride = strides(src), dst_stride = strides(dst);
+  const size_t element = dtype_size(dst.dtype());
+  const int64_t run = hi[rank - 1] - lo[rank - 1];
+  const auto* from = static_cast<const char*>(src.raw_data());
+  auto* to = static_cast<char*>(dst.raw_data());
+  std::vector<int64_t> index = lo;  // in the whole; index[rank - 1] stays lo[rank - 1]
+  int64_t copied = 0;
+  while (true) {
+    int64_t at_src = 0, at_dst = 0;
+    for (int d = 0; d < rank; ++d) {
+      at_src += (index[d] - src_start[d]) * src_stride[d];
+      at_dst += (index[d] - dst_start[d]) * dst_stride[d];
+    }
+    std::memcpy(to + at_dst * element, from + at_src * element, run * element);
+    copied += run;
+    int d = rank - 2;
+    for (; d >= 0; --d) {
+      if (++index[d] < hi[d]) break;
+      index[d] = lo[d];
+    }
+    if (d < 0) return copied;
   }
 }
 

@@ -31,4 +31,16 @@ StatusOr<TensorSliceSpec> parse_tensor_slice_spec(std::string_view spec);
 // a string.
 StatusOr<Tensor> slice_of(const Tensor& whole, const TensorSliceSpec& spec, std::string_view what);
 
+// The spec string of the block of a `full_shape` tensor that starts at `start` and is `length`
+// long in each dimension: "10 16 0,5:-" (a dimension taken whole is "-").
+std::string tensor_slice_spec_string(const std::vector<int64_t>& full_shape,
+                                     const std::vector<int64_t>& start,
+                                     const std::vector<int64_t>& length);
+
+// Copies into `dst` the elements it shares with `src`, where each is a block of one larger
+// tensor starting at `dst_start` and `src_start` (dimensions: their shapes; all of one rank and
+// one dtype, not strings). Returns how many elements were copied (0 if the blocks are apart).
+int64_t copy_overlap(const Tensor& src, const std::vector<int64_t>& src_start, Tensor& dst,
+                     const std::vector<int64_t>& dst_start);
+
 }  // namespace troupe

@@ -1,4 +1,4 @@
-// Checkpoint-reading ops: RestoreV2's definition, shape function and builder.
+// Checkpoint ops: SaveV2's and RestoreV2's definitions, shape functions and builders.
 #include "troupe/graph/ops/io_ops.hpp"
 
 #include "troupe/graph/formats/tensor_slice.hpp"
@@ -37,6 +37,21 @@ Status restore_shape(InferenceContext& c) {
   return Status::OK();
 }
 
+Status save_shape(InferenceContext& c) {
+  if (c.input(0).rank_known() && c.input(0).rank() != 0) {
+    return c.invalid("prefix must be a scalar, got shape {}", c.input(0).to_string());
+  }
+  const int64_t count = c.num_inputs() - 3;
+  for (int i = 1; i <= 2; ++i) {
+    const PartialShape& in = c.input(i);
+    if (in.rank_known() && (in.rank() != 1 || (in.dim(0) >= 0 && in.dim(0) != count))) {
+      return c.invalid("{} must be a vector of {} strings, one per tensor, got shape {}",
+                       i == 1 ? "tensor_names" : "shape_and_slices", count, in.to_string());
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 void register_io_ops(OpRegistry& r) {
@@ -48,6 +63,14 @@ void register_io_ops(OpRegistry& r) {
                        .attr("dtypes: list(type)")
                        .stateful()
                        .shape_fn(restore_shape));
+  must_register(r, OpDefBuilder("SaveV2")
+                       .input("prefix: string")
+                       .input("tensor_names: string")
+                       .input("shape_and_slices: string")
+                       .input("tensors: dtypes")
+                       .attr("dtypes: list(type)")
+                       .stateful()
+                       .shape_fn(save_shape));
 }
 
 namespace ops {
@@ -65,6 +88,16 @@ std::vector<Output> RestoreV2(const Scope& scope, const Input& prefix, const Inp
   for (int i = 0; i < op.num_outputs(); ++i)
     outputs.emplace_back(op, i);
   return outputs;
+}
+
+Operation SaveV2(const Scope& scope, const Input& prefix, const Input& tensor_names,
+                 const Input& shape_and_slices, const std::vector<Input>& tensors) {
+  return NodeBuilder(scope, "SaveV2")
+      .input(prefix)
+      .input(tensor_names)
+      .input(shape_and_slices)
+      .input_list(tensors)
+      .finalize();
 }
 
 }  // namespace ops

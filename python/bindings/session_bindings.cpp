@@ -14,6 +14,7 @@
 #include "troupe/apps/training/saver.hpp"
 #include "troupe/devices/step_stats.hpp"
 #include "troupe/graph/core/protobuf_wire.hpp"
+#include "troupe/graph/formats/checkpoint_files.hpp"
 #include "troupe/graph/tensorflow_graph_def.hpp"
 
 namespace py = pybind11;
@@ -159,16 +160,17 @@ void bind_session(py::module_& m) {
       });
 
   py::class_<Saver, std::shared_ptr<Saver>>(m, "Saver")
-      .def_static("create",
-                  [](const Scope& scope, int max_to_keep, double keep_every_n_hours,
-                     const std::vector<std::pair<std::string, std::string>>& var_list) {
-                    auto saver =
-                        Saver::create(scope, {.max_to_keep = max_to_keep,
-                                              .keep_checkpoint_every_n_hours = keep_every_n_hours,
-                                              .var_list = var_list});
-                    raise_if_failed(scope);
-                    return std::make_shared<Saver>(check(std::move(saver)));
-                  })
+      .def_static(
+          "create",
+          [](const Scope& scope, int max_to_keep, double keep_every_n_hours,
+             const std::vector<std::pair<std::string, std::string>>& var_list, bool sharded) {
+            auto saver = Saver::create(scope, {.max_to_keep = max_to_keep,
+                                               .keep_checkpoint_every_n_hours = keep_every_n_hours,
+                                               .var_list = var_list,
+                                               .sharded = sharded});
+            raise_if_failed(scope);
+            return std::make_shared<Saver>(check(std::move(saver)));
+          })
       .def("save",
            [](Saver& saver, const SessionHandle& handle, const std::string& save_path,
               std::optional<int64_t> step) {
@@ -185,6 +187,9 @@ void bind_session(py::module_& m) {
         check(restored);
       });
   m.def("latest_checkpoint", [](const std::string& dir) { return check(latest_checkpoint(dir)); });
+  // The data files of a checkpoint (one .npz, or its shards); NotFoundError or DataLossError.
+  m.def("checkpoint_data_files",
+        [](const std::string& prefix) { return check(checkpoint_data_files(prefix)); });
   m.def("checkpoint_state",
         [](const std::string& dir)
             -> std::optional<std::pair<std::string, std::vector<std::string>>> {

@@ -19,7 +19,7 @@
 #include "troupe/apps/data/fashion_mnist.hpp"
 #include "troupe/apps/training/saver.hpp"
 #include "troupe/graph/core/throwing.hpp"
-#include "troupe/graph/formats/npz.hpp"
+#include "troupe/graph/formats/checkpoint_files.hpp"
 
 namespace troupe {
 using testing::TempDir;
@@ -65,13 +65,13 @@ std::vector<std::string> launch(const std::vector<std::string>& train_flags) {
 
 // Reads the job's output until the checkpoint index in `dir` names a checkpoint past the
 // first (true: resuming from it must not start at step 0), or the job ends or 4 minutes pass
-// (false). The index, not the files, is what a restart reads: a .npz may exist before the
-// index names it.
+// (false). The index, not the files, is what a restart reads: the shards may exist before the
+// index names them.
 bool wait_for_checkpoint(ChildProcess& job, const fs::path& dir) {
   for (int i = 0; i < 2400 && !job.output_closed(); ++i) {
     job.wait_for(std::string(1, '\0'), 100);  // keep reading the job's output for 100 ms
     auto latest = latest_checkpoint(dir.string());
-    if (latest.ok() && latest->has_value() && fs::path(**latest).filename() != "model.ckpt-0.npz") {
+    if (latest.ok() && latest->has_value() && fs::path(**latest).filename() != "model.ckpt-0") {
       return true;
     }
   }
@@ -118,7 +118,8 @@ BOOST_AUTO_TEST_CASE(in_one_process) {
   BOOST_TEST(result.exit_code == 0, result.out);
   BOOST_TEST(accuracy_in(result.out) > 0.75, result.out);
   BOOST_TEST(fs::exists(dir.path() / "checkpoint"));
-  BOOST_TEST(fs::exists(dir.path() / "model.ckpt-240.npz"));  // 2 * 60000 / 500
+  // 2 * 60000 / 500 steps; the ps wrote the variables (sharded checkpoints, the default).
+  BOOST_TEST(fs::exists(dir.path() / "model.ckpt-240.shard-00000-of-00001.npz"));
 
   // TensorBoard: the training scalars with the learning rate and rates, and an evaluation on the
   // test set per epoch in eval/ under the same tags; the last one is the result printed.
@@ -160,7 +161,7 @@ BOOST_AUTO_TEST_CASE(a_convolutional_network_in_one_process) {
                             kTimeoutMs);
   BOOST_TEST(result.exit_code == 0, result.out);
   BOOST_TEST(accuracy_in(result.out) > 0.8, result.out);
-  BOOST_TEST(fs::exists(dir.path() / "model.ckpt-600.npz"));
+  BOOST_TEST(fs::exists(dir.path() / "model.ckpt-600.shard-00000-of-00001.npz"));
 }
 
 // Two towers (CPU:0 and CPU:1, each on half the batch, gradients averaged) compute the update one
@@ -256,7 +257,7 @@ BOOST_AUTO_TEST_CASE(sigint_makes_the_chief_write_a_final_checkpoint) {
   auto latest = value_or_throw(latest_checkpoint(dir.path().string()));
   BOOST_REQUIRE(latest.has_value());
   BOOST_TEST(*latest == stopped[2].str(), result.out);
-  BOOST_TEST(fs::path(*latest).filename().string() == "model.ckpt-" + stopped[1].str() + ".npz");
+  BOOST_TEST(fs::path(*latest).filename().string() == "model.ckpt-" + stopped[1].str());
 }
 
 BOOST_AUTO_TEST_CASE(sigint_ends_a_workers_wait_for_the_chief) {
@@ -367,7 +368,7 @@ BOOST_AUTO_TEST_CASE(wide_deep_on_two_ps_recovers_from_a_killed_ps_and_reaches_t
   auto latest = value_or_throw(latest_checkpoint(dir.path().string()));
   BOOST_REQUIRE(latest.has_value());
   std::map<std::string, std::string> saved;  // name -> shape
-  for (const auto& [name, tensor] : value_or_throw(read_npz(*latest)))
+  for (const auto& [name, tensor] : value_or_throw(read_checkpoint(*latest)))
     saved[name] = tensor.shape().to_string();
   // The tables and their slots whole, whatever the number of shards.
   BOOST_TEST(saved["deep/embeddings"] == "[1000000,16]");

@@ -79,7 +79,7 @@ BOOST_AUTO_TEST_CASE(what_does_not_match_names_the_node_file_and_tensor) {
   check_error(run(prefix, "bias", "", DataType::kFloat), Code::kNotFound,
               "Key bias not found in checkpoint '" + prefix + ".npz'");
   check_error(run(dir.file("model-9"), "w", "", DataType::kFloat), Code::kNotFound,
-              "model-9.npz' does not exist");
+              "model-9.npz nor its shards");
   check_error(run(prefix, "w", "4 2 0,2:-", DataType::kFloat), Code::kInvalidArgument,
               "the tensor's shape is [3,2], the slice is of a [4,2] tensor");
   check_error(run(prefix, "w", "3 2 x", DataType::kFloat), Code::kInvalidArgument,

@@ -94,7 +94,8 @@ def test_stop_at_step_logging_and_checkpoints_then_restore(tmp_path, caplog):
     lines = [r.getMessage() for r in caplog.records if "loss = " in r.getMessage()]
     assert len(lines) == 4 and "step = 0" in lines[0]  # runs 1, 11, 21 and the last fetch
     saved = sorted(os.listdir(tmp_path / "extra"))
-    assert "model.ckpt-30.npz" in saved and "checkpoint" in saved
+    # The MonitoredTrainingSession's saver is sharded, as TensorFlow's Scaffold's.
+    assert "model.ckpt-30.shard-00000-of-00001.npz" in saved and "checkpoint" in saved
     # A new chief restores the newest checkpoint and goes on from step 30.
     tf.reset_default_graph()
     x, y, w, loss, step, train_op = linear_model()

@@ -1,9 +1,12 @@
 """Reading checkpoints outside a session, as TensorFlow 1.x's checkpoint_utils and
 NewCheckpointReader do: the variables a checkpoint holds, their shapes and dtypes, and their
 values as numpy arrays. troupe's checkpoints are .npz archives (docs/checkpoints.md), each
-variable whole under its name (a partitioned one too)."""
+variable whole under its name (a partitioned one too), or, written by a sharded Saver, a set of
+shard archives where a partitioned variable's shards are slices "<name>@<shape and slice>"
+(assembled here into the whole variable)."""
 
 import os
+import re
 import zipfile
 
 import numpy as np
@@ -12,8 +15,10 @@ from .. import dtypes as _dtypes
 from .. import errors
 
 
-def _checkpoint_path(ckpt_dir_or_file):
-    """The .npz of a checkpoint prefix, or of the newest checkpoint of a directory."""
+def _checkpoint_files(ckpt_dir_or_file):
+    """The data files of a checkpoint prefix (its .npz, or its shards), or of the newest
+    checkpoint of a directory."""
+    from .. import _troupe
     from .saver import latest_checkpoint
     if os.path.isdir(ckpt_dir_or_file):
         prefix = latest_checkpoint(ckpt_dir_or_file)
@@ -21,16 +26,16 @@ def _checkpoint_path(ckpt_dir_or_file):
             raise ValueError("Couldn't find 'checkpoint' file or checkpoints in given "
                              "directory %s" % ckpt_dir_or_file)
         ckpt_dir_or_file = prefix
-    path = ckpt_dir_or_file if ckpt_dir_or_file.endswith(".npz") else ckpt_dir_or_file + ".npz"
-    if not os.path.isfile(path):
+    try:
+        return _troupe.checkpoint_data_files(ckpt_dir_or_file)
+    except errors.NotFoundError:
         raise errors.NotFoundError(None, None,
                                    "Unsuccessful TensorSliceReader constructor: Failed to find "
-                                   "any matching files for %s" % ckpt_dir_or_file)
-    return path
+                                   "any matching files for %s" % ckpt_dir_or_file) from None
 
 
 def _array_headers(path):
-    """{name: (shape, dtype)} of the .npz at `path`, from each array's .npy header alone (as
+    """{key: (shape, dtype)} of the .npz at `path`, from each array's .npy header alone (as
     TensorFlow's reader reads only a checkpoint's index)."""
     headers = {}
     with zipfile.ZipFile(path) as archive:
@@ -47,17 +52,49 @@ def _array_headers(path):
     return headers
 
 
+def _parse_slice(spec):
+    """(full shape, [(start, length)] per dimension) of a shape-and-slice spec."""
+    words = spec.split(" ")
+    full = [int(w) for w in words[:-1]]
+    box = []
+    for dim, part in zip(full, words[-1].split(":")):
+        if part == "-":
+            box.append((0, dim))
+        else:
+            start, length = part.split(",")
+            box.append((int(start), int(length)))
+    if len(box) != len(full):
+        raise ValueError("slice %r has %d dimension(s) for a shape of %d"
+                         % (spec, len(box), len(full)))
+    return full, box
+
+
 class CheckpointReader:
     """What NewCheckpointReader returns: the tensors of one checkpoint. Names, shapes and
-    dtypes come from the arrays' headers; an array is read when get_tensor asks for it."""
+    dtypes come from the arrays' headers; an array is read when get_tensor asks for it (a
+    variable saved in slices is assembled from them)."""
 
     def __init__(self, path):
-        self._path = _checkpoint_path(path)
+        self._files = _checkpoint_files(path)
+        # What RestoreV2 is given: the one file, or the prefix of the shards.
+        self._path = (self._files[0] if len(self._files) == 1 else
+                      re.sub(r"\.shard-[0-9]{5}-of-[0-9]{5}\.npz$", "", self._files[0]))
+        self._headers = {}  # name: (shape, dtype)
+        self._where = {}  # name: [(file, key, slice box or None)]
+        self._full_shapes = {}  # name: {whole shapes its slices name}
         try:
-            self._headers = _array_headers(self._path)
+            for f in self._files:
+                for key, (shape, dtype) in _array_headers(f).items():
+                    name, _, spec = key.partition("@")
+                    box = None
+                    if spec:
+                        shape, box = _parse_slice(spec)
+                        self._full_shapes.setdefault(name, set()).add(tuple(shape))
+                    self._headers[name] = (list(shape), dtype)
+                    self._where.setdefault(name, []).append((f, key, box))
         except (zipfile.BadZipFile, ValueError, OSError) as e:
             raise errors.DataLossError(None, None, "Unable to read checkpoint %s: %s"
-                                       % (self._path, e)) from None
+                                       % (", ".join(self._files), e)) from None
 
     def get_variable_to_shape_map(self):
         return {name: list(shape) for name, (shape, _) in self._headers.items()}
@@ -72,8 +109,36 @@ class CheckpointReader:
         if tensor_str not in self._headers:
             raise errors.NotFoundError(None, None, "Key %s not found in checkpoint"
                                        % tensor_str)
-        with np.load(self._path, allow_pickle=False) as archive:
-            return archive[tensor_str].copy()
+        shape, dtype = self._headers[tensor_str]
+        pieces = self._where[tensor_str]
+        if pieces[0][2] is None:
+            f, key, _ = pieces[0]
+            with np.load(f, allow_pickle=False) as archive:
+                return archive[key].copy()
+        # The slices must tile the whole (the saver writes a tiling): of one whole shape,
+        # disjoint, each of the shape its name says and one dtype, together every element.
+        if len(self._full_shapes[tensor_str]) > 1:
+            raise errors.DataLossError(None, None, "checkpoint %s: slices of %s disagree on its "
+                                       "shape: %s" % (self._path, tensor_str,
+                                                      sorted(self._full_shapes[tensor_str])))
+        boxes = [box for _, _, box in pieces]
+        for i, a in enumerate(boxes):
+            for b in boxes[:i]:
+                if all(x0 < y0 + yn and y0 < x0 + xn for (x0, xn), (y0, yn) in zip(a, b)):
+                    raise errors.DataLossError(None, None, "checkpoint %s: slices of %s overlap"
+                                               % (self._path, tensor_str))
+        if sum(int(np.prod([n for _, n in box])) for box in boxes) != int(np.prod(shape)):
+            raise errors.DataLossError(None, None, "checkpoint %s: the slices of %s do not cover "
+                                       "its shape %s" % (self._path, tensor_str, shape))
+        whole = np.zeros(shape, dtype=dtype)
+        for f, key, box in pieces:
+            with np.load(f, allow_pickle=False) as archive:
+                piece = archive[key]
+            if piece.dtype != whole.dtype or list(piece.shape) != [n for _, n in box]:
+                raise errors.DataLossError(None, None, "checkpoint %s: slice %r holds %s %s"
+                                           % (self._path, key, piece.dtype, list(piece.shape)))
+            whole[tuple(slice(a, a + n) for a, n in box)] = piece
+        return whole
 
     def debug_string(self):
         return "".join("%s (%s) %s\n" % (name, np.dtype(dtype).name, list(shape))

@@ -257,8 +257,9 @@ class CheckpointSaverListener:
 
 
 class CheckpointSaverHook(SessionRunHook):
-    """Saves "<checkpoint_dir>/model.ckpt-<step>.npz" at the start, every save_steps or
-    save_secs, and at the end (docs/checkpoints.md)."""
+    """Saves the checkpoint "<checkpoint_dir>/model.ckpt-<step>" (with the scaffold's saver,
+    sharded by default: one .npz per task holding variables) at the start, every save_steps
+    or save_secs, and at the end (docs/checkpoints.md)."""
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
                  checkpoint_basename="model.ckpt", scaffold=None, listeners=None):

@@ -3,7 +3,9 @@ checkpoint_exists), as TensorFlow 1.x names and uses them, over troupe's .npz ch
 (apps/training/saver.hpp, docs/checkpoints.md).
 
 A checkpoint is named by its prefix, as TensorFlow names it: `saver.save(sess, "/dir/model",
-global_step=7)` returns "/dir/model-7" and writes "/dir/model-7.npz" (one array per variable),
+global_step=7)` returns "/dir/model-7" and writes "/dir/model-7.npz" (one array per variable;
+with sharded=True, each task holding variables writes its own
+"/dir/model-7.shard-<i>-of-<n>.npz", as TensorFlow's sharded saver writes a file per device),
 then the directory's "checkpoint" index; `restore` and `latest_checkpoint` take and give
 prefixes (a path ending in ".npz" is taken too). troupe writes no .meta file.
 """
@@ -14,6 +16,7 @@ import os
 import numpy as np
 
 from .. import _troupe
+from .. import errors
 from ..framework import get_default_graph
 
 
@@ -43,9 +46,9 @@ class Saver:
                  saver_def=None, builder=None, defer_build=False, allow_empty=False,
                  write_version=2, pad_step_number=False, save_relative_paths=False,
                  filename=None):
-        for flag, what in ((reshape, "reshape"), (sharded, "sharded"),
-                           (saver_def is not None, "saver_def"), (builder is not None, "builder"),
-                           (defer_build, "defer_build"), (pad_step_number, "pad_step_number")):
+        for flag, what in ((reshape, "reshape"), (saver_def is not None, "saver_def"),
+                           (builder is not None, "builder"), (defer_build, "defer_build"),
+                           (pad_step_number, "pad_step_number")):
             if flag:
                 raise ValueError("Saver(%s=...) is not supported by troupe" % what)
         if max_to_keep is None:
@@ -64,7 +67,8 @@ class Saver:
             self._native = None
         else:
             self._native = _troupe.Saver.create(self._graph._scope.root(), max_to_keep,
-                                                float(keep_checkpoint_every_n_hours), pairs)
+                                                float(keep_checkpoint_every_n_hours), pairs,
+                                                bool(sharded))
         self._max_to_keep = max_to_keep
         self._last_checkpoints = []
 
@@ -199,16 +203,25 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     return None if path is None else _prefix(path)
 
 
+def _data_files(checkpoint_prefix):
+    """The files of a checkpoint (its .npz, or all its shards), or [] when it is not complete."""
+    try:
+        return _troupe.checkpoint_data_files(checkpoint_prefix)
+    except (errors.NotFoundError, errors.DataLossError):
+        return []
+
+
 def checkpoint_exists(checkpoint_prefix):
-    """Whether a checkpoint of that prefix (or that .npz path) exists."""
-    return os.path.isfile(checkpoint_prefix + ".npz") or (
-        checkpoint_prefix.endswith(".npz") and os.path.isfile(checkpoint_prefix))
+    """Whether a checkpoint of that prefix (or that .npz path) exists: its .npz, or every one of
+    its shards."""
+    return bool(_data_files(checkpoint_prefix))
 
 
 def get_checkpoint_mtimes(checkpoint_prefixes):
+    """The modification time of each checkpoint that exists (of its newest file), in order."""
     mtimes = []
     for prefix in checkpoint_prefixes:
-        path = prefix if prefix.endswith(".npz") else prefix + ".npz"
-        if os.path.isfile(path):
-            mtimes.append(os.path.getmtime(path))
+        files = _data_files(prefix)
+        if files:
+            mtimes.append(max(os.path.getmtime(f) for f in files))
     return mtimes

@@ -8,7 +8,7 @@ default, which is then recorded in that collection:
   ready_for_local_init_op  report_uninitialized_variables(global_variables())
   local_init_op            Scaffold.default_local_init_op(): local_variables_initializer()
   summary_op               tf.summary.merge_all() (None when there are no summaries)
-  saver                    Saver(allow_empty=True)
+  saver                    Saver(sharded=True, allow_empty=True)
 
 finalize() also finalizes the graph. The session that uses it (apps/training/scaffold.hpp) runs
 them: the chief restores a checkpoint or else runs init_op with init_feed_dict and then
@@ -86,7 +86,7 @@ class Scaffold:
                                                        merge_all)
         if self._saver is None:
             self._saver = Scaffold.get_or_default("saver", GraphKeys.SAVERS,
-                                                  lambda: Saver(allow_empty=True))
+                                                  lambda: Saver(sharded=True, allow_empty=True))
 
     def _check_types(self):
         """TypeError naming the first field a session cannot run (finalize() itself keeps

@@ -7,7 +7,8 @@
 // way the newest complete checkpoint is the one latest_checkpoint names and the one a new
 // chief restores (the data loss this guards against: an index left empty by a full disk and
 // the next start at step 0). It must see failures in both the data file and the index, or
-// it has not tested what it is for.
+// it has not tested what it is for. It runs with a plain saver (the chief writes the data) and
+// with a sharded one (each device's SaveV2 does).
 //
 // Exits 0 when every check holds, 1 naming the first that does not, 77 (skip) when this
 // machine cannot make a mount namespace with a tmpfs (no user namespaces, no CAP_SYS_ADMIN).
@@ -99,11 +100,16 @@ struct Model {
   Operation set = ops::Assign(root, v.ref, ops::Fill(root, {kValues}, value)).op();
 };
 
-int run(const std::string& dir) {
+// One pass over the free page counts with a plain or a sharded saver (whose SaveV2 kernel
+// writes the data) in `dir`, emptied after.
+int run(const std::string& dir, bool sharded) {
   Model m;
   auto server = value_or_throw(Server::create_local_server());
   Session session = value_or_throw(Session::create(server->target()));
-  Saver saver = value_or_throw(Saver::create(m.root, {.max_to_keep = 2}));
+  SaverOptions saver_options;
+  saver_options.max_to_keep = 2;
+  saver_options.sharded = sharded;
+  Saver saver = value_or_throw(Saver::create(m.root, saver_options));
   throw_if_error(session.run_targets({global_variables_initializer(m.root)}));
   auto set_v = [&](float x) {
     throw_if_error(session.run_targets({m.set}, {{m.value, Tensor(x)}}));
@@ -147,8 +153,9 @@ int run(const std::string& dir) {
       return fail(std::to_string(free_pages) + " pages free: restored " + std::to_string(v_now()) +
                   ", the newest complete checkpoint holds " + std::to_string(saved));
     }
-    std::cout << free_pages << " pages free: " << outcome << "; newest complete checkpoint "
-              << fs::path(**latest).filename().string() << std::endl;
+    std::cout << (sharded ? "sharded, " : "") << free_pages << " pages free: " << outcome
+              << "; newest complete checkpoint " << fs::path(**latest).filename().string()
+              << std::endl;
   }
   if (data_failures == 0 || index_failures == 0 || successes == 0) {
     return fail("did not see every case: " + std::to_string(data_failures) + " data, " +
@@ -166,8 +173,10 @@ int run(const std::string& dir) {
   float restored = value_or_throw(chief->session().run(next.v.ref)).data<float>()[0];
   if (restored != saved) return fail("a new chief restored " + std::to_string(restored));
   throw_if_error(chief->close(/*run_end_hooks=*/false));
-  std::cout << "checkpoint_disk_full: " << data_failures << " saves failed in the data, "
-            << index_failures << " in the index, " << successes
+  for (const auto& entry : fs::directory_iterator(dir))
+    fs::remove_all(entry.path());
+  std::cout << "checkpoint_disk_full: " << (sharded ? "sharded: " : "") << data_failures
+            << " saves failed in the data, " << index_failures << " in the index, " << successes
             << " succeeded; the newest complete checkpoint was restored after each" << std::endl;
   return 0;
 }
@@ -188,7 +197,8 @@ int main() {
   }
   int code;
   try {
-    code = run(dir);
+    code = run(dir, /*sharded=*/false);
+    if (code == 0) code = run(dir, /*sharded=*/true);
   } catch (const StatusError& e) {
     code = fail(e.status().to_string());
   }

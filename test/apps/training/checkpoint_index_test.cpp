@@ -12,6 +12,7 @@
 #include "troupe/apps/training/checkpoint_index.hpp"
 #include "troupe/apps/training/monitored_session.hpp"
 #include "troupe/apps/training/saver.hpp"
+#include "troupe/graph/formats/checkpoint_files.hpp"
 #include "troupe/graph/formats/durable_file.hpp"
 #include "troupe/graph/formats/npz.hpp"
 #include "troupe/graph/ops/ops.hpp"
@@ -141,6 +142,7 @@ struct SavedModel {
   std::unique_ptr<Server> server = value_or_throw(Server::create_local_server());
   Session session = value_or_throw(Session::create(server->target()));
   Saver saver = value_or_throw(Saver::create(root, {.max_to_keep = 2}));
+  Saver sharded = value_or_throw(Saver::create(root, {.max_to_keep = 2, .sharded = true}));
 
   SavedModel() { throw_if_error(session.run_targets({global_variables_initializer(root)})); }
   void set_v(double x) { throw_if_error(session.run_targets({set}, {{value, Tensor(x)}})); }
@@ -213,6 +215,52 @@ BOOST_AUTO_TEST_CASE(a_save_failing_at_any_write_leaves_the_newest_complete_chec
   for (const auto& entry : fs::directory_iterator(d)) {
     std::string name = entry.path().filename().string();
     BOOST_TEST(name.find(".tmp") == std::string::npos, name);
+  }
+}
+
+// A step saved again in the other layout (the first start of a chief whose saver became
+// sharded saves the step it restored): each write of the sharded save fails in turn, and that
+// step's checkpoint is never lost — the old file stays until the index names the new shards.
+BOOST_AUTO_TEST_CASE(a_step_saved_again_as_shards_is_never_lost_whichever_write_fails) {
+  TempDir dir;
+  const std::string d = dir.path().string();
+  const std::string prefix = default_checkpoint_prefix(d);
+  SavedModel m;
+  for (int failing = 0;; ++failing) {
+    BOOST_TEST_CONTEXT("failing write " << failing) {
+      m.set_v(5);
+      BOOST_REQUIRE(m.saver.save(m.session, prefix, 5).ok());  // "model.ckpt-5.npz"
+      BOOST_TEST(newest_name(d) == "model.ckpt-5.npz");
+      BOOST_TEST(checkpoint_files_present(prefix + "-5").size() == 1u);
+      m.set_v(6);
+      int calls = 0;
+      std::string failed_step;
+      set_durable_fault_for_testing([&](DurableStep at, const std::string& path) {
+        if (calls++ != failing) return 0;
+        failed_step = std::string(durable_step_name(at)) + " " + path;
+        return ENOSPC;
+      });
+      StatusOr<std::string> result = m.sharded.save(m.session, prefix, 5);
+      set_durable_fault_for_testing(nullptr);
+      if (failed_step.empty()) {
+        BOOST_TEST(result.ok(), result.status().to_string());
+        BOOST_TEST(newest_name(d) == "model.ckpt-5");
+        BOOST_TEST(checkpoint_files_present(prefix + "-5") ==
+                   std::vector<std::string>{checkpoint_shard_file(prefix + "-5", 0, 1)});
+        break;
+      }
+      BOOST_TEST_MESSAGE("failed: " << failed_step);
+      BOOST_TEST(result.status().code() == Code::kResourceExhausted, result.status().to_string());
+      const bool index_renamed =
+          failed_step.starts_with("fsync the directory of") && failed_step.ends_with("/checkpoint");
+      auto latest = value_or_throw(latest_checkpoint(d));
+      BOOST_REQUIRE(latest.has_value());
+      m.set_v(-1);
+      BOOST_REQUIRE(m.saver.restore(m.session, *latest).ok());
+      BOOST_TEST(m.v_now() == (index_renamed ? 6.0 : 5.0));
+      // The shards of the failed save are gone, unless the index names them.
+      BOOST_TEST(fs::exists(checkpoint_shard_file(prefix + "-5", 0, 1)) == index_renamed);
+    }
   }
 }
 

@@ -24,6 +24,7 @@
 #include "troupe/apps/training/monitored_session.hpp"
 #include "troupe/apps/training/sync_replicas_hook.hpp"
 #include "troupe/graph/device_setter.hpp"
+#include "troupe/graph/formats/checkpoint_files.hpp"
 #include "troupe/graph/formats/npz.hpp"
 #include "troupe/graph/ops/ops.hpp"
 #include "troupe/graph/partitioned_variables.hpp"
@@ -127,7 +128,8 @@ BOOST_AUTO_TEST_CASE(restoring_a_checkpoint_that_does_not_fit) {
   Session session = value_or_throw(Session::create(server->target()));
   std::string missing = (dir.path() / "missing.npz").string();
   BOOST_REQUIRE(write_npz(missing, {{"global_step", Tensor(int64_t{3})}}).ok());
-  check_error(saver.restore(session, missing), Code::kNotFound, "no value for variable 'w'");
+  check_error(saver.restore(session, missing), Code::kNotFound,
+              "Key w not found in checkpoint '" + missing + "'");
   std::string wrong = (dir.path() / "wrong.npz").string();
   BOOST_REQUIRE(write_npz(wrong, {{"w", Tensor::from_vector<double>({1, 2})},
                                   {"global_step", Tensor(int64_t{3})}})
@@ -237,6 +239,119 @@ BOOST_AUTO_TEST_CASE(an_embedding_table_in_two_shards_restores_into_three_with_t
   BOOST_REQUIRE(restorer.restore(restored, path).ok());
   BOOST_TEST(value_or_throw(restored.run(three_rows)).to_vector<float>() == looked_up,
              boost::test_tools::per_element());
+}
+
+// A [5, 2] table 0..9 in shards of 3 and 2 rows on ps 0 and 1, and a bias on the worker.
+struct TableOnTwoPs {
+  Scope root = Scope::new_root();
+  std::vector<Output> shards;
+  Output bias;
+  Operation fill;
+
+  explicit TableOnTwoPs(const std::vector<int64_t>& sizes) {
+    int64_t offset = 0;
+    std::vector<Operation> fills;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      std::vector<float> values;
+      for (int64_t k = offset * 2; k < (offset + sizes[i]) * 2; ++k)
+        values.push_back(static_cast<float>(k));
+      Scope on_ps = root.with_device(fmt::format("/job:ps/replica:0/task:{}", i % 2));
+      ModelVariable part =
+          make_variable(on_ps, "table/part_" + std::to_string(i),
+                        value_or_throw(Tensor::from_vector(values, {sizes[i], 2})));
+      throw_if_error(
+          root.graph().set_variable_slice(part.ref.node()->name(), {"table", {5, 2}, {offset, 0}}));
+      shards.push_back(part.ref);
+      fills.push_back(part.initializer);
+      offset += sizes[i];
+    }
+    ModelVariable b = make_variable(root.with_device("/job:worker/replica:0/task:0"), "bias",
+                                    Tensor::from_vector<float>({7}));
+    bias = b.ref;
+    fills.push_back(b.initializer);
+    fill = ops::NoOp(root.with_control_dependencies(fills));
+  }
+
+  std::vector<float> table(Session& session) const {
+    std::vector<float> all;
+    for (const Output& shard : shards) {
+      auto part = value_or_throw(session.run(shard)).to_vector<float>();
+      all.insert(all.end(), part.begin(), part.end());
+    }
+    return all;
+  }
+};
+
+// A sharded saver writes one file per device holding variables (on that device's task: here
+// every task sees the same directory), each shard of a partitioned variable as its slice;
+// either saver restores the checkpoint, into any partitioning; the index lists the prefix and
+// a lost index is rebuilt from complete sets of shards only.
+BOOST_AUTO_TEST_CASE(a_sharded_saver_writes_a_file_per_device_and_restores_there) {
+  TempDir dir;
+  auto cluster = value_or_throw(LocalCluster::start(2, 1));
+  const std::string target = value_or_throw(cluster->target("worker", 0));
+  TableOnTwoPs two({3, 2});
+  auto saver = value_or_throw(Saver::create(two.root, {.max_to_keep = 1, .sharded = true}));
+  Session session = value_or_throw(Session::create(target));
+  throw_if_error(session.run_targets({two.fill}));
+  const std::string prefix = value_or_throw(saver.save(session, dir.file("model"), 5));
+  BOOST_TEST(prefix == dir.file("model-5"));
+  BOOST_TEST(!fs::exists(prefix + ".npz"));
+  auto shard0 = value_or_throw(read_npz(checkpoint_shard_file(prefix, 0, 3)));
+  BOOST_REQUIRE(shard0.size() == 1u);
+  BOOST_TEST(shard0[0].first == "table@5 2 0,3:-");
+  auto shard2 = value_or_throw(read_npz(checkpoint_shard_file(prefix, 2, 3)));
+  BOOST_REQUIRE(shard2.size() == 1u);
+  BOOST_TEST(shard2[0].first == "bias");
+  auto whole = value_or_throw(read_checkpoint(prefix));
+  BOOST_REQUIRE(whole.size() == 2u);
+  BOOST_TEST(
+      whole[1].second.to_vector<float>() == (std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}),
+      boost::test_tools::per_element());
+  BOOST_TEST(value_or_throw(latest_checkpoint(dir.path().string())).value() == prefix);
+
+  // Restored where the variables are.
+  throw_if_error(session.run_targets(
+      {ops::Assign(two.root, two.shards[0], Tensor(DataType::kFloat, TensorShape{3, 2})).op(),
+       ops::Assign(two.root, two.bias, Tensor::from_vector<float>({0})).op()}));
+  throw_if_error(saver.restore(session, prefix));
+  BOOST_TEST(two.table(session) == (std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}),
+             boost::test_tools::per_element());
+  BOOST_TEST(value_or_throw(session.run(two.bias)).to_vector<float>() == std::vector<float>{7});
+
+  // Into three shards, by a sharded saver and by a plain one.
+  for (bool sharded : {true, false}) {
+    auto other = value_or_throw(LocalCluster::start(2, 1));
+    TableOnTwoPs three({1, 1, 3});
+    auto restorer = value_or_throw(Saver::create(three.root, {.sharded = sharded}));
+    Session restored = value_or_throw(Session::create(value_or_throw(other->target("worker", 0))));
+    throw_if_error(restorer.restore(restored, prefix + ".shard-00001-of-00003.npz"));
+    BOOST_TEST(three.table(restored) == (std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}),
+               boost::test_tools::per_element());
+  }
+
+  // max_to_keep = 1: the older set goes once the newer one is indexed.
+  const std::string newer = value_or_throw(saver.save(session, dir.file("model"), 6));
+  for (int i = 0; i < 3; ++i) {
+    BOOST_TEST(!fs::exists(checkpoint_shard_file(prefix, i, 3)));
+    BOOST_TEST(fs::exists(checkpoint_shard_file(newer, i, 3)));
+  }
+  // A plain save under the same name replaces the set.
+  auto plain = value_or_throw(Saver::create(two.root, {.max_to_keep = 1}));
+  BOOST_TEST(value_or_throw(plain.save(session, dir.file("model"), 6)) == newer + ".npz");
+  BOOST_TEST(checkpoint_files_present(newer) == std::vector<std::string>{newer + ".npz"});
+  BOOST_TEST(value_or_throw(saver.save(session, dir.file("model"), 6)) == newer);
+  BOOST_TEST(checkpoint_files_present(newer).size() == 3u);
+
+  // A lost index is rebuilt from the complete set; an incomplete one does not count.
+  fs::remove(dir.path() / "checkpoint");
+  auto state = value_or_throw(recover_checkpoint_state(dir.path().string()));
+  BOOST_REQUIRE(state.has_value());
+  BOOST_TEST(state->model_checkpoint_path == "model-6");
+  fs::remove(checkpoint_shard_file(newer, 1, 3));
+  fs::remove(dir.path() / "checkpoint");
+  BOOST_TEST(!value_or_throw(recover_checkpoint_state(dir.path().string())).has_value());
+  check_error(saver.restore(session, newer), Code::kDataLoss, "shard 1 of 3");
 }
 
 BOOST_AUTO_TEST_CASE(shards_that_do_not_tile_their_variable_are_refused) {
@@ -455,7 +570,8 @@ BOOST_AUTO_TEST_CASE(trains_checkpoints_and_resumes) {
   }
   auto latest = value_or_throw(latest_checkpoint(dir.path().string()));
   BOOST_REQUIRE(latest.has_value());
-  BOOST_TEST(fs::path(*latest).filename() == "model.ckpt-12.npz");
+  BOOST_TEST(fs::path(*latest).filename() == "model.ckpt-12");  // sharded, as TensorFlow's
+  BOOST_TEST(fs::exists(checkpoint_shard_file(*latest, 0, 1)));
   bool found_events = false;
   for (const auto& entry : fs::directory_iterator(dir.path())) {
     if (entry.path().filename().string().rfind("events.out.tfevents.", 0) != 0) continue;
@@ -495,7 +611,8 @@ BOOST_AUTO_TEST_CASE(trains_checkpoints_and_resumes) {
 BOOST_AUTO_TEST_CASE(the_chief_removes_unfinished_checkpoint_files_at_start) {
   TempDir dir;
   fs::create_directories(dir.path());
-  for (const char* name : {"model.ckpt-40.npz.tmp", "checkpoint.tmp", "notes.tmp", "keep.npz"}) {
+  for (const char* name : {"model.ckpt-40.npz.tmp", "checkpoint.tmp", "notes.tmp", "keep.npz",
+                           "model.ckpt-40.shard-00000-of-00002.npz.tmp.12.0"}) {
     std::ofstream(dir.path() / name) << "partial";
   }
   auto server = value_or_throw(Server::create_local_server());
@@ -506,9 +623,10 @@ BOOST_AUTO_TEST_CASE(the_chief_removes_unfinished_checkpoint_files_at_start) {
   auto session = value_or_throw(MonitoredTrainingSession::create(m.root, options));
   BOOST_TEST(!fs::exists(dir.path() / "model.ckpt-40.npz.tmp"));
   BOOST_TEST(!fs::exists(dir.path() / "checkpoint.tmp"));
+  BOOST_TEST(!fs::exists(dir.path() / "model.ckpt-40.shard-00000-of-00002.npz.tmp.12.0"));
   BOOST_TEST(fs::exists(dir.path() / "notes.tmp"));
   BOOST_TEST(fs::exists(dir.path() / "keep.npz"));
-  BOOST_TEST(fs::exists(dir.path() / "model.ckpt-0.npz"));  // the save at the start
+  BOOST_TEST(fs::exists(dir.path() / "model.ckpt-0.shard-00000-of-00001.npz"));  // at start
 
   // A worker that is not the chief never touches the directory.
   std::ofstream(dir.path() / "model.ckpt-41.npz.tmp") << "being written by the chief";
