@@ -59,6 +59,7 @@ void must_add_kernel(KernelRegistry& registry, std::string op, std::string devic
   }
 TROUPE_DEFINE_TYPED_FACTORY(floating_kernel, TROUPE_SWITCH_FLOATING)
 TROUPE_DEFINE_TYPED_FACTORY(numeric_kernel, TROUPE_SWITCH_NUMERIC)
+TROUPE_DEFINE_TYPED_FACTORY(numeric_or_uint8_kernel, TROUPE_SWITCH_NUMERIC_OR_UINT8)
 TROUPE_DEFINE_TYPED_FACTORY(any_type_kernel, TROUPE_SWITCH_ALL)
 #undef TROUPE_DEFINE_TYPED_FACTORY
 

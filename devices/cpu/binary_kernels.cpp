@@ -29,10 +29,11 @@ struct MulFn {
   }
 };
 struct DivFn {
-  // For integers, lowest / -1 wraps to lowest (the hardware would trap).
+  // For signed integers, lowest / -1 wraps to lowest (the hardware would trap). Unsigned
+  // (uint8) results wrap modulo 256, as TensorFlow's.
   template <class T>
   T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
       if (b == T(-1)) return static_cast<T>(-static_cast<std::make_unsigned_t<T>>(a));
     }
     return a / b;
@@ -43,7 +44,9 @@ struct FloorDivFn {
   template <class T>
   T operator()(T a, T b) const {
     if constexpr (std::is_integral_v<T>) {
-      if (b == T(-1)) return static_cast<T>(-static_cast<std::make_unsigned_t<T>>(a));
+      if constexpr (std::is_signed_v<T>) {
+        if (b == T(-1)) return static_cast<T>(-static_cast<std::make_unsigned_t<T>>(a));
+      }
       const T q = a / b;
       return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
     } else {
@@ -241,11 +244,11 @@ using GreaterEqualKernel = BinaryKernel<T, GreaterEqualFn, bool>;
 }  // namespace
 
 void register_binary_kernels(KernelRegistry& r) {
-  must_add_kernel(r, "Add", kCpu, numeric_kernel<AddKernel>());
-  must_add_kernel(r, "Sub", kCpu, numeric_kernel<SubKernel>());
-  must_add_kernel(r, "Mul", kCpu, numeric_kernel<MulKernel>());
-  must_add_kernel(r, "Div", kCpu, numeric_kernel<DivKernel>());
-  must_add_kernel(r, "FloorDiv", kCpu, numeric_kernel<FloorDivKernel>());
+  must_add_kernel(r, "Add", kCpu, numeric_or_uint8_kernel<AddKernel>());
+  must_add_kernel(r, "Sub", kCpu, numeric_or_uint8_kernel<SubKernel>());
+  must_add_kernel(r, "Mul", kCpu, numeric_or_uint8_kernel<MulKernel>());
+  must_add_kernel(r, "Div", kCpu, numeric_or_uint8_kernel<DivKernel>());
+  must_add_kernel(r, "FloorDiv", kCpu, numeric_or_uint8_kernel<FloorDivKernel>());
   must_add_kernel(r, "FloorMod", kCpu, numeric_kernel<FloorModKernel>());
   must_add_kernel(r, "LogicalAnd", kCpu, simple_kernel<BinaryKernel<bool, LogicalAndFn>>());
   must_add_kernel(r, "LogicalOr", kCpu, simple_kernel<BinaryKernel<bool, LogicalOrFn>>());
@@ -256,10 +259,10 @@ void register_binary_kernels(KernelRegistry& r) {
   must_add_kernel(r, "SquaredDifference", kCpu, numeric_kernel<SquaredDifferenceKernel>());
   must_add_kernel(r, "Equal", kCpu, any_type_kernel<EqualKernel>());
   must_add_kernel(r, "NotEqual", kCpu, any_type_kernel<NotEqualKernel>());
-  must_add_kernel(r, "Less", kCpu, numeric_kernel<LessKernel>());
-  must_add_kernel(r, "LessEqual", kCpu, numeric_kernel<LessEqualKernel>());
-  must_add_kernel(r, "Greater", kCpu, numeric_kernel<GreaterKernel>());
-  must_add_kernel(r, "GreaterEqual", kCpu, numeric_kernel<GreaterEqualKernel>());
+  must_add_kernel(r, "Less", kCpu, numeric_or_uint8_kernel<LessKernel>());
+  must_add_kernel(r, "LessEqual", kCpu, numeric_or_uint8_kernel<LessEqualKernel>());
+  must_add_kernel(r, "Greater", kCpu, numeric_or_uint8_kernel<GreaterKernel>());
+  must_add_kernel(r, "GreaterEqual", kCpu, numeric_or_uint8_kernel<GreaterEqualKernel>());
 }
 
 }  // namespace troupe

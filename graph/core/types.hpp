@@ -117,6 +117,19 @@ To convert_element(From value) {
       break;                                                               \
   }
 
+// The numeric types and uint8: what TensorFlow's CPU kernels of Add, Sub, Mul, Div, FloorDiv
+// and the order comparisons take among troupe's dtypes.
+#define TROUPE_SWITCH_NUMERIC_OR_UINT8(DTYPE, T, ...)                      \
+  switch (DTYPE) {                                                         \
+    TROUPE_CASE_DTYPE(::troupe::DataType::kFloat, float, T, __VA_ARGS__)   \
+    TROUPE_CASE_DTYPE(::troupe::DataType::kDouble, double, T, __VA_ARGS__) \
+    TROUPE_CASE_DTYPE(::troupe::DataType::kInt32, int32_t, T, __VA_ARGS__) \
+    TROUPE_CASE_DTYPE(::troupe::DataType::kInt64, int64_t, T, __VA_ARGS__) \
+    TROUPE_CASE_DTYPE(::troupe::DataType::kUint8, uint8_t, T, __VA_ARGS__) \
+    default:                                                               \
+      break;                                                               \
+  }
+
 #define TROUPE_SWITCH_NUMERIC_OR_BOOL(DTYPE, T, ...)                       \
   switch (DTYPE) {                                                         \
     TROUPE_CASE_DTYPE(::troupe::DataType::kFloat, float, T, __VA_ARGS__)   \

@@ -195,8 +195,10 @@ void register_reduction(OpRegistry& r, const char* name) {
 }  // namespace
 
 void register_math_ops(OpRegistry& r) {
-  for (const char* name : {"Add", "Sub", "Mul", "Div", "FloorDiv", "FloorMod", "Maximum", "Minimum",
-                           "SquaredDifference"})
+  // uint8 as TensorFlow 1.x's CPU kernels take it: arithmetic that wraps modulo 256.
+  for (const char* name : {"Add", "Sub", "Mul", "Div", "FloorDiv"})
+    register_binary(r, name, "T: {float32, float64, int32, int64, uint8}");
+  for (const char* name : {"FloorMod", "Maximum", "Minimum", "SquaredDifference"})
     register_binary(r, name, kNumeric);
   for (const char* name : {"LogicalAnd", "LogicalOr"}) {
     must_register(r,
@@ -210,7 +212,7 @@ void register_math_ops(OpRegistry& r) {
                          .input("x: T")
                          .input("y: T")
                          .output("z: bool")
-                         .attr("T: {float32, float64, int32, int64, bool, string}")
+                         .attr("T: {float32, float64, int32, int64, bool, string, uint8}")
                          .shape_fn(shapes::broadcast_binary));
   }
   for (const char* name : {"Less", "LessEqual", "Greater", "GreaterEqual"}) {
@@ -218,7 +220,7 @@ void register_math_ops(OpRegistry& r) {
                          .input("x: T")
                          .input("y: T")
                          .output("z: bool")
-                         .attr("T: {float32, float64, int32, int64}")
+                         .attr("T: {float32, float64, int32, int64, uint8}")
                          .shape_fn(shapes::broadcast_binary));
   }
   for (const char* name : {"Neg", "Square", "Abs", "Sign"})

@@ -100,11 +100,34 @@ def test_data_movement_ops_carry_uint8_as_numpy_does():
         assert np.array_equal(value, want), name
 
 
-def test_arithmetic_on_uint8_names_the_op_and_the_types_it_takes():
-    """troupe computes on uint8 only after a cast (TensorFlow also adds and compares them)."""
+def test_arithmetic_and_comparisons_on_uint8_wrap_as_tensorflows_cpu_kernels():
+    """Add, Sub, Mul, Div, FloorDiv and the comparisons take uint8, as TensorFlow 1.x's CPU
+    kernels do: results wrap modulo 256 (as numpy's), division by zero is an error."""
+    a = np.array([250, 7, 0, 255, 128], np.uint8)
+    b = np.array([10, 255, 3, 2, 128], np.uint8)
+    x, y = tf.constant(a), tf.constant(b)
+    with np.errstate(over="ignore"):
+        cases = [(x + y, a + b), (x - y, a - b), (x * y, a * b), (tf.div(x, y), a // b),
+                 (x // y, a // b), (tf.add(x, 6), a + np.uint8(6)),
+                 (tf.subtract(np.uint8(3), x), np.uint8(3) - a)]
+    for tensor, want in cases:
+        assert tensor.dtype == tf.uint8
+        got = run(tensor)
+        assert got.dtype == np.uint8
+        np.testing.assert_array_equal(got, want)
+    for tensor, want in [(x < y, a < b), (x <= y, a <= b), (x > y, a > b), (x >= y, a >= b),
+                         (tf.equal(x, y), a == b), (tf.not_equal(x, y), a != b)]:
+        np.testing.assert_array_equal(run(tensor), want)
+    assert run(x / y).dtype == np.float32  # truediv casts first, as TensorFlow's
+    with pytest.raises(tf.errors.InvalidArgumentError, match="integer division by zero"):
+        run(tf.div(x, tf.constant(np.array([1, 1, 0, 1, 1], np.uint8))))
+
+
+def test_what_tensorflow_has_no_uint8_kernel_for_names_the_op_and_the_types_it_takes():
     x = tf.constant(np.array([1, 2], np.uint8))
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"'T' is uint8, which Add"):
-        run(tf.add(x, x))
+    for op, name in [(tf.maximum, "Maximum"), (tf.minimum, "Minimum"), (tf.mod, "FloorMod")]:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"'T' is uint8, which %s" % name):
+            run(op(x, x))
 
 
 def test_a_uint8_variable_is_saved_and_restored(tmp_path):
