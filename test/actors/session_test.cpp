@@ -403,7 +403,8 @@ BOOST_AUTO_TEST_CASE(a_step_deadline_covers_connecting_to_its_tasks) {
     auto start = Clock::now();
     Status status = session.run({}, {c}, {}, bounded).status();
     testing::check_error(status, Code::kDeadlineExceeded, waiting_for);
-    BOOST_TEST(elapsed_ms(start) < 2 * kTimeoutMs, "step " << step);
+    // Far below the 60 s connect timeout; generous above the deadline, for a loaded machine.
+    BOOST_TEST(elapsed_ms(start) < 10 * kTimeoutMs, "step " << step);
   }
 
   SessionConfig config;
@@ -413,7 +414,7 @@ BOOST_AUTO_TEST_CASE(a_step_deadline_covers_connecting_to_its_tasks) {
     auto start = Clock::now();
     Status status = with_default.run(c).status();
     testing::check_error(status, Code::kDeadlineExceeded, waiting_for);
-    BOOST_TEST(elapsed_ms(start) < 2 * kTimeoutMs, "step " << step);
+    BOOST_TEST(elapsed_ms(start) < 10 * kTimeoutMs, "step " << step);
   }
 }
 
@@ -421,7 +422,8 @@ BOOST_AUTO_TEST_CASE(a_step_deadline_covers_connecting_to_its_tasks) {
 // fail fast instead of waiting out the connect timeout again.
 BOOST_AUTO_TEST_CASE(a_task_never_reached_fails_later_steps_fast) {
   using Clock = std::chrono::steady_clock;
-  WorkerWithAbsentPs setup(std::chrono::milliseconds(1500));
+  // A connect timeout well above what a fast failure may take on a loaded machine.
+  WorkerWithAbsentPs setup(std::chrono::milliseconds(5000));
   const auto& [closed, nobody, server, root, c] = setup;
   Session session = value_or_throw(Session::create(server->target()));
   const std::string unreachable = "/job:ps/replica:0/task:0 at " + nobody + " is unreachable";
@@ -430,7 +432,7 @@ BOOST_AUTO_TEST_CASE(a_task_never_reached_fails_later_steps_fast) {
     auto start = Clock::now();
     testing::check_error(session.run(c).status(), Code::kUnavailable, unreachable);
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-    BOOST_TEST(ms < 500, "step " << step << " took " << ms << " ms");
+    BOOST_TEST(ms < 2500, "step " << step << " took " << ms << " ms");
   }
 }
 
