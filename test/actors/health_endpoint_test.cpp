@@ -81,7 +81,8 @@ BOOST_AUTO_TEST_CASE(refuses_what_is_not_a_probe_and_outlasts_a_silent_client) {
   std::string after = exchange(port, "GET /healthz HTTP/1.0\r\n\r\n");
   auto waited = std::chrono::steady_clock::now() - start;
   BOOST_TEST(starts_with(after, "HTTP/1.0 200 OK"), after);
-  BOOST_TEST(waited < std::chrono::milliseconds(500));
+  // Not held up until the silent ones are dropped (a second): with room for a loaded machine.
+  BOOST_TEST(waited < std::chrono::milliseconds(900));
   char byte;
   BOOST_TEST(::recv(silent[0], &byte, 1, 0) == 0);  // closed by the endpoint within its second
   for (int fd : silent)
