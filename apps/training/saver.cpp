@@ -406,21 +406,22 @@ StatusOr<std::string> Saver::index_checkpoint(const std::string& dir, const std:
 
 Status Saver::restore(Session& session, const std::string& given) const {
   const std::string prefix = checkpoint_prefix_of(given);
-  TROUPE_ASSIGN_OR_RETURN(std::vector<std::string> files, checkpoint_data_files(given));
-  const std::string path = checkpoint_shown(files, prefix);
   if (options_.sharded) {
     // Read on each device: the values never pass through this task.
+    TROUPE_ASSIGN_OR_RETURN(std::vector<std::string> files, checkpoint_data_files(given));
+    const std::string path = checkpoint_shown(files, prefix);
     FeedDict feeds;
     for (const DeviceShard& shard : shards_)
       feeds.emplace_back(shard.prefix, Tensor(fs::absolute(prefix).string()));
     return session.run_targets({restore_shards_}, feeds).with_context("restoring " + path);
   }
+  std::string path;  // as messages name the checkpoint
   std::vector<std::string> names;
   for (const Entry& entry : entries_)
     names.push_back(entry.name);
   TROUPE_ASSIGN_OR_RETURN(
       std::vector<Tensor> arrays,
-      read_checkpoint_tensors(given, names, std::vector<TensorSliceSpec>(names.size())));
+      read_checkpoint_tensors(given, names, std::vector<TensorSliceSpec>(names.size()), &path));
   FeedDict feeds;
   for (size_t e = 0; e < entries_.size(); ++e) {
     const Entry& entry = entries_[e];

@@ -15,6 +15,26 @@
 namespace troupe {
 namespace {
 
+// SaveV2's and RestoreV2's first three inputs: one prefix, then `count` tensor names and as
+// many shape-and-slice specs, one per `each`. False (the step failed) otherwise.
+bool check_checkpoint_arguments(OpKernelContext& ctx, int64_t count, std::string_view each) {
+  const Tensor& prefix = ctx.input(0);
+  const Tensor& names = ctx.input(1);
+  const Tensor& specs = ctx.input(2);
+  if (prefix.num_elements() != 1) {
+    ctx.fail_invalid("prefix must be one string, got shape {}", prefix.shape().to_string());
+    return false;
+  }
+  if (names.rank() != 1 || names.dim(0) != count || specs.rank() != 1 || specs.dim(0) != count) {
+    ctx.fail_invalid(
+        "tensor_names (shape {}) and shape_and_slices (shape {}) must be vectors of {} strings, "
+        "one per {}",
+        names.shape().to_string(), specs.shape().to_string(), count, each);
+    return false;
+  }
+  return true;
+}
+
 class SaveV2Kernel : public OpKernel {
  public:
   explicit SaveV2Kernel(const OpKernelConstruction& c) : OpKernel(c) {}
@@ -24,17 +44,7 @@ class SaveV2Kernel : public OpKernel {
     const Tensor& names = ctx.input(1);
     const Tensor& specs = ctx.input(2);
     const int64_t count = ctx.num_inputs() - 3;
-    if (prefix.num_elements() != 1) {
-      ctx.fail_invalid("prefix must be one string, got shape {}", prefix.shape().to_string());
-      return;
-    }
-    if (names.rank() != 1 || names.dim(0) != count || specs.rank() != 1 || specs.dim(0) != count) {
-      ctx.fail_invalid(
-          "tensor_names (shape {}) and shape_and_slices (shape {}) must be vectors of {} strings, "
-          "one per tensor",
-          names.shape().to_string(), specs.shape().to_string(), count);
-      return;
-    }
+    if (!check_checkpoint_arguments(ctx, count, "tensor")) return;
     NamedTensors named;
     std::set<std::string> seen;
     for (int64_t i = 0; i < count; ++i) {
@@ -86,18 +96,8 @@ class RestoreV2Kernel : public OpKernel {
     const Tensor& prefix = ctx.input(0);
     const Tensor& names = ctx.input(1);
     const Tensor& specs = ctx.input(2);
-    if (prefix.num_elements() != 1) {
-      ctx.fail_invalid("prefix must be one string, got shape {}", prefix.shape().to_string());
-      return;
-    }
     const auto count = static_cast<int64_t>(dtypes_.size());
-    if (names.rank() != 1 || names.dim(0) != count || specs.rank() != 1 || specs.dim(0) != count) {
-      ctx.fail_invalid(
-          "tensor_names (shape {}) and shape_and_slices (shape {}) must be vectors "
-          "of {} strings, one per dtype",
-          names.shape().to_string(), specs.shape().to_string(), count);
-      return;
-    }
+    if (!check_checkpoint_arguments(ctx, count, "dtype")) return;
     const std::string file = prefix.flat<std::string>()[0];
     const std::vector<std::string> wanted(names.flat<std::string>().begin(),
                                           names.flat<std::string>().end());
@@ -112,14 +112,12 @@ class RestoreV2Kernel : public OpKernel {
       }
       slices.push_back(*std::move(spec));
     }
-    StatusOr<std::vector<std::string>> files = checkpoint_data_files(file);
-    StatusOr<std::vector<Tensor>> tensors =
-        files.ok() ? read_checkpoint_tensors(file, wanted, slices) : files.status();
+    std::string shown;
+    StatusOr<std::vector<Tensor>> tensors = read_checkpoint_tensors(file, wanted, slices, &shown);
     if (!tensors.ok()) {
       ctx.set_status(tensors.status().with_context(where));
       return;
     }
-    const std::string shown = checkpoint_shown(*files, checkpoint_prefix_of(file));
     for (int64_t i = 0; i < count; ++i) {
       Tensor& value = (*tensors)[i];
       if (value.dtype() != dtypes_[i]) {

@@ -200,11 +200,13 @@ std::vector<std::string> checkpoint_files_present(const std::string& given) {
 
 StatusOr<std::vector<Tensor>> read_checkpoint_tensors(const std::string& given,
                                                       const std::vector<std::string>& names,
-                                                      const std::vector<TensorSliceSpec>& slices) {
+                                                      const std::vector<TensorSliceSpec>& slices,
+                                                      std::string* shown_as) {
   const std::string prefix = checkpoint_prefix_of(given);
   TROUPE_ASSIGN_OR_RETURN(std::vector<std::string> files, checkpoint_data_files(prefix));
   TROUPE_ASSIGN_OR_RETURN(auto keys, keys_of(files));
   const std::string shown = checkpoint_shown(files, prefix);
+  if (shown_as != nullptr) *shown_as = shown;
   std::vector<Holding> holdings;
   std::vector<std::vector<std::string>> wanted(files.size());
   for (const std::string& name : names) {

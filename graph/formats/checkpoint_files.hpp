@@ -48,10 +48,12 @@ std::vector<std::string> checkpoint_files_present(const std::string& prefix);
 // no whole tensor of that name. Each file's directory is read, then only the arrays needed.
 // checkpoint_data_files' errors; NotFound "Key <name> not found in checkpoint <prefix>";
 // InvalidArgument for a slice of another full shape than the tensor's; DataLoss for slices
-// that disagree on dtype or shape, overlap, or do not cover what is asked.
+// that disagree on dtype or shape, overlap, or do not cover what is asked. `shown`, if given,
+// is set to how messages name the checkpoint (checkpoint_shown) once its files are found.
 StatusOr<std::vector<Tensor>> read_checkpoint_tensors(const std::string& prefix,
                                                       const std::vector<std::string>& names,
-                                                      const std::vector<TensorSliceSpec>& slices);
+                                                      const std::vector<TensorSliceSpec>& slices,
+                                                      std::string* shown = nullptr);
 
 // Reads every data file of the checkpoint whole (checking each archive's CRCs): OK when the
 // checkpoint is complete and intact.

@@ -3,6 +3,7 @@
 // damaged, and a save that fails at any write leaves the newest complete checkpoint restorable.
 #include <cerrno>
 #include <filesystem>
+#include <memory>
 
 #include <boost/test/unit_test.hpp>
 
@@ -149,6 +150,20 @@ struct SavedModel {
   double v_now() { return value_or_throw(session.run(v.ref)).scalar<double>(); }
 };
 
+// Makes the `failing`-th durable write from now on (0: the next) fail with ENOSPC, and says
+// in `failed_step` which write it was ("" while none has failed). Undone by
+// set_durable_fault_for_testing(nullptr).
+void fail_durable_write(int failing, std::string* failed_step) {
+  // The count lives outside the function, which the fault hook may copy.
+  auto calls = std::make_shared<int>(0);
+  set_durable_fault_for_testing(
+      [failing, failed_step, calls](DurableStep at, const std::string& path) {
+        if ((*calls)++ != failing) return 0;
+        *failed_step = std::string(durable_step_name(at)) + " " + path;
+        return ENOSPC;
+      });
+}
+
 // Each write of a save fails in turn (create, write, fsync, close, rename of the data file,
 // the directory's fsync, then the same for the index): the save reports it, and the newest
 // complete checkpoint is the one restored; the next save succeeds and rotates as usual.
@@ -164,13 +179,8 @@ BOOST_AUTO_TEST_CASE(a_save_failing_at_any_write_leaves_the_newest_complete_chec
     BOOST_TEST_CONTEXT("failing write " << failing) {
       ++step;
       m.set_v(static_cast<double>(step));
-      int calls = 0;
       std::string failed_step;
-      set_durable_fault_for_testing([&](DurableStep at, const std::string& path) {
-        if (calls++ != failing) return 0;
-        failed_step = std::string(durable_step_name(at)) + " " + path;
-        return ENOSPC;
-      });
+      fail_durable_write(failing, &failed_step);
       StatusOr<std::string> result = m.saver.save(m.session, default_checkpoint_prefix(d), step);
       set_durable_fault_for_testing(nullptr);
       if (failed_step.empty()) {  // every write has failed once; this save had no fault
@@ -233,13 +243,8 @@ BOOST_AUTO_TEST_CASE(a_step_saved_again_as_shards_is_never_lost_whichever_write_
       BOOST_TEST(newest_name(d) == "model.ckpt-5.npz");
       BOOST_TEST(checkpoint_files_present(prefix + "-5").size() == 1u);
       m.set_v(6);
-      int calls = 0;
       std::string failed_step;
-      set_durable_fault_for_testing([&](DurableStep at, const std::string& path) {
-        if (calls++ != failing) return 0;
-        failed_step = std::string(durable_step_name(at)) + " " + path;
-        return ENOSPC;
-      });
+      fail_durable_write(failing, &failed_step);
       StatusOr<std::string> result = m.sharded.save(m.session, prefix, 5);
       set_durable_fault_for_testing(nullptr);
       if (failed_step.empty()) {
